@@ -1,0 +1,46 @@
+package kernel
+
+// Historical bugs the model can re-introduce. Each is named after what went
+// wrong; the catalog of scenarios that trigger them lives with the
+// simulator. A profile switches a bug on with Bugs[BugX] = true.
+const (
+	// BugAbortGap (RFC v1, fixed in RFC v2): an aborted send still
+	// consumed an id, leaving a gap in the notification ids.
+	BugAbortGap Bug = "abort-gap"
+	// BugReallocFails (RFC v1): when msg_zerocopy_realloc could not extend
+	// the tail uarg it failed the send instead of allocating a new uarg.
+	BugReallocFails Bug = "realloc-fails"
+	// BugID16 (RFC v1): notification ids were 16 bits wide.
+	BugID16 Bug = "id16"
+	// BugNoSockRef (RFC v1): the notification skb held no socket reference
+	// of its own, so a completion after close used a freed socket.
+	BugNoSockRef Bug = "no-sock-ref"
+	// BugNotifyWmem (RFC v1): notification skbs were charged to sk_wmem_alloc
+	// instead of optmem, disturbing TSQ and the send buffer.
+	BugNotifyWmem Bug = "notify-wmem"
+	// BugMemlockPerProcess (RFC v1): locked pages were limited per process
+	// instead of per user.
+	BugMemlockPerProcess Bug = "memlock-per-process"
+	// BugCopiedAfterOverwrite (B11, fixed by 3bdd5ee0ec8c in v5.13): the
+	// callback read uarg->zerocopy after the sock_exterr_skb in cb[] had
+	// overwritten it, so COPIED was reported wrongly.
+	BugCopiedAfterOverwrite Bug = "copied-after-overwrite"
+	// BugCopyUbufsNoFrags (B2, fixed in v4.15): skb_copy_ubufs returned
+	// early for an skb without frags and never released its uarg.
+	BugCopyUbufsNoFrags Bug = "copy-ubufs-no-frags"
+	// BugCopyUbufsOrder0 (B15, fixed by 7e692df39336 in v6.4):
+	// skb_copy_ubufs used order-0 pages only and overflowed MAX_SKB_FRAGS
+	// for skbs above 68 KiB (BIG TCP).
+	BugCopyUbufsOrder0 Bug = "copy-ubufs-order0"
+	// BugSegmentStaleFrags (B16, fixed by 2ea35288c83b in v6.6):
+	// skb_segment read nr_frags and the frags before skb_orphan_frags, which
+	// may re-pack them through skb_copy_ubufs.
+	BugSegmentStaleFrags Bug = "segment-stale-frags"
+	// BugTxErrorClone (B22): skb_tx_error cleared the zerocopy state of a
+	// cloned skb, whose shared info another clone still used.
+	BugTxErrorClone Bug = "tx-error-clone"
+	// BugLegacyDoublePut (B10, fixed by 01e31bea7e62 in v5.11): vhost_net
+	// dropped a legacy ubuf's reference again after a failed sendmsg whose
+	// callback had already dropped it.
+	BugLegacyDoublePut Bug = "legacy-double-put"
+)

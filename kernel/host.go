@@ -1,0 +1,242 @@
+package kernel
+
+import (
+	"fmt"
+	"sort"
+)
+
+// Host is one simulated machine's kernel-wide state: the profile it runs,
+// the fault sites that may make an allocation fail, the registry of live
+// objects and the violations found so far. Every modelled object belongs to
+// exactly one Host; two Hosts never see each other's objects, so several
+// simulations can run in one test binary.
+//
+// The zero value is not usable; create one with NewHost.
+type Host struct {
+	// Profile is the kernel being modelled. It is read-only after NewHost.
+	Profile *Profile
+	// Faults decides whether a named allocation site fails. Nil means
+	// allocations never fail.
+	Faults FaultSource
+	// Step is the number of the event being processed. The simulator sets
+	// it before each event; history entries and violations carry it.
+	Step uint64
+
+	serial     uint64
+	live       map[ObjectID]*Tracked
+	violations []Violation
+}
+
+// FaultSource decides, call by call, whether a named fault site fails.
+type FaultSource interface {
+	Fail(site string) bool
+}
+
+// Fault sites: the allocations the model lets a test or scenario fail.
+const (
+	// FaultSockOmalloc fails sock_omalloc, so msg_zerocopy_alloc returns NULL.
+	FaultSockOmalloc = "sock_omalloc"
+	// FaultCopyUbufs fails the page allocation in skb_copy_ubufs (ENOMEM).
+	FaultCopyUbufs = "skb_copy_ubufs"
+	// FaultAllocSkb fails alloc_skb in a send path.
+	FaultAllocSkb = "alloc_skb"
+)
+
+// NewHost returns a host running profile p.
+func NewHost(p *Profile) *Host {
+	return &Host{Profile: p, live: make(map[ObjectID]*Tracked)}
+}
+
+// Fail reports whether the allocation at site fails this time.
+func (h *Host) Fail(site string) bool { return h.Faults != nil && h.Faults.Fail(site) }
+
+// ObjectID names a modelled object: its kind ("uarg", "skb", "page",
+// "sock") and a serial number unique within its Host. The zero value names
+// no object.
+type ObjectID struct {
+	Kind   string
+	Serial uint64
+}
+
+// String renders the id as "skb#12".
+func (id ObjectID) String() string { return fmt.Sprintf("%s#%d", id.Kind, id.Serial) }
+
+// Event is one entry of an object's reference history.
+type Event struct {
+	Step uint64
+	Text string
+}
+
+// historyCap bounds an object's history: the first entries (its birth) and
+// the most recent ones are what a violation report needs.
+const historyCap = 48
+
+// Tracked is embedded in every refcounted object. It gives the object an
+// identity, a bounded history of what happened to it, and membership in its
+// Host's live-object registry until it is freed.
+type Tracked struct {
+	host    *Host
+	id      ObjectID
+	history []Event
+	dropped int
+	freed   bool
+}
+
+// Track registers t as a new live object of the given kind and returns it.
+func (h *Host) Track(t *Tracked, kind string) *Tracked {
+	h.serial++
+	*t = Tracked{host: h, id: ObjectID{kind, h.serial}}
+	h.live[t.id] = t
+	return t
+}
+
+// Ident returns the object's identity.
+func (t *Tracked) Ident() ObjectID { return t.id }
+
+// Host returns the host the object belongs to.
+func (t *Tracked) Host() *Host { return t.host }
+
+// Freed reports whether the object has been freed.
+func (t *Tracked) Freed() bool { return t.freed }
+
+// Note appends an entry to the object's history.
+func (t *Tracked) Note(format string, args ...any) {
+	e := Event{Step: t.host.Step, Text: fmt.Sprintf(format, args...)}
+	if len(t.history) == historyCap {
+		// Keep the first quarter (the birth) and slide the rest.
+		keep := historyCap / 4
+		copy(t.history[keep:], t.history[keep+1:])
+		t.history = t.history[:historyCap-1]
+		t.dropped++
+	}
+	t.history = append(t.history, e)
+}
+
+// History returns the object's recorded history, oldest first. When entries
+// were dropped to bound its size, one entry says how many.
+func (t *Tracked) History() []Event {
+	h := append([]Event(nil), t.history...)
+	if t.dropped > 0 {
+		keep := historyCap / 4
+		gap := Event{Step: h[keep].Step, Text: fmt.Sprintf("… %d entries omitted …", t.dropped)}
+		h = append(h[:keep], append([]Event{gap}, h[keep:]...)...)
+	}
+	return h
+}
+
+// Free removes the object from the live registry. Freeing it twice is a
+// violation of rule RuleRefcount, reported rather than panicking.
+func (t *Tracked) Free() {
+	if t.freed {
+		t.Violate(RuleRefcount, "freed twice")
+		return
+	}
+	t.Note("freed")
+	t.freed = true
+	delete(t.host.live, t.id)
+}
+
+// CheckLive reports a use-after-free violation if the object was freed and
+// returns whether it is still live. op names the operation attempted.
+func (t *Tracked) CheckLive(op string) bool {
+	if t.freed {
+		t.Violate(RuleRefcount, "%s after free", op)
+		return false
+	}
+	return true
+}
+
+// Violate records a violation of rule by this object.
+func (t *Tracked) Violate(rule Rule, format string, args ...any) {
+	t.host.Report(Violation{
+		Step:    t.host.Step,
+		Rule:    rule,
+		Object:  t.id,
+		Message: fmt.Sprintf(format, args...),
+		History: t.History(),
+	})
+}
+
+// Report records a violation.
+func (h *Host) Report(v Violation) { h.violations = append(h.violations, v) }
+
+// Violations returns the violations recorded since the last TakeViolations.
+func (h *Host) Violations() []Violation { return append([]Violation(nil), h.violations...) }
+
+// TakeViolations returns the recorded violations and forgets them.
+func (h *Host) TakeViolations() []Violation {
+	v := h.violations
+	h.violations = nil
+	return v
+}
+
+// Live returns the ids of the objects not yet freed, sorted by serial (that
+// is, by creation order).
+func (h *Host) Live() []ObjectID {
+	ids := make([]ObjectID, 0, len(h.live))
+	for id := range h.live {
+		ids = append(ids, id)
+	}
+	sort.Slice(ids, func(i, j int) bool { return ids[i].Serial < ids[j].Serial })
+	return ids
+}
+
+// Object returns the tracked record of a live object, or nil.
+func (h *Host) Object(id ObjectID) *Tracked { return h.live[id] }
+
+// Rule numbers the invariants of the design guide.
+type Rule uint8
+
+// The invariants every checker reports against.
+const (
+	// RuleIDs: one id per successful zerocopy call, consecutive mod 2^32.
+	RuleIDs Rule = 1 + iota
+	// RuleNotifyOnce: each id is notified exactly once, after its last reference.
+	RuleNotifyOnce
+	// RuleNotifyAfterPages: no notification while an skb can reach the pages.
+	RuleNotifyAfterPages
+	// RuleRefcount: no refcount below zero or up from zero, no double free, no leak.
+	RuleRefcount
+	// RuleAccounting: optmem, wmem and locked_vm are conserved and within limits.
+	RuleAccounting
+	// RuleCopied: COPIED is set iff some reference drop reported a copy.
+	RuleCopied
+	// RuleRxPages: pages on a receive queue are never the user's pages.
+	RuleRxPages
+	// RuleBounds: no structure outgrows its kernel bound (MAX_SKB_FRAGS).
+	RuleBounds
+)
+
+var ruleNames = [...]string{
+	RuleIDs:              "ids",
+	RuleNotifyOnce:       "notify-once",
+	RuleNotifyAfterPages: "notify-after-pages",
+	RuleRefcount:         "refcount",
+	RuleAccounting:       "accounting",
+	RuleCopied:           "copied",
+	RuleRxPages:          "rx-pages",
+	RuleBounds:           "bounds",
+}
+
+// String names the rule, e.g. "invariant 4 (refcount)".
+func (r Rule) String() string {
+	if r == 0 || int(r) >= len(ruleNames) {
+		return fmt.Sprintf("invariant %d", r)
+	}
+	return fmt.Sprintf("invariant %d (%s)", r, ruleNames[r])
+}
+
+// Violation is one broken invariant: when, which rule, which object, what,
+// and the object's history up to that point.
+type Violation struct {
+	Step    uint64
+	Rule    Rule
+	Object  ObjectID
+	Message string
+	History []Event
+}
+
+// String renders the violation on one line, without its history.
+func (v Violation) String() string {
+	return fmt.Sprintf("step %d: %v: %v: %s", v.Step, v.Rule, v.Object, v.Message)
+}

@@ -1,0 +1,288 @@
+package kernel
+
+import "fmt"
+
+// Memory geometry of an x86_64 kernel with 4 KiB pages
+// (arch/x86/include/asm/page_types.h, include/linux/skbuff.h).
+const (
+	PageShift = 12
+	PageSize  = 1 << PageShift
+	// MaxSkbFrags is MAX_SKB_FRAGS with CONFIG_MAX_SKB_FRAGS=17, the default.
+	MaxSkbFrags = 17
+	// UshrtMax is USHRT_MAX; msg_zerocopy_realloc stops extending a uarg at
+	// UshrtMax-1 calls.
+	UshrtMax = 1<<16 - 1
+)
+
+// MsgFlags are the flags of send(2), sendmsg(2) and recvmsg(2)
+// (include/linux/socket.h).
+type MsgFlags uint32
+
+// Message flags.
+const (
+	MSG_OOB          MsgFlags = 0x1
+	MSG_PEEK         MsgFlags = 0x2
+	MSG_DONTROUTE    MsgFlags = 0x4
+	MSG_CTRUNC       MsgFlags = 0x8
+	MSG_TRUNC        MsgFlags = 0x20
+	MSG_DONTWAIT     MsgFlags = 0x40
+	MSG_EOR          MsgFlags = 0x80
+	MSG_WAITALL      MsgFlags = 0x100
+	MSG_CONFIRM      MsgFlags = 0x800
+	MSG_ERRQUEUE     MsgFlags = 0x2000
+	MSG_NOSIGNAL     MsgFlags = 0x4000
+	MSG_MORE         MsgFlags = 0x8000
+	MSG_WAITFORONE   MsgFlags = 0x10000
+	MSG_ZEROCOPY     MsgFlags = 0x4000000
+	MSG_FASTOPEN     MsgFlags = 0x20000000
+	MSG_CMSG_CLOEXEC MsgFlags = 0x40000000
+)
+
+// MsgFlagNames names each single message flag.
+var MsgFlagNames = NewSymbols(
+	Symbol[MsgFlags]{"MSG_OOB", MSG_OOB}, Symbol[MsgFlags]{"MSG_PEEK", MSG_PEEK},
+	Symbol[MsgFlags]{"MSG_DONTROUTE", MSG_DONTROUTE}, Symbol[MsgFlags]{"MSG_CTRUNC", MSG_CTRUNC},
+	Symbol[MsgFlags]{"MSG_TRUNC", MSG_TRUNC}, Symbol[MsgFlags]{"MSG_DONTWAIT", MSG_DONTWAIT},
+	Symbol[MsgFlags]{"MSG_EOR", MSG_EOR}, Symbol[MsgFlags]{"MSG_WAITALL", MSG_WAITALL},
+	Symbol[MsgFlags]{"MSG_CONFIRM", MSG_CONFIRM}, Symbol[MsgFlags]{"MSG_ERRQUEUE", MSG_ERRQUEUE},
+	Symbol[MsgFlags]{"MSG_NOSIGNAL", MSG_NOSIGNAL}, Symbol[MsgFlags]{"MSG_MORE", MSG_MORE},
+	Symbol[MsgFlags]{"MSG_WAITFORONE", MSG_WAITFORONE}, Symbol[MsgFlags]{"MSG_ZEROCOPY", MSG_ZEROCOPY},
+	Symbol[MsgFlags]{"MSG_FASTOPEN", MSG_FASTOPEN}, Symbol[MsgFlags]{"MSG_CMSG_CLOEXEC", MSG_CMSG_CLOEXEC},
+)
+
+// String renders flags as Linux prints them: "MSG_ZEROCOPY|MSG_MORE", "0" for
+// none, and any bit without a name as a trailing hex number.
+func (f MsgFlags) String() string { return unionString(f, MsgFlagNames) }
+
+// Family is an address family (include/linux/socket.h).
+type Family uint16
+
+// Address families.
+const (
+	AF_UNSPEC Family = 0
+	AF_UNIX   Family = 1
+	AF_INET   Family = 2
+	AF_INET6  Family = 10
+	AF_PACKET Family = 17
+	AF_RDS    Family = 21
+)
+
+// FamilyNames names the address families zcsim knows.
+var FamilyNames = NewSymbols(
+	Symbol[Family]{"AF_UNSPEC", AF_UNSPEC}, Symbol[Family]{"AF_UNIX", AF_UNIX},
+	Symbol[Family]{"AF_LOCAL", AF_UNIX}, Symbol[Family]{"AF_INET", AF_INET},
+	Symbol[Family]{"AF_INET6", AF_INET6}, Symbol[Family]{"AF_PACKET", AF_PACKET},
+	Symbol[Family]{"AF_RDS", AF_RDS},
+)
+
+// SockType is a socket type with its creation flags (include/linux/net.h).
+type SockType uint32
+
+// Socket types and the flags socket(2) accepts in the type argument.
+const (
+	SOCK_STREAM    SockType = 1
+	SOCK_DGRAM     SockType = 2
+	SOCK_RAW       SockType = 3
+	SOCK_SEQPACKET SockType = 5
+	SOCK_NONBLOCK  SockType = 0x800
+	SOCK_CLOEXEC   SockType = 0x80000
+	// SockTypeMask is SOCK_TYPE_MASK: the bits that are the type proper.
+	SockTypeMask SockType = 0xf
+)
+
+// SockTypeNames names socket types and creation flags.
+var SockTypeNames = NewSymbols(
+	Symbol[SockType]{"SOCK_STREAM", SOCK_STREAM}, Symbol[SockType]{"SOCK_DGRAM", SOCK_DGRAM},
+	Symbol[SockType]{"SOCK_RAW", SOCK_RAW}, Symbol[SockType]{"SOCK_SEQPACKET", SOCK_SEQPACKET},
+	Symbol[SockType]{"SOCK_NONBLOCK", SOCK_NONBLOCK}, Symbol[SockType]{"SOCK_CLOEXEC", SOCK_CLOEXEC},
+)
+
+// Base returns the type without its creation flags.
+func (t SockType) Base() SockType { return t & SockTypeMask }
+
+// String renders a type with its flags, "SOCK_DGRAM|SOCK_NONBLOCK".
+func (t SockType) String() string {
+	s := SockTypeNames.Name(t.Base())
+	if s == "" {
+		s = fmt.Sprintf("%#x", uint32(t.Base()))
+	}
+	if flags := t &^ SockTypeMask; flags != 0 {
+		s += "|" + unionString(flags, SockTypeNames)
+	}
+	return s
+}
+
+// Protocol is an IP protocol number (include/uapi/linux/in.h).
+type Protocol uint16
+
+// Protocols.
+const (
+	IPPROTO_IP     Protocol = 0
+	IPPROTO_ICMP   Protocol = 1
+	IPPROTO_TCP    Protocol = 6
+	IPPROTO_UDP    Protocol = 17
+	IPPROTO_IPV6   Protocol = 41
+	IPPROTO_ICMPV6 Protocol = 58
+	IPPROTO_RAW    Protocol = 255
+)
+
+// ProtocolNames names the protocols zcsim knows.
+var ProtocolNames = NewSymbols(
+	Symbol[Protocol]{"IPPROTO_IP", IPPROTO_IP}, Symbol[Protocol]{"IPPROTO_ICMP", IPPROTO_ICMP},
+	Symbol[Protocol]{"IPPROTO_TCP", IPPROTO_TCP}, Symbol[Protocol]{"IPPROTO_UDP", IPPROTO_UDP},
+	Symbol[Protocol]{"IPPROTO_IPV6", IPPROTO_IPV6}, Symbol[Protocol]{"IPPROTO_ICMPV6", IPPROTO_ICMPV6},
+	Symbol[Protocol]{"IPPROTO_RAW", IPPROTO_RAW},
+)
+
+// Level is a setsockopt level.
+type Level int32
+
+// Socket option levels.
+const (
+	SOL_IP     Level = 0
+	SOL_SOCKET Level = 1
+	SOL_TCP    Level = 6
+	SOL_UDP    Level = 17
+	SOL_IPV6   Level = 41
+	SOL_PACKET Level = 263
+)
+
+// LevelNames names option levels; the IPPROTO_ spellings are aliases.
+var LevelNames = NewSymbols(
+	Symbol[Level]{"SOL_IP", SOL_IP}, Symbol[Level]{"IPPROTO_IP", SOL_IP},
+	Symbol[Level]{"SOL_SOCKET", SOL_SOCKET}, Symbol[Level]{"SOL_TCP", SOL_TCP},
+	Symbol[Level]{"IPPROTO_TCP", SOL_TCP}, Symbol[Level]{"SOL_UDP", SOL_UDP},
+	Symbol[Level]{"IPPROTO_UDP", SOL_UDP}, Symbol[Level]{"SOL_IPV6", SOL_IPV6},
+	Symbol[Level]{"IPPROTO_IPV6", SOL_IPV6}, Symbol[Level]{"SOL_PACKET", SOL_PACKET},
+)
+
+// SockOpt identifies a socket option by level and number.
+type SockOpt struct {
+	Level Level
+	Name  int32
+}
+
+// Socket options zcsim models (asm-generic/socket.h, uapi/linux/tcp.h,
+// uapi/linux/udp.h, uapi/linux/in.h, uapi/linux/in6.h).
+var (
+	SO_SNDBUF            = SockOpt{SOL_SOCKET, 7}
+	SO_RCVBUF            = SockOpt{SOL_SOCKET, 8}
+	SO_RCVLOWAT          = SockOpt{SOL_SOCKET, 18}
+	SO_SNDBUFFORCE       = SockOpt{SOL_SOCKET, 32}
+	SO_RCVBUFFORCE       = SockOpt{SOL_SOCKET, 33}
+	SO_TIMESTAMPING      = SockOpt{SOL_SOCKET, 37}
+	SO_ZEROCOPY          = SockOpt{SOL_SOCKET, 60}
+	TCP_NODELAY          = SockOpt{SOL_TCP, 1}
+	TCP_CORK             = SockOpt{SOL_TCP, 3}
+	TCP_ZEROCOPY_RECEIVE = SockOpt{SOL_TCP, 35}
+	UDP_CORK             = SockOpt{SOL_UDP, 1}
+	UDP_SEGMENT          = SockOpt{SOL_UDP, 103}
+	IP_HDRINCL           = SockOpt{SOL_IP, 3}
+	IP_RECVERR           = SockOpt{SOL_IP, 11}
+	IPV6_RECVERR         = SockOpt{SOL_IPV6, 25}
+	PACKET_TX_RING       = SockOpt{SOL_PACKET, 13}
+)
+
+// SockOptNames names the socket options zcsim models.
+var SockOptNames = NewSymbols(
+	Symbol[SockOpt]{"SO_SNDBUF", SO_SNDBUF}, Symbol[SockOpt]{"SO_RCVBUF", SO_RCVBUF},
+	Symbol[SockOpt]{"SO_RCVLOWAT", SO_RCVLOWAT}, Symbol[SockOpt]{"SO_SNDBUFFORCE", SO_SNDBUFFORCE},
+	Symbol[SockOpt]{"SO_RCVBUFFORCE", SO_RCVBUFFORCE},
+	Symbol[SockOpt]{"SO_TIMESTAMPING", SO_TIMESTAMPING}, Symbol[SockOpt]{"SO_ZEROCOPY", SO_ZEROCOPY},
+	Symbol[SockOpt]{"TCP_NODELAY", TCP_NODELAY}, Symbol[SockOpt]{"TCP_CORK", TCP_CORK},
+	Symbol[SockOpt]{"TCP_ZEROCOPY_RECEIVE", TCP_ZEROCOPY_RECEIVE},
+	Symbol[SockOpt]{"UDP_CORK", UDP_CORK}, Symbol[SockOpt]{"UDP_SEGMENT", UDP_SEGMENT},
+	Symbol[SockOpt]{"IP_HDRINCL", IP_HDRINCL}, Symbol[SockOpt]{"IP_RECVERR", IP_RECVERR},
+	Symbol[SockOpt]{"IPV6_RECVERR", IPV6_RECVERR}, Symbol[SockOpt]{"PACKET_TX_RING", PACKET_TX_RING},
+)
+
+// Timestamping holds SOF_TIMESTAMPING_* flags (include/uapi/linux/net_tstamp.h).
+type Timestamping uint32
+
+// SO_TIMESTAMPING flags.
+const (
+	SOF_TIMESTAMPING_TX_HARDWARE  Timestamping = 1 << 0
+	SOF_TIMESTAMPING_TX_SOFTWARE  Timestamping = 1 << 1
+	SOF_TIMESTAMPING_RX_HARDWARE  Timestamping = 1 << 2
+	SOF_TIMESTAMPING_RX_SOFTWARE  Timestamping = 1 << 3
+	SOF_TIMESTAMPING_SOFTWARE     Timestamping = 1 << 4
+	SOF_TIMESTAMPING_RAW_HARDWARE Timestamping = 1 << 6
+	SOF_TIMESTAMPING_OPT_ID       Timestamping = 1 << 7
+	SOF_TIMESTAMPING_TX_SCHED     Timestamping = 1 << 8
+	SOF_TIMESTAMPING_TX_ACK       Timestamping = 1 << 9
+	SOF_TIMESTAMPING_OPT_CMSG     Timestamping = 1 << 10
+	SOF_TIMESTAMPING_OPT_TSONLY   Timestamping = 1 << 11
+	SOF_TIMESTAMPING_OPT_STATS    Timestamping = 1 << 12
+)
+
+// TimestampingNames names the SO_TIMESTAMPING flags.
+var TimestampingNames = NewSymbols(
+	Symbol[Timestamping]{"SOF_TIMESTAMPING_TX_HARDWARE", SOF_TIMESTAMPING_TX_HARDWARE},
+	Symbol[Timestamping]{"SOF_TIMESTAMPING_TX_SOFTWARE", SOF_TIMESTAMPING_TX_SOFTWARE},
+	Symbol[Timestamping]{"SOF_TIMESTAMPING_RX_HARDWARE", SOF_TIMESTAMPING_RX_HARDWARE},
+	Symbol[Timestamping]{"SOF_TIMESTAMPING_RX_SOFTWARE", SOF_TIMESTAMPING_RX_SOFTWARE},
+	Symbol[Timestamping]{"SOF_TIMESTAMPING_SOFTWARE", SOF_TIMESTAMPING_SOFTWARE},
+	Symbol[Timestamping]{"SOF_TIMESTAMPING_RAW_HARDWARE", SOF_TIMESTAMPING_RAW_HARDWARE},
+	Symbol[Timestamping]{"SOF_TIMESTAMPING_OPT_ID", SOF_TIMESTAMPING_OPT_ID},
+	Symbol[Timestamping]{"SOF_TIMESTAMPING_TX_SCHED", SOF_TIMESTAMPING_TX_SCHED},
+	Symbol[Timestamping]{"SOF_TIMESTAMPING_TX_ACK", SOF_TIMESTAMPING_TX_ACK},
+	Symbol[Timestamping]{"SOF_TIMESTAMPING_OPT_CMSG", SOF_TIMESTAMPING_OPT_CMSG},
+	Symbol[Timestamping]{"SOF_TIMESTAMPING_OPT_TSONLY", SOF_TIMESTAMPING_OPT_TSONLY},
+	Symbol[Timestamping]{"SOF_TIMESTAMPING_OPT_STATS", SOF_TIMESTAMPING_OPT_STATS},
+)
+
+// String renders the flags as a union of names.
+func (t Timestamping) String() string { return unionString(t, TimestampingNames) }
+
+// Extended-error origins and codes (include/uapi/linux/errqueue.h).
+const (
+	SO_EE_ORIGIN_NONE         = 0
+	SO_EE_ORIGIN_LOCAL        = 1
+	SO_EE_ORIGIN_ICMP         = 2
+	SO_EE_ORIGIN_ICMP6        = 3
+	SO_EE_ORIGIN_TIMESTAMPING = 4
+	SO_EE_ORIGIN_ZEROCOPY     = 5
+	SO_EE_ORIGIN_TXTIME       = 6
+
+	SO_EE_CODE_ZEROCOPY_COPIED = 1
+
+	SCM_TSTAMP_SND   = 0
+	SCM_TSTAMP_SCHED = 1
+	SCM_TSTAMP_ACK   = 2
+)
+
+// RLIMIT_MEMLOCK is the resource number of the locked-memory limit, and
+// RLIM_INFINITY its "no limit" value (include/uapi/asm-generic/resource.h).
+const (
+	RLIMIT_MEMLOCK = 8
+	RLIM_INFINITY  = ^uint64(0)
+)
+
+// SkbFlags are the zerocopy flags of skb_shared_info (SKBFL_*,
+// include/linux/skbuff.h); a uarg carries the ones it ORs into every skb it
+// is attached to.
+type SkbFlags uint8
+
+// Shared-info zerocopy flags.
+const (
+	SKBFL_ZEROCOPY_ENABLE   SkbFlags = 1 << 0
+	SKBFL_SHARED_FRAG       SkbFlags = 1 << 1
+	SKBFL_PURE_ZEROCOPY     SkbFlags = 1 << 2
+	SKBFL_DONT_ORPHAN       SkbFlags = 1 << 3
+	SKBFL_MANAGED_FRAG_REFS SkbFlags = 1 << 4
+
+	SKBFL_ZEROCOPY_FRAG = SKBFL_ZEROCOPY_ENABLE | SKBFL_SHARED_FRAG
+	SKBFL_ALL_ZEROCOPY  = SKBFL_ZEROCOPY_FRAG | SKBFL_PURE_ZEROCOPY | SKBFL_DONT_ORPHAN | SKBFL_MANAGED_FRAG_REFS
+)
+
+// SkbFlagNames names the shared-info flags.
+var SkbFlagNames = NewSymbols(
+	Symbol[SkbFlags]{"SKBFL_ZEROCOPY_ENABLE", SKBFL_ZEROCOPY_ENABLE},
+	Symbol[SkbFlags]{"SKBFL_SHARED_FRAG", SKBFL_SHARED_FRAG},
+	Symbol[SkbFlags]{"SKBFL_PURE_ZEROCOPY", SKBFL_PURE_ZEROCOPY},
+	Symbol[SkbFlags]{"SKBFL_DONT_ORPHAN", SKBFL_DONT_ORPHAN},
+	Symbol[SkbFlags]{"SKBFL_MANAGED_FRAG_REFS", SKBFL_MANAGED_FRAG_REFS},
+)
+
+// String renders the flags as a union of names.
+func (f SkbFlags) String() string { return unionString(f, SkbFlagNames) }

@@ -1,0 +1,287 @@
+package kernel
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// SocketClass groups sockets by the send path that serves them; the profile
+// says which classes implement MSG_ZEROCOPY.
+type SocketClass uint8
+
+// Socket classes.
+const (
+	ClassOther  SocketClass = iota // anything else: AF_UNIX, ping sockets, …
+	ClassTCP                       // SOCK_STREAM over AF_INET/AF_INET6
+	ClassUDP                       // SOCK_DGRAM over AF_INET/AF_INET6
+	ClassRAW                       // SOCK_RAW over AF_INET/AF_INET6
+	ClassPacket                    // AF_PACKET
+	ClassRDS                       // AF_RDS
+)
+
+var classNames = [...]string{"other", "tcp", "udp", "raw", "packet", "rds"}
+
+// String names the class.
+func (c SocketClass) String() string {
+	if int(c) < len(classNames) {
+		return classNames[c]
+	}
+	return fmt.Sprintf("class %d", c)
+}
+
+// Classify returns the class of a socket created with socket(family, typ,
+// proto), following the checks of sock_setsockopt(SO_ZEROCOPY).
+func Classify(family Family, typ SockType, proto Protocol) SocketClass {
+	switch family {
+	case AF_INET, AF_INET6:
+		switch {
+		case typ.Base() == SOCK_STREAM && (proto == IPPROTO_TCP || proto == IPPROTO_IP):
+			return ClassTCP
+		case typ.Base() == SOCK_DGRAM && (proto == IPPROTO_UDP || proto == IPPROTO_IP):
+			return ClassUDP
+		case typ.Base() == SOCK_RAW:
+			return ClassRAW
+		}
+	case AF_PACKET:
+		return ClassPacket
+	case AF_RDS:
+		return ClassRDS
+	}
+	return ClassOther
+}
+
+// QueueEnd names an end of the socket error queue.
+type QueueEnd uint8
+
+// Queue ends.
+const (
+	QueueTail QueueEnd = iota
+	QueueHead
+)
+
+// String names the end.
+func (e QueueEnd) String() string {
+	if e == QueueHead {
+		return "head"
+	}
+	return "tail"
+}
+
+// Profile is a kernel version as zcsim models it: a name and the knobs in
+// which versions differ. Every knob documents the kernel version or commit
+// that set its value. Profiles are values; Lookup returns a fresh copy, so a
+// caller may change knobs (for example switch on a bug) without affecting
+// anyone else.
+type Profile struct {
+	// Name is the profile's name, e.g. "linux-6.18".
+	Name string
+	// Describe says in one line which kernel this is.
+	Describe string
+
+	// OptIn: MSG_ZEROCOPY takes effect only on sockets with SOCK_ZEROCOPY,
+	// set by setsockopt(SO_ZEROCOPY). Merged in v4.14 (76851d1212c1); the
+	// RFC had no socket option, so with OptIn false the option does not
+	// exist (ENOPROTOOPT) and MSG_ZEROCOPY alone enables zerocopy.
+	OptIn bool
+	// ZerocopyClasses are the socket classes whose send path implements
+	// MSG_ZEROCOPY and on which SO_ZEROCOPY is accepted: TCP from v4.14,
+	// RDS from v4.17, UDP from v5.0 (b5947e5d1e71); the RFC also had RAW and
+	// PF_PACKET.
+	ZerocopyClasses []SocketClass
+	// OptRefusal is the errno of SO_ZEROCOPY on any other socket: ENOTSUPP
+	// (524) until the sk_is_tcp conversion, EOPNOTSUPP in v6.x.
+	OptRefusal Errno
+	// OptClosedOnly: SO_ZEROCOPY fails with EBUSY unless the socket is in
+	// TCP_CLOSE (v4.14 only; lifted with UDP support in v5.0).
+	OptClosedOnly bool
+
+	// UargByteLimit is msg_zerocopy_realloc's cap on bytelen, "a few TSO"
+	// (1<<19 since the RFC v2 "limit notification coalescing").
+	UargByteLimit uint32
+	// UargLenLimit is the cap on calls sharing one uarg (USHRT_MAX-1).
+	UargLenLimit uint16
+
+	// OptmemMax is the default net.core.optmem_max: 20480 on 64-bit until
+	// v6.7, 131072 from v6.8 ("net: increase optmem_max default value").
+	OptmemMax int
+	// OmallocTruesize is the truesize charged to sk_omem_alloc for the
+	// zero-payload skb of sock_omalloc(sk, 0), measured on the live kernel
+	// for linux-6.18.
+	OmallocTruesize int
+	// OmallocEstimate is SKB_TRUESIZE(0), the estimate sock_omalloc's
+	// admission check adds: it fails if omem + estimate > optmem_max.
+	OmallocEstimate int
+	// MemlockDefault is the default RLIMIT_MEMLOCK of a task in bytes:
+	// 64 KiB historically, 8 MiB from v5.16 (9dcc38e2813e).
+	MemlockDefault uint64
+	// MemlockInfinityExempt: mm_account_pinned_pages skips accounting when
+	// RLIMIT_MEMLOCK is RLIM_INFINITY ("elide page accounting if
+	// RLIM_INFINITY", after v4.14).
+	MemlockInfinityExempt bool
+
+	// NotifyMergeEnd is the error-queue end __msg_zerocopy_callback tries
+	// to extend: the tail since 4ab6c99d99bb ("sock: MSG_ZEROCOPY
+	// notification coalescing"), the head in the RFC.
+	NotifyMergeEnd QueueEnd
+
+	// CopyUbufsHighOrder: skb_copy_ubufs allocates compound pages of the
+	// smallest order that fits MAX_SKB_FRAGS (v6.4, 7e692df39336); before,
+	// order-0 pages only.
+	CopyUbufsHighOrder bool
+	// PureZerocopy: TCP marks skbs holding only zerocopy frags with
+	// SKBFL_PURE_ZEROCOPY and does not charge them to sk_forward_alloc
+	// (v5.16, 9b65b17db723).
+	PureZerocopy bool
+
+	// TCPZerocopyLinear is the linear area of the first skb of a zerocopy
+	// tcp_sendmsg call: payload copied there is not a frag, so it is never
+	// reported COPIED. 0 since "tcp: place all zerocopy payload in frags"
+	// (v4.18); about 2 KiB minus headers before.
+	TCPZerocopyLinear int
+	// TCPUnconnected is the errno of a MSG_ZEROCOPY send on a TCP socket
+	// that is not connected: EINVAL from the explicit state check (v4.14 to
+	// v5.4), EPIPE through sk_stream_wait_connect since f859a4484703 (v5.5).
+	TCPUnconnected Errno
+
+	// Bugs are the historical bugs switched on in this profile.
+	Bugs BugSet
+}
+
+// BugSet is a set of bug switches. The zero value is the empty set.
+type BugSet map[Bug]bool
+
+// Has reports whether bug b is switched on.
+func (s BugSet) Has(b Bug) bool { return s[b] }
+
+// Sorted returns the switched-on bugs in name order.
+func (s BugSet) Sorted() []Bug {
+	var out []Bug
+	for b, on := range s {
+		if on {
+			out = append(out, b)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
+	return out
+}
+
+// Bug names a historical kernel bug that a profile can re-introduce.
+type Bug string
+
+// Accepts reports whether SO_ZEROCOPY and MSG_ZEROCOPY apply to sockets of
+// class c.
+func (p *Profile) Accepts(c SocketClass) bool {
+	for _, z := range p.ZerocopyClasses {
+		if z == c {
+			return true
+		}
+	}
+	return false
+}
+
+// Clone returns a deep copy of p.
+func (p *Profile) Clone() *Profile {
+	q := *p
+	q.ZerocopyClasses = append([]SocketClass(nil), p.ZerocopyClasses...)
+	q.Bugs = make(BugSet, len(p.Bugs))
+	for b, on := range p.Bugs {
+		q.Bugs[b] = on
+	}
+	return &q
+}
+
+// DefaultProfile is the profile used when none is named: today's kernel.
+const DefaultProfile = "linux-6.18"
+
+// profiles are the built-in profiles, oldest first.
+var profiles = []Profile{
+	{
+		Name:              "rfc-v2",
+		Describe:          "the RFC v2 patch set \"socket sendmsg MSG_ZEROCOPY\" on v4.10-rc7 (2017)",
+		OptIn:             false,
+		ZerocopyClasses:   []SocketClass{ClassTCP, ClassUDP, ClassRAW, ClassPacket},
+		OptRefusal:        ENOPROTOOPT,
+		UargByteLimit:     1 << 19,
+		UargLenLimit:      UshrtMax - 1,
+		OptmemMax:         20480,
+		OmallocTruesize:   768,
+		OmallocEstimate:   576,
+		MemlockDefault:    64 << 10,
+		NotifyMergeEnd:    QueueHead,
+		TCPZerocopyLinear: 1408,
+		TCPUnconnected:    EPIPE,
+	},
+	{
+		Name:              "linux-4.14",
+		Describe:          "the first merge: TCP only, SO_ZEROCOPY before connect",
+		OptIn:             true,
+		ZerocopyClasses:   []SocketClass{ClassTCP},
+		OptRefusal:        ENOTSUPP,
+		OptClosedOnly:     true,
+		UargByteLimit:     1 << 19,
+		UargLenLimit:      UshrtMax - 1,
+		OptmemMax:         20480,
+		OmallocTruesize:   768,
+		OmallocEstimate:   576,
+		MemlockDefault:    64 << 10,
+		NotifyMergeEnd:    QueueTail,
+		TCPZerocopyLinear: 1408,
+		TCPUnconnected:    EINVAL,
+	},
+	{
+		Name:                  "linux-5.0",
+		Describe:              "UDP MSG_ZEROCOPY (b5947e5d1e71), zerocopy payload in frags only",
+		OptIn:                 true,
+		ZerocopyClasses:       []SocketClass{ClassTCP, ClassUDP, ClassRDS},
+		OptRefusal:            ENOTSUPP,
+		UargByteLimit:         1 << 19,
+		UargLenLimit:          UshrtMax - 1,
+		OptmemMax:             20480,
+		OmallocTruesize:       768,
+		OmallocEstimate:       576,
+		MemlockDefault:        64 << 10,
+		MemlockInfinityExempt: true,
+		NotifyMergeEnd:        QueueTail,
+		TCPUnconnected:        EINVAL,
+	},
+	{
+		Name:                  "linux-6.18",
+		Describe:              "today's kernel, as measured on the development machines",
+		OptIn:                 true,
+		ZerocopyClasses:       []SocketClass{ClassTCP, ClassUDP, ClassRDS},
+		OptRefusal:            EOPNOTSUPP,
+		UargByteLimit:         1 << 19,
+		UargLenLimit:          UshrtMax - 1,
+		OptmemMax:             131072,
+		OmallocTruesize:       768,
+		OmallocEstimate:       576,
+		MemlockDefault:        8 << 20,
+		MemlockInfinityExempt: true,
+		NotifyMergeEnd:        QueueTail,
+		CopyUbufsHighOrder:    true,
+		PureZerocopy:          true,
+		TCPUnconnected:        EPIPE,
+	},
+}
+
+// Profiles returns a copy of every built-in profile, oldest kernel first.
+func Profiles() []*Profile {
+	out := make([]*Profile, len(profiles))
+	for i := range profiles {
+		out[i] = profiles[i].Clone()
+	}
+	return out
+}
+
+// Lookup returns a fresh copy of the named profile.
+func Lookup(name string) (*Profile, error) {
+	var names []string
+	for i := range profiles {
+		if profiles[i].Name == name {
+			return profiles[i].Clone(), nil
+		}
+		names = append(names, profiles[i].Name)
+	}
+	return nil, fmt.Errorf("unknown profile %q (known: %s)", name, strings.Join(names, ", "))
+}

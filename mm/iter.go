@@ -1,0 +1,68 @@
+package mm
+
+import "github.com/zcsim/zcsim/kernel"
+
+// Iovec is one struct iovec: Len bytes of a user Buffer from offset Off.
+type Iovec struct {
+	Buf *Buffer
+	Off int
+	Len int
+}
+
+// Iter is an iov_iter over user memory: the position of a send in its
+// iovecs. The zero value is empty.
+type Iter struct {
+	iov []Iovec
+	i   int // current iovec
+	off int // bytes consumed of iov[i]
+}
+
+// NewIter returns an iterator over the iovecs, in order.
+func NewIter(iov ...Iovec) *Iter { return &Iter{iov: iov} }
+
+// Count returns the bytes left (iov_iter_count).
+func (it *Iter) Count() int {
+	n := 0
+	for j := it.i; j < len(it.iov); j++ {
+		n += it.iov[j].Len
+	}
+	return n - it.off
+}
+
+// Chunk is a piece of user memory within one page of one iovec.
+type Chunk struct {
+	Page *Page
+	Off  int // offset within the page
+	Len  int
+	// NewIovec is true for the first chunk of an iovec.
+	NewIovec bool
+}
+
+// Peek returns the next chunk of at most max bytes without consuming it:
+// the rest of the current page of the current iovec. ok is false when the
+// iterator is exhausted.
+func (it *Iter) Peek(max int) (c Chunk, ok bool) {
+	for it.i < len(it.iov) && it.off == it.iov[it.i].Len {
+		it.i, it.off = it.i+1, 0
+	}
+	if it.i == len(it.iov) || max <= 0 {
+		return Chunk{}, false
+	}
+	v := it.iov[it.i]
+	pos := v.Off + it.off
+	inPage := pos % kernel.PageSize
+	n := min(kernel.PageSize-inPage, v.Len-it.off, max)
+	return Chunk{Page: v.Buf.Pages[pos/kernel.PageSize], Off: inPage, Len: n, NewIovec: it.off == 0}, true
+}
+
+// Advance consumes n bytes (iov_iter_advance).
+func (it *Iter) Advance(n int) {
+	for n > 0 && it.i < len(it.iov) {
+		step := min(n, it.iov[it.i].Len-it.off)
+		it.off += step
+		n -= step
+		if it.off == it.iov[it.i].Len {
+			it.i, it.off = it.i+1, 0
+		}
+	}
+}

@@ -1,0 +1,120 @@
+package mm
+
+import (
+	"fmt"
+
+	"github.com/zcsim/zcsim/kernel"
+)
+
+// Page is a struct page, or the head of a compound page of 2^Order pages,
+// with its reference count.
+//
+// Ownership: a kernel page starts with one reference owned by whoever
+// allocated it and is freed when the count reaches zero. A user page starts
+// with one reference owned by the user's mapping (Buffer) that is never
+// dropped; pinning it for a frag (get_user_pages) takes another. A user page
+// is "in flight" while it has more than that one reference.
+type Page struct {
+	kernel.Tracked
+	// Order is the compound order: the page spans PAGE_SIZE << Order bytes.
+	Order int
+	// User marks a page of user memory.
+	User bool
+	refs int
+}
+
+// Size returns the bytes the page spans.
+func (p *Page) Size() int { return kernel.PageSize << p.Order }
+
+// Refs returns the reference count.
+func (p *Page) Refs() int { return p.refs }
+
+// InFlight reports whether a user page is referenced by anything besides its
+// mapping, or a kernel page by anything at all.
+func (p *Page) InFlight() bool {
+	if p.User {
+		return p.refs > 1
+	}
+	return p.refs > 0
+}
+
+// String renders the page as "page#4(user,refs 2)".
+func (p *Page) String() string {
+	kind := "kernel"
+	if p.User {
+		kind = "user"
+	}
+	return fmt.Sprintf("%v(%s,order %d,refs %d)", p.Ident(), kind, p.Order, p.refs)
+}
+
+// AllocPages models alloc_pages(order) (with __GFP_COMP when order > 0): a
+// kernel page with one reference.
+func AllocPages(h *kernel.Host, order int) *Page {
+	p := &Page{Order: order, refs: 1}
+	h.Track(&p.Tracked, "page")
+	return p
+}
+
+// Get models get_page.
+func (p *Page) Get() {
+	if !p.CheckLive("get_page") {
+		return
+	}
+	if p.refs <= 0 {
+		p.Violate(kernel.RuleRefcount, "get_page with refcount %d", p.refs)
+		return
+	}
+	p.refs++
+}
+
+// Put models put_page: the last reference frees a kernel page. Dropping a
+// user page's mapping reference is a violation.
+func (p *Page) Put() {
+	if !p.CheckLive("put_page") {
+		return
+	}
+	floor := 0
+	if p.User {
+		floor = 1
+	}
+	if p.refs <= floor {
+		p.Violate(kernel.RuleRefcount, "put_page with refcount %d (underflow)", p.refs)
+		return
+	}
+	p.refs--
+	if p.refs == 0 {
+		p.Free()
+	}
+}
+
+// Buffer is a region of user memory, as a process passes it to send: whole
+// pages, each held by the process's mapping.
+type Buffer struct {
+	Pages []*Page
+}
+
+// NewBuffer maps size bytes of user memory starting at a page boundary.
+func NewBuffer(h *kernel.Host, size int) *Buffer {
+	n := (size + kernel.PageSize - 1) / kernel.PageSize
+	b := &Buffer{Pages: make([]*Page, n)}
+	for i := range b.Pages {
+		p := &Page{User: true, refs: 1}
+		h.Track(&p.Tracked, "upage")
+		b.Pages[i] = p
+	}
+	return b
+}
+
+// Len returns the size of the buffer in bytes.
+func (b *Buffer) Len() int { return len(b.Pages) * kernel.PageSize }
+
+// InFlight returns the pages still referenced by the network stack.
+func (b *Buffer) InFlight() []*Page {
+	var out []*Page
+	for _, p := range b.Pages {
+		if p.InFlight() {
+			out = append(out, p)
+		}
+	}
+	return out
+}

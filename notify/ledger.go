@@ -1,0 +1,65 @@
+package notify
+
+import "fmt"
+
+// Send is one successful zerocopy send call as the program recorded it.
+type Send struct {
+	ID    uint32
+	Label string // where the call was made, e.g. "demo.zc:12"
+	Bytes int
+}
+
+// Ledger is the bookkeeping a MSG_ZEROCOPY program keeps, as
+// Documentation/networking/msg_zerocopy.rst suggests: every successful
+// zerocopy send gets the next id of a 32-bit counter, and each notification
+// range releases the buffers of the sends it covers. Feeding it the ids the
+// kernel assigned and the ranges it reported checks invariants 1 and 2 from
+// the user's side: ids are gapless and each is notified exactly once.
+//
+// The zero value expects the first id to be 0.
+type Ledger struct {
+	next        uint32
+	outstanding []Send // in send order
+}
+
+// Expect sets the id the next send should get, for a socket whose counter
+// does not start at 0.
+func (l *Ledger) Expect(next uint32) { l.next = next }
+
+// Next returns the id the next successful zerocopy send should get.
+func (l *Ledger) Next() uint32 { return l.next }
+
+// Sent records a successful zerocopy send that the kernel gave id. It
+// returns an error if id is not the next one (a gap or a reuse); the send is
+// recorded anyway and the counter follows the kernel.
+func (l *Ledger) Sent(id uint32, label string, bytes int) error {
+	var err error
+	if id != l.next {
+		err = fmt.Errorf("%s got id %d, want %d", label, id, l.next)
+	}
+	l.outstanding = append(l.outstanding, Send{ID: id, Label: label, Bytes: bytes})
+	l.next = id + 1
+	return err
+}
+
+// Complete releases the sends a notification range covers and returns them
+// in send order. It returns an error when the range covers ids that are not
+// outstanding: never sent, or already notified.
+func (l *Ledger) Complete(r Range) ([]Send, error) {
+	var done, keep []Send
+	for _, s := range l.outstanding {
+		if r.Contains(s.ID) {
+			done = append(done, s)
+		} else {
+			keep = append(keep, s)
+		}
+	}
+	l.outstanding = keep
+	if uint64(len(done)) != r.Len() {
+		return done, fmt.Errorf("notification %v covers %d ids but only %d are outstanding", r, r.Len(), len(done))
+	}
+	return done, nil
+}
+
+// Outstanding returns the sends not yet notified, in send order.
+func (l *Ledger) Outstanding() []Send { return append([]Send(nil), l.outstanding...) }

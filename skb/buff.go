@@ -1,0 +1,238 @@
+package skb
+
+import (
+	"fmt"
+
+	"github.com/zcsim/zcsim/kernel"
+	"github.com/zcsim/zcsim/mm"
+	"github.com/zcsim/zcsim/ubuf"
+)
+
+// Overhead is SKB_TRUESIZE(0) on x86_64: the sk_buff and the
+// skb_shared_info, each cache-aligned (256 + 320 bytes).
+const Overhead = 576
+
+// Truesize models SKB_TRUESIZE(linear): what an skb with a linear area of
+// linear bytes costs its socket before any frag is added.
+func Truesize(linear int) int { return Overhead + align(linear, 64) }
+
+func align(n, a int) int { return (n + a - 1) / a * a }
+
+// Frag is an skb_frag_t: len bytes at offset off of a page. The frag owns one
+// reference on the page.
+type Frag struct {
+	Page *mm.Page
+	Off  int
+	Size int
+}
+
+// SharedInfo is struct skb_shared_info, the part of an skb's data that
+// clones share.
+//
+// Ownership: it lives in the head buffer and has Dataref references, one per
+// skb (original or clone) that uses it. It owns one reference on each frag's
+// page, one reference on Uarg (destructor_arg) unless NoUarg, and each skb in
+// FragList.
+type SharedInfo struct {
+	kernel.Tracked
+	dataref  int
+	Frags    []Frag
+	Flags    kernel.SkbFlags
+	Uarg     *ubuf.Info
+	NoUarg   bool
+	FragList []*Buff
+	GSOSize  int
+}
+
+func newShinfo(h *kernel.Host) *SharedInfo {
+	s := &SharedInfo{dataref: 1}
+	h.Track(&s.Tracked, "shinfo")
+	return s
+}
+
+// Dataref returns the number of skbs sharing this shared info.
+func (s *SharedInfo) Dataref() int { return s.dataref }
+
+// Destructor says which socket counter an skb's truesize is charged to and
+// which destructor returns it.
+type Destructor uint8
+
+// Destructors.
+const (
+	NoDestructor Destructor = iota
+	// SockWfree: sk_wmem_alloc (skb_set_owner_w, sock_wfree, tcp_wfree).
+	SockWfree
+	// SockRfree: sk_rmem_alloc (skb_set_owner_r, sock_rfree).
+	SockRfree
+	// SockOfree: sk_omem_alloc (sock_omalloc, sock_ofree).
+	SockOfree
+	// WmemQueued: TCP's sk_wmem_queued for skbs on the write and
+	// retransmit queues (sk_wmem_free_skb).
+	WmemQueued
+)
+
+var destructorNames = [...]string{"none", "sock_wfree", "sock_rfree", "sock_ofree", "wmem_queued"}
+
+// String names the destructor.
+func (d Destructor) String() string { return destructorNames[d] }
+
+// Owner is the socket an skb's truesize is charged to. Uncharge returns the
+// charge when the skb is orphaned or freed.
+type Owner interface {
+	Uncharge(d Destructor, truesize int)
+}
+
+// Buff is a struct sk_buff.
+//
+//	head ──────── data ───────── tail ─────── end ┬ skb_shared_info
+//	  headroom   │ linear: Len-DataLen│ tailroom   │ Frags[0..nr_frags): DataLen
+//	                                             │ FragList, destructor_arg
+//
+// The model keeps lengths, not bytes: Len is the total payload, DataLen the
+// part in frags (and frag_list), so the linear part is Len-DataLen bytes of
+// LinearCap.
+//
+// Ownership: a new Buff has one user (Users). Clone returns a second Buff
+// that shares the SharedInfo; Copy-like operations return Buffs with their
+// own. Free drops a user; the last one runs the destructor and releases the
+// data (skb_release_data), which drops the shared info's reference when its
+// Dataref reaches zero.
+type Buff struct {
+	kernel.Tracked
+	Len, DataLen int
+	LinearCap    int
+	Truesize     int
+	Cloned       bool
+	// Segs is the number of segments a GSO skb becomes (gso_segs).
+	Segs int
+
+	users      int
+	shinfo     *SharedInfo
+	owner      Owner
+	destructor Destructor
+}
+
+// Alloc models alloc_skb(linear): one user, a private shared info, no
+// frags, truesize SKB_TRUESIZE(linear).
+func Alloc(h *kernel.Host, linear int) *Buff {
+	b := &Buff{LinearCap: linear, Truesize: Truesize(linear), users: 1, shinfo: newShinfo(h)}
+	h.Track(&b.Tracked, "skb")
+	b.Note("alloc_skb linear %d", linear)
+	return b
+}
+
+// Shinfo returns the shared info.
+func (b *Buff) Shinfo() *SharedInfo { return b.shinfo }
+
+// Users returns skb->users.
+func (b *Buff) Users() int { return b.users }
+
+// HeadLen returns skb_headlen: the payload in the linear part.
+func (b *Buff) HeadLen() int { return b.Len - b.DataLen }
+
+// Tailroom returns the linear space left.
+func (b *Buff) Tailroom() int { return b.LinearCap - b.HeadLen() }
+
+// Zcopy models skb_zcopy: the uarg, or nil (also for nouarg skbs).
+func (b *Buff) Zcopy() *ubuf.Info {
+	if b.shinfo.Flags&kernel.SKBFL_ZEROCOPY_ENABLE == 0 || b.shinfo.NoUarg {
+		return nil
+	}
+	return b.shinfo.Uarg
+}
+
+// IsZcopy reports SKBFL_ZEROCOPY_ENABLE, true for nouarg skbs too.
+func (b *Buff) IsZcopy() bool { return b.shinfo.Flags&kernel.SKBFL_ZEROCOPY_ENABLE != 0 }
+
+// Owner returns the socket the skb is charged to and how.
+func (b *Buff) Owner() (Owner, Destructor) { return b.owner, b.destructor }
+
+// SetOwner models skb_set_owner_w/_r and friends: the caller has charged
+// Truesize to o's counter for d; the destructor returns it.
+// Precondition: the skb has no owner.
+func (b *Buff) SetOwner(o Owner, d Destructor) {
+	if b.owner != nil {
+		b.Violate(kernel.RuleAccounting, "set owner while owned (%v)", b.destructor)
+	}
+	b.owner, b.destructor = o, d
+}
+
+// Orphan models skb_orphan: run the destructor now.
+func (b *Buff) Orphan() {
+	if b.owner != nil {
+		b.owner.Uncharge(b.destructor, b.Truesize)
+		b.owner, b.destructor = nil, NoDestructor
+	}
+}
+
+// String renders the skb for a timeline: "skb#7[len 4096 frags 1 uarg#3]".
+func (b *Buff) String() string {
+	s := fmt.Sprintf("%v[len %d frags %d", b.Ident(), b.Len, len(b.shinfo.Frags))
+	if u := b.Zcopy(); u != nil {
+		s += " " + u.Ident().String()
+	}
+	if b.Cloned {
+		s += " cloned"
+	}
+	return s + "]"
+}
+
+// Get models skb_get: another user of the same skb.
+func (b *Buff) Get() {
+	if b.CheckLive("skb_get") {
+		b.users++
+	}
+}
+
+// Free models kfree_skb and consume_skb: drop a user; the last one runs the
+// destructor and releases the data.
+func (b *Buff) Free() {
+	if !b.CheckLive("kfree_skb") {
+		return
+	}
+	b.users--
+	if b.users > 0 {
+		return
+	}
+	b.Orphan()
+	b.releaseData()
+	b.Tracked.Free()
+}
+
+// releaseData models skb_release_data: drop this skb's reference on the
+// shared info; the last one completes the uarg with success (skb_zcopy_clear
+// (skb, true)), unrefs the frags and frees the frag_list.
+func (b *Buff) releaseData() {
+	s := b.shinfo
+	s.dataref--
+	b.Note("skb_release_data: dataref %d", s.dataref)
+	if s.dataref > 0 {
+		return
+	}
+	if s.dataref < 0 {
+		b.Violate(kernel.RuleRefcount, "shared info dataref %d (underflow)", s.dataref)
+		return
+	}
+	b.zcopyClear(true)
+	for _, f := range s.Frags {
+		f.Page.Put()
+	}
+	s.Frags = nil
+	for _, l := range s.FragList {
+		l.Free()
+	}
+	s.FragList = nil
+	s.Free()
+}
+
+// Pages returns the pages the skb's frags reference, frag_list included.
+func (b *Buff) Pages() []*mm.Page {
+	var out []*mm.Page
+	for _, f := range b.shinfo.Frags {
+		out = append(out, f.Page)
+	}
+	for _, l := range b.shinfo.FragList {
+		out = append(out, l.Pages()...)
+	}
+	return out
+}

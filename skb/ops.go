@@ -1,0 +1,405 @@
+package skb
+
+import (
+	"github.com/zcsim/zcsim/kernel"
+	"github.com/zcsim/zcsim/mm"
+)
+
+// IsCloned models skb_cloned: the skb was cloned and its shared info is
+// still shared.
+func (b *Buff) IsCloned() bool { return b.Cloned && b.shinfo.dataref != 1 }
+
+// Clone models skb_clone: skb_orphan_frags first (a no-op for msg_zerocopy
+// skbs, which carry SKBFL_DONT_ORPHAN), then a new sk_buff sharing the
+// shared info (dataref++): no new uarg or page reference. The clone has no
+// owner. It fails (ENOMEM) only if orphaning fails.
+func (b *Buff) Clone() (*Buff, kernel.Errno) {
+	if !b.CheckLive("skb_clone") {
+		return nil, kernel.EINVAL
+	}
+	if err := b.OrphanFrags(); err != 0 {
+		return nil, kernel.ENOMEM
+	}
+	n := &Buff{Len: b.Len, DataLen: b.DataLen, LinearCap: b.LinearCap, Truesize: b.Truesize,
+		Cloned: true, Segs: b.Segs, users: 1, shinfo: b.shinfo}
+	b.Host().Track(&n.Tracked, "skb")
+	b.Cloned = true
+	b.shinfo.dataref++
+	n.Note("skb_clone of %v, dataref %d", b.Ident(), b.shinfo.dataref)
+	b.Note("cloned as %v", n.Ident())
+	return n, 0
+}
+
+// Copy models pskb_copy: a new skb with a private copy of the linear part
+// and a private shared info whose frags reference the same pages
+// (get_page each) and which takes its own uarg reference
+// (skb_orphan_frags, then skb_zerocopy_clone).
+func (b *Buff) Copy() (*Buff, kernel.Errno) {
+	if err := b.OrphanFrags(); err != 0 {
+		return nil, kernel.ENOMEM
+	}
+	n := Alloc(b.Host(), b.HeadLen())
+	n.Len, n.DataLen, n.Segs = b.Len, b.DataLen, b.Segs
+	n.shinfo.GSOSize = b.shinfo.GSOSize
+	n.shinfo.Flags = b.shinfo.Flags &^ kernel.SKBFL_ALL_ZEROCOPY
+	for _, f := range b.shinfo.Frags {
+		f.Page.Get()
+		n.shinfo.Frags = append(n.shinfo.Frags, f)
+	}
+	for _, l := range b.shinfo.FragList {
+		l.Get()
+		n.shinfo.FragList = append(n.shinfo.FragList, l)
+	}
+	n.Truesize = b.Truesize
+	if err := ZerocopyClone(n, b, true); err != 0 {
+		n.Free()
+		return nil, err
+	}
+	n.Note("pskb_copy of %v", b.Ident())
+	return n, 0
+}
+
+// ExpandHead models pskb_expand_head. For a cloned skb it makes the shared
+// info private: skb_orphan_frags, then a copy that takes a reference on
+// every frag page, every frag_list skb and the uarg (net_zcopy_get), and
+// skb_release_data on the old, still shared one. For an unshared skb the
+// head just moves and no count changes.
+func (b *Buff) ExpandHead() kernel.Errno {
+	if !b.IsCloned() {
+		b.Cloned = false
+		return 0
+	}
+	if err := b.OrphanFrags(); err != 0 {
+		return kernel.ENOMEM
+	}
+	old := b.shinfo
+	s := newShinfo(b.Host())
+	s.Flags, s.GSOSize, s.NoUarg = old.Flags, old.GSOSize, old.NoUarg
+	for _, f := range old.Frags {
+		f.Page.Get()
+		s.Frags = append(s.Frags, f)
+	}
+	for _, l := range old.FragList {
+		l.Get()
+		s.FragList = append(s.FragList, l)
+	}
+	if u := b.Zcopy(); u != nil {
+		u.Get(s.Ident())
+		s.Uarg = u
+	}
+	b.releaseData()
+	b.shinfo = s
+	b.Cloned = false
+	b.Note("pskb_expand_head: private shared info %v", s.Ident())
+	return 0
+}
+
+// Split models skb_split(skb, skb1, len) as tcp_fragment uses it: keep the
+// first n bytes in b and move the rest into a new skb, splitting a frag that
+// straddles n (both halves then reference its page). The new skb inherits
+// SKBFL_SHARED_FRAG and gets its own uarg reference (skb_zerocopy_clone
+// without gfp).
+// Preconditions: 0 < n < b.Len; b is not cloned.
+func (b *Buff) Split(n int) (*Buff, kernel.Errno) {
+	if n <= 0 || n >= b.Len {
+		return nil, kernel.EINVAL
+	}
+	rest := b.Len - n
+	b1 := Alloc(b.Host(), max(0, b.HeadLen()-n))
+	s, s1 := b.shinfo, b1.shinfo
+	if n < b.HeadLen() {
+		// Split inside the linear part: the tail of it and all frags move.
+		b1.Len, b1.DataLen = rest, b.DataLen
+		s1.Frags, s.Frags = s.Frags, nil
+		b.Len, b.DataLen = n, 0
+	} else {
+		pos := b.HeadLen()
+		var keep []Frag
+		for _, f := range s.Frags {
+			switch {
+			case pos+f.Size <= n:
+				keep = append(keep, f)
+			case pos >= n:
+				s1.Frags = append(s1.Frags, f)
+			default:
+				head := n - pos
+				f.Page.Get()
+				keep = append(keep, Frag{Page: f.Page, Off: f.Off, Size: head})
+				s1.Frags = append(s1.Frags, Frag{Page: f.Page, Off: f.Off + head, Size: f.Size - head})
+			}
+			pos += f.Size
+		}
+		s.Frags = keep
+		b1.Len, b1.DataLen = rest, rest
+		b.Len, b.DataLen = n, b.DataLen-rest
+	}
+	s1.Flags |= s.Flags & (kernel.SKBFL_SHARED_FRAG | kernel.SKBFL_PURE_ZEROCOPY)
+	if err := ZerocopyClone(b1, b, false); err != 0 {
+		return b1, err
+	}
+	b.Note("skb_split at %d into %v", n, b1.Ident())
+	return b1, 0
+}
+
+// Segment models skb_segment for a GSO skb without frag_list: orphan the
+// head skb's frags first (v6.6 order, 2ea35288c83b), then cut its payload
+// into segments of mss bytes. Each segment's frags reference the pages
+// (get_page) and each segment takes its own uarg reference
+// (skb_zerocopy_clone). b itself is untouched; the caller frees it.
+// Under kernel.BugSegmentStaleFrags the frags are read before orphaning.
+func (b *Buff) Segment(mss int) ([]*Buff, kernel.Errno) {
+	if mss <= 0 || len(b.shinfo.FragList) > 0 {
+		return nil, kernel.EINVAL
+	}
+	frags := b.shinfo.Frags
+	stale := b.Host().Profile.Bugs.Has(kernel.BugSegmentStaleFrags)
+	if err := b.OrphanFrags(); err != 0 {
+		return nil, kernel.ENOMEM
+	}
+	if !stale {
+		frags = b.shinfo.Frags
+	}
+	var segs []*Buff
+	head := b.HeadLen()
+	fi, foff := 0, 0
+	for off := 0; off < b.Len; off += mss {
+		seg := Alloc(b.Host(), min(head, mss))
+		n := min(mss, b.Len-off)
+		lin := min(max(head-off, 0), n)
+		seg.Len = n
+		for need := n - lin; need > 0 && fi < len(frags); {
+			f := frags[fi]
+			take := min(need, f.Size-foff)
+			if !f.Page.CheckLive("skb_segment frag") {
+				break
+			}
+			f.Page.Get()
+			seg.shinfo.Frags = append(seg.shinfo.Frags, Frag{Page: f.Page, Off: f.Off + foff, Size: take})
+			seg.DataLen += take
+			need -= take
+			if foff += take; foff == f.Size {
+				fi, foff = fi+1, 0
+			}
+		}
+		seg.shinfo.Flags |= b.shinfo.Flags & kernel.SKBFL_SHARED_FRAG
+		if err := ZerocopyClone(seg, b, true); err != 0 {
+			seg.Free()
+			freeAll(segs)
+			return nil, err
+		}
+		segs = append(segs, seg)
+	}
+	b.Note("skb_segment mss %d into %d segments", mss, len(segs))
+	return segs, 0
+}
+
+func freeAll(skbs []*Buff) {
+	for _, s := range skbs {
+		s.Free()
+	}
+}
+
+// Shift models skb_shift(tgt, skb, len) as SACK uses it: move whole frags
+// worth up to n bytes from b to the end of tgt. It refuses (returns 0) if
+// either skb is zerocopy, or tgt has no room.
+func Shift(tgt, b *Buff, n int) int {
+	if tgt.IsZcopy() || b.IsZcopy() || b.HeadLen() > 0 {
+		return 0
+	}
+	moved := 0
+	s, t := b.shinfo, tgt.shinfo
+	for len(s.Frags) > 0 && moved+s.Frags[0].Size <= n && len(t.Frags) < kernel.MaxSkbFrags {
+		f := s.Frags[0]
+		t.Frags = append(t.Frags, f)
+		s.Frags = s.Frags[1:]
+		moved += f.Size
+	}
+	tgt.Len, tgt.DataLen = tgt.Len+moved, tgt.DataLen+moved
+	b.Len, b.DataLen = b.Len-moved, b.DataLen-moved
+	return moved
+}
+
+// TryCoalesce models skb_try_coalesce(to, from) on a receive queue: if from's
+// payload fits in to's tailroom it is copied there; otherwise from's frags
+// are appended to to's, which is refused when either skb is zerocopy, has a
+// frag_list, or to is cloned. On success the caller frees from.
+func TryCoalesce(to, from *Buff) bool {
+	if to.IsCloned() {
+		return false
+	}
+	if from.Len <= to.Tailroom() {
+		to.Len += from.Len
+		return true
+	}
+	if len(to.shinfo.FragList) > 0 || len(from.shinfo.FragList) > 0 ||
+		to.IsZcopy() || from.IsZcopy() || from.HeadLen() > 0 || from.IsCloned() ||
+		len(to.shinfo.Frags)+len(from.shinfo.Frags) > kernel.MaxSkbFrags {
+		return false
+	}
+	// The frags' page references move to "to"; from keeps none.
+	to.shinfo.Frags = append(to.shinfo.Frags, from.shinfo.Frags...)
+	from.shinfo.Frags = nil
+	to.Len, to.DataLen = to.Len+from.DataLen, to.DataLen+from.DataLen
+	from.Len, from.DataLen = 0, 0
+	return true
+}
+
+// OrphanFrags models skb_orphan_frags: nothing for an skb that is not
+// zerocopy or whose uarg asks not to be orphaned (SKBFL_DONT_ORPHAN, every
+// msg_zerocopy uarg); otherwise skb_copy_ubufs (legacy ubufs and nouarg
+// PF_PACKET ring frames get a private copy).
+func (b *Buff) OrphanFrags() kernel.Errno {
+	if !b.IsZcopy() || (!b.shinfo.NoUarg && b.shinfo.Flags&kernel.SKBFL_DONT_ORPHAN != 0) {
+		return 0
+	}
+	return b.CopyUbufs()
+}
+
+// OrphanFragsRx models skb_orphan_frags_rx: any zerocopy skb that may loop
+// into a receive path (loopback, veth, tun, packet taps, the TX timestamp
+// clone) gets a private copy of its frags, and its uarg reports COPIED.
+func (b *Buff) OrphanFragsRx() kernel.Errno {
+	if !b.IsZcopy() {
+		return 0
+	}
+	return b.CopyUbufs()
+}
+
+// CopyUbufs models skb_copy_ubufs: replace the user frags by kernel pages
+// holding a copy, then drop the uarg reference with success false (COPIED)
+// and clear the zerocopy flags. A shared skb (users > 1) cannot be changed
+// (EINVAL); a cloned one is first made private (pskb_expand_head, which
+// takes a uarg reference for the new shared info). The copy uses the
+// smallest page order that fits MAX_SKB_FRAGS where the profile has
+// CopyUbufsHighOrder, order 0 otherwise. If the page allocation fails
+// (fault site skb_copy_ubufs) it returns ENOMEM and changes nothing.
+func (b *Buff) CopyUbufs() kernel.Errno {
+	if b.users > 1 {
+		return kernel.EINVAL
+	}
+	if err := b.ExpandHead(); err != 0 {
+		return kernel.ENOMEM
+	}
+	h := b.Host()
+	s := b.shinfo
+	if len(s.Frags) == 0 {
+		if h.Profile.Bugs.Has(kernel.BugCopyUbufsNoFrags) {
+			return 0
+		}
+		b.zcopyClear(false)
+		return 0
+	}
+	pagelen := 0
+	for _, f := range s.Frags {
+		pagelen += f.Size
+	}
+	order := 0
+	if h.Profile.CopyUbufsHighOrder && !h.Profile.Bugs.Has(kernel.BugCopyUbufsOrder0) {
+		for (kernel.PageSize<<order)*kernel.MaxSkbFrags < pagelen {
+			order++
+		}
+	}
+	psize := kernel.PageSize << order
+	count := (pagelen + psize - 1) / psize
+	if count > kernel.MaxSkbFrags {
+		b.Violate(kernel.RuleBounds, "skb_copy_ubufs needs %d frags of %d bytes for %d bytes: more than MAX_SKB_FRAGS", count, psize, pagelen)
+	}
+	if h.Fail(kernel.FaultCopyUbufs) {
+		b.Note("skb_copy_ubufs: page allocation failed")
+		return kernel.ENOMEM
+	}
+	for _, f := range s.Frags {
+		f.Page.Put()
+	}
+	s.Frags = make([]Frag, 0, count)
+	for left := pagelen; left > 0; left -= psize {
+		s.Frags = append(s.Frags, Frag{Page: mm.AllocPages(h, order), Size: min(left, psize)})
+	}
+	b.Note("skb_copy_ubufs: %d bytes into %d order-%d pages", pagelen, count, order)
+	b.zcopyClear(false)
+	return 0
+}
+
+// Zerocopy models skb_zerocopy(to, from, len, hlen) (openvswitch upcalls,
+// nfqueue): copy hlen bytes into to's linear part and share from's frags for
+// the rest (get_page each), after orphaning from's frags (ENOMEM); to then
+// takes its own reference on from's uarg (skb_zerocopy_clone; EIO).
+func Zerocopy(to, from *Buff, n, hlen int) kernel.Errno {
+	if err := from.OrphanFrags(); err != 0 {
+		return kernel.ENOMEM
+	}
+	to.Len += hlen
+	pos, need := from.HeadLen(), n-hlen
+	for _, f := range from.shinfo.Frags {
+		if need <= 0 {
+			break
+		}
+		if pos+f.Size <= hlen {
+			pos += f.Size
+			continue
+		}
+		start := max(0, hlen-pos)
+		take := min(f.Size-start, need)
+		f.Page.Get()
+		to.shinfo.Frags = append(to.shinfo.Frags, Frag{Page: f.Page, Off: f.Off + start, Size: take})
+		to.Len, to.DataLen = to.Len+take, to.DataLen+take
+		need -= take
+		pos += f.Size
+	}
+	return ZerocopyClone(to, from, true)
+}
+
+// PullTail models __pskb_pull_tail(skb, delta): copy delta bytes of frag data
+// into the linear part (making the head private first if it is cloned or
+// too small), dropping frags that were consumed. When no frag data is left
+// the skb is linear and skb_zcopy_clear(skb, false) reports the copy: this
+// is how a device without scatter-gather, or a software checksum, produces
+// COPIED.
+func (b *Buff) PullTail(delta int) kernel.Errno {
+	if delta > b.DataLen {
+		return kernel.EINVAL
+	}
+	if delta > b.Tailroom() || b.IsCloned() {
+		if err := b.ExpandHead(); err != 0 {
+			return kernel.ENOMEM
+		}
+		b.LinearCap = max(b.LinearCap, b.HeadLen()+delta+128)
+		b.Truesize = max(b.Truesize, Truesize(b.LinearCap))
+	}
+	s := b.shinfo
+	eat := delta
+	var keep []Frag
+	for _, f := range s.Frags {
+		switch {
+		case eat >= f.Size:
+			eat -= f.Size
+			f.Page.Put()
+		case eat > 0:
+			keep = append(keep, Frag{Page: f.Page, Off: f.Off + eat, Size: f.Size - eat})
+			eat = 0
+		default:
+			keep = append(keep, f)
+		}
+	}
+	s.Frags = keep
+	b.DataLen -= delta
+	b.Note("__pskb_pull_tail %d bytes, data_len %d", delta, b.DataLen)
+	if b.DataLen == 0 {
+		b.zcopyClear(false)
+	}
+	return 0
+}
+
+// Linearize models skb_linearize: pull every frag into the linear part.
+func (b *Buff) Linearize() kernel.Errno { return b.PullTail(b.DataLen) }
+
+// TxError models skb_tx_error, a driver dropping an skb it failed to send:
+// complete the uarg with success, unless the skb is a clone, whose shared
+// info (and zerocopy state) others still use. Under kernel.BugTxErrorClone
+// the clone guard is missing.
+func (b *Buff) TxError() {
+	if b.IsCloned() && !b.Host().Profile.Bugs.Has(kernel.BugTxErrorClone) {
+		return
+	}
+	b.zcopyClear(true)
+}

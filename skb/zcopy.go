@@ -1,0 +1,170 @@
+package skb
+
+import (
+	"github.com/zcsim/zcsim/kernel"
+	"github.com/zcsim/zcsim/mm"
+	"github.com/zcsim/zcsim/ubuf"
+)
+
+// ZcopySet models skb_zcopy_set(skb, uarg, have_ref): attach uarg to the
+// skb's shared info unless it already has one (an skb points at one uarg
+// only, and then nothing happens). If *haveRef, the reference held by from
+// is handed over and *haveRef becomes false; otherwise a new one is taken.
+// The uarg's flags are ORed into the shared info.
+func (b *Buff) ZcopySet(u *ubuf.Info, from kernel.ObjectID, haveRef *bool) {
+	if u == nil || b.IsZcopy() {
+		return
+	}
+	s := b.shinfo
+	if haveRef != nil && *haveRef {
+		u.Transfer(from, s.Ident())
+		*haveRef = false
+	} else {
+		u.Get(s.Ident())
+	}
+	s.Uarg = u
+	s.Flags |= u.Flags
+	b.Note("skb_zcopy_set %v", u)
+}
+
+// SetNoUarg models skb_zcopy_set_nouarg: mark the skb zerocopy without a
+// uarg (PF_PACKET TX ring frames), so that orphaning and cloning copy its
+// frags and no completion is ever called.
+func (b *Buff) SetNoUarg() {
+	b.shinfo.NoUarg = true
+	b.shinfo.Flags |= kernel.SKBFL_ZEROCOPY_FRAG
+}
+
+// zcopyClear models skb_zcopy_clear(skb, success): drop the shared info's
+// uarg reference (ops->complete) and clear every zerocopy flag.
+func (b *Buff) zcopyClear(success bool) {
+	s := b.shinfo
+	if u := b.Zcopy(); u != nil {
+		b.Note("skb_zcopy_clear success=%t", success)
+		u.Complete(s.Ident(), success)
+	}
+	s.Uarg, s.NoUarg = nil, false
+	s.Flags &^= kernel.SKBFL_ALL_ZEROCOPY
+}
+
+// ZerocopyFromIter models __zerocopy_sg_from_iter followed by skb_zcopy_set
+// (skb_zerocopy_iter_stream / _dgram): pin up to n bytes of the user's pages
+// as frags, one frag per page chunk of each iovec, extending the last frag
+// when the chunk continues it. Each pinned page's full size is added to
+// truesize. It returns the bytes added; when no frag slot is left and
+// nothing was added, EMSGSIZE. If the skb already holds a different uarg it
+// returns EEXIST and adds nothing.
+func (b *Buff) ZerocopyFromIter(it *mm.Iter, n int, u *ubuf.Info, from kernel.ObjectID) (int, kernel.Errno) {
+	if cur := b.Zcopy(); cur != nil && cur != u {
+		return 0, kernel.EEXIST
+	}
+	added := 0
+	for added < n {
+		c, ok := it.Peek(n - added)
+		if !ok {
+			break
+		}
+		if !b.extendLastFrag(c) {
+			if len(b.shinfo.Frags) == kernel.MaxSkbFrags {
+				break
+			}
+			c.Page.Get()
+			b.shinfo.Frags = append(b.shinfo.Frags, Frag{Page: c.Page, Off: c.Off, Size: c.Len})
+			b.Truesize += kernel.PageSize
+		}
+		it.Advance(c.Len)
+		added += c.Len
+	}
+	if added == 0 && n > 0 {
+		return 0, kernel.EMSGSIZE
+	}
+	b.Len += added
+	b.DataLen += added
+	b.ZcopySet(u, from, nil)
+	b.Note("zerocopy %d bytes from user pages, %d frags", added, len(b.shinfo.Frags))
+	return added, 0
+}
+
+// extendLastFrag grows the last frag by c when c starts where it ends.
+func (b *Buff) extendLastFrag(c mm.Chunk) bool {
+	fr := b.shinfo.Frags
+	if len(fr) == 0 || c.NewIovec {
+		return false
+	}
+	last := &fr[len(fr)-1]
+	if last.Page != c.Page || last.Off+last.Size != c.Off {
+		return false
+	}
+	last.Size += c.Len
+	return true
+}
+
+// AppendLinear copies n bytes into the linear part (skb_put_data), which
+// must have room. Data copied there is never a frag, so no later
+// skb_orphan_frags_rx can report it as copied.
+func (b *Buff) AppendLinear(n int) {
+	if n > b.Tailroom() {
+		b.Violate(kernel.RuleBounds, "skb_put of %d bytes with %d tailroom", n, b.Tailroom())
+		return
+	}
+	b.Len += n
+}
+
+// CanCoalesce models skb_can_coalesce(skb, i, page, off): a copied chunk at
+// page+off can extend the last frag. Never for a zerocopy skb.
+func (b *Buff) CanCoalesce(page *mm.Page, off int) bool {
+	if b.IsZcopy() {
+		return false
+	}
+	fr := b.shinfo.Frags
+	if len(fr) == 0 {
+		return false
+	}
+	last := fr[len(fr)-1]
+	return last.Page == page && last.Off+last.Size == off
+}
+
+// AppendPageFrag models the copy path's skb_copy_to_page_nocache: n bytes
+// copied into a kernel page frag at page+off, either extending the last frag
+// (CanCoalesce) or as a new frag that takes a page reference. It reports
+// false when a new frag is needed and none is left.
+func (b *Buff) AppendPageFrag(page *mm.Page, off, n int) bool {
+	if b.CanCoalesce(page, off) {
+		b.shinfo.Frags[len(b.shinfo.Frags)-1].Size += n
+	} else {
+		if len(b.shinfo.Frags) == kernel.MaxSkbFrags {
+			return false
+		}
+		page.Get()
+		b.shinfo.Frags = append(b.shinfo.Frags, Frag{Page: page, Off: off, Size: n})
+	}
+	b.Len += n
+	b.DataLen += n
+	b.Truesize += n
+	return true
+}
+
+// ZerocopyClone models skb_zerocopy_clone(nskb, orig): give nskb its own
+// reference on orig's uarg. If nskb already holds a different uarg, its
+// frags are first copied (skb_copy_ubufs; EIO if that fails), unless
+// mayCopy is false (the gfp == 0 callers, skb_split), where that is ENOMEM.
+func ZerocopyClone(nskb, orig *Buff, mayCopy bool) kernel.Errno {
+	u := orig.Zcopy()
+	if u == nil {
+		return 0
+	}
+	if cur := nskb.Zcopy(); cur != nil {
+		if cur == u {
+			return 0
+		}
+		if !mayCopy {
+			nskb.Violate(kernel.RuleRefcount, "skb_zerocopy_clone without gfp on an skb holding %v", cur)
+			return kernel.ENOMEM
+		}
+		if nskb.CopyUbufs() != 0 {
+			return kernel.EIO
+		}
+	}
+	nskb.ZcopySet(u, kernel.ObjectID{}, nil)
+	return 0
+}

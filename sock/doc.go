@@ -1,0 +1,35 @@
+// Package sock models struct sock as far as MSG_ZEROCOPY needs it: the
+// zerocopy counter and flag, the socket refcount and SOCK_DEAD, the memory
+// charges (optmem, wmem, rmem) with their limits, buffer sizes, timestamp
+// settings, and the error queue.
+//
+// # Model
+//
+// Sock implements ubuf.Socket and skb.Owner. Omalloc is sock_omalloc's
+// admission check, omem + SKB_TRUESIZE(0) > optmem_max ⇒ fail, followed by
+// a charge of the skb's real truesize. SetZerocopy applies the profile's
+// SO_ZEROCOPY rules; Zerocopy says whether MSG_ZEROCOPY takes effect (it is
+// silently ignored otherwise). RecvErrqueue reads one record, returns its
+// charge, and fails with EAGAIN when the queue is empty.
+//
+// # Ownership
+//
+// A Sock starts with one reference, its descriptor's, dropped by Close,
+// which also sets SOCK_DEAD. Each msg_zerocopy uarg holds another until its
+// completion. The last Put purges the error queue (sk_destruct) and frees
+// the socket; a charge still held then is reported as a leak.
+//
+// # Invariants
+//
+//	refcnt ≥ 0; no charge goes below zero;
+//	at destruction omem = wmem = wmem_queued = rmem = 0;
+//	sk_zckey only changes through ubuf (alloc, realloc, put_abort).
+//
+// # Linux correspondence
+//
+// net/core/sock.c: sk_alloc, sock_setsockopt (SO_ZEROCOPY, SO_SNDBUF,
+// SO_RCVBUF and the FORCE forms, SO_TIMESTAMPING, SO_RCVLOWAT),
+// sock_getsockopt, sock_omalloc, sock_ofree, sock_wfree, sock_rfree,
+// sock_queue_err_skb, sock_recv_errqueue, sk_destruct, sock_orphan;
+// include/net/sock.h: sock_hold, sock_put.
+package sock

@@ -1,0 +1,291 @@
+package sock
+
+import (
+	"fmt"
+
+	"github.com/zcsim/zcsim/kernel"
+	"github.com/zcsim/zcsim/notify"
+	"github.com/zcsim/zcsim/skb"
+	"github.com/zcsim/zcsim/ubuf"
+)
+
+// State is sk_state, in the TCP state numbering every socket uses
+// (include/net/tcp_states.h).
+type State uint8
+
+// Socket states.
+const (
+	ESTABLISHED State = 1
+	SYN_SENT    State = 2
+	FIN_WAIT1   State = 4
+	CLOSE       State = 7
+	CLOSE_WAIT  State = 8
+	LISTEN      State = 10
+)
+
+var stateNames = map[State]string{
+	ESTABLISHED: "TCP_ESTABLISHED", SYN_SENT: "TCP_SYN_SENT", FIN_WAIT1: "TCP_FIN_WAIT1",
+	CLOSE: "TCP_CLOSE", CLOSE_WAIT: "TCP_CLOSE_WAIT", LISTEN: "TCP_LISTEN",
+}
+
+// String names the state as the kernel does ("TCP_CLOSE").
+func (s State) String() string {
+	if n, ok := stateNames[s]; ok {
+		return n
+	}
+	return fmt.Sprintf("state %d", s)
+}
+
+// Sock is a struct sock: the protocol-independent socket state MSG_ZEROCOPY
+// touches.
+//
+// Ownership: a new Sock has one reference (sk_refcnt), owned by its file
+// descriptor and dropped by Close. Every msg_zerocopy uarg holds one more
+// until its completion (sock_hold in msg_zerocopy_alloc). When the last
+// reference goes, sk_destruct purges the error queue and the socket is
+// freed; every charge it still holds is then a leak.
+type Sock struct {
+	kernel.Tracked
+	Family   kernel.Family
+	Type     kernel.SockType
+	Protocol kernel.Protocol
+	Class    kernel.SocketClass
+	State    State
+	// Task is the process that owns the socket and makes its calls.
+	Task *ubuf.Task
+	// Net holds the network namespace's sysctls.
+	Net *Sysctl
+
+	zckey    uint32
+	zerocopy bool
+	dead     bool
+	refcnt   int
+
+	// Charges, in bytes of truesize.
+	OmemAlloc  int // sk_omem_alloc
+	WmemAlloc  int // sk_wmem_alloc, without the kernel's bias of 1
+	WmemQueued int // sk_wmem_queued (TCP write and retransmit queues)
+	RmemAlloc  int // sk_rmem_alloc
+	Sndbuf     int // sk_sndbuf
+	Rcvbuf     int // sk_rcvbuf
+	Rcvlowat   int // sk_rcvlowat
+
+	// Tsflags are the SO_TIMESTAMPING flags and Tskey the next key.
+	Tsflags kernel.Timestamping
+	Tskey   uint32
+
+	// ErrQueue is sk_error_queue.
+	ErrQueue notify.Queue
+
+	// OnNotify, if set, is called for each zerocopy notification the
+	// socket's uargs hand over, after it was merged or queued.
+	OnNotify func(n ubuf.Notification, merged bool)
+}
+
+// New models sk_alloc for socket(family, typ, proto) owned by task: one
+// reference, state TCP_CLOSE, buffers at the namespace defaults.
+func New(h *kernel.Host, net *Sysctl, task *ubuf.Task, family kernel.Family, typ kernel.SockType, proto kernel.Protocol) *Sock {
+	s := &Sock{
+		Family: family, Type: typ, Protocol: proto,
+		Class: kernel.Classify(family, typ, proto),
+		State: CLOSE, Task: task, Net: net, refcnt: 1,
+		Sndbuf: net.WmemDefault, Rcvbuf: net.RmemDefault, Rcvlowat: 1,
+	}
+	if s.Class == kernel.ClassTCP {
+		s.Sndbuf, s.Rcvbuf = net.TCPWmem[1], net.TCPRmem[1]
+	}
+	h.Track(&s.Tracked, "sock")
+	s.Note("socket(%v, %v, %v)", kernel.FamilyNames.Name(family), typ, proto)
+	return s
+}
+
+// String renders the socket as "sock#2(tcp)".
+func (s *Sock) String() string { return fmt.Sprintf("%v(%v)", s.Ident(), s.Class) }
+
+// ZCKey returns sk_zckey, the id the next zerocopy uarg gets.
+func (s *Sock) ZCKey() uint32 { return s.zckey }
+
+// SetZCKey stores sk_zckey.
+func (s *Sock) SetZCKey(k uint32) { s.zckey = k }
+
+// Stream reports whether the socket is SOCK_STREAM.
+func (s *Sock) Stream() bool { return s.Type.Base() == kernel.SOCK_STREAM }
+
+// Dead reports SOCK_DEAD: the socket was closed by its owner.
+func (s *Sock) Dead() bool { return s.dead }
+
+// Refcnt returns sk_refcnt.
+func (s *Sock) Refcnt() int { return s.refcnt }
+
+// ZerocopyFlag reports SOCK_ZEROCOPY as set by SO_ZEROCOPY.
+func (s *Sock) ZerocopyFlag() bool { return s.zerocopy }
+
+// Zerocopy reports whether MSG_ZEROCOPY takes effect on this socket: with
+// SOCK_ZEROCOPY set where the profile requires the opt-in, or for every
+// socket class that implements it where it does not (the RFC). Otherwise
+// the flag is silently ignored and the data is copied.
+func (s *Sock) Zerocopy() bool {
+	p := s.Host().Profile
+	if p.OptIn {
+		return s.zerocopy
+	}
+	return p.Accepts(s.Class)
+}
+
+// Omalloc models sock_omalloc(sk, 0): fail if sk_omem_alloc plus the
+// estimate SKB_TRUESIZE(0) would exceed optmem_max (strictly), or if the
+// allocation fails (fault site sock_omalloc); else charge the skb's
+// truesize. Under kernel.BugNotifyWmem the RFC v1 charged sk_wmem_alloc
+// against sk_sndbuf instead (sock_wmalloc).
+func (s *Sock) Omalloc() (int, bool) {
+	p := s.Host().Profile
+	size := p.OmallocTruesize
+	if p.Bugs.Has(kernel.BugNotifyWmem) {
+		if s.WmemAlloc >= s.Sndbuf || s.Host().Fail(kernel.FaultSockOmalloc) {
+			return 0, false
+		}
+		s.WmemAlloc += size
+		return size, true
+	}
+	if s.OmemAlloc+p.OmallocEstimate > s.Net.OptmemMax || s.Host().Fail(kernel.FaultSockOmalloc) {
+		s.Note("sock_omalloc refused: omem %d + %d > optmem_max %d", s.OmemAlloc, p.OmallocEstimate, s.Net.OptmemMax)
+		return 0, false
+	}
+	s.OmemAlloc += size
+	return size, true
+}
+
+// Ofree models sock_ofree: return an Omalloc charge.
+func (s *Sock) Ofree(truesize int) {
+	if s.Host().Profile.Bugs.Has(kernel.BugNotifyWmem) {
+		s.uncharge(&s.WmemAlloc, "sk_wmem_alloc", truesize)
+		return
+	}
+	s.uncharge(&s.OmemAlloc, "sk_omem_alloc", truesize)
+}
+
+func (s *Sock) uncharge(counter *int, name string, n int) {
+	if *counter < n {
+		s.Violate(kernel.RuleAccounting, "%s %d uncharged by %d (underflow)", name, *counter, n)
+		*counter = 0
+		return
+	}
+	*counter -= n
+}
+
+// Uncharge returns an skb's charge when it is orphaned or freed
+// (sock_wfree, sock_rfree, sock_ofree, sk_wmem_free_skb).
+func (s *Sock) Uncharge(d skb.Destructor, truesize int) {
+	switch d {
+	case skb.SockWfree:
+		s.uncharge(&s.WmemAlloc, "sk_wmem_alloc", truesize)
+	case skb.SockRfree:
+		s.uncharge(&s.RmemAlloc, "sk_rmem_alloc", truesize)
+	case skb.SockOfree:
+		s.Ofree(truesize)
+	case skb.WmemQueued:
+		s.uncharge(&s.WmemQueued, "sk_wmem_queued", truesize)
+	}
+}
+
+// Hold models sock_hold.
+func (s *Sock) Hold() {
+	if !s.CheckLive("sock_hold") {
+		return
+	}
+	s.refcnt++
+}
+
+// Put models sock_put: the last reference runs sk_destruct, which purges
+// the error queue and frees the socket.
+func (s *Sock) Put() {
+	if !s.CheckLive("sock_put") {
+		return
+	}
+	if s.refcnt <= 0 {
+		s.Violate(kernel.RuleRefcount, "sock_put with sk_refcnt %d", s.refcnt)
+		return
+	}
+	s.refcnt--
+	if s.refcnt == 0 {
+		s.destruct()
+	}
+}
+
+// destruct models sk_destruct: purge the error queue, then every charge
+// must be back to zero.
+func (s *Sock) destruct() {
+	for _, r := range s.ErrQueue.Purge() {
+		s.freeRecord(r)
+	}
+	for _, c := range []struct {
+		name string
+		n    int
+	}{{"sk_omem_alloc", s.OmemAlloc}, {"sk_wmem_alloc", s.WmemAlloc}, {"sk_wmem_queued", s.WmemQueued}, {"sk_rmem_alloc", s.RmemAlloc}} {
+		if c.n != 0 {
+			s.Violate(kernel.RuleAccounting, "destroyed with %s %d", c.name, c.n)
+		}
+	}
+	s.Free()
+}
+
+// Close models the socket-layer part of close(2): sock_orphan sets
+// SOCK_DEAD, the state becomes TCP_CLOSE and the descriptor's reference is
+// dropped. Protocols first do their own teardown.
+func (s *Sock) Close() {
+	s.dead = true
+	s.State = CLOSE
+	s.Note("close: SOCK_DEAD")
+	s.Put()
+}
+
+// QueueNotification queues or merges a zerocopy notification on the error
+// queue at the profile's end (__msg_zerocopy_callback); a merged
+// notification's skb is consumed at once and its optmem returned.
+func (s *Sock) QueueNotification(n ubuf.Notification) {
+	merged := s.ErrQueue.Zerocopy(n, s.Host().Profile.NotifyMergeEnd)
+	if merged {
+		s.Ofree(n.Truesize)
+	}
+	s.Note("notification [%d,%d] copied=%t merged=%t", n.Lo, n.Hi(), n.Copied, merged)
+	if s.OnNotify != nil {
+		s.OnNotify(n, merged)
+	}
+}
+
+// QueueErr models sock_queue_err_skb for a non-zerocopy record (a TX
+// timestamp): charge its truesize to sk_rmem_alloc, or fail with ENOMEM
+// (and queue nothing) when that would reach sk_rcvbuf.
+func (s *Sock) QueueErr(r notify.Record) kernel.Errno {
+	if s.RmemAlloc+r.Truesize >= s.Rcvbuf {
+		return kernel.ENOMEM
+	}
+	s.RmemAlloc += r.Truesize
+	s.ErrQueue.Append(r)
+	return 0
+}
+
+// RecvErrqueue models recvmsg(MSG_ERRQUEUE) (sock_recv_errqueue): dequeue
+// one record and free it, returning its charge; EAGAIN when the queue is
+// empty. It never blocks.
+func (s *Sock) RecvErrqueue() (notify.Record, kernel.Errno) {
+	r, ok := s.ErrQueue.Dequeue()
+	if !ok {
+		return notify.Record{}, kernel.EAGAIN
+	}
+	s.freeRecord(r)
+	return r, 0
+}
+
+// freeRecord frees an error-queue skb: a zerocopy notification returns its
+// optmem, a timestamp its rmem and the clone it carries.
+func (s *Sock) freeRecord(r notify.Record) {
+	if r.IsZerocopy() {
+		s.Ofree(r.Truesize)
+		return
+	}
+	s.uncharge(&s.RmemAlloc, "sk_rmem_alloc", r.Truesize)
+	if r.Skb != nil {
+		r.Skb.Free()
+	}
+}

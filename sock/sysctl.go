@@ -1,0 +1,35 @@
+package sock
+
+import "github.com/zcsim/zcsim/kernel"
+
+// Sysctl holds the per-network-namespace settings the model reads
+// (net.core.*, net.ipv4.tcp_wmem and tcp_rmem).
+type Sysctl struct {
+	OptmemMax   int    // net.core.optmem_max
+	WmemMax     int    // net.core.wmem_max
+	RmemMax     int    // net.core.rmem_max
+	WmemDefault int    // net.core.wmem_default
+	RmemDefault int    // net.core.rmem_default
+	TCPWmem     [3]int // net.ipv4.tcp_wmem: min, default, max
+	TCPRmem     [3]int // net.ipv4.tcp_rmem
+}
+
+// DefaultSysctl returns the settings of a fresh namespace under profile p.
+func DefaultSysctl(p *kernel.Profile) *Sysctl {
+	return &Sysctl{
+		OptmemMax:   p.OptmemMax,
+		WmemMax:     212992,
+		RmemMax:     212992,
+		WmemDefault: 212992,
+		RmemDefault: 212992,
+		TCPWmem:     [3]int{4096, 16384, 4194304},
+		TCPRmem:     [3]int{4096, 131072, 6291456},
+	}
+}
+
+// Minimum buffer sizes (SOCK_MIN_SNDBUF, SOCK_MIN_RCVBUF in
+// include/net/sock.h): room for a couple of small skbs.
+const (
+	MinSndbuf = 2 * (2048 + 256)
+	MinRcvbuf = 2048 + 256
+)

@@ -1,0 +1,88 @@
+package ubuf
+
+import "github.com/zcsim/zcsim/kernel"
+
+// User is a user_struct: the per-uid counter of pages pinned by
+// MSG_ZEROCOPY sends, shared by every task and socket of that uid. The zero
+// value is uid 0 with nothing pinned.
+type User struct {
+	UID int
+	// LockedVM is user_struct.locked_vm, in pages.
+	LockedVM uint64
+}
+
+// Task is the calling process: whose user it runs as, its RLIMIT_MEMLOCK and
+// whether it has CAP_IPC_LOCK. mm_account_pinned_pages reads the limit of
+// the current task but charges the pages to its user.
+type Task struct {
+	Name string
+	User *User
+	// Memlock is RLIMIT_MEMLOCK in bytes; kernel.RLIM_INFINITY for none.
+	Memlock uint64
+	// CapIPCLock exempts the task from locked-page accounting.
+	CapIPCLock bool
+	// PinnedVM is the per-process counter charged instead of the user's
+	// when the profile has kernel.BugMemlockPerProcess.
+	PinnedVM uint64
+}
+
+// MMPin is struct mmpin: the user charged for a uarg's pinned pages and how
+// many. The zero value has charged nothing.
+type MMPin struct {
+	User  *User
+	Task  *Task // charged task, only under kernel.BugMemlockPerProcess
+	NumPg uint64
+}
+
+// PinnedPages is the worst-case number of pages a buffer of size bytes can
+// span, (size >> PAGE_SHIFT) + 2, as mm_account_pinned_pages counts it,
+// whatever the buffer's alignment.
+func PinnedPages(size uint64) uint64 { return size>>kernel.PageShift + 2 }
+
+// Account models mm_account_pinned_pages: it charges PinnedPages(size) to
+// the user (the one already recorded in m, else the task's) against the
+// task's RLIMIT_MEMLOCK, and reports false (the caller's ENOBUFS) if that
+// would exceed the limit. A task with CAP_IPC_LOCK, a zero size and, where
+// the profile says so, an unlimited RLIMIT_MEMLOCK are not accounted at all.
+func (m *MMPin) Account(p *kernel.Profile, task *Task, size uint64) bool {
+	if task.CapIPCLock || size == 0 {
+		return true
+	}
+	if p.MemlockInfinityExempt && task.Memlock == kernel.RLIM_INFINITY {
+		return true
+	}
+	numPg := PinnedPages(size)
+	maxPg := task.Memlock >> kernel.PageShift
+	if p.Bugs.Has(kernel.BugMemlockPerProcess) {
+		if task.PinnedVM+numPg > maxPg {
+			return false
+		}
+		task.PinnedVM += numPg
+		m.Task = task
+		m.NumPg += numPg
+		return true
+	}
+	user := m.User
+	if user == nil {
+		user = task.User
+	}
+	if user.LockedVM+numPg > maxPg {
+		return false
+	}
+	user.LockedVM += numPg
+	m.User = user
+	m.NumPg += numPg
+	return true
+}
+
+// Unaccount models mm_unaccount_pinned_pages: it returns every page the
+// uarg charged, once.
+func (m *MMPin) Unaccount() {
+	switch {
+	case m.Task != nil:
+		m.Task.PinnedVM -= m.NumPg
+	case m.User != nil:
+		m.User.LockedVM -= m.NumPg
+	}
+	*m = MMPin{}
+}

@@ -1,0 +1,210 @@
+package ubuf
+
+import (
+	"fmt"
+
+	"github.com/zcsim/zcsim/kernel"
+)
+
+// Flavour says which ubuf_info_ops a uarg has.
+type Flavour uint8
+
+// Flavours.
+const (
+	// MsgZerocopy is struct ubuf_info_msgzc with msg_zerocopy_ubuf_ops:
+	// refcounted, id-numbered, accounted, notified on the error queue.
+	MsgZerocopy Flavour = iota
+	// Legacy is the 1:1 ubuf of vhost_net and tun: one reference per skb,
+	// a completion callback, no id, no page accounting and no zerocopy
+	// field (it overlays desc/ctx there).
+	Legacy
+)
+
+// Socket is the part of struct sock a msg_zerocopy uarg touches. The sock
+// package implements it; tests may use a fake.
+type Socket interface {
+	// Ident identifies the socket in histories.
+	Ident() kernel.ObjectID
+	// ZCKey returns sk_zckey.
+	ZCKey() uint32
+	// SetZCKey stores sk_zckey.
+	SetZCKey(uint32)
+	// Stream reports whether the socket is SOCK_STREAM.
+	Stream() bool
+	// Dead reports SOCK_DEAD.
+	Dead() bool
+	// Omalloc models sock_omalloc(sk, 0, GFP_KERNEL): it charges the
+	// notification skb to optmem and returns its truesize, or false.
+	Omalloc() (truesize int, ok bool)
+	// Ofree models sock_ofree: it returns truesize of optmem.
+	Ofree(truesize int)
+	// Hold and Put model sock_hold and sock_put.
+	Hold()
+	Put()
+	// QueueNotification is the queueing half of __msg_zerocopy_callback:
+	// under the error-queue lock, merge n into the queue or append it.
+	QueueNotification(n Notification)
+}
+
+// Notification is what __msg_zerocopy_callback hands to the error queue: the
+// inclusive id range [Lo, Lo+Len-1] (mod 2^32), whether any reference drop
+// reported a copy, and the notification skb's optmem charge, which travels
+// with it until it is read or merged away.
+type Notification struct {
+	Lo       uint32
+	Len      uint32
+	Copied   bool
+	Truesize int
+	Uarg     kernel.ObjectID
+}
+
+// Hi returns the last id of the range.
+func (n Notification) Hi() uint32 { return n.Lo + n.Len - 1 }
+
+// Info is a struct ubuf_info: a refcounted record of user pages lent to
+// the network stack.
+//
+// Ownership: a new Info has one reference, owned by its creator. Every skb
+// that points at it through destructor_arg owns one more (clones share
+// their shinfo's). Get records the new holder; Complete drops a holder's
+// reference, and the last drop runs the completion. Every holder is
+// recorded, so a leak names who still holds a reference.
+type Info struct {
+	kernel.Tracked
+	Flavour Flavour
+
+	// ID, Len and Bytelen are the msgzc fields: the first id, how many send
+	// calls share this uarg, and their total bytes.
+	ID      uint32
+	Len     uint16
+	Bytelen uint32
+	// Zerocopy is false once any reference drop reported a copy.
+	Zerocopy bool
+	// Flags are ORed into each skb's shared info by skb_zcopy_set.
+	Flags kernel.SkbFlags
+	// Mmp is the locked-page charge.
+	Mmp MMPin
+	// Truesize is the optmem charge of the skb the uarg lives in.
+	Truesize int
+
+	sk      Socket
+	refcnt  int
+	holders []kernel.ObjectID
+	// Done and Success record a Legacy completion.
+	Done, Success bool
+}
+
+// Refcnt returns the number of references.
+func (u *Info) Refcnt() int { return u.refcnt }
+
+// Holders returns who holds the references, in the order taken.
+func (u *Info) Holders() []kernel.ObjectID { return append([]kernel.ObjectID(nil), u.holders...) }
+
+// Socket returns the owning socket of a MsgZerocopy uarg.
+func (u *Info) Socket() Socket { return u.sk }
+
+// String renders the uarg for a timeline: "uarg#3[id 0..1 refcnt 2]".
+func (u *Info) String() string {
+	if u.Flavour == Legacy {
+		return fmt.Sprintf("%v[legacy refcnt %d]", u.Ident(), u.refcnt)
+	}
+	return fmt.Sprintf("%v[id %d..%d refcnt %d]", u.Ident(), u.ID, u.ID+uint32(u.Len)-1, u.refcnt)
+}
+
+// Get models net_zcopy_get / refcount_inc: holder takes a reference.
+// Precondition: the uarg is live and has a reference (no increment from 0).
+func (u *Info) Get(holder kernel.ObjectID) {
+	if !u.CheckLive("get") {
+		return
+	}
+	if u.refcnt <= 0 {
+		u.Violate(kernel.RuleRefcount, "get by %v with refcnt %d (increment from zero)", holder, u.refcnt)
+		return
+	}
+	u.refcnt++
+	u.holders = append(u.holders, holder)
+	u.Note("get by %v → refcnt %d", holder, u.refcnt)
+}
+
+// Complete models ops->complete (msg_zerocopy_complete for MsgZerocopy):
+// holder drops its reference; success false marks the uarg COPIED. The last
+// drop runs the completion: __msg_zerocopy_callback, or the legacy callback.
+func (u *Info) Complete(holder kernel.ObjectID, success bool) {
+	if !u.CheckLive("put") {
+		return
+	}
+	if u.refcnt <= 0 {
+		u.Violate(kernel.RuleRefcount, "put by %v with refcnt %d (underflow)", holder, u.refcnt)
+		return
+	}
+	if !u.dropHolder(holder) {
+		u.Violate(kernel.RuleRefcount, "put by %v, which holds no reference (holders %v)", holder, u.holders)
+	}
+	if u.Flavour == MsgZerocopy {
+		u.Zerocopy = u.Zerocopy && success
+	}
+	u.refcnt--
+	u.Note("put by %v success=%t → refcnt %d", holder, success, u.refcnt)
+	if u.refcnt > 0 {
+		return
+	}
+	if u.Flavour == Legacy {
+		u.Done, u.Success = true, success
+		u.Free()
+		return
+	}
+	u.callback()
+}
+
+func (u *Info) dropHolder(holder kernel.ObjectID) bool {
+	for i, h := range u.holders {
+		if h == holder {
+			u.holders = append(u.holders[:i], u.holders[i+1:]...)
+			return true
+		}
+	}
+	return false
+}
+
+// Transfer moves one reference from one holder to another without touching
+// the count, as skb_zcopy_set does when it consumes the caller's reference
+// (have_uref).
+func (u *Info) Transfer(from, to kernel.ObjectID) {
+	if !u.CheckLive("transfer") {
+		return
+	}
+	if !u.dropHolder(from) {
+		u.Violate(kernel.RuleRefcount, "%v hands on a reference it does not hold", from)
+		return
+	}
+	u.holders = append(u.holders, to)
+	u.Note("reference of %v handed to %v", from, to)
+}
+
+// callback models __msg_zerocopy_callback: unaccount the pinned pages; then,
+// unless every call was aborted (len 0) or the socket is dead, hand the
+// notification to the error queue, else free the notification skb; finally
+// drop the socket reference.
+func (u *Info) callback() {
+	u.Mmp.Unaccount()
+	sk := u.sk
+	p := u.Host().Profile
+	copied := !u.Zerocopy
+	if p.Bugs.Has(kernel.BugCopiedAfterOverwrite) {
+		// B11: zerocopy is read after the sock_exterr_skb memset cleared the
+		// cb[] bytes it shares, so it always reads as 0: COPIED.
+		copied = true
+	}
+	if u.Len == 0 || sk.Dead() {
+		u.Note("completed without notification (len %d, dead %t)", u.Len, sk.Dead())
+		sk.Ofree(u.Truesize)
+	} else {
+		n := Notification{Lo: u.ID, Len: uint32(u.Len), Copied: copied, Truesize: u.Truesize, Uarg: u.Ident()}
+		u.Note("completed: notify [%d,%d] copied=%t", n.Lo, n.Hi(), copied)
+		sk.QueueNotification(n)
+	}
+	u.Free()
+	if !p.Bugs.Has(kernel.BugNoSockRef) {
+		sk.Put()
+	}
+}

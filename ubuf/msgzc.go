@@ -1,0 +1,178 @@
+package ubuf
+
+import "github.com/zcsim/zcsim/kernel"
+
+// Outcome says what msg_zerocopy_alloc or msg_zerocopy_realloc did, so a
+// timeline can say why a send got a new id or failed.
+type Outcome uint8
+
+// Outcomes of Alloc and Realloc.
+const (
+	// Allocated: a new uarg with a new id.
+	Allocated Outcome = iota
+	// Extended: the tail skb's uarg now also covers this call.
+	Extended
+	// FailOptmem: sock_omalloc refused (optmem_max) or its allocation failed.
+	FailOptmem
+	// FailMemlock: mm_account_pinned_pages refused (RLIMIT_MEMLOCK).
+	FailMemlock
+	// FailLimit: a datagram uarg reached the byte or call limit.
+	FailLimit
+	// FailForeign: the tail skb's uarg is not a msg_zerocopy uarg.
+	FailForeign
+	// FailNotContiguous: under kernel.BugReallocFails, the tail's ids are
+	// not the latest, and the RFC v1 code failed instead of allocating.
+	FailNotContiguous
+)
+
+var outcomeNames = [...]string{
+	Allocated:         "allocated a new uarg",
+	Extended:          "extended the tail uarg",
+	FailOptmem:        "sock_omalloc failed (optmem)",
+	FailMemlock:       "mm_account_pinned_pages failed (RLIMIT_MEMLOCK)",
+	FailLimit:         "the tail uarg reached its byte or call limit",
+	FailForeign:       "the tail skb's uarg is not a msg_zerocopy uarg",
+	FailNotContiguous: "the tail uarg's ids are not the latest",
+}
+
+// String says what happened in words.
+func (o Outcome) String() string { return outcomeNames[o] }
+
+// Failed reports whether the outcome left the caller without a uarg; the
+// send then fails with ENOBUFS.
+func (o Outcome) Failed() bool { return o >= FailOptmem }
+
+// Alloc models msg_zerocopy_alloc(sk, size): charge a zero-payload skb to
+// optmem (sock_omalloc), account the pinned pages of size bytes to the
+// calling task's user, then take the id sk_zckey++ and a socket reference.
+// The new uarg has len 1, bytelen size, zerocopy set, the flags
+// SKBFL_ZEROCOPY_FRAG|SKBFL_DONT_ORPHAN, and one reference held by holder.
+// On failure nothing changes: no id is consumed, no optmem stays charged.
+func Alloc(h *kernel.Host, sk Socket, task *Task, size uint32, holder kernel.ObjectID) (*Info, Outcome) {
+	truesize, ok := sk.Omalloc()
+	if !ok {
+		return nil, FailOptmem
+	}
+	var mmp MMPin
+	if !mmp.Account(h.Profile, task, uint64(size)) {
+		sk.Ofree(truesize)
+		return nil, FailMemlock
+	}
+	u := &Info{
+		Flavour:  MsgZerocopy,
+		ID:       sk.ZCKey(),
+		Len:      1,
+		Bytelen:  size,
+		Zerocopy: true,
+		Flags:    kernel.SKBFL_ZEROCOPY_FRAG | kernel.SKBFL_DONT_ORPHAN,
+		Mmp:      mmp,
+		Truesize: truesize,
+		sk:       sk,
+		refcnt:   1,
+		holders:  []kernel.ObjectID{holder},
+	}
+	h.Track(&u.Tracked, "uarg")
+	sk.SetZCKey(nextID(h.Profile, u.ID))
+	if !h.Profile.Bugs.Has(kernel.BugNoSockRef) {
+		sk.Hold()
+	}
+	u.Note("msg_zerocopy_alloc on %v: id %d, %d bytes, %d pinned pages, optmem %d, held by %v",
+		sk.Ident(), u.ID, size, mmp.NumPg, truesize, holder)
+	return u, Allocated
+}
+
+// nextID is the id after id: u32 arithmetic, or u16 under kernel.BugID16.
+func nextID(p *kernel.Profile, id uint32) uint32 {
+	if p.Bugs.Has(kernel.BugID16) {
+		return uint32(uint16(id + 1))
+	}
+	return id + 1
+}
+
+// Realloc models msg_zerocopy_realloc(sk, size, uarg), where tail is the
+// uarg of the socket's tail skb (nil if none). It extends tail to cover one
+// more call when tail's ids end exactly at sk_zckey (no other uarg was
+// allocated since) and the byte and call limits allow: len++, bytelen +=
+// size, sk_zckey++, the pages accounted into the same mmpin, and, only on a
+// SOCK_STREAM socket, one more reference for holder (datagram appends hand
+// no reference: bugs B6/B7). Otherwise a stream socket allocates a new
+// uarg, and a datagram socket over the limit fails.
+//
+// Preconditions: the caller holds the socket lock (tcp_sendmsg_locked, or a
+// corked UDP append).
+func Realloc(h *kernel.Host, sk Socket, task *Task, size uint32, tail *Info, holder kernel.ObjectID) (*Info, Outcome) {
+	if tail == nil {
+		return Alloc(h, sk, task, size, holder)
+	}
+	if tail.Flavour != MsgZerocopy {
+		return nil, FailForeign
+	}
+	p := h.Profile
+	overLimit := uint64(tail.Bytelen)+uint64(size) > uint64(p.UargByteLimit) || tail.Len >= p.UargLenLimit
+	if overLimit {
+		if !sk.Stream() {
+			return nil, FailLimit
+		}
+		return newAfterTail(h, sk, task, size, holder, FailLimit)
+	}
+	next := tail.ID + uint32(tail.Len)
+	if p.Bugs.Has(kernel.BugID16) {
+		next = uint32(uint16(next))
+	}
+	if next != sk.ZCKey() {
+		return newAfterTail(h, sk, task, size, holder, FailNotContiguous)
+	}
+	if !tail.Mmp.Account(p, task, uint64(size)) {
+		return nil, FailMemlock
+	}
+	tail.Len++
+	tail.Bytelen += size
+	sk.SetZCKey(nextID(p, next))
+	if sk.Stream() {
+		tail.Get(holder)
+	}
+	tail.Note("msg_zerocopy_realloc: extended to id %d..%d, %d bytes", tail.ID, next, tail.Bytelen)
+	return tail, Extended
+}
+
+// newAfterTail allocates a fresh uarg when the tail cannot be extended; the
+// RFC v1 code (kernel.BugReallocFails) failed the send instead.
+func newAfterTail(h *kernel.Host, sk Socket, task *Task, size uint32, holder kernel.ObjectID, why Outcome) (*Info, Outcome) {
+	if h.Profile.Bugs.Has(kernel.BugReallocFails) {
+		return nil, why
+	}
+	return Alloc(h, sk, task, size, holder)
+}
+
+// PutAbort models msg_zerocopy_put_abort(uarg, have_uref): the call that
+// got this uarg failed before queuing any byte, so roll back the id it
+// consumed (sk_zckey--, len--) and, if holder still owns its reference,
+// drop it. For a fresh uarg that is the last reference: the completion runs
+// with len 0 and queues no notification. Under kernel.BugAbortGap sk_zckey is
+// not rolled back, so the aborted id is never notified: a gap.
+func (u *Info) PutAbort(holder kernel.ObjectID, haveRef bool) {
+	if u.Flavour != MsgZerocopy {
+		// net_zcopy_put_abort on other ubufs is a plain put.
+		if haveRef {
+			u.Complete(holder, true)
+		}
+		return
+	}
+	if !u.Host().Profile.Bugs.Has(kernel.BugAbortGap) {
+		u.sk.SetZCKey(u.sk.ZCKey() - 1)
+	}
+	u.Len--
+	u.Note("put_abort by %v: len %d", holder, u.Len)
+	if haveRef {
+		u.Complete(holder, true)
+	}
+}
+
+// NewLegacy returns a legacy (vhost/tun) ubuf with one reference held by
+// holder. It has no id, no socket and no page accounting.
+func NewLegacy(h *kernel.Host, holder kernel.ObjectID) *Info {
+	u := &Info{Flavour: Legacy, Flags: kernel.SKBFL_ZEROCOPY_FRAG, refcnt: 1, holders: []kernel.ObjectID{holder}}
+	h.Track(&u.Tracked, "ubuf")
+	u.Note("legacy ubuf allocated, held by %v", holder)
+	return u
+}
