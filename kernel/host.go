@@ -76,22 +76,28 @@ const historyCap = 48
 // Host's live-object registry until it is freed.
 type Tracked struct {
 	host    *Host
+	self    any
 	id      ObjectID
 	history []Event
 	dropped int
 	freed   bool
 }
 
-// Track registers t as a new live object of the given kind and returns it.
-func (h *Host) Track(t *Tracked, kind string) *Tracked {
+// Track registers t, embedded in the object self, as a new live object of
+// the given kind and returns it.
+func (h *Host) Track(t *Tracked, kind string, self any) *Tracked {
 	h.serial++
-	*t = Tracked{host: h, id: ObjectID{kind, h.serial}}
+	*t = Tracked{host: h, self: self, id: ObjectID{kind, h.serial}}
 	h.live[t.id] = t
 	return t
 }
 
 // Ident returns the object's identity.
 func (t *Tracked) Ident() ObjectID { return t.id }
+
+// Self returns the object t is embedded in, for checkers that walk the
+// registry.
+func (t *Tracked) Self() any { return t.self }
 
 // Host returns the host the object belongs to.
 func (t *Tracked) Host() *Host { return t.host }

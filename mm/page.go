@@ -51,7 +51,7 @@ func (p *Page) String() string {
 // kernel page with one reference.
 func AllocPages(h *kernel.Host, order int) *Page {
 	p := &Page{Order: order, refs: 1}
-	h.Track(&p.Tracked, "page")
+	h.Track(&p.Tracked, "page", p)
 	return p
 }
 
@@ -99,7 +99,7 @@ func NewBuffer(h *kernel.Host, size int) *Buffer {
 	b := &Buffer{Pages: make([]*Page, n)}
 	for i := range b.Pages {
 		p := &Page{User: true, refs: 1}
-		h.Track(&p.Tracked, "upage")
+		h.Track(&p.Tracked, "upage", p)
 		b.Pages[i] = p
 	}
 	return b

@@ -46,7 +46,7 @@ type SharedInfo struct {
 
 func newShinfo(h *kernel.Host) *SharedInfo {
 	s := &SharedInfo{dataref: 1}
-	h.Track(&s.Tracked, "shinfo")
+	h.Track(&s.Tracked, "shinfo", s)
 	return s
 }
 
@@ -116,7 +116,7 @@ type Buff struct {
 // frags, truesize SKB_TRUESIZE(linear).
 func Alloc(h *kernel.Host, linear int) *Buff {
 	b := &Buff{LinearCap: linear, Truesize: Truesize(linear), users: 1, shinfo: newShinfo(h)}
-	h.Track(&b.Tracked, "skb")
+	h.Track(&b.Tracked, "skb", b)
 	b.Note("alloc_skb linear %d", linear)
 	return b
 }

@@ -22,7 +22,7 @@ func (b *Buff) Clone() (*Buff, kernel.Errno) {
 	}
 	n := &Buff{Len: b.Len, DataLen: b.DataLen, LinearCap: b.LinearCap, Truesize: b.Truesize,
 		Cloned: true, Segs: b.Segs, users: 1, shinfo: b.shinfo}
-	b.Host().Track(&n.Tracked, "skb")
+	b.Host().Track(&n.Tracked, "skb", n)
 	b.Cloned = true
 	b.shinfo.dataref++
 	n.Note("skb_clone of %v, dataref %d", b.Ident(), b.shinfo.dataref)

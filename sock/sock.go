@@ -94,7 +94,7 @@ func New(h *kernel.Host, net *Sysctl, task *ubuf.Task, family kernel.Family, typ
 	if s.Class == kernel.ClassTCP {
 		s.Sndbuf, s.Rcvbuf = net.TCPWmem[1], net.TCPRmem[1]
 	}
-	h.Track(&s.Tracked, "sock")
+	h.Track(&s.Tracked, "sock", s)
 	s.Note("socket(%v, %v, %v)", kernel.FamilyNames.Name(family), typ, proto)
 	return s
 }

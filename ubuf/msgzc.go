@@ -71,7 +71,7 @@ func Alloc(h *kernel.Host, sk Socket, task *Task, size uint32, holder kernel.Obj
 		refcnt:   1,
 		holders:  []kernel.ObjectID{holder},
 	}
-	h.Track(&u.Tracked, "uarg")
+	h.Track(&u.Tracked, "uarg", u)
 	sk.SetZCKey(nextID(h.Profile, u.ID))
 	if !h.Profile.Bugs.Has(kernel.BugNoSockRef) {
 		sk.Hold()
@@ -172,7 +172,7 @@ func (u *Info) PutAbort(holder kernel.ObjectID, haveRef bool) {
 // holder. It has no id, no socket and no page accounting.
 func NewLegacy(h *kernel.Host, holder kernel.ObjectID) *Info {
 	u := &Info{Flavour: Legacy, Flags: kernel.SKBFL_ZEROCOPY_FRAG, refcnt: 1, holders: []kernel.ObjectID{holder}}
-	h.Track(&u.Tracked, "ubuf")
+	h.Track(&u.Tracked, "ubuf", u)
 	u.Note("legacy ubuf allocated, held by %v", holder)
 	return u
 }
