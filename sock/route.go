@@ -1,0 +1,65 @@
+package sock
+
+import (
+	"github.com/zcsim/zcsim/kernel"
+	"github.com/zcsim/zcsim/skb"
+)
+
+// Route is what a socket's cached route tells its send path about the
+// device below (sk_route_caps, the dst MTU). The zero value is a device
+// without any offload.
+type Route struct {
+	// SG is NETIF_F_SG: the device takes paged skbs. Without it TCP copies
+	// MSG_ZEROCOPY data at once and UDP copies it with the uarg attached.
+	SG bool
+	// Csum is NETIF_F_HW_CSUM or NETIF_F_IP(V6)_CSUM: checksum offload,
+	// which UDP needs to put zerocopy data in frags.
+	Csum bool
+	// GSO is the size an skb may grow to before segmentation
+	// (gso_max_size, 64 KiB); 0 means no GSO: one MSS per skb.
+	GSO int
+	// MTU is the path MTU.
+	MTU int
+}
+
+// Packet is an skb a socket hands to the layers below: ip_queue_xmit for
+// TCP (a clone of a retransmit-queue skb), ip_send_skb for UDP.
+//
+// Ownership: the Network owns the Skb's user and must free it exactly once.
+type Packet struct {
+	Skb *skb.Buff
+	// From is the sending socket.
+	From *Sock
+	// Seq and EndSeq are the TCP sequence range the skb carries.
+	Seq, EndSeq uint32
+	// Retransmit marks a TCP retransmission.
+	Retransmit bool
+}
+
+// Network is where sockets send packets: routing, devices, links and
+// receivers. The simulator implements it.
+type Network interface {
+	Xmit(p Packet)
+}
+
+// ChargeW models skb_set_owner_w: charge b's truesize to sk_wmem_alloc until
+// the skb is freed (sock_wfree).
+func (s *Sock) ChargeW(b *skb.Buff) {
+	s.WmemAlloc += b.Truesize
+	b.SetOwner(s, skb.SockWfree)
+}
+
+// ChargeQueued models sk_wmem_queued_add plus the sk_wmem_free_skb
+// destructor of TCP's write and retransmit queues.
+func (s *Sock) ChargeQueued(b *skb.Buff) {
+	s.WmemQueued += b.Truesize
+	b.SetOwner(s, skb.WmemQueued)
+}
+
+// IPHeaderLen returns the IP header length of the socket's family.
+func (s *Sock) IPHeaderLen() int {
+	if s.Family == kernel.AF_INET6 {
+		return 40
+	}
+	return 20
+}
