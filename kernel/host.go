@@ -21,6 +21,9 @@ type Host struct {
 	// Step is the number of the event being processed. The simulator sets
 	// it before each event; history entries and violations carry it.
 	Step uint64
+	// Trace, if set, sees every history entry as it is noted: the
+	// simulator's timeline of which objects an event touched.
+	Trace func(id ObjectID, text string)
 
 	serial     uint64
 	live       map[ObjectID]*Tracked
@@ -116,6 +119,9 @@ func (t *Tracked) Note(format string, args ...any) {
 		t.dropped++
 	}
 	t.history = append(t.history, e)
+	if t.host.Trace != nil {
+		t.host.Trace(t.id, e.Text)
+	}
 }
 
 // History returns the object's recorded history, oldest first. When entries

@@ -3,6 +3,7 @@ package sock
 import (
 	"github.com/zcsim/zcsim/kernel"
 	"github.com/zcsim/zcsim/skb"
+	"github.com/zcsim/zcsim/ubuf"
 )
 
 // Route is what a socket's cached route tells its send path about the
@@ -63,3 +64,25 @@ func (s *Sock) IPHeaderLen() int {
 	}
 	return 20
 }
+
+// SendResult is what one sendmsg call did, for the caller and for the
+// checkers: the return value or errno, and whether the call consumed a
+// notification id.
+type SendResult struct {
+	// N is the number of bytes accepted; Err the errno when N is -1.
+	N   int
+	Err kernel.Errno
+	// ZC is set when the call consumed a notification id, ID.
+	ZC bool
+	ID uint32
+	// Uarg is the uarg the call used, extended or new (nil if none).
+	Uarg *ubuf.Info
+	// Outcome says what msg_zerocopy_alloc/realloc did, when it ran.
+	Outcome ubuf.Outcome
+	// Copied is set when zerocopy was requested but the data was copied
+	// (no scatter-gather, no checksum offload, MSG_MORE, fragmentation).
+	Copied bool
+}
+
+// Fail returns the result of a call that failed with err.
+func Fail(err kernel.Errno) SendResult { return SendResult{N: -1, Err: err} }
