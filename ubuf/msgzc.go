@@ -8,8 +8,10 @@ type Outcome uint8
 
 // Outcomes of Alloc and Realloc.
 const (
+	// NoUarg: no allocation was attempted (the zero value).
+	NoUarg Outcome = iota
 	// Allocated: a new uarg with a new id.
-	Allocated Outcome = iota
+	Allocated
 	// Extended: the tail skb's uarg now also covers this call.
 	Extended
 	// FailOptmem: sock_omalloc refused (optmem_max) or its allocation failed.
@@ -26,6 +28,7 @@ const (
 )
 
 var outcomeNames = [...]string{
+	NoUarg:            "no uarg",
 	Allocated:         "allocated a new uarg",
 	Extended:          "extended the tail uarg",
 	FailOptmem:        "sock_omalloc failed (optmem)",
