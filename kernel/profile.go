@@ -106,8 +106,9 @@ type Profile struct {
 	// v6.7, 131072 from v6.8 ("net: increase optmem_max default value").
 	OptmemMax int
 	// OmallocTruesize is the truesize charged to sk_omem_alloc for the
-	// zero-payload skb of sock_omalloc(sk, 0), measured on the live kernel
-	// for linux-6.18.
+	// zero-payload skb of sock_omalloc(sk, 0): 832 bytes measured on the
+	// live 6.18 kernel (sock_diag); older sizes are estimates from the
+	// sk_buff layout of their time.
 	OmallocTruesize int
 	// OmallocEstimate is SKB_TRUESIZE(0), the estimate sock_omalloc's
 	// admission check adds: it fails if omem + estimate > optmem_max.
@@ -254,7 +255,7 @@ var profiles = []Profile{
 		UargByteLimit:         1 << 19,
 		UargLenLimit:          UshrtMax - 1,
 		OptmemMax:             131072,
-		OmallocTruesize:       768,
+		OmallocTruesize:       832,
 		OmallocEstimate:       576,
 		MemlockDefault:        8 << 20,
 		MemlockInfinityExempt: true,
