@@ -1,0 +1,124 @@
+// Package scenario parses zcsim's scenario language: a line-oriented text
+// format, written by hand and read aloud in a lecture, that drives a
+// simulated Linux kernel through socket calls, time steps and network
+// control, and states inline what each call must return.
+//
+//	profile linux-6.18
+//	socket s AF_INET SOCK_STREAM IPPROTO_TCP
+//	setsockopt s SOL_SOCKET SO_ZEROCOPY 1 => 0
+//	send s 64K MSG_ZEROCOPY => 65536
+//	settle
+//	recvmsg s MSG_ERRQUEUE => zerocopy [0,0] copied   # loopback copies
+//
+// [Parse] turns a file into a typed syntax tree, one struct per statement
+// kind ([*Send], [*Recvmsg], …), all implementing [Stmt]. [Format] prints
+// statements back in canonical form. The parser checks syntax and the names
+// the kernel spells (flags, errnos, levels, options, families, types,
+// protocols, SOF_TIMESTAMPING_* flags, from package kernel's symbol tables);
+// whether a socket, device or task exists, or a bug or fault site is known,
+// is for the simulator to check, at the positions the tree records. The
+// language reference with the kernel meaning of every statement is
+// docs/scenario-language.md.
+//
+// # Lexical structure
+//
+// A file is a sequence of lines; each holds at most one statement. "#"
+// starts a comment that runs to the end of the line. Blanks (space, tab,
+// carriage return) separate tokens; "[", "]", ",", "=", "|" and "=>" are
+// tokens of their own, so "[4K,4K]" and "[4K, 4K]" are the same. Every
+// other run of bytes is a word. Columns count bytes from 1.
+//
+// # Grammar
+//
+//	file      = { line "\n" } .
+//	line      = [ stmt [ "=>" outcome ] ] [ "#" text ] .
+//	stmt      = "profile" dotted | "bug" dotted
+//	          | "sysctl" dotted number [ number [ number ] ]
+//	          | "user" name options | "task" name options
+//	          | "device" name ( "nic" | "loopback" | "tun" ) options
+//	          | "tap" name options
+//	          | "socket" name FAMILY union [ PROTOCOL | number ] options
+//	          | "setsockopt" sock LEVEL OPTNAME ( number | union )
+//	          | "getsockopt" sock LEVEL OPTNAME
+//	          | ( "connect" | "listen" | "bind" | "close" ) sock
+//	          | "accept" sock name | "shutdown" sock SHUT
+//	          | ( "send" | "sendto" ) sock number flags
+//	          | "sendmsg" sock iovec flags | "sendmmsg" sock iovec { iovec } flags
+//	          | "recvmsg" sock flags | "recv" sock number [ flags ]
+//	          | "setrlimit" name "RLIMIT_MEMLOCK" ( number | "unlimited" )
+//	          | ( "capset" | "capdrop" ) name CAP
+//	          | "wait" duration | "settle"
+//	          | ( "hold" | "release" ) sock dir | "drop" sock dir [ number ]
+//	          | "complete" name [ number ] | "fault" name rule
+//	          | "expect" sock option { option }
+//	          | "note" text .
+//	outcome   = [ "-1" ] ERRNO | integer
+//	          | "zerocopy" "[" id "," id "]" [ "copied" ]
+//	          | "timestamp" SCM_TSTAMP [ "key" "=" id ] .
+//	options   = { option } .
+//	option    = key [ "=" value ] .
+//	flags     = "0" | union .
+//	union     = SYMBOL { "|" SYMBOL } .
+//	iovec     = "[" [ number { "," number } ] "]" .
+//	sock      = name [ ".peer" ] .
+//	dir       = "data" | "ack" .
+//	rule      = key [ "=" word ] .
+//	number    = digits [ "K" | "M" | "G" ] | "0x" hexdigits .
+//	integer   = [ "-" ] number .
+//	id        = number .                      (at most 0xffffffff)
+//	duration  = digits ( "ns" | "us" | "ms" | "s" ) .
+//	name      = ( letter | "_" ) { letter | digit | "_" | "-" } .
+//	dotted    = name that may also hold "." .
+//
+// Upper-case nonterminals are kernel names: FAMILY (AF_*), the union after
+// socket (SOCK_*), PROTOCOL (IPPROTO_*), LEVEL (SOL_*, IPPROTO_*), OPTNAME
+// (SO_*, TCP_*, UDP_*, IP_*, IPV6_*), flags (MSG_*), the union after
+// SO_TIMESTAMPING (SOF_TIMESTAMPING_*), ERRNO (E*), SHUT (SHUT_RD, SHUT_WR,
+// SHUT_RDWR), CAP (CAP_IPC_LOCK, CAP_NET_ADMIN, CAP_NET_RAW) and SCM_TSTAMP
+// (SCM_TSTAMP_SND, _SCHED, _ACK, _COMPLETION). K, M and G mean KiB, MiB and
+// GiB: 64K is 65536. Durations are whole numbers; there are no fractions.
+//
+// Each statement takes a fixed set of options; the parser rejects unknown
+// and repeated keys, checks each value's form and requires the mandatory
+// ones:
+//
+//	user    uid=N (required)
+//	task    user=NAME (required), memlock=SIZE|unlimited, cap_ipc_lock
+//	device  sg=on|off, csum=on|off, gso=on|off, tso=on|off, mtu=N,
+//	        delay=DUR, loss=P (0 to 1), txcomplete=DUR|manual
+//	tap     on=DEVICE (required)
+//	socket  via=DEVICE, task=TASK, peer_ack=immediate|delayed|quickack,
+//	        peer_rcvbuf=SIZE
+//	expect  any key, each value a number or a word
+//
+// # Rules beyond the grammar
+//
+//   - profile appears at most once, before every statement but comments.
+//   - A "|"-union names each symbol once; "0" stands alone.
+//   - setsockopt and getsockopt reject an option at a level it does not
+//     belong to (SO_ZEROCOPY is SOL_SOCKET, TCP_CORK is IPPROTO_TCP).
+//   - An errno outcome may be written "ENOBUFS" or "-1 ENOBUFS"; Format
+//     writes the latter.
+//   - note takes the rest of the line, up to a "#" comment, as its text;
+//     "=>" there is text.
+//
+// # Errors
+//
+// [Parse] reports every bad line of a file, one error per line and at most
+// [MaxErrors], in an [ErrorList]. Each [Error] reads, netip-style,
+//
+//	file:line:col: what is wrong (at "offending text")
+//
+// and names a near miss where one exists ("unknown flag, did you mean
+// MSG_ZEROCOPY?"). Parse never panics; it is fuzzed (FuzzParse).
+//
+// # Canonical form
+//
+// [Format] writes one statement per line with single blanks, key=value
+// options, unions without blanks, "[a, b]" iovecs, the outcome after " => "
+// as [Outcome.String] gives it, trailing comments after " # ", and one blank
+// line where the source had any. Numbers, durations and words keep their
+// spelling. For any file Parse accepts, Parse∘Format returns the same tree
+// (positions aside) and Format∘Parse∘Format = Format: a property test over
+// random trees and the fuzz target check both.
+package scenario

@@ -1,0 +1,174 @@
+package scenario
+
+import "strings"
+
+// Format prints statements in canonical form, one per line: single spaces
+// between operands, options as key=value, flags joined by "|" without blanks,
+// iovecs as "[a, b]", the outcome after " => " in the form [Outcome.String]
+// gives, trailing comments after " # ", and one blank line wherever the source
+// had blank lines (Line.Gap). Numbers, durations and words keep their
+// spelling (Value.Text). For every file Parse accepts, Parse(Format(stmts))
+// returns the same statements, positions aside, and Format of those is the
+// same text.
+func Format(stmts []Stmt) string {
+	var b strings.Builder
+	for i, st := range stmts {
+		if st == nil {
+			continue
+		}
+		if i > 0 && st.line().Gap {
+			b.WriteByte('\n')
+		}
+		b.WriteString(FormatStmt(st))
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+// FormatStmt prints one statement in canonical form, without a newline, as
+// [Format] does; the timeline uses it to show the step being run.
+func FormatStmt(st Stmt) string {
+	l := st.line()
+	if c, ok := st.(*Comment); ok {
+		return strings.TrimRight("# "+c.Text, " ")
+	}
+	s := strings.Join(words(st), " ")
+	if _, note := st.(*Note); !note && !l.Want.IsZero() {
+		s += " => " + l.Want.String()
+	}
+	if l.Comment != "" {
+		s += " # " + l.Comment
+	}
+	return s
+}
+
+// words renders a statement's keyword and operands.
+func words(st Stmt) []string {
+	switch s := st.(type) {
+	case *Note:
+		return nonEmpty("note", s.Text)
+	case *Profile:
+		return []string{"profile", s.Name.Name}
+	case *Bug:
+		return []string{"bug", s.Name.Name}
+	case *Sysctl:
+		return append([]string{"sysctl", s.Key.Name}, values(s.Values)...)
+	case *User:
+		return append([]string{"user", s.Name.Name}, options(s.Options)...)
+	case *Task:
+		return append([]string{"task", s.Name.Name}, options(s.Options)...)
+	case *Device:
+		return append([]string{"device", s.Name.Name, s.Kind.Name}, options(s.Options)...)
+	case *Tap:
+		return append([]string{"tap", s.Name.Name}, options(s.Options)...)
+	case *Socket:
+		w := nonEmpty("socket", s.Name.Name, s.Family.Name, s.Type.String(), s.Protocol.Text)
+		return append(w, options(s.Options)...)
+	case *Setsockopt:
+		v := s.Value.Text
+		if v == "" {
+			v = s.Flags.String()
+		}
+		return []string{"setsockopt", s.Sock.String(), s.Level.Name, s.Opt.Name, v}
+	case *Getsockopt:
+		return []string{"getsockopt", s.Sock.String(), s.Level.Name, s.Opt.Name}
+	case *Expect:
+		return append([]string{"expect", s.Sock.String()}, options(s.Checks)...)
+	}
+	return callWords(st)
+}
+
+// callWords renders the syscall and network-control statements.
+func callWords(st Stmt) []string {
+	switch s := st.(type) {
+	case *Connect:
+		return []string{"connect", s.Sock.String()}
+	case *Listen:
+		return []string{"listen", s.Sock.String()}
+	case *Bind:
+		return []string{"bind", s.Sock.String()}
+	case *Close:
+		return []string{"close", s.Sock.String()}
+	case *Accept:
+		return []string{"accept", s.Sock.String(), s.New.Name}
+	case *Shutdown:
+		return []string{"shutdown", s.Sock.String(), s.How.Name}
+	case *Send:
+		return []string{"send", s.Sock.String(), s.Len.Text, s.Flags.String()}
+	case *Sendto:
+		return []string{"sendto", s.Sock.String(), s.Len.Text, s.Flags.String()}
+	case *Sendmsg:
+		return []string{"sendmsg", s.Sock.String(), iovec(s.Iov), s.Flags.String()}
+	case *Sendmmsg:
+		w := []string{"sendmmsg", s.Sock.String()}
+		for _, m := range s.Msgs {
+			w = append(w, iovec(m))
+		}
+		return append(w, s.Flags.String())
+	case *Recvmsg:
+		return []string{"recvmsg", s.Sock.String(), s.Flags.String()}
+	case *Recv:
+		w := []string{"recv", s.Sock.String(), s.Len.Text}
+		if !s.Flags.IsZero() {
+			w = append(w, s.Flags.String())
+		}
+		return w
+	case *Setrlimit:
+		return []string{"setrlimit", s.Task.Name, s.Resource.Name, s.Limit.Text}
+	case *Capdrop:
+		return []string{"capdrop", s.Task.Name, s.Cap.Name}
+	case *Capset:
+		return []string{"capset", s.Task.Name, s.Cap.Name}
+	}
+	return timeWords(st)
+}
+
+// timeWords renders the statements that drive time and the network.
+func timeWords(st Stmt) []string {
+	switch s := st.(type) {
+	case *Wait:
+		return []string{"wait", s.Dur.Text}
+	case *Settle:
+		return []string{"settle"}
+	case *Hold:
+		return []string{"hold", s.Sock.String(), s.Dir.Name}
+	case *Release:
+		return []string{"release", s.Sock.String(), s.Dir.Name}
+	case *Drop:
+		return nonEmpty("drop", s.Sock.String(), s.Dir.Name, s.Count.Text)
+	case *Complete:
+		return nonEmpty("complete", s.Device.Name, s.Count.Text)
+	case *Fault:
+		return []string{"fault", s.Site.Name, s.Rule.Name}
+	}
+	return nil
+}
+
+// nonEmpty returns the words that are not empty.
+func nonEmpty(ws ...string) []string {
+	out := ws[:0]
+	for _, w := range ws {
+		if w != "" {
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+func values(vs []Value) []string {
+	out := make([]string, len(vs))
+	for i, v := range vs {
+		out[i] = v.Text
+	}
+	return out
+}
+
+func options(os Options) []string {
+	out := make([]string, len(os))
+	for i, o := range os {
+		out[i] = o.String()
+	}
+	return out
+}
+
+func iovec(vs []Value) string { return "[" + strings.Join(values(vs), ", ") + "]" }

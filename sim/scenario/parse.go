@@ -1,0 +1,284 @@
+package scenario
+
+import (
+	"sort"
+	"strings"
+)
+
+// Parse parses a scenario file. File names the file in positions and errors;
+// src is its text. It returns the statements in source order, comments
+// included, and nil, or the statements of the lines that parsed and an
+// [ErrorList] of every line that did not (one error per line, at most
+// [MaxErrors]). Parse never panics, whatever src holds.
+func Parse(file string, src []byte) ([]Stmt, error) {
+	fp := fileParser{file: file}
+	gap := false
+	for i, text := range strings.Split(string(src), "\n") {
+		sc := scanLine(text)
+		if len(sc.toks) == 0 && !sc.hasComment {
+			gap = len(fp.stmts) > 0
+			continue
+		}
+		st, err := fp.parseLine(i+1, sc)
+		if err != nil {
+			if !fp.addErr(err) {
+				break
+			}
+			continue
+		}
+		st.line().Gap = gap
+		gap = false
+		fp.stmts = append(fp.stmts, st)
+	}
+	if len(fp.errs) > 0 {
+		return fp.stmts, fp.errs
+	}
+	return fp.stmts, nil
+}
+
+// fileParser holds what spans lines: the statements so far, the errors, and
+// where the profile line was.
+type fileParser struct {
+	file      string
+	stmts     []Stmt
+	errs      ErrorList
+	profileAt Pos
+	other     bool // a statement other than a comment or profile was seen
+}
+
+// addErr records err and reports whether parsing should go on.
+func (fp *fileParser) addErr(err *Error) bool {
+	if len(fp.errs) == MaxErrors {
+		fp.errs = append(fp.errs, &Error{Pos: err.Pos, Msg: "too many errors"})
+		return false
+	}
+	fp.errs = append(fp.errs, err)
+	return true
+}
+
+func (fp *fileParser) parseLine(n int, sc scanned) (Stmt, *Error) {
+	if len(sc.toks) == 0 {
+		return &Comment{Line: Line{At: Pos{fp.file, n, sc.codeEnd + 1}}, Text: sc.comment}, nil
+	}
+	p := &lineParser{file: fp.file, line: n}
+	kw := sc.toks[0]
+	at := p.pos(kw.col)
+	var st Stmt
+	if kw.kind == tWord && kw.text == "note" {
+		st = &Note{Text: strings.Trim(sc.text[kw.col-1+len(kw.text):sc.codeEnd], blanks)}
+	} else {
+		st = p.statement(sc.toks)
+	}
+	if p.err == nil {
+		p.err = fp.checkOrder(st, at)
+	}
+	if p.err != nil {
+		return nil, p.err
+	}
+	l := st.line()
+	l.At = at
+	l.Want = p.want
+	if sc.hasComment {
+		l.Comment = sc.comment
+	}
+	return st, nil
+}
+
+// checkOrder enforces that profile comes once, before everything else.
+func (fp *fileParser) checkOrder(st Stmt, at Pos) *Error {
+	if _, ok := st.(*Profile); !ok {
+		fp.other = true
+		return nil
+	}
+	if fp.profileAt.IsValid() {
+		return &Error{Pos: at, Msg: "duplicate profile, the first is at " + fp.profileAt.String(), Near: "profile"}
+	}
+	if fp.other {
+		return &Error{Pos: at, Msg: "profile must come before every other statement", Near: "profile"}
+	}
+	fp.profileAt = at
+	return nil
+}
+
+// lineParser parses the tokens of one line. Its first error sticks: later
+// calls do nothing and return zero values, so a statement's parse function
+// reads straight through and the line reports where it first went wrong.
+type lineParser struct {
+	file string
+	line int
+	toks []token
+	i    int
+	end  int // column just past the last token consumed
+	err  *Error
+	want Outcome
+}
+
+func (p *lineParser) pos(col int) Pos { return Pos{p.file, p.line, col} }
+
+// fail records an error at t unless one is already recorded.
+func (p *lineParser) fail(t token, msg string) {
+	if p.err == nil {
+		p.err = &Error{Pos: p.pos(t.col), Msg: msg, Near: near(t.text)}
+	}
+}
+
+// missing records that what is missing after the last token consumed.
+func (p *lineParser) missing(what string) {
+	if p.err == nil {
+		p.err = &Error{Pos: p.pos(p.end), Msg: "missing " + what}
+	}
+}
+
+func (p *lineParser) peek() (token, bool) {
+	if p.err != nil || p.i >= len(p.toks) {
+		return token{}, false
+	}
+	return p.toks[p.i], true
+}
+
+// peekIs reports whether the next token is of kind k.
+func (p *lineParser) peekIs(k tokKind) bool {
+	t, ok := p.peek()
+	return ok && t.kind == k
+}
+
+func (p *lineParser) advance() token {
+	t := p.toks[p.i]
+	p.i++
+	p.end = t.col + len(t.text)
+	return t
+}
+
+// word consumes a word, the thing named what.
+func (p *lineParser) word(what string) (token, bool) {
+	t, ok := p.peek()
+	switch {
+	case p.err != nil:
+		return token{}, false
+	case !ok:
+		p.missing(what)
+		return token{}, false
+	case t.kind != tWord:
+		p.fail(t, "expected "+what)
+		return token{}, false
+	}
+	return p.advance(), true
+}
+
+// punct consumes a punctuation token of kind k, spelled text.
+func (p *lineParser) punct(k tokKind, text string) bool {
+	t, ok := p.peek()
+	switch {
+	case p.err != nil:
+		return false
+	case !ok:
+		p.missing(`"` + text + `"`)
+		return false
+	case t.kind != k:
+		p.fail(t, `expected "`+text+`"`)
+		return false
+	}
+	p.advance()
+	return true
+}
+
+// done records an error if tokens are left.
+func (p *lineParser) done() {
+	if t, ok := p.peek(); ok {
+		p.fail(t, "unexpected "+describe(t))
+	}
+}
+
+func describe(t token) string {
+	if t.kind == tWord {
+		return "word"
+	}
+	return `"` + t.text + `"`
+}
+
+// statement parses a whole statement line's tokens, including the outcome.
+func (p *lineParser) statement(toks []token) Stmt {
+	kw := toks[0]
+	if kw.kind != tWord {
+		p.fail(kw, "expected a statement keyword")
+		return nil
+	}
+	parse, ok := statements[kw.text]
+	if !ok {
+		p.fail(kw, "unknown statement"+hint(kw.text, keywords()))
+		return nil
+	}
+	arrow := len(toks)
+	for i, t := range toks {
+		if t.kind == tArrow {
+			arrow = i
+			break
+		}
+	}
+	p.toks, p.i, p.end = toks[:arrow], 1, kw.col+len(kw.text)
+	st := parse(p)
+	p.done()
+	if arrow < len(toks) && p.err == nil {
+		p.toks, p.i, p.end = toks[arrow+1:], 0, toks[arrow].col+2
+		p.want = p.outcome()
+		p.done()
+	}
+	return st
+}
+
+func keywords() []string {
+	ks := make([]string, 0, len(statements)+1)
+	for k := range statements {
+		ks = append(ks, k)
+	}
+	ks = append(ks, "note")
+	sort.Strings(ks)
+	return ks
+}
+
+// hint returns ", did you mean X?" for the name in names closest to s, or "".
+func hint(s string, names []string) string {
+	const maxLen = 64
+	if len(s) > maxLen {
+		return ""
+	}
+	best, bestD := "", 3
+	for _, n := range names {
+		if strings.EqualFold(n, s) {
+			return ", did you mean " + n + "?"
+		}
+		if d := editDistance(s, n); d < bestD && d < len(n)/2 {
+			best, bestD = n, d
+		}
+	}
+	if best == "" {
+		return ""
+	}
+	return ", did you mean " + best + "?"
+}
+
+// editDistance is the optimal-string-alignment distance between a and b, in
+// bytes: Levenshtein's edits plus swapping two adjacent bytes.
+func editDistance(a, b string) int {
+	prev2 := make([]int, len(b)+1)
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+			if i > 1 && j > 1 && a[i-1] == b[j-2] && a[i-2] == b[j-1] {
+				cur[j] = min(cur[j], prev2[j-2]+1)
+			}
+		}
+		prev2, prev, cur = prev, cur, prev2
+	}
+	return prev[len(b)]
+}

@@ -1,0 +1,391 @@
+package scenario
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+)
+
+// ignorePos compares statements without their positions.
+var ignorePos = cmpopts.IgnoreTypes(Pos{})
+
+// mustParse parses src as file t.zcs and fails the test on an error.
+func mustParse(t *testing.T, src string) []Stmt {
+	t.Helper()
+	stmts, err := Parse("t.zcs", []byte(src))
+	if err != nil {
+		t.Fatalf("Parse(%q): %v", src, err)
+	}
+	return stmts
+}
+
+// goodLines maps a line to its canonical form.
+var goodLines = []struct{ in, want string }{
+	{"profile linux-6.18", "profile linux-6.18"},
+	{"  profile\trfc-v2   # the seed patch set", "profile rfc-v2 # the seed patch set"},
+	{"bug udp-more-refcnt", "bug udp-more-refcnt"},
+	{"sysctl net.core.optmem_max 20480", "sysctl net.core.optmem_max 20480"},
+	{"sysctl net.ipv4.tcp_wmem 4K 16K 4M", "sysctl net.ipv4.tcp_wmem 4K 16K 4M"},
+	{"user alice uid=1000", "user alice uid=1000"},
+	{"user alice uid = 1000", "user alice uid=1000"},
+	{"task p1 user=alice memlock=64K cap_ipc_lock", "task p1 user=alice memlock=64K cap_ipc_lock"},
+	{"task p1 user=alice memlock=unlimited", "task p1 user=alice memlock=unlimited"},
+	{"device lo loopback", "device lo loopback"},
+	{"device eth0 nic sg=off csum=on gso=on tso=off mtu=1500 delay=10us loss=0.01 txcomplete=manual",
+		"device eth0 nic sg=off csum=on gso=on tso=off mtu=1500 delay=10us loss=0.01 txcomplete=manual"},
+	{"device t0 tun txcomplete=1ms loss=1", "device t0 tun txcomplete=1ms loss=1"},
+	{"tap dump on=eth0", "tap dump on=eth0"},
+	{"socket s AF_INET SOCK_STREAM", "socket s AF_INET SOCK_STREAM"},
+	{"socket s AF_INET6 SOCK_DGRAM | SOCK_NONBLOCK IPPROTO_UDP via=lo task=p1 peer_ack=delayed peer_rcvbuf=1M",
+		"socket s AF_INET6 SOCK_DGRAM|SOCK_NONBLOCK IPPROTO_UDP via=lo task=p1 peer_ack=delayed peer_rcvbuf=1M"},
+	{"socket r AF_PACKET SOCK_RAW 0x0300", "socket r AF_PACKET SOCK_RAW 0x0300"},
+	{"setsockopt s SOL_SOCKET SO_ZEROCOPY 1 => 0", "setsockopt s SOL_SOCKET SO_ZEROCOPY 1 => 0"},
+	{"setsockopt s IPPROTO_TCP TCP_CORK 1", "setsockopt s IPPROTO_TCP TCP_CORK 1"},
+	{"setsockopt s SOL_SOCKET SO_SNDBUF 64K", "setsockopt s SOL_SOCKET SO_SNDBUF 64K"},
+	{"setsockopt s SOL_SOCKET SO_TIMESTAMPING SOF_TIMESTAMPING_TX_SOFTWARE|SOF_TIMESTAMPING_OPT_ID",
+		"setsockopt s SOL_SOCKET SO_TIMESTAMPING SOF_TIMESTAMPING_TX_SOFTWARE|SOF_TIMESTAMPING_OPT_ID"},
+	{"setsockopt s SOL_SOCKET SO_TIMESTAMPING 0x82", "setsockopt s SOL_SOCKET SO_TIMESTAMPING 0x82"},
+	{"getsockopt s SOL_SOCKET SO_ZEROCOPY => 1", "getsockopt s SOL_SOCKET SO_ZEROCOPY => 1"},
+	{"connect s", "connect s"},
+	{"listen s.peer", "listen s.peer"},
+	{"bind s", "bind s"},
+	{"accept s.peer c", "accept s.peer c"},
+	{"shutdown s SHUT_WR", "shutdown s SHUT_WR"},
+	{"close s => 0", "close s => 0"},
+	{"send s 64K MSG_ZEROCOPY => 65536", "send s 64K MSG_ZEROCOPY => 65536"},
+	{"send s 1 0", "send s 1 0"},
+	{"send s 100 MSG_ZEROCOPY | MSG_DONTWAIT => 64K", "send s 100 MSG_ZEROCOPY|MSG_DONTWAIT => 65536"},
+	{"sendto s 1472 MSG_ZEROCOPY|MSG_MORE", "sendto s 1472 MSG_ZEROCOPY|MSG_MORE"},
+	{"sendmsg s [4K,4K , 100] MSG_ZEROCOPY", "sendmsg s [4K, 4K, 100] MSG_ZEROCOPY"},
+	{"sendmsg s [] 0", "sendmsg s [] 0"},
+	{"sendmmsg s [1K] [2K,3K] MSG_ZEROCOPY => 2", "sendmmsg s [1K] [2K, 3K] MSG_ZEROCOPY => 2"},
+	{"recvmsg s MSG_ERRQUEUE => zerocopy [0,4]", "recvmsg s MSG_ERRQUEUE => zerocopy [0,4]"},
+	{"recvmsg s MSG_ERRQUEUE => zerocopy [ 0xfffffffe , 0 ] copied", "recvmsg s MSG_ERRQUEUE => zerocopy [0xfffffffe,0] copied"},
+	{"recvmsg s MSG_ERRQUEUE => zerocopy [0x10,70000]", "recvmsg s MSG_ERRQUEUE => zerocopy [16,0x11170]"},
+	{"recvmsg s MSG_ERRQUEUE => EAGAIN", "recvmsg s MSG_ERRQUEUE => -1 EAGAIN"},
+	{"recvmsg s MSG_ERRQUEUE => -1 EAGAIN", "recvmsg s MSG_ERRQUEUE => -1 EAGAIN"},
+	{"recvmsg s MSG_ERRQUEUE => timestamp SCM_TSTAMP_SND", "recvmsg s MSG_ERRQUEUE => timestamp SCM_TSTAMP_SND"},
+	{"recvmsg s MSG_ERRQUEUE => timestamp SCM_TSTAMP_ACK key = 0x3", "recvmsg s MSG_ERRQUEUE => timestamp SCM_TSTAMP_ACK key=3"},
+	{"recvmsg s 0 => -1", "recvmsg s 0 => -1"},
+	{"recv s.peer 64K", "recv s.peer 64K"},
+	{"recv s.peer 64K 0", "recv s.peer 64K"},
+	{"recv s.peer 64K MSG_PEEK|MSG_TRUNC => 0", "recv s.peer 64K MSG_PEEK|MSG_TRUNC => 0"},
+	{"setrlimit p1 RLIMIT_MEMLOCK 64K", "setrlimit p1 RLIMIT_MEMLOCK 64K"},
+	{"setrlimit p1 RLIMIT_MEMLOCK unlimited", "setrlimit p1 RLIMIT_MEMLOCK unlimited"},
+	{"capdrop p1 CAP_IPC_LOCK", "capdrop p1 CAP_IPC_LOCK"},
+	{"capset p1 CAP_IPC_LOCK", "capset p1 CAP_IPC_LOCK"},
+	{"wait 10ms", "wait 10ms"},
+	{"wait 0ns", "wait 0ns"},
+	{"settle", "settle"},
+	{"hold s ack", "hold s ack"},
+	{"release s data", "release s data"},
+	{"drop s data", "drop s data"},
+	{"drop s.peer ack 3", "drop s.peer ack 3"},
+	{"complete eth0", "complete eth0"},
+	{"complete eth0 2", "complete eth0 2"},
+	{"fault sock_omalloc always", "fault sock_omalloc always"},
+	{"fault skb_copy_ubufs nth = 2", "fault skb_copy_ubufs nth=2"},
+	{"fault sock_omalloc p=0.25", "fault sock_omalloc p=0.25"},
+	{"expect s zckey=2 optmem=0 errqueue=1 state=ESTABLISHED", "expect s zckey=2 optmem=0 errqueue=1 state=ESTABLISHED"},
+	{"expect s.peer refcnt=0x1 locked_vm=16K", "expect s.peer refcnt=0x1 locked_vm=16K"},
+	{"note the first send gets id 0 => see below", "note the first send gets id 0 => see below"},
+	{"note   ", "note"},
+	{"note# nothing to say", "note # nothing to say"},
+	{"#comment", "# comment"},
+	{"#", "#"},
+	{"send s 1 0 => -1 EWOULDBLOCK#x", "send s 1 0 => -1 EWOULDBLOCK # x"},
+	{"send s 1 0\r", "send s 1 0"},
+}
+
+func TestParseGoodLines(t *testing.T) {
+	for _, tc := range goodLines {
+		t.Run(tc.in, func(t *testing.T) {
+			stmts := mustParse(t, tc.in)
+			if len(stmts) != 1 {
+				t.Fatalf("Parse(%q) gave %d statements, want 1", tc.in, len(stmts))
+			}
+			if got := FormatStmt(stmts[0]); got != tc.want {
+				t.Errorf("FormatStmt(Parse(%q)) = %q, want %q", tc.in, got, tc.want)
+			}
+			again := mustParse(t, tc.want)
+			if diff := cmp.Diff(stmts, again, ignorePos); diff != "" {
+				t.Errorf("reparsing the canonical form changed the AST (-first +again):\n%s", diff)
+			}
+		})
+	}
+}
+
+// badLines maps a line to the exact error Parse reports for it.
+var badLines = []struct{ in, want string }{
+	{"frobnicate s", "t.zcs:1:1: unknown statement (at \"frobnicate\")"},
+	{"sned s 1 0", "t.zcs:1:1: unknown statement, did you mean send? (at \"sned\")"},
+	{"[ s", "t.zcs:1:1: expected a statement keyword (at \"[\")"},
+	{"profile", "t.zcs:1:8: missing profile name"},
+	{"profile linux 6.18", "t.zcs:1:15: unexpected word (at \"6.18\")"},
+	{"profile 6.18", "t.zcs:1:9: bad profile name, want a letter or _ then letters, digits, _, - or . (at \"6.18\")"},
+	{"bug", "t.zcs:1:4: missing bug name"},
+	{"sysctl net.core.optmem_max", "t.zcs:1:27: missing sysctl value"},
+	{"sysctl net.core.optmem_max 20k", "t.zcs:1:28: bad number, want digits with an optional K, M or G suffix, or 0x and hex digits (at \"20k\")"},
+	{"sysctl net.core.optmem_max 1 2 3 4", "t.zcs:1:34: unexpected word (at \"4\")"},
+	{"sysctl net.core.optmem_max 99999999999999999999", "t.zcs:1:28: number out of range (at \"99999999999999999999\")"},
+	{"sysctl net.core.optmem_max 0x", "t.zcs:1:28: bad number, want digits with an optional K, M or G suffix, or 0x and hex digits (at \"0x\")"},
+	{"sysctl net.core.optmem_max 0xfffffffffffffffff", "t.zcs:1:28: number out of range (at \"0xfffffffffffffffff\")"},
+	{"sysctl net.core.optmem_max 17179869184G", "t.zcs:1:28: number out of range (at \"17179869184G\")"},
+	{"user alice", "t.zcs:1:11: missing option uid="},
+	{"user alice uid", "t.zcs:1:15: missing \"=\""},
+	{"user alice uid=", "t.zcs:1:16: missing value of uid"},
+	{"user alice uid=1 uid=2", "t.zcs:1:18: duplicate option (at \"uid\")"},
+	{"user alice gid=1", "t.zcs:1:12: unknown option, want uid (at \"gid\")"},
+	{"user 1alice uid=1", "t.zcs:1:6: bad user name, want a letter or _ then letters, digits, _ or - (at \"1alice\")"},
+	{"task p user=alice memlock=lots", "t.zcs:1:27: bad value of memlock, want a number or unlimited (at \"lots\")"},
+	{"task p user=alice cap_ipc_lock=1", "t.zcs:1:19: option takes no value (at \"cap_ipc_lock\")"},
+	{"task p memlock=1K", "t.zcs:1:18: missing option user="},
+	{"device eth0", "t.zcs:1:12: missing device kind"},
+	{"device eth0 wifi", "t.zcs:1:13: bad device kind, want nic or loopback or tun (at \"wifi\")"},
+	{"device eth0 nic sg=maybe", "t.zcs:1:20: bad value of sg, want on or off (at \"maybe\")"},
+	{"device eth0 nic delay=10", "t.zcs:1:23: bad duration, want an integer with unit ns, us, ms or s (at \"10\")"},
+	{"device eth0 nic delay=1.5ms", "t.zcs:1:23: bad duration, want an integer with unit ns, us, ms or s (at \"1.5ms\")"},
+	{"device eth0 nic delay=99999999999999s", "t.zcs:1:23: duration out of range (at \"99999999999999s\")"},
+	{"device eth0 nic loss=1.5", "t.zcs:1:22: bad probability, want a decimal between 0 and 1 such as 0.25 (at \"1.5\")"},
+	{"device eth0 nic txcomplete=soon", "t.zcs:1:28: bad value of txcomplete, want a duration or manual (at \"soon\")"},
+	{"device eth0 nic mtu=1500 sg=on =", "t.zcs:1:32: unexpected \"=\" (at \"=\")"},
+	{"tap t", "t.zcs:1:6: missing option on="},
+	{"tap t on=eth0.x", "t.zcs:1:10: bad name, want a letter or _ then letters, digits, _ or - (at \"eth0.x\")"},
+	{"socket s AF_INET", "t.zcs:1:17: missing socket type"},
+	{"socket s AF_INTE SOCK_STREAM", "t.zcs:1:10: unknown family, did you mean AF_INET? (at \"AF_INTE\")"},
+	{"socket s AF_INET SOCK_STREAM|", "t.zcs:1:30: missing socket type"},
+	{"socket s AF_INET SOCK_STREAM|SOCK_STREAM", "t.zcs:1:30: duplicate socket type (at \"SOCK_STREAM\")"},
+	{"socket s AF_INET sock_stream", "t.zcs:1:18: unknown socket type, did you mean SOCK_STREAM? (at \"sock_stream\")"},
+	{"socket s AF_INET SOCK_DGRAM IPPROTO_UPD", "t.zcs:1:29: unknown protocol, did you mean IPPROTO_UDP? (at \"IPPROTO_UPD\")"},
+	{"socket s AF_INET SOCK_DGRAM 17x", "t.zcs:1:29: bad number, want digits with an optional K, M or G suffix, or 0x and hex digits (at \"17x\")"},
+	{"socket s AF_INET SOCK_DGRAM peer_ack=slow", "t.zcs:1:38: bad value of peer_ack, want immediate or delayed or quickack (at \"slow\")"},
+	{"socket s.peer AF_INET SOCK_DGRAM", "t.zcs:1:8: bad socket name, want a letter or _ then letters, digits, _ or - (at \"s.peer\")"},
+	{"setsockopt s SOL_SOCKET SO_ZEROCOPY", "t.zcs:1:36: missing option value"},
+	{"setsockopt s IPPROTO_TCP SO_ZEROCOPY 1", "t.zcs:1:26: option is not at level IPPROTO_TCP (at \"SO_ZEROCOPY\")"},
+	{"setsockopt s SOL_SOCKET SO_ZEROCPY 1", "t.zcs:1:25: unknown socket option, did you mean SO_ZEROCOPY? (at \"SO_ZEROCPY\")"},
+	{"setsockopt s SOL_SOKET SO_ZEROCOPY 1", "t.zcs:1:14: unknown level, did you mean SOL_SOCKET? (at \"SOL_SOKET\")"},
+	{"setsockopt s SOL_SOCKET SO_TIMESTAMPING SOF_TIMESTAMPING_TX_SOFTWAR", "t.zcs:1:41: unknown timestamping flag, did you mean SOF_TIMESTAMPING_TX_SOFTWARE? (at \"SOF_TIMESTAMPING_TX_SOFTWAR\")"},
+	{"setsockopt s SOL_SOCKET SO_ZEROCOPY on", "t.zcs:1:37: bad number, want digits with an optional K, M or G suffix, or 0x and hex digits (at \"on\")"},
+	{"getsockopt s SOL_UDP TCP_CORK", "t.zcs:1:22: option is not at level SOL_UDP (at \"TCP_CORK\")"},
+	{"connect", "t.zcs:1:8: missing socket name"},
+	{"connect s t", "t.zcs:1:11: unexpected word (at \"t\")"},
+	{"connect s.pear", "t.zcs:1:9: bad socket name, want a name or name.peer (at \"s.pear\")"},
+	{"connect .peer", "t.zcs:1:9: bad socket name, want a name or name.peer (at \".peer\")"},
+	{"accept s", "t.zcs:1:9: missing new socket name"},
+	{"accept s t.peer", "t.zcs:1:10: bad new socket name, want a letter or _ then letters, digits, _ or - (at \"t.peer\")"},
+	{"shutdown s SHUT_BOTH", "t.zcs:1:12: unknown shutdown mode (at \"SHUT_BOTH\")"},
+	{"send s", "t.zcs:1:7: missing length"},
+	{"send s 1", "t.zcs:1:9: missing flags, or 0 for none"},
+	{"send s 1 MSG_ZEROCOPY|", "t.zcs:1:23: missing flag"},
+	{"send s 1 MSG_ZEROCOPY|MSG_ZEROCOPY", "t.zcs:1:23: duplicate flag (at \"MSG_ZEROCOPY\")"},
+	{"send s 1 msg_zerocopy", "t.zcs:1:10: unknown flag, did you mean MSG_ZEROCOPY? (at \"msg_zerocopy\")"},
+	{"send s 1 0|MSG_MORE", "t.zcs:1:11: unexpected \"|\" (at \"|\")"},
+	{"send s 64KB MSG_ZEROCOPY", "t.zcs:1:8: bad number, want digits with an optional K, M or G suffix, or 0x and hex digits (at \"64KB\")"},
+	{"send s 64 K MSG_ZEROCOPY", "t.zcs:1:11: a size suffix goes right after its number, as in 64K (at \"K\")"},
+	{"send s -1 0", "t.zcs:1:8: bad number, want digits with an optional K, M or G suffix, or 0x and hex digits (at \"-1\")"},
+	{"sendmsg s 1 0", "t.zcs:1:11: expected \"[\" (at \"1\")"},
+	{"sendmsg s [1 2] 0", "t.zcs:1:14: expected \",\" (at \"2\")"},
+	{"sendmsg s [1, 0", "t.zcs:1:16: missing \"]\""},
+	{"sendmsg s [1,, 2] 0", "t.zcs:1:14: expected iovec length (at \",\")"},
+	{"sendmmsg s 0", "t.zcs:1:12: expected \"[\" (at \"0\")"},
+	{"recvmsg s", "t.zcs:1:10: missing flags, or 0 for none"},
+	{"recv s", "t.zcs:1:7: missing length"},
+	{"recv s 10 MSG_PEEK extra", "t.zcs:1:20: unexpected word (at \"extra\")"},
+	{"setrlimit p RLIMIT_NOFILE 1", "t.zcs:1:13: unknown resource (at \"RLIMIT_NOFILE\")"},
+	{"setrlimit p RLIMIT_MEMLOCK infinity", "t.zcs:1:28: bad limit, want a size or unlimited (at \"infinity\")"},
+	{"capset p CAP_SYS_ADMIN", "t.zcs:1:10: unknown capability (at \"CAP_SYS_ADMIN\")"},
+	{"capdrop p", "t.zcs:1:10: missing capability"},
+	{"wait 10", "t.zcs:1:6: bad duration, want an integer with unit ns, us, ms or s (at \"10\")"},
+	{"wait 10 ms", "t.zcs:1:6: bad duration, want an integer with unit ns, us, ms or s (at \"10\")"},
+	{"settle now", "t.zcs:1:8: unexpected word (at \"now\")"},
+	{"hold s both", "t.zcs:1:8: bad direction, want data or ack (at \"both\")"},
+	{"release s", "t.zcs:1:10: missing direction"},
+	{"drop s data x", "t.zcs:1:13: bad number, want digits with an optional K, M or G suffix, or 0x and hex digits (at \"x\")"},
+	{"complete eth0 all", "t.zcs:1:15: bad number, want digits with an optional K, M or G suffix, or 0x and hex digits (at \"all\")"},
+	{"fault sock_omalloc", "t.zcs:1:19: missing fault rule"},
+	{"fault sock_omalloc nth=", "t.zcs:1:24: missing value of nth"},
+	{"fault sock_omalloc 3", "t.zcs:1:20: bad fault rule, want always, never, nth=N, from=N, next=N or p=P (at \"3\")"},
+	{"fault sock_omalloc p=0.2=3", "t.zcs:1:25: unexpected \"=\" (at \"=\")"},
+	{"expect s", "t.zcs:1:9: missing check such as zckey=1"},
+	{"expect s zckey", "t.zcs:1:15: missing \"=\""},
+	{"expect s zckey=@", "t.zcs:1:16: bad value, want a number or a word (at \"@\")"},
+	{"expect s 1=2", "t.zcs:1:10: bad check name, want a letter or _ then letters, digits, _ or - (at \"1\")"},
+	{"send s 1 0 =>", "t.zcs:1:14: missing expectation after =>"},
+	{"send s 1 0 => 1 2", "t.zcs:1:17: unexpected word (at \"2\")"},
+	{"send s 1 0 => 1 EAGAIN", "t.zcs:1:17: an errno follows -1, not 1 (at \"EAGAIN\")"},
+	{"send s 1 0 => -1 EFOO", "t.zcs:1:18: unknown errno (at \"EFOO\")"},
+	{"send s 1 0 => ENOBUF", "t.zcs:1:15: unknown errno, did you mean ENOBUFS? (at \"ENOBUF\")"},
+	{"send s 1 0 => ok", "t.zcs:1:15: bad expectation, want a return value, an errno, zerocopy [LO,HI] or timestamp KIND (at \"ok\")"},
+	{"send s 1 0 => -", "t.zcs:1:15: bad expectation, want a return value, an errno, zerocopy [LO,HI] or timestamp KIND (at \"-\")"},
+	{"send s 1 0 => 99999999999999999999", "t.zcs:1:15: number out of range (at \"99999999999999999999\")"},
+	{"send s 1 0 => => 1", "t.zcs:1:15: expected expectation after => (at \"=>\")"},
+	{"recvmsg s MSG_ERRQUEUE => zerocopy", "t.zcs:1:35: missing \"[\""},
+	{"recvmsg s MSG_ERRQUEUE => zerocopy [1]", "t.zcs:1:38: expected \",\" (at \"]\")"},
+	{"recvmsg s MSG_ERRQUEUE => zerocopy [1,2", "t.zcs:1:40: missing \"]\""},
+	{"recvmsg s MSG_ERRQUEUE => zerocopy [1,0x100000000]", "t.zcs:1:39: id out of range, want at most 0xffffffff (at \"0x100000000\")"},
+	{"recvmsg s MSG_ERRQUEUE => zerocopy [1,2] copy", "t.zcs:1:42: unexpected word (at \"copy\")"},
+	{"recvmsg s MSG_ERRQUEUE => timestamp SCM_TSTAMP_SEND", "t.zcs:1:37: unknown timestamp kind, did you mean SCM_TSTAMP_SND? (at \"SCM_TSTAMP_SEND\")"},
+	{"recvmsg s MSG_ERRQUEUE => timestamp SCM_TSTAMP_SND key", "t.zcs:1:55: missing \"=\""},
+}
+
+func TestParseBadLines(t *testing.T) {
+	for _, tc := range badLines {
+		t.Run(tc.in, func(t *testing.T) {
+			stmts, err := Parse("t.zcs", []byte(tc.in))
+			if err == nil {
+				t.Fatalf("Parse(%q) = %s, want error %q", tc.in, Format(stmts), tc.want)
+			}
+			if got := err.Error(); got != tc.want {
+				t.Errorf("Parse(%q) error\n got: %s\nwant: %s", tc.in, got, tc.want)
+			}
+			if len(stmts) != 0 {
+				t.Errorf("Parse(%q) returned %d statements, want none", tc.in, len(stmts))
+			}
+		})
+	}
+}
+
+func TestParseReportsEveryBadLine(t *testing.T) {
+	src := "profile linux-6.18\n" +
+		"socket s AF_INET SOCK_STREAM\n" +
+		"send s 64K MSG_ZERCOPY\n" +
+		"\n" +
+		"wait 10\n" +
+		"send s 64K MSG_ZEROCOPY => 65536\n" +
+		"profile linux-4.14\n"
+	stmts, err := Parse("lecture.zcs", []byte(src))
+	want := `lecture.zcs:3:12: unknown flag, did you mean MSG_ZEROCOPY? (at "MSG_ZERCOPY")
+lecture.zcs:5:6: bad duration, want an integer with unit ns, us, ms or s (at "10")
+lecture.zcs:7:1: duplicate profile, the first is at lecture.zcs:1:1 (at "profile")`
+	if err == nil || err.Error() != want {
+		t.Fatalf("Parse error\n got: %v\nwant: %s", err, want)
+	}
+	var list ErrorList
+	if !errors.As(err, &list) || len(list) != 3 {
+		t.Fatalf("Parse error is %T with %v, want an ErrorList of 3", err, err)
+	}
+	var first *Error
+	if !errors.As(err, &first) || first.Pos != (Pos{"lecture.zcs", 3, 12}) || first.Near != "MSG_ZERCOPY" {
+		t.Errorf("errors.As(err, *Error) = %+v, want the first error at lecture.zcs:3:12", first)
+	}
+	if got := Format(stmts); got != "profile linux-6.18\nsocket s AF_INET SOCK_STREAM\n\nsend s 64K MSG_ZEROCOPY => 65536\n" {
+		t.Errorf("statements of the good lines:\n%s", got)
+	}
+}
+
+func TestParseBoundsErrors(t *testing.T) {
+	src := strings.Repeat("bogus\n", 100)
+	_, err := Parse("x", []byte(src))
+	var list ErrorList
+	if !errors.As(err, &list) {
+		t.Fatalf("Parse error = %v, want an ErrorList", err)
+	}
+	if len(list) != MaxErrors+1 {
+		t.Fatalf("got %d errors, want %d", len(list), MaxErrors+1)
+	}
+	if got, want := list[MaxErrors].Error(), "x:21:1: too many errors"; got != want {
+		t.Errorf("last error = %q, want %q", got, want)
+	}
+}
+
+func TestProfileComesFirst(t *testing.T) {
+	_, err := Parse("p", []byte("# intro\nprofile linux-6.18\n"))
+	if err != nil {
+		t.Errorf("a comment before the profile: %v", err)
+	}
+	_, err = Parse("p", []byte("bug b\nprofile linux-6.18\n"))
+	want := `p:2:1: profile must come before every other statement (at "profile")`
+	if err == nil || err.Error() != want {
+		t.Errorf("profile after bug: error %v, want %s", err, want)
+	}
+}
+
+func TestParseAST(t *testing.T) {
+	stmts := mustParse(t, "# setup\nsocket s AF_INET SOCK_DGRAM IPPROTO_UDP via=lo\n\n"+
+		"sendmsg s.peer [4K, 0x10] MSG_ZEROCOPY|MSG_MORE => -1 ENOBUFS # optmem\n"+
+		"recvmsg s MSG_ERRQUEUE => zerocopy [3,4] copied\n")
+	p := func(line, col int) Pos { return Pos{"t.zcs", line, col} }
+	want := []Stmt{
+		&Comment{Line: Line{At: p(1, 1)}, Text: "setup"},
+		&Socket{
+			Line:     Line{At: p(2, 1)},
+			Name:     Ident{p(2, 8), "s"},
+			Family:   Ident{p(2, 10), "AF_INET"},
+			Type:     Flags{p(2, 18), []Ident{{p(2, 18), "SOCK_DGRAM"}}},
+			Protocol: Value{p(2, 29), ValueWord, 0, "IPPROTO_UDP"},
+			Options:  Options{{p(2, 41), "via", Value{p(2, 45), ValueWord, 0, "lo"}}},
+		},
+		&Sendmsg{
+			Line: Line{At: p(4, 1), Gap: true, Comment: "optmem",
+				Want: Outcome{Pos: p(4, 52), Kind: OutcomeErrno, Errno: "ENOBUFS"}},
+			Sock:  Sock{p(4, 9), "s", true},
+			Iov:   []Value{{p(4, 17), ValueNumber, 4096, "4K"}, {p(4, 21), ValueNumber, 16, "0x10"}},
+			Flags: Flags{p(4, 27), []Ident{{p(4, 27), "MSG_ZEROCOPY"}, {p(4, 40), "MSG_MORE"}}},
+		},
+		&Recvmsg{
+			Line: Line{At: p(5, 1),
+				Want: Outcome{Pos: p(5, 27), Kind: OutcomeZerocopy, Range: Range{3, 4}, Copied: true}},
+			Sock:  Sock{p(5, 9), "s", false},
+			Flags: Flags{p(5, 11), []Ident{{p(5, 11), "MSG_ERRQUEUE"}}},
+		},
+	}
+	if diff := cmp.Diff(want, stmts); diff != "" {
+		t.Errorf("Parse AST (-want +got):\n%s", diff)
+	}
+	if got := stmts[2].Pos(); got != p(4, 1) {
+		t.Errorf("Pos() = %v, want t.zcs:4:1", got)
+	}
+	if got := stmts[2].Expectation().String(); got != "-1 ENOBUFS" {
+		t.Errorf("Expectation() = %q, want -1 ENOBUFS", got)
+	}
+}
+
+func TestAccessors(t *testing.T) {
+	for _, tc := range []struct{ got, want string }{
+		{Pos{}.String(), ""},
+		{Pos{"f", 0, 0}.String(), "f"},
+		{Pos{"", 2, 3}.String(), "2:3"},
+		{Pos{"f", 2, 3}.String(), "f:2:3"},
+		{Ident{Name: "eth0"}.String(), "eth0"},
+		{Value{Kind: ValueDuration, N: 1e7, Text: "10ms"}.String(), "10ms"},
+		{Flags{}.String(), "0"},
+		{Outcome{}.String(), ""},
+		{Outcome{Kind: OutcomeReturn, Ret: -4}.String(), "-4"},
+		{Outcome{Kind: OutcomeTimestamp, Tstamp: "SCM_TSTAMP_SCHED"}.String(), "timestamp SCM_TSTAMP_SCHED"},
+		{Range{0xffffffff, 0}.String(), "[0xffffffff,0]"},
+		{parseErr("wait " + strings.Repeat("x", 50)),
+			`t.zcs:1:6: bad duration, want an integer with unit ns, us, ms or s (at "` + strings.Repeat("x", 40) + `…")`},
+		{FormatStmt(&Comment{Text: ""}), "#"},
+	} {
+		if tc.got != tc.want {
+			t.Errorf("got %q, want %q", tc.got, tc.want)
+		}
+	}
+	var o Options = Options{{Key: "sg", Value: Value{Kind: ValueWord, Text: "on"}}, {Key: "cap_ipc_lock"}}
+	if got, ok := o.Lookup("sg"); !ok || got.String() != "sg=on" {
+		t.Errorf("Lookup(sg) = %v, %v", got, ok)
+	}
+	if _, ok := o.Lookup("mtu"); ok {
+		t.Errorf("Lookup(mtu) found an option that is not there")
+	}
+	if got := o[1].String(); got != "cap_ipc_lock" {
+		t.Errorf("bare option = %q", got)
+	}
+	if !(Outcome{}).IsZero() || (Value{}).IsZero() != true || !(Pos{Line: 1}).IsValid() {
+		t.Errorf("zero values misreport themselves")
+	}
+	if Format([]Stmt{nil, &Settle{}}) != "settle\n" {
+		t.Errorf("Format skips nil statements")
+	}
+}
+
+// parseErr returns the text of Parse's error for src, or "".
+func parseErr(src string) string {
+	if _, err := Parse("t.zcs", []byte(src)); err != nil {
+		return err.Error()
+	}
+	return ""
+}

@@ -1,0 +1,200 @@
+package scenario
+
+// statements maps each keyword but note to its parse function. A parse
+// function consumes the operands after the keyword; the caller checks that
+// nothing is left and parses the outcome.
+var statements = map[string]func(*lineParser) Stmt{
+	"profile": func(p *lineParser) Stmt { return &Profile{Name: p.dotted("profile name")} },
+	"bug":     func(p *lineParser) Stmt { return &Bug{Name: p.dotted("bug name")} },
+	"sysctl":  parseSysctl,
+	"user": func(p *lineParser) Stmt {
+		return &User{Name: p.name("user name"), Options: p.options(userOpts)}
+	},
+	"task": func(p *lineParser) Stmt {
+		return &Task{Name: p.name("task name"), Options: p.options(taskOpts)}
+	},
+	"device": func(p *lineParser) Stmt {
+		return &Device{Name: p.name("device name"), Kind: p.oneOf("device kind", "nic", "loopback", "tun"), Options: p.options(deviceOpts)}
+	},
+	"tap": func(p *lineParser) Stmt {
+		return &Tap{Name: p.name("tap name"), Options: p.options(tapOpts)}
+	},
+	"socket":     parseSocket,
+	"setsockopt": parseSetsockopt,
+	"getsockopt": func(p *lineParser) Stmt {
+		s := &Getsockopt{Sock: p.sock(), Level: p.symbol(levelNames), Opt: p.symbol(sockOptNames)}
+		p.checkLevel(s.Level, s.Opt)
+		return s
+	},
+	"connect":  func(p *lineParser) Stmt { return &Connect{Sock: p.sock()} },
+	"listen":   func(p *lineParser) Stmt { return &Listen{Sock: p.sock()} },
+	"bind":     func(p *lineParser) Stmt { return &Bind{Sock: p.sock()} },
+	"close":    func(p *lineParser) Stmt { return &Close{Sock: p.sock()} },
+	"accept":   func(p *lineParser) Stmt { return &Accept{Sock: p.sock(), New: p.name("new socket name")} },
+	"shutdown": func(p *lineParser) Stmt { return &Shutdown{Sock: p.sock(), How: p.symbol(shutHows)} },
+	"send": func(p *lineParser) Stmt {
+		return &Send{Sock: p.sock(), Len: p.number("length"), Flags: p.flags(msgFlagNames, true)}
+	},
+	"sendto": func(p *lineParser) Stmt {
+		return &Sendto{Sock: p.sock(), Len: p.number("length"), Flags: p.flags(msgFlagNames, true)}
+	},
+	"sendmsg": func(p *lineParser) Stmt {
+		return &Sendmsg{Sock: p.sock(), Iov: p.iovec(), Flags: p.flags(msgFlagNames, true)}
+	},
+	"sendmmsg": parseSendmmsg,
+	"recvmsg": func(p *lineParser) Stmt {
+		return &Recvmsg{Sock: p.sock(), Flags: p.flags(msgFlagNames, true)}
+	},
+	"recv": parseRecv,
+	"setrlimit": func(p *lineParser) Stmt {
+		return &Setrlimit{Task: p.name("task name"), Resource: p.symbol(rlimits), Limit: p.limit()}
+	},
+	"capdrop":  func(p *lineParser) Stmt { return &Capdrop{Task: p.name("task name"), Cap: p.symbol(capNames)} },
+	"capset":   func(p *lineParser) Stmt { return &Capset{Task: p.name("task name"), Cap: p.symbol(capNames)} },
+	"wait":     func(p *lineParser) Stmt { return &Wait{Dur: p.duration()} },
+	"settle":   func(p *lineParser) Stmt { return &Settle{} },
+	"hold":     func(p *lineParser) Stmt { return &Hold{Sock: p.sock(), Dir: p.dir()} },
+	"release":  func(p *lineParser) Stmt { return &Release{Sock: p.sock(), Dir: p.dir()} },
+	"drop":     func(p *lineParser) Stmt { return &Drop{Sock: p.sock(), Dir: p.dir(), Count: p.optNumber("count")} },
+	"complete": func(p *lineParser) Stmt { return &Complete{Device: p.name("device name"), Count: p.optNumber("count")} },
+	"fault":    func(p *lineParser) Stmt { return &Fault{Site: p.name("fault site"), Rule: p.rule()} },
+	"expect":   parseExpect,
+}
+
+var (
+	userOpts   = []optSpec{{key: "uid", kind: optNumber, required: true}}
+	taskOpts   = []optSpec{{key: "user", kind: optName, required: true}, {key: "memlock", kind: optNumberOr, words: []string{"unlimited"}}, {key: "cap_ipc_lock", kind: optBare}}
+	tapOpts    = []optSpec{{key: "on", kind: optName, required: true}}
+	deviceOpts = []optSpec{
+		{key: "sg", kind: optWords, words: onOff},
+		{key: "csum", kind: optWords, words: onOff},
+		{key: "gso", kind: optWords, words: onOff},
+		{key: "tso", kind: optWords, words: onOff},
+		{key: "mtu", kind: optNumber},
+		{key: "delay", kind: optDuration},
+		{key: "loss", kind: optFraction},
+		{key: "txcomplete", kind: optDurationOr, words: []string{"manual"}},
+	}
+	socketOpts = []optSpec{
+		{key: "via", kind: optName},
+		{key: "task", kind: optName},
+		{key: "peer_ack", kind: optWords, words: []string{"immediate", "delayed", "quickack"}},
+		{key: "peer_rcvbuf", kind: optNumber},
+	}
+)
+
+func parseSysctl(p *lineParser) Stmt {
+	s := &Sysctl{Key: p.dotted("sysctl key"), Values: []Value{p.number("sysctl value")}}
+	for p.peekIs(tWord) && len(s.Values) < 3 {
+		s.Values = append(s.Values, p.number("sysctl value"))
+	}
+	return s
+}
+
+func parseSocket(p *lineParser) Stmt {
+	s := &Socket{Name: p.name("socket name"), Family: p.symbol(familyNames), Type: p.flags(sockTypeNames, false)}
+	if t, ok := p.peek(); ok && t.kind == tWord && !p.optionNext() {
+		p.advance()
+		if protocolNames.has(t.text) {
+			s.Protocol = Value{p.pos(t.col), ValueWord, 0, t.text}
+		} else if isDigit(t.text[0]) {
+			s.Protocol = p.numberOf(t)
+		} else {
+			p.fail(t, "unknown protocol"+hint(t.text, protocolNames.names()))
+		}
+	}
+	s.Options = p.options(socketOpts)
+	return s
+}
+
+// optionNext reports whether the next tokens are "key =".
+func (p *lineParser) optionNext() bool {
+	return p.i+1 < len(p.toks) && p.toks[p.i+1].kind == tEq
+}
+
+func parseSetsockopt(p *lineParser) Stmt {
+	s := &Setsockopt{Sock: p.sock(), Level: p.symbol(levelNames), Opt: p.symbol(sockOptNames)}
+	p.checkLevel(s.Level, s.Opt)
+	t, ok := p.peek()
+	switch {
+	case p.err != nil:
+	case s.Opt.Name == "SO_TIMESTAMPING" && ok && t.kind == tWord && !isDigit(t.text[0]):
+		s.Flags = p.flags(timestampingNames, false)
+	default:
+		s.Value = p.number("option value")
+	}
+	return s
+}
+
+func parseSendmmsg(p *lineParser) Stmt {
+	s := &Sendmmsg{Sock: p.sock()}
+	for p.err == nil {
+		s.Msgs = append(s.Msgs, p.iovec())
+		if !p.peekIs(tLBrack) {
+			break
+		}
+	}
+	s.Flags = p.flags(msgFlagNames, true)
+	return s
+}
+
+func parseRecv(p *lineParser) Stmt {
+	s := &Recv{Sock: p.sock(), Len: p.number("length")}
+	if p.peekIs(tWord) {
+		s.Flags = p.flags(msgFlagNames, true)
+	}
+	return s
+}
+
+func parseExpect(p *lineParser) Stmt {
+	s := &Expect{Sock: p.sock()}
+	if s.Checks = p.options(nil); len(s.Checks) == 0 {
+		p.missing("check such as zckey=1")
+	}
+	return s
+}
+
+// limit consumes an rlimit value: a size or unlimited.
+func (p *lineParser) limit() Value {
+	t, ok := p.word("limit")
+	if !ok {
+		return Value{}
+	}
+	if t.text == "unlimited" {
+		return Value{p.pos(t.col), ValueWord, 0, t.text}
+	}
+	if _, msg := parseNumber(t.text); msg != "" {
+		p.fail(t, "bad limit, want a size or unlimited")
+		return Value{}
+	}
+	return p.numberOf(t)
+}
+
+func (p *lineParser) duration() Value {
+	t, ok := p.word("duration")
+	if !ok {
+		return Value{}
+	}
+	return p.durationOf(t)
+}
+
+func (p *lineParser) dir() Ident { return p.oneOf("direction", "data", "ack") }
+
+// rule consumes a fault rule, WORD or WORD=VALUE, kept as text.
+func (p *lineParser) rule() Ident {
+	t, ok := p.word("fault rule")
+	if !ok || !isName(t.text) {
+		p.fail(t, "bad fault rule, want always, never, nth=N, from=N, next=N or p=P")
+		return Ident{}
+	}
+	id := Ident{p.pos(t.col), t.text}
+	if p.peekIs(tEq) {
+		p.advance()
+		v, ok := p.word("value of " + t.text)
+		if ok && !isWord(v.text) {
+			p.fail(v, "bad value of "+t.text)
+		}
+		id.Name += "=" + v.text
+	}
+	return id
+}

@@ -1,0 +1,304 @@
+package scenario
+
+// Stmt is one statement of a scenario: one of the pointer types of this
+// package (*Profile, *Send, *Comment, …). Every statement embeds a [Line].
+type Stmt interface {
+	// Pos returns the position of the statement's keyword.
+	Pos() Pos
+	// Expectation returns the outcome written after "=>", or the zero
+	// Outcome.
+	Expectation() Outcome
+	line() *Line
+}
+
+// Line holds what every statement has: the position of its keyword, the
+// expectation after "=>", the text of a trailing "#" comment, and whether
+// blank lines preceded it (Format keeps one blank line there, so paragraphs
+// survive formatting).
+type Line struct {
+	At      Pos
+	Want    Outcome
+	Comment string
+	Gap     bool
+}
+
+// Pos returns the position of the statement's keyword.
+func (l *Line) Pos() Pos { return l.At }
+
+// Expectation returns the outcome written after "=>".
+func (l *Line) Expectation() Outcome { return l.Want }
+
+func (l *Line) line() *Line { return l }
+
+// Comment is a line holding only a "#" comment. Text is what follows "#",
+// trimmed of blanks.
+type Comment struct {
+	Line
+	Text string
+}
+
+// Note is "note TEXT": a narration line the run prints in its timeline.
+// Text is the rest of the line up to a "#" comment, trimmed of blanks; "=>"
+// in it is text, not an expectation.
+type Note struct {
+	Line
+	Text string
+}
+
+// Profile is "profile NAME": run under the named kernel profile. At most one,
+// before every other statement.
+type Profile struct {
+	Line
+	Name Ident
+}
+
+// Bug is "bug NAME": switch on a named historical kernel bug in the profile.
+type Bug struct {
+	Line
+	Name Ident
+}
+
+// Sysctl is "sysctl KEY VALUE...": set a sysctl such as net.core.optmem_max
+// (one value) or net.ipv4.tcp_wmem (three values: min, default, max).
+type Sysctl struct {
+	Line
+	Key    Ident
+	Values []Value
+}
+
+// User is "user NAME uid=N": a user_struct, the holder of locked_vm.
+type User struct {
+	Line
+	Name    Ident
+	Options Options // uid (required)
+}
+
+// Task is "task NAME user=USER [memlock=SIZE|unlimited] [cap_ipc_lock]": a
+// process with credentials, an RLIMIT_MEMLOCK and maybe CAP_IPC_LOCK.
+type Task struct {
+	Line
+	Name    Ident
+	Options Options // user (required), memlock, cap_ipc_lock
+}
+
+// Device is "device NAME KIND [options]": a network device of KIND nic,
+// loopback or tun.
+type Device struct {
+	Line
+	Name    Ident
+	Kind    Ident
+	Options Options // sg, csum, gso, tso, mtu, delay, loss, txcomplete
+}
+
+// Tap is "tap NAME on=DEVICE": a packet socket (tcpdump) attached to a
+// device, which clones every skb the device transmits.
+type Tap struct {
+	Line
+	Name    Ident
+	Options Options // on (required)
+}
+
+// Socket is "socket NAME FAMILY TYPE [PROTOCOL] [options]": socket(2).
+// Protocol is zero when not given, else a symbol (a ValueWord) or a number.
+type Socket struct {
+	Line
+	Name     Ident
+	Family   Ident
+	Type     Flags
+	Protocol Value
+	Options  Options // via, task, peer_ack, peer_rcvbuf
+}
+
+// Setsockopt is "setsockopt S LEVEL OPTNAME VALUE": setsockopt(2). VALUE is
+// a number (Value) or, for SO_TIMESTAMPING, a "|"-union of SOF_TIMESTAMPING_*
+// names (Flags, with Value zero).
+type Setsockopt struct {
+	Line
+	Sock  Sock
+	Level Ident
+	Opt   Ident
+	Value Value
+	Flags Flags
+}
+
+// Getsockopt is "getsockopt S LEVEL OPTNAME": getsockopt(2); its outcome is
+// the option's value.
+type Getsockopt struct {
+	Line
+	Sock  Sock
+	Level Ident
+	Opt   Ident
+}
+
+// Connect is "connect S": connect(2) to the socket's implicit peer.
+type Connect struct {
+	Line
+	Sock Sock
+}
+
+// Listen is "listen S": listen(2).
+type Listen struct {
+	Line
+	Sock Sock
+}
+
+// Accept is "accept S NEWNAME": accept(2), naming the new socket.
+type Accept struct {
+	Line
+	Sock Sock
+	New  Ident
+}
+
+// Bind is "bind S": bind(2) to the socket's implicit local address.
+type Bind struct {
+	Line
+	Sock Sock
+}
+
+// Shutdown is "shutdown S HOW": shutdown(2) with SHUT_RD, SHUT_WR or
+// SHUT_RDWR.
+type Shutdown struct {
+	Line
+	Sock Sock
+	How  Ident
+}
+
+// Close is "close S": close(2).
+type Close struct {
+	Line
+	Sock Sock
+}
+
+// Send is "send S LEN FLAGS": send(2) of LEN bytes.
+type Send struct {
+	Line
+	Sock  Sock
+	Len   Value
+	Flags Flags
+}
+
+// Sendto is "sendto S LEN FLAGS": sendto(2) of LEN bytes to the socket's
+// implicit peer address.
+type Sendto struct {
+	Line
+	Sock  Sock
+	Len   Value
+	Flags Flags
+}
+
+// Sendmsg is "sendmsg S [LEN, ...] FLAGS": sendmsg(2) with one iovec of each
+// length.
+type Sendmsg struct {
+	Line
+	Sock  Sock
+	Iov   []Value
+	Flags Flags
+}
+
+// Sendmmsg is "sendmmsg S [LEN, ...] [LEN, ...] ... FLAGS": sendmmsg(2), one
+// message per bracketed iovec list.
+type Sendmmsg struct {
+	Line
+	Sock  Sock
+	Msgs  [][]Value
+	Flags Flags
+}
+
+// Recvmsg is "recvmsg S FLAGS": recvmsg(2); with MSG_ERRQUEUE it reads one
+// error-queue record.
+type Recvmsg struct {
+	Line
+	Sock  Sock
+	Flags Flags
+}
+
+// Recv is "recv S LEN [FLAGS]": recv(2) of at most LEN bytes.
+type Recv struct {
+	Line
+	Sock  Sock
+	Len   Value
+	Flags Flags
+}
+
+// Setrlimit is "setrlimit TASK RESOURCE LIMIT": setrlimit(2) of
+// RLIMIT_MEMLOCK to a size or unlimited (a ValueWord).
+type Setrlimit struct {
+	Line
+	Task     Ident
+	Resource Ident
+	Limit    Value
+}
+
+// Capdrop is "capdrop TASK CAP": remove a capability from the task.
+type Capdrop struct {
+	Line
+	Task Ident
+	Cap  Ident
+}
+
+// Capset is "capset TASK CAP": grant a capability to the task.
+type Capset struct {
+	Line
+	Task Ident
+	Cap  Ident
+}
+
+// Wait is "wait DUR": let virtual time pass, running due events.
+type Wait struct {
+	Line
+	Dur Value
+}
+
+// Settle is "settle": run the network until no event is pending.
+type Settle struct {
+	Line
+}
+
+// Hold is "hold S DIR": stop delivery on S's path in direction data or ack.
+type Hold struct {
+	Line
+	Sock Sock
+	Dir  Ident
+}
+
+// Release is "release S DIR": resume delivery held by Hold.
+type Release struct {
+	Line
+	Sock Sock
+	Dir  Ident
+}
+
+// Drop is "drop S DIR [N]": drop the next N segments (default 1) on S's path
+// in direction data or ack. Count is zero when not given.
+type Drop struct {
+	Line
+	Sock  Sock
+	Dir   Ident
+	Count Value
+}
+
+// Complete is "complete DEVICE [N]": finish N pending transmits of the
+// device (default all). Count is zero when not given.
+type Complete struct {
+	Line
+	Device Ident
+	Count  Value
+}
+
+// Fault is "fault SITE RULE": arm a named fault site. Rule is kept as text
+// ("always", "never", "nth=3", "from=2", "next=1", "p=0.25") for the
+// simulator to validate.
+type Fault struct {
+	Line
+	Site Ident
+	Rule Ident
+}
+
+// Expect is "expect S key=value ...": check the socket's state (zckey,
+// optmem, wmem, errqueue, locked_vm, refcnt, …). Keys and word values are
+// validated by the simulator.
+type Expect struct {
+	Line
+	Sock   Sock
+	Checks Options
+}
