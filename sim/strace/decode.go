@@ -1,0 +1,608 @@
+package strace
+
+import (
+	"encoding/binary"
+	"net/netip"
+	"sort"
+	"strings"
+)
+
+// Linux uapi flag bits that are the same on every architecture; used when
+// strace printed flags as numbers (-X raw).
+const (
+	msgZeroCopy = 0x4000000 // MSG_ZEROCOPY
+	msgErrQueue = 0x2000    // MSG_ERRQUEUE
+)
+
+// Decode turns the calls of a log into typed operations, one per call, in
+// the log's order. A call zcsim models whose arguments do not have the
+// shape strace gives them becomes an [*Ignored] with a Reason, and an error
+// naming it goes into the returned [*ErrorList].
+func Decode(log *Log) ([]Op, error) {
+	d := decoder{file: log.File}
+	ops := make([]Op, 0, len(log.Calls))
+	for i := range log.Calls {
+		ops = append(ops, d.call(&log.Calls[i]))
+	}
+	return ops, d.errs.err()
+}
+
+// IgnoredCount is how often one ignored syscall occurs in a log.
+type IgnoredCount struct {
+	Name  string `json:"name"`
+	Count int    `json:"count"`
+}
+
+// IgnoredNames lists the ignored syscalls of ops by name, most frequent
+// first, ties by name.
+func IgnoredNames(ops []Op) []IgnoredCount {
+	counts := map[string]int{}
+	for _, op := range ops {
+		if ig, ok := op.(*Ignored); ok {
+			counts[ig.Name]++
+		}
+	}
+	out := make([]IgnoredCount, 0, len(counts))
+	for n, k := range counts {
+		out = append(out, IgnoredCount{n, k})
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Count != out[j].Count {
+			return out[i].Count > out[j].Count
+		}
+		return out[i].Name < out[j].Name
+	})
+	return out
+}
+
+type decoder struct {
+	file string
+	errs ErrorList
+}
+
+// badArg is the panic-free error path of decoding: where and what.
+type badArg struct {
+	v   Value
+	msg string
+}
+
+func header(c *Call) Header {
+	return Header{Lines: c.Lines, Pid: c.Pid, Time: c.Time, Duration: c.Duration, Syscall: c.Name, Result: c.Result}
+}
+
+type decodeFunc func(h Header, args []Value) (Op, *badArg)
+
+// decoders maps each modelled syscall to its decoder and argument count
+// (the count strace prints when the call completed).
+var decoders = map[string]struct {
+	n int
+	f decodeFunc
+}{
+	"socket":     {3, decodeSocket},
+	"socketpair": {4, decodeSocketPair},
+	"bind":       {3, decodeBind},
+	"connect":    {3, decodeConnect},
+	"listen":     {2, decodeListen},
+	"accept":     {3, decodeAccept},
+	"accept4":    {4, decodeAccept},
+	"setsockopt": {5, decodeSockOpt},
+	"getsockopt": {5, decodeSockOpt},
+	"send":       {4, decodeSend},
+	"sendto":     {6, decodeSend},
+	"sendmsg":    {3, decodeSendMsg},
+	"write":      {3, decodeWrite},
+	"sendmmsg":   {4, decodeSendMmsg},
+	"recv":       {4, decodeRecv},
+	"recvfrom":   {6, decodeRecv},
+	"recvmsg":    {3, decodeRecvMsg},
+	"close":      {1, decodeClose},
+	"shutdown":   {2, decodeShutdown},
+	"prlimit64":  {4, decodePrlimit},
+	"setrlimit":  {2, decodeSetrlimit},
+}
+
+func (d *decoder) call(c *Call) Op {
+	h := header(c)
+	dec, ok := decoders[c.Name]
+	if !ok {
+		return &Ignored{Header: h, Name: c.Name}
+	}
+	if c.Orphan {
+		return &Ignored{Header: h, Name: c.Name, Reason: "resumed without its start in the log"}
+	}
+	if c.Result.Kind == ResultUnfinished {
+		return &Ignored{Header: h, Name: c.Name, Reason: "unfinished"}
+	}
+	if len(c.Args) != dec.n {
+		line, col := c.Line(), 1
+		if len(c.Args) > 0 {
+			line, col = c.Args[0].Line, c.Args[0].Col
+		}
+		reason := sprintf("%s takes %d arguments, got %d", c.Name, dec.n, len(c.Args))
+		d.errs.add(&Error{File: d.file, Line: line, Col: col, Msg: reason, At: c.Name})
+		return &Ignored{Header: h, Name: c.Name, Reason: reason}
+	}
+	op, bad := dec.f(h, c.Args)
+	if bad != nil {
+		line, col := bad.v.Line, bad.v.Col
+		if line == 0 {
+			line = c.Line()
+		}
+		reason := c.Name + ": " + bad.msg
+		d.errs.add(&Error{File: d.file, Line: line, Col: col, Msg: reason, At: shorten(bad.v.Text)})
+		return &Ignored{Header: h, Name: c.Name, Reason: reason}
+	}
+	return op
+}
+
+func intArg(v Value, what string) (int64, *badArg) {
+	n, ok := v.AsInt()
+	if !ok {
+		return 0, &badArg{v, what + " is not a number"}
+	}
+	return n, nil
+}
+
+func fdArg(v Value) (int, *badArg) {
+	n, bad := intArg(v, "fd")
+	return int(n), bad
+}
+
+func decodeSocket(h Header, a []Value) (Op, *badArg) {
+	return &Socket{Header: h, Domain: a[0].Symbol(), Type: a[1].Symbols(), Protocol: a[2].Symbol()}, nil
+}
+
+func decodeSocketPair(h Header, a []Value) (Op, *badArg) {
+	op := &SocketPair{Header: h, Domain: a[0].Symbol(), Type: a[1].Symbols(), Protocol: a[2].Symbol()}
+	if h.Result.Kind == ResultValue {
+		fds := a[3].Exit()
+		if fds.Kind != KindArray || len(fds.Elems) != 2 {
+			return nil, &badArg{a[3], "expected [fd0, fd1]"}
+		}
+		for i := range 2 {
+			n, bad := fdArg(fds.Elems[i])
+			if bad != nil {
+				return nil, bad
+			}
+			op.Fds[i] = n
+		}
+	}
+	return op, nil
+}
+
+func decodeBind(h Header, a []Value) (Op, *badArg) {
+	fd, bad := fdArg(a[0])
+	if bad != nil {
+		return nil, bad
+	}
+	addr, bad := sockAddr(a[1])
+	return &Bind{Header: h, Fd: fd, Addr: addr}, bad
+}
+
+func decodeConnect(h Header, a []Value) (Op, *badArg) {
+	fd, bad := fdArg(a[0])
+	if bad != nil {
+		return nil, bad
+	}
+	addr, bad := sockAddr(a[1])
+	return &Connect{Header: h, Fd: fd, Addr: addr}, bad
+}
+
+func decodeListen(h Header, a []Value) (Op, *badArg) {
+	fd, bad := fdArg(a[0])
+	if bad != nil {
+		return nil, bad
+	}
+	n, bad := intArg(a[1], "backlog")
+	return &Listen{Header: h, Fd: fd, Backlog: n}, bad
+}
+
+func decodeAccept(h Header, a []Value) (Op, *badArg) {
+	fd, bad := fdArg(a[0])
+	if bad != nil {
+		return nil, bad
+	}
+	op := &Accept{Header: h, Fd: fd}
+	if h.Result.Kind == ResultValue {
+		if op.Peer, bad = sockAddr(a[1]); bad != nil {
+			return nil, bad
+		}
+	}
+	if len(a) == 4 {
+		op.Flags = flagList(a[3])
+	}
+	return op, nil
+}
+
+// flagList returns the names of a flags argument, nil for 0.
+func flagList(v Value) []string {
+	if n, ok := v.AsInt(); ok && n == 0 && v.Comment == "" {
+		return nil
+	}
+	return v.Symbols()
+}
+
+func decodeSockOpt(h Header, a []Value) (Op, *badArg) {
+	fd, bad := fdArg(a[0])
+	if bad != nil {
+		return nil, bad
+	}
+	op := &SockOpt{Header: h, Get: h.Syscall == "getsockopt", Fd: fd, Level: a[1].Symbol(), Name: a[2].Symbol()}
+	op.Value = optValue(a[3])
+	if n, ok := a[4].AsInt(); ok {
+		op.Len = n
+	}
+	return op, nil
+}
+
+// optValue decodes a socket option value: [1], [FLAG|FLAG], {flags=...}.
+func optValue(v Value) OptValue {
+	v = v.Exit()
+	out := OptValue{Text: v.Text}
+	if v.Kind == KindArray && len(v.Elems) == 1 {
+		v = v.Elems[0]
+	}
+	if v.Kind == KindStruct {
+		if f, ok := v.Field("flags"); ok {
+			v = f
+		}
+	}
+	if n, ok := v.AsInt(); ok {
+		out.Int, out.HasInt = n, true
+		if v.Comment != "" {
+			out.Flags = v.Symbols()
+		}
+		return out
+	}
+	if v.Kind == KindFlags && !v.IsNull() {
+		out.Flags = v.Symbols()
+	}
+	return out
+}
+
+func decodeSend(h Header, a []Value) (Op, *badArg) {
+	fd, bad := fdArg(a[0])
+	if bad != nil {
+		return nil, bad
+	}
+	n, bad := intArg(a[2], "length")
+	if bad != nil {
+		return nil, bad
+	}
+	op := &Send{Header: h, Fd: fd, Iov: []int64{n}, Len: n, Flags: flagList(a[3]), ZeroCopy: a[3].Has("MSG_ZEROCOPY", msgZeroCopy)}
+	if len(a) == 6 && !a[4].IsNull() {
+		if op.To, bad = sockAddr(a[4]); bad != nil {
+			return nil, bad
+		}
+	}
+	return op, nil
+}
+
+func decodeWrite(h Header, a []Value) (Op, *badArg) {
+	fd, bad := fdArg(a[0])
+	if bad != nil {
+		return nil, bad
+	}
+	n, bad := intArg(a[2], "length")
+	return &Send{Header: h, Fd: fd, Iov: []int64{n}, Len: n}, bad
+}
+
+// iovLens returns the iov_len of each element of an iovec array.
+func iovLens(v Value) ([]int64, *badArg) {
+	v = v.Exit()
+	if v.Kind != KindArray {
+		return nil, &badArg{v, "msg_iov is not an array"}
+	}
+	out := make([]int64, 0, len(v.Elems))
+	for _, e := range v.Elems {
+		if e.Kind == KindOmitted {
+			continue
+		}
+		l, ok := e.Field("iov_len")
+		if !ok {
+			return nil, &badArg{e, "iovec without iov_len"}
+		}
+		n, bad := intArg(l, "iov_len")
+		if bad != nil {
+			return nil, bad
+		}
+		out = append(out, n)
+	}
+	return out, nil
+}
+
+func sum(xs []int64) int64 {
+	var s int64
+	for _, x := range xs {
+		s += x
+	}
+	return s
+}
+
+// msghdr decodes the iov lengths and destination of a struct msghdr.
+func msghdr(v Value) ([]int64, SockAddr, *badArg) {
+	if v.Kind != KindStruct {
+		return nil, SockAddr{}, &badArg{v, "expected a struct msghdr"}
+	}
+	var iov []int64
+	if f, ok := v.Field("msg_iov"); ok && !f.IsNull() {
+		var bad *badArg
+		if iov, bad = iovLens(f); bad != nil {
+			return nil, SockAddr{}, bad
+		}
+	}
+	var to SockAddr
+	if f, ok := v.Field("msg_name"); ok && f.Kind == KindStruct {
+		var bad *badArg
+		if to, bad = sockAddr(f); bad != nil {
+			return nil, SockAddr{}, bad
+		}
+	}
+	return iov, to, nil
+}
+
+func decodeSendMsg(h Header, a []Value) (Op, *badArg) {
+	fd, bad := fdArg(a[0])
+	if bad != nil {
+		return nil, bad
+	}
+	iov, to, bad := msghdr(a[1])
+	if bad != nil {
+		return nil, bad
+	}
+	return &Send{Header: h, Fd: fd, Iov: iov, Len: sum(iov), Flags: flagList(a[2]), ZeroCopy: a[2].Has("MSG_ZEROCOPY", msgZeroCopy), To: to}, nil
+}
+
+func decodeSendMmsg(h Header, a []Value) (Op, *badArg) {
+	fd, bad := fdArg(a[0])
+	if bad != nil {
+		return nil, bad
+	}
+	vlen, bad := intArg(a[2], "vlen")
+	if bad != nil {
+		return nil, bad
+	}
+	op := &SendMmsg{Header: h, Fd: fd, Msgs: []Mmsg{}, Vlen: vlen, Flags: flagList(a[3]), ZeroCopy: a[3].Has("MSG_ZEROCOPY", msgZeroCopy)}
+	msgs := a[1].Exit()
+	if msgs.Kind != KindArray {
+		if msgs.Kind == KindInt {
+			return op, nil
+		}
+		return nil, &badArg{msgs, "expected an array of struct mmsghdr"}
+	}
+	for _, m := range msgs.Elems {
+		if m.Kind == KindOmitted {
+			continue
+		}
+		hdr, ok := m.Field("msg_hdr")
+		if !ok {
+			return nil, &badArg{m, "mmsghdr without msg_hdr"}
+		}
+		iov, _, bad := msghdr(hdr)
+		if bad != nil {
+			return nil, bad
+		}
+		mm := Mmsg{Iov: iov}
+		if l, ok := m.Field("msg_len"); ok {
+			if mm.MsgLen, bad = intArg(l, "msg_len"); bad != nil {
+				return nil, bad
+			}
+		}
+		op.Msgs = append(op.Msgs, mm)
+	}
+	return op, nil
+}
+
+func decodeRecv(h Header, a []Value) (Op, *badArg) {
+	fd, bad := fdArg(a[0])
+	if bad != nil {
+		return nil, bad
+	}
+	n, bad := intArg(a[2], "length")
+	return &Recv{Header: h, Fd: fd, Len: n, Flags: flagList(a[3]), ErrQueue: a[3].Has("MSG_ERRQUEUE", msgErrQueue)}, bad
+}
+
+func decodeRecvMsg(h Header, a []Value) (Op, *badArg) {
+	fd, bad := fdArg(a[0])
+	if bad != nil {
+		return nil, bad
+	}
+	op := &Recv{Header: h, Fd: fd, Flags: flagList(a[2]), ErrQueue: a[2].Has("MSG_ERRQUEUE", msgErrQueue)}
+	m := a[1].Exit()
+	if m.Kind != KindStruct {
+		return op, nil
+	}
+	if f, ok := m.Field("msg_iov"); ok && !f.IsNull() {
+		iov, bad := iovLens(f)
+		if bad != nil {
+			return nil, bad
+		}
+		op.Len = sum(iov)
+	}
+	if ctl, ok := m.Field("msg_control"); ok && ctl.Kind == KindArray {
+		for _, e := range ctl.Elems {
+			if e.Kind != KindStruct {
+				continue
+			}
+			cm, bad := cmsg(e)
+			if bad != nil {
+				return nil, bad
+			}
+			op.Cmsgs = append(op.Cmsgs, cm)
+		}
+	}
+	return op, nil
+}
+
+func decodeClose(h Header, a []Value) (Op, *badArg) {
+	fd, bad := fdArg(a[0])
+	return &Close{Header: h, Fd: fd}, bad
+}
+
+func decodeShutdown(h Header, a []Value) (Op, *badArg) {
+	fd, bad := fdArg(a[0])
+	return &Shutdown{Header: h, Fd: fd, How: a[1].Symbol()}, bad
+}
+
+func decodePrlimit(h Header, a []Value) (Op, *badArg) {
+	pid, bad := intArg(a[0], "pid")
+	if bad != nil {
+		return nil, bad
+	}
+	op := &Rlimit{Header: h, Pid: pid, Resource: a[1].Symbol()}
+	if op.New, bad = rlimits(a[2]); bad != nil {
+		return nil, bad
+	}
+	if h.Result.Kind == ResultValue {
+		op.Old, bad = rlimits(a[3])
+	}
+	return op, bad
+}
+
+func decodeSetrlimit(h Header, a []Value) (Op, *badArg) {
+	op := &Rlimit{Header: h, Resource: a[0].Symbol()}
+	var bad *badArg
+	op.New, bad = rlimits(a[1])
+	return op, bad
+}
+
+// rlimits decodes {rlim_cur=..., rlim_max=...}; NULL and bare pointers
+// give nil.
+func rlimits(v Value) (*Rlimits, *badArg) {
+	if v.Kind != KindStruct {
+		return nil, nil
+	}
+	var out Rlimits
+	for _, f := range []struct {
+		name string
+		dst  *Limit
+	}{{"rlim_cur", &out.Cur}, {"rlim_max", &out.Max}} {
+		fv, ok := v.Field(f.name)
+		if !ok {
+			return nil, &badArg{v, "missing " + f.name}
+		}
+		l, bad := limit(fv)
+		if bad != nil {
+			return nil, bad
+		}
+		*f.dst = l
+	}
+	return &out, nil
+}
+
+func limit(v Value) (Limit, *badArg) {
+	for _, s := range v.Symbols() {
+		if s == "RLIM64_INFINITY" || s == "RLIM_INFINITY" {
+			return Limit{Infinity: true}, nil
+		}
+	}
+	n, ok := v.AsInt()
+	if !ok {
+		return Limit{}, &badArg{v, "limit is not a number"}
+	}
+	if n == -1 {
+		return Limit{Infinity: true}, nil
+	}
+	return Limit{Value: uint64(n)}, nil
+}
+
+// sockAddr decodes a struct sockaddr as strace prints it, symbolically
+// (sin_port=htons(8000), sin_addr=inet_addr("127.0.0.1"),
+// inet_pton(AF_INET6, "::1", &sin6_addr)) or as raw bytes (-X raw).
+func sockAddr(v Value) (SockAddr, *badArg) {
+	v = v.Exit()
+	if v.Kind != KindStruct {
+		return SockAddr{}, nil
+	}
+	fam, ok := v.Field("sa_family")
+	if !ok {
+		return SockAddr{}, &badArg{v, "sockaddr without sa_family"}
+	}
+	out := SockAddr{Family: familyName(fam)}
+	switch out.Family {
+	case "AF_INET", "AF_INET6":
+		ap, bad := inetAddr(v, out.Family == "AF_INET6")
+		if bad != nil {
+			return SockAddr{}, bad
+		}
+		out.Addr = ap
+	case "AF_UNIX":
+		if p, ok := v.Field("sun_path"); ok {
+			out.Path = p.Str
+			if strings.HasPrefix(p.Text, "@") {
+				out.Path = "@" + p.Str
+			}
+		}
+	}
+	return out, nil
+}
+
+// familyName maps the families zcsim uses to their names when strace
+// printed numbers.
+func familyName(v Value) string {
+	s := v.Symbol()
+	switch s {
+	case "0x1", "1":
+		return "AF_UNIX"
+	case "0x2", "2":
+		return "AF_INET"
+	case "0xa", "10":
+		return "AF_INET6"
+	}
+	return s
+}
+
+func inetAddr(v Value, v6 bool) (netip.AddrPort, *badArg) {
+	portField, addrField := "sin_port", "sin_addr"
+	if v6 {
+		portField, addrField = "sin6_port", "sin6_addr"
+	}
+	pv, ok := v.Field(portField)
+	if !ok {
+		return netip.AddrPort{}, &badArg{v, "sockaddr without " + portField}
+	}
+	var port uint16
+	if pv.Kind == KindString && len(pv.Str) == 2 {
+		port = binary.BigEndian.Uint16([]byte(pv.Str))
+	} else if n, ok := pv.AsInt(); ok && n >= 0 && n <= 0xffff {
+		port = uint16(n)
+	} else {
+		return netip.AddrPort{}, &badArg{pv, "bad port"}
+	}
+	av, ok := v.Field(addrField)
+	if !ok {
+		for _, f := range v.Fields {
+			if f.Name == "" && f.Value.Kind == KindMacro && f.Value.Name == "inet_pton" {
+				av, ok = f.Value, true
+			}
+		}
+	}
+	if !ok {
+		return netip.AddrPort{}, &badArg{v, "sockaddr without an address"}
+	}
+	addr, bad := ipAddr(av)
+	return netip.AddrPortFrom(addr, port), bad
+}
+
+// ipAddr decodes inet_addr("a.b.c.d"), inet_pton(AF_INET6, "::1", ...)
+// or raw address bytes.
+func ipAddr(v Value) (netip.Addr, *badArg) {
+	if v.Kind == KindString {
+		if a, ok := netip.AddrFromSlice([]byte(v.Str)); ok {
+			return a, nil
+		}
+		return netip.Addr{}, &badArg{v, "address is not 4 or 16 bytes"}
+	}
+	if v.Kind == KindMacro {
+		for _, e := range v.Elems {
+			if e.Kind == KindString {
+				a, err := netip.ParseAddr(e.Str)
+				if err != nil {
+					return netip.Addr{}, &badArg{e, "bad address"}
+				}
+				return a, nil
+			}
+		}
+	}
+	return netip.Addr{}, &badArg{v, "cannot read address"}
+}

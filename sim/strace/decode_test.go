@@ -1,0 +1,206 @@
+package strace
+
+import (
+	"errors"
+	"net/netip"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+)
+
+// decodeOne parses and decodes one call line, failing on any error.
+func decodeOne(t *testing.T, line string) Op {
+	t.Helper()
+	log := parseOne(t, line)
+	ops, err := Decode(log)
+	if err != nil {
+		t.Fatalf("Decode(%q): %v", line, err)
+	}
+	wantLen(t, "ops", len(ops), 1)
+	return ops[0]
+}
+
+var decodeOpts = cmp.Options{cmpopts.IgnoreTypes(Header{}), cmpopts.EquateComparable(netip.AddrPort{})}
+
+func TestDecode(t *testing.T) {
+	lo := func(port uint16) netip.AddrPort { return netip.AddrPortFrom(netip.MustParseAddr("127.0.0.1"), port) }
+	lo6 := func(port uint16) netip.AddrPort { return netip.AddrPortFrom(netip.MustParseAddr("::1"), port) }
+	copied := func(lo, hi uint32) *ExtErr { return &ExtErr{Origin: 5, Code: 1, Info: lo, Data: hi} }
+	tests := []struct {
+		name string
+		line string
+		want Op
+	}{
+		{"socket", "socket(AF_INET6, SOCK_DGRAM|SOCK_CLOEXEC, IPPROTO_IP) = 3",
+			&Socket{Domain: "AF_INET6", Type: []string{"SOCK_DGRAM", "SOCK_CLOEXEC"}, Protocol: "IPPROTO_IP"}},
+		{"socketpair", "socketpair(AF_UNIX, SOCK_STREAM, 0, [5, 6]) = 0",
+			&SocketPair{Domain: "AF_UNIX", Type: []string{"SOCK_STREAM"}, Protocol: "0", Fds: [2]int{5, 6}}},
+		{"bind v4", `bind(3<socket:[1]>, {sa_family=AF_INET, sin_port=htons(8000), sin_addr=inet_addr("127.0.0.1")}, 16) = 0`,
+			&Bind{Fd: 3, Addr: SockAddr{Family: "AF_INET", Addr: lo(8000)}}},
+		{"connect v6", `connect(4, {sa_family=AF_INET6, sin6_port=htons(8000), sin6_flowinfo=htonl(0), inet_pton(AF_INET6, "::1", &sin6_addr), sin6_scope_id=0}, 28) = 0`,
+			&Connect{Fd: 4, Addr: SockAddr{Family: "AF_INET6", Addr: lo6(8000)}}},
+		{"connect raw", `connect(4, {sa_family=0x2, sin_port="\x1f\x40", sin_addr="\x7f\x00\x00\x01"}, 16) = 0`,
+			&Connect{Fd: 4, Addr: SockAddr{Family: "AF_INET", Addr: lo(8000)}}},
+		{"connect unix", `connect(4, {sa_family=AF_UNIX, sun_path=@"zc"}, 5) = 0`,
+			&Connect{Fd: 4, Addr: SockAddr{Family: "AF_UNIX", Path: "@zc"}}},
+		{"listen", "listen(3, 128) = 0", &Listen{Fd: 3, Backlog: 128}},
+		{"accept NULL", "accept(3, NULL, NULL) = 5", &Accept{Fd: 3}},
+		{"accept4", `accept4(3, {sa_family=AF_INET, sin_port=htons(5), sin_addr=inet_addr("127.0.0.1")}, [16], SOCK_CLOEXEC) = 5`,
+			&Accept{Fd: 3, Peer: SockAddr{Family: "AF_INET", Addr: lo(5)}, Flags: []string{"SOCK_CLOEXEC"}}},
+		{"accept failed", "accept4(3, 0x7ffc, [16], 0) = -1 EAGAIN (Resource temporarily unavailable)", &Accept{Fd: 3}},
+		{"SO_ZEROCOPY", "setsockopt(4, SOL_SOCKET, SO_ZEROCOPY, [1], 4) = 0",
+			&SockOpt{Fd: 4, Level: "SOL_SOCKET", Name: "SO_ZEROCOPY", Value: OptValue{Int: 1, HasInt: true, Text: "[1]"}, Len: 4}},
+		{"SO_SNDBUFFORCE", "setsockopt(4, SOL_SOCKET, SO_SNDBUFFORCE, [1048576], 4) = 0",
+			&SockOpt{Fd: 4, Level: "SOL_SOCKET", Name: "SO_SNDBUFFORCE", Value: OptValue{Int: 1048576, HasInt: true, Text: "[1048576]"}, Len: 4}},
+		{"SO_TIMESTAMPING flags", "setsockopt(4, SOL_SOCKET, SO_TIMESTAMPING_OLD, [SOF_TIMESTAMPING_TX_SOFTWARE|SOF_TIMESTAMPING_SOFTWARE], 4) = 0",
+			&SockOpt{Fd: 4, Level: "SOL_SOCKET", Name: "SO_TIMESTAMPING_OLD", Value: OptValue{Flags: []string{"SOF_TIMESTAMPING_TX_SOFTWARE", "SOF_TIMESTAMPING_SOFTWARE"}, Text: "[SOF_TIMESTAMPING_TX_SOFTWARE|SOF_TIMESTAMPING_SOFTWARE]"}, Len: 4}},
+		{"SO_TIMESTAMPING struct", "setsockopt(4, SOL_SOCKET, SO_TIMESTAMPING_NEW, {flags=SOF_TIMESTAMPING_OPT_ID, bind_phc=0}, 8) = 0",
+			&SockOpt{Fd: 4, Level: "SOL_SOCKET", Name: "SO_TIMESTAMPING_NEW", Value: OptValue{Flags: []string{"SOF_TIMESTAMPING_OPT_ID"}, Text: "{flags=SOF_TIMESTAMPING_OPT_ID, bind_phc=0}"}, Len: 8}},
+		{"TCP_CORK verbose", "setsockopt(4, 0x6 /* SOL_TCP */, 0x3 /* TCP_CORK */, [1], 4) = 0",
+			&SockOpt{Fd: 4, Level: "SOL_TCP", Name: "TCP_CORK", Value: OptValue{Int: 1, HasInt: true, Text: "[1]"}, Len: 4}},
+		{"getsockopt", "getsockopt(4, SOL_SOCKET, SO_ZEROCOPY, [1], [4]) = 0",
+			&SockOpt{Get: true, Fd: 4, Level: "SOL_SOCKET", Name: "SO_ZEROCOPY", Value: OptValue{Int: 1, HasInt: true, Text: "[1]"}, Len: 4}},
+		{"getsockopt NULL", "getsockopt(4, SOL_SOCKET, SO_LINGER, NULL, NULL) = -1 EFAULT (Bad address)",
+			&SockOpt{Get: true, Fd: 4, Level: "SOL_SOCKET", Name: "SO_LINGER", Value: OptValue{Text: "NULL"}}},
+		{"send", `send(3, "abc", 3, MSG_ZEROCOPY|MSG_DONTWAIT) = 3`,
+			&Send{Fd: 3, Iov: []int64{3}, Len: 3, Flags: []string{"MSG_ZEROCOPY", "MSG_DONTWAIT"}, ZeroCopy: true}},
+		{"sendto raw flags", `sendto(3, "a"..., 4096, 0x4000000, NULL, 0) = 4096`,
+			&Send{Fd: 3, Iov: []int64{4096}, Len: 4096, Flags: []string{"0x4000000"}, ZeroCopy: true}},
+		{"sendto addr", `sendto(3, "a", 1, 0, {sa_family=AF_INET, sin_port=htons(9), sin_addr=inet_addr("127.0.0.1")}, 16) = 1`,
+			&Send{Fd: 3, Iov: []int64{1}, Len: 1, To: SockAddr{Family: "AF_INET", Addr: lo(9)}}},
+		{"sendmsg", `sendmsg(3, {msg_name={sa_family=AF_INET, sin_port=htons(9), sin_addr=inet_addr("127.0.0.1")}, msg_namelen=16, msg_iov=[{iov_base="a"..., iov_len=4096}, {iov_base="b"..., iov_len=1000}, ...], msg_iovlen=3, msg_controllen=0, msg_flags=0}, MSG_ZEROCOPY) = 5096`,
+			&Send{Fd: 3, Iov: []int64{4096, 1000}, Len: 5096, Flags: []string{"MSG_ZEROCOPY"}, ZeroCopy: true, To: SockAddr{Family: "AF_INET", Addr: lo(9)}}},
+		{"write", `write(3, "abc", 3) = 3`, &Send{Fd: 3, Iov: []int64{3}, Len: 3}},
+		{"sendmmsg", `sendmmsg(4, [{msg_hdr={msg_name=NULL, msg_namelen=0, msg_iov=[{iov_base="m"..., iov_len=1000}], msg_iovlen=1, msg_controllen=0, msg_flags=0}, msg_len=1000}, {msg_hdr={msg_name=NULL, msg_namelen=0, msg_iov=[{iov_base="m", iov_len=2}, {iov_base="n", iov_len=3}], msg_iovlen=2, msg_controllen=0, msg_flags=0}, msg_len=5}], 2, MSG_ZEROCOPY) = 2`,
+			&SendMmsg{Fd: 4, Msgs: []Mmsg{{Iov: []int64{1000}, MsgLen: 1000}, {Iov: []int64{2, 3}, MsgLen: 5}}, Vlen: 2, Flags: []string{"MSG_ZEROCOPY"}, ZeroCopy: true}},
+		{"sendmmsg failed", `sendmmsg(4, 0x7ffc, 2, MSG_ZEROCOPY) = -1 ENOBUFS (No buffer space available)`,
+			&SendMmsg{Fd: 4, Msgs: []Mmsg{}, Vlen: 2, Flags: []string{"MSG_ZEROCOPY"}, ZeroCopy: true}},
+		{"recv", `recv(3, "abc", 100, MSG_DONTWAIT) = 3`, &Recv{Fd: 3, Len: 100, Flags: []string{"MSG_DONTWAIT"}}},
+		{"recvfrom", `recvfrom(3, "a", 65536, 0, NULL, NULL) = 1`, &Recv{Fd: 3, Len: 65536}},
+		{"errqueue v4 numeric", `recvmsg(4, {msg_name=0x7ffc, msg_namelen=16 => 0, msg_iov=[{iov_base="", iov_len=1}], msg_iovlen=1, msg_control=[{cmsg_len=48, cmsg_level=SOL_IP, cmsg_type=IP_RECVERR, cmsg_data={ee_errno=0, ee_origin=5, ee_type=0, ee_code=1, ee_info=0, ee_data=5, offender={sa_family=AF_UNSPEC, sa_data="\0\0"}}}], msg_controllen=48, msg_flags=MSG_ERRQUEUE}, MSG_ERRQUEUE) = 0`,
+			&Recv{Fd: 4, Len: 1, Flags: []string{"MSG_ERRQUEUE"}, ErrQueue: true, Cmsgs: []Cmsg{{Level: "SOL_IP", Type: "IP_RECVERR", Ext: copied(0, 5)}}}},
+		{"errqueue v4 symbolic", `recvmsg(4, {msg_iov=[{iov_base="", iov_len=1}], msg_iovlen=1, msg_control=[{cmsg_len=48, cmsg_level=SOL_IP, cmsg_type=IP_RECVERR, cmsg_data={ee_errno=0, ee_origin=SO_EE_ORIGIN_ZEROCOPY, ee_type=0, ee_code=SO_EE_CODE_ZEROCOPY_COPIED, ee_info=7, ee_data=9, offender={sa_family=AF_UNSPEC}}}], msg_controllen=48, msg_flags=MSG_ERRQUEUE}, MSG_ERRQUEUE) = 0`,
+			&Recv{Fd: 4, Len: 1, Flags: []string{"MSG_ERRQUEUE"}, ErrQueue: true, Cmsgs: []Cmsg{{Level: "SOL_IP", Type: "IP_RECVERR", Ext: copied(7, 9)}}}},
+		{"errqueue timestamp errno", `recvmsg(4, {msg_control=[{cmsg_len=48, cmsg_level=SOL_IP, cmsg_type=IP_RECVERR, cmsg_data={ee_errno=ENOMSG, ee_origin=SO_EE_ORIGIN_TIMESTAMPING, ee_type=0, ee_code=0, ee_info=0, ee_data=0}}]}, MSG_ERRQUEUE) = 0`,
+			&Recv{Fd: 4, Flags: []string{"MSG_ERRQUEUE"}, ErrQueue: true, Cmsgs: []Cmsg{{Level: "SOL_IP", Type: "IP_RECVERR", Ext: &ExtErr{Errno: 42, Origin: 4}}}}},
+		{"errqueue v6 hex string", `recvmsg(4, {msg_control=[{cmsg_len=60, cmsg_level=SOL_IPV6, cmsg_type=IPV6_RECVERR, cmsg_data="\x00\x00\x00\x00\x05\x00\x01\x00\x03\x00\x00\x00\x04\x00\x00\x00\x0a\x00"}], msg_flags=MSG_ERRQUEUE}, MSG_ERRQUEUE) = 0`,
+			&Recv{Fd: 4, Flags: []string{"MSG_ERRQUEUE"}, ErrQueue: true, Cmsgs: []Cmsg{{Level: "SOL_IPV6", Type: "IPV6_RECVERR", Ext: copied(3, 4)}}}},
+		{"errqueue v6 hex array", `recvmsg(4, {msg_control=[{cmsg_len=60, cmsg_level=SOL_IPV6, cmsg_type=0x19, cmsg_data=[0x00, 0x00, 0x00, 0x00, 0x05, 0x00, 0x00, 0x00, 0xff, 0xff, 0xff, 0xff, 0x00, 0x00, 0x00, 0x00]}]}, 0x2000) = 0`,
+			&Recv{Fd: 4, Flags: []string{"0x2000"}, ErrQueue: true, Cmsgs: []Cmsg{{Level: "SOL_IPV6", Type: "0x19", Ext: &ExtErr{Origin: 5, Info: 0xffffffff}}}}},
+		{"errqueue v6 strace 6.1", `recvmsg(4, {msg_control=[{cmsg_len=60, cmsg_level=SOL_IPV6, cmsg_type=0x19}]}, MSG_ERRQUEUE) = 0`,
+			&Recv{Fd: 4, Flags: []string{"MSG_ERRQUEUE"}, ErrQueue: true, Cmsgs: []Cmsg{{Level: "SOL_IPV6", Type: "0x19"}}}},
+		{"other cmsg", `recvmsg(4, {msg_control=[{cmsg_len=20, cmsg_level=SOL_SOCKET, cmsg_type=SCM_RIGHTS, cmsg_data=[5]}, 0x1]}, 0) = 0`,
+			&Recv{Fd: 4, Cmsgs: []Cmsg{{Level: "SOL_SOCKET", Type: "SCM_RIGHTS"}}}},
+		{"recvmsg EAGAIN", `recvmsg(4, {msg_namelen=16}, MSG_ERRQUEUE) = -1 EAGAIN (Resource temporarily unavailable)`,
+			&Recv{Fd: 4, Flags: []string{"MSG_ERRQUEUE"}, ErrQueue: true}},
+		{"recvmsg pointer", `recvmsg(4, 0x7ffc, 0) = -1 EFAULT (Bad address)`, &Recv{Fd: 4}},
+		{"close", "close(3<TCP:[127.0.0.1:1->127.0.0.1:2]>) = 0", &Close{Fd: 3}},
+		{"shutdown", "shutdown(4, SHUT_WR) = 0", &Shutdown{Fd: 4, How: "SHUT_WR"}},
+		{"prlimit64 set", "prlimit64(0, RLIMIT_MEMLOCK, {rlim_cur=64*1024, rlim_max=RLIM64_INFINITY}, {rlim_cur=8192*1024, rlim_max=8192*1024}) = 0",
+			&Rlimit{Resource: "RLIMIT_MEMLOCK", New: &Rlimits{Cur: Limit{Value: 65536}, Max: Limit{Infinity: true}}, Old: &Rlimits{Cur: Limit{Value: 8 << 20}, Max: Limit{Value: 8 << 20}}}},
+		{"prlimit64 get", "prlimit64(123, RLIMIT_MEMLOCK, NULL, {rlim_cur=RLIM64_INFINITY, rlim_max=18446744073709551615}) = 0",
+			&Rlimit{Pid: 123, Resource: "RLIMIT_MEMLOCK", Old: &Rlimits{Cur: Limit{Infinity: true}, Max: Limit{Infinity: true}}}},
+		{"setrlimit", "setrlimit(RLIMIT_MEMLOCK, {rlim_cur=RLIM_INFINITY, rlim_max=RLIM_INFINITY}) = 0",
+			&Rlimit{Resource: "RLIMIT_MEMLOCK", New: &Rlimits{Cur: Limit{Infinity: true}, Max: Limit{Infinity: true}}}},
+		{"ignored", "getsockname(3, {sa_family=AF_UNIX}, [128 => 2]) = 0", &Ignored{Name: "getsockname"}},
+		{"unfinished at exit", "[pid 3] sendto(3, \"a\", 1, 0, NULL, 0 <unfinished ...>", &Ignored{Name: "sendto", Reason: "unfinished"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := decodeOne(t, tt.line)
+			if diff := cmp.Diff(tt.want, got, decodeOpts); diff != "" {
+				t.Errorf("%s (-want +got):\n%s", tt.line, diff)
+			}
+		})
+	}
+}
+
+func TestDecodeHeader(t *testing.T) {
+	op := decodeOne(t, "4007  21:17:54.000001 close(3) = -1 EBADF (Bad file descriptor) <0.000002>")
+	h := op.Head()
+	if h.Pid != 4007 || h.Syscall != "close" || h.Result.Errno != "EBADF" || h.Duration != 2000 || h.Time.Kind != TimeOfDay || !cmp.Equal(h.Lines, []int{1}) {
+		t.Errorf("header = %+v", *h)
+	}
+}
+
+func TestDecodeErrors(t *testing.T) {
+	tests := []struct {
+		line string
+		want string
+	}{
+		{"close(3, 4) = 0", `t.log:1:7: close takes 1 arguments, got 2 (at "close")`},
+		{"close() = 0", `t.log:1:1: close takes 1 arguments, got 0 (at "close")`},
+		{`close("x") = 0`, `t.log:1:7: close: fd is not a number (at "\"x\"")`},
+		{`listen(3, X) = 0`, `t.log:1:11: listen: backlog is not a number`},
+		{`send(3, "a", X, 0) = 1`, `t.log:1:14: send: length is not a number`},
+		{`write(X, "a", 1) = 1`, `t.log:1:7: write: fd is not a number`},
+		{`bind(3, {sin_port=htons(1)}, 16) = 0`, `t.log:1:9: bind: sockaddr without sa_family`},
+		{`bind(3, {sa_family=AF_INET, sin_addr=inet_addr("127.0.0.1")}, 16) = 0`, `t.log:1:9: bind: sockaddr without sin_port`},
+		{`bind(3, {sa_family=AF_INET, sin_port=htons(70000), sin_addr=inet_addr("127.0.0.1")}, 16) = 0`, `t.log:1:38: bind: bad port`},
+		{`bind(3, {sa_family=AF_INET, sin_port=htons(1)}, 16) = 0`, `t.log:1:9: bind: sockaddr without an address`},
+		{`bind(3, {sa_family=AF_INET, sin_port=htons(1), sin_addr=inet_addr("300.0.0.1")}, 16) = 0`, `t.log:1:67: bind: bad address`},
+		{`bind(3, {sa_family=AF_INET, sin_port=htons(1), sin_addr="\x01"}, 16) = 0`, `t.log:1:57: bind: address is not 4 or 16 bytes`},
+		{`bind(3, {sa_family=AF_INET, sin_port=htons(1), sin_addr=X}, 16) = 0`, `t.log:1:57: bind: cannot read address`},
+		{`connect(X, NULL, 0) = 0`, `t.log:1:9: connect: fd is not a number`},
+		{`socketpair(AF_UNIX, SOCK_STREAM, 0, [5]) = 0`, `t.log:1:37: socketpair: expected [fd0, fd1]`},
+		{`socketpair(AF_UNIX, SOCK_STREAM, 0, [5, X]) = 0`, `t.log:1:41: socketpair: fd is not a number`},
+		{`sendmsg(3, 0x1, 0) = 1`, `t.log:1:12: sendmsg: expected a struct msghdr`},
+		{`sendmsg(3, {msg_iov=X}, 0) = 1`, `t.log:1:21: sendmsg: msg_iov is not an array`},
+		{`sendmsg(3, {msg_iov=[{iov_base=""}]}, 0) = 1`, `t.log:1:22: sendmsg: iovec without iov_len`},
+		{`sendmsg(3, {msg_iov=[{iov_len=X}]}, 0) = 1`, `t.log:1:31: sendmsg: iov_len is not a number`},
+		{`sendmsg(3, {msg_name={sin_port=1}}, 0) = 1`, `t.log:1:22: sendmsg: sockaddr without sa_family`},
+		{`sendmmsg(3, "x", 1, 0) = 1`, `t.log:1:13: sendmmsg: expected an array of struct mmsghdr`},
+		{`sendmmsg(3, [{msg_len=1}], 1, 0) = 1`, `t.log:1:14: sendmmsg: mmsghdr without msg_hdr`},
+		{`sendmmsg(3, [{msg_hdr={msg_iov=X}}], 1, 0) = 1`, `t.log:1:32: sendmmsg: msg_iov is not an array`},
+		{`sendmmsg(3, [{msg_hdr={}, msg_len=X}], 1, 0) = 1`, `t.log:1:35: sendmmsg: msg_len is not a number`},
+		{`sendmmsg(3, [], X, 0) = 1`, `t.log:1:17: sendmmsg: vlen is not a number`},
+		{`recvmsg(3, {msg_iov=X}, 0) = 1`, `t.log:1:21: recvmsg: msg_iov is not an array`},
+		{`recvmsg(3, {msg_control=[{cmsg_level=SOL_IP, cmsg_type=IP_RECVERR, cmsg_data={ee_errno=0}}]}, 0) = 1`, `t.log:1:78: recvmsg: sock_extended_err without ee_origin`},
+		{`recvmsg(3, {msg_control=[{cmsg_level=SOL_IP, cmsg_type=IP_RECVERR, cmsg_data={ee_errno=EWHAT}}]}, 0) = 1`, `t.log:1:88: recvmsg: unknown ee_errno EWHAT`},
+		{`recvmsg(3, {msg_control=[{cmsg_level=SOL_IP, cmsg_type=IP_RECVERR, cmsg_data={ee_errno=0, ee_origin=256}}]}, 0) = 1`, `t.log:1:101: recvmsg: ee_origin out of range`},
+		{`recvmsg(3, {msg_control=[{cmsg_level=SOL_IPV6, cmsg_type=IPV6_RECVERR, cmsg_data="\x00"}]}, 0) = 1`, `t.log:1:82: recvmsg: cmsg_data has 1 bytes, sock_extended_err needs 16`},
+		{`recvmsg(3, {msg_control=[{cmsg_level=SOL_IPV6, cmsg_type=IPV6_RECVERR, cmsg_data=[256]}]}, 0) = 1`, `t.log:1:83: recvmsg: cmsg_data element is not a byte`},
+		{`recvmsg(3, {msg_control=[{cmsg_level=SOL_IPV6, cmsg_type=IPV6_RECVERR, cmsg_data=X}]}, 0) = 1`, `t.log:1:82: recvmsg: cannot read cmsg_data`},
+		{`recv(X, "", 1, 0) = 1`, `t.log:1:6: recv: fd is not a number`},
+		{`recvmsg(X, NULL, 0) = 1`, `t.log:1:9: recvmsg: fd is not a number`},
+		{`setsockopt(X, A, B, [1], 4) = 0`, `t.log:1:12: setsockopt: fd is not a number`},
+		{`shutdown(X, SHUT_WR) = 0`, `t.log:1:10: shutdown: fd is not a number`},
+		{`prlimit64(X, RLIMIT_MEMLOCK, NULL, NULL) = 0`, `t.log:1:11: prlimit64: pid is not a number`},
+		{`prlimit64(0, RLIMIT_MEMLOCK, {rlim_cur=1}, NULL) = 0`, `t.log:1:30: prlimit64: missing rlim_max`},
+		{`setrlimit(RLIMIT_MEMLOCK, {rlim_cur=X, rlim_max=1}) = 0`, `t.log:1:37: setrlimit: limit is not a number`},
+		{`accept(X, NULL, NULL) = 3`, `t.log:1:8: accept: fd is not a number`},
+		{`accept(3, {sin_port=1}, NULL) = 3`, `t.log:1:11: accept: sockaddr without sa_family`},
+		{`sendto(3, "", 1, 0, {sin_port=1}, 16) = 1`, `t.log:1:21: sendto: sockaddr without sa_family`},
+		{`bind(X, NULL, 0) = 0`, `t.log:1:6: bind: fd is not a number`},
+		{`listen(X, 1) = 0`, `t.log:1:8: listen: fd is not a number`},
+		{`sendmsg(X, NULL, 0) = 0`, `t.log:1:9: sendmsg: fd is not a number`},
+		{`sendmmsg(X, NULL, 0, 0) = 0`, `t.log:1:10: sendmmsg: fd is not a number`},
+		{`sendto(X, "", 1, 0, NULL, 0) = 1`, `t.log:1:8: sendto: fd is not a number`},
+	}
+	for _, tt := range tests {
+		log := parseOne(t, tt.line)
+		ops, err := Decode(log)
+		var list *ErrorList
+		if !errors.As(err, &list) {
+			t.Errorf("%s: got %v, want an *ErrorList", tt.line, err)
+			continue
+		}
+		if got := list.Errs[0].Error(); !strings.HasPrefix(got, tt.want) {
+			t.Errorf("%s:\n got %s\nwant %s", tt.line, got, tt.want)
+		}
+		if ig, ok := ops[0].(*Ignored); !ok || ig.Reason == "" {
+			t.Errorf("%s: decoded to %#v, want Ignored with a reason", tt.line, ops[0])
+		}
+	}
+}
+
+func TestIgnoredNames(t *testing.T) {
+	log := parseOne(t, "b() = 0\na() = 0\nb() = 0\nclose(3) = 0\nc() = 0")
+	ops, _ := Decode(log)
+	want := []IgnoredCount{{"b", 2}, {"a", 1}, {"c", 1}}
+	if diff := cmp.Diff(want, IgnoredNames(ops)); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+}

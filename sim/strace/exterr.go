@@ -1,0 +1,139 @@
+package strace
+
+import "encoding/binary"
+
+// extErrSize is sizeof(struct sock_extended_err): u32 ee_errno, u8
+// ee_origin, u8 ee_type, u8 ee_code, u8 ee_pad, u32 ee_info, u32 ee_data.
+const extErrSize = 16
+
+// Symbolic names strace may print inside sock_extended_err
+// (include/uapi/linux/errqueue.h, asm-generic/errno.h).
+var (
+	eeOrigins = map[string]uint8{
+		"SO_EE_ORIGIN_NONE": 0, "SO_EE_ORIGIN_LOCAL": 1, "SO_EE_ORIGIN_ICMP": 2,
+		"SO_EE_ORIGIN_ICMP6": 3, "SO_EE_ORIGIN_TXSTATUS": 4, "SO_EE_ORIGIN_TIMESTAMPING": 4,
+		"SO_EE_ORIGIN_ZEROCOPY": 5, "SO_EE_ORIGIN_TXTIME": 6,
+	}
+	eeCodes = map[string]uint8{
+		"SO_EE_CODE_ZEROCOPY_COPIED": 1, "SO_EE_CODE_TXTIME_INVALID_PARAM": 1,
+		"SO_EE_CODE_TXTIME_MISSED": 2,
+	}
+	eeErrnos = map[string]uint32{
+		"ENOMSG": 42, "ETIMEDOUT": 110, "ECONNREFUSED": 111, "EHOSTUNREACH": 113,
+		"ENETUNREACH": 101, "EMSGSIZE": 90, "EPROTO": 71, "EINVAL": 22, "ECANCELED": 125,
+	}
+)
+
+// isRecvErr reports whether a cmsg is (SOL_IP, IP_RECVERR) or (SOL_IPV6,
+// IPV6_RECVERR), by name or by number (levels 0 and 41, types 11 and 25).
+func isRecvErr(level, typ string) bool {
+	switch level {
+	case "SOL_IP", "0":
+		return typ == "IP_RECVERR" || typ == "0xb" || typ == "11"
+	case "SOL_IPV6", "0x29", "41":
+		return typ == "IPV6_RECVERR" || typ == "0x19" || typ == "25"
+	}
+	return false
+}
+
+// cmsg decodes one element of msg_control. The sock_extended_err of a
+// RECVERR message is read from strace's struct form
+// (cmsg_data={ee_errno=0, ee_origin=SO_EE_ORIGIN_ZEROCOPY, ...}) or from
+// its hex form (cmsg_data="\x00..." or [0x00, ...]), little-endian.
+func cmsg(v Value) (Cmsg, *badArg) {
+	lv, _ := v.Field("cmsg_level")
+	tv, _ := v.Field("cmsg_type")
+	out := Cmsg{Level: lv.Symbol(), Type: tv.Symbol()}
+	data, ok := v.Field("cmsg_data")
+	if !ok || !isRecvErr(out.Level, out.Type) {
+		return out, nil
+	}
+	var ee ExtErr
+	var bad *badArg
+	if data.Kind == KindStruct {
+		ee, bad = extErrStruct(data)
+	} else {
+		ee, bad = extErrBytes(data)
+	}
+	if bad != nil {
+		return Cmsg{}, bad
+	}
+	out.Ext = &ee
+	return out, nil
+}
+
+func extErrStruct(v Value) (ExtErr, *badArg) {
+	var ee ExtErr
+	get := func(name string, names map[string]uint32, max uint64) (uint32, *badArg) {
+		f, ok := v.Field(name)
+		if !ok {
+			return 0, &badArg{v, "sock_extended_err without " + name}
+		}
+		if n, ok := f.AsInt(); ok {
+			if uint64(n) > max {
+				return 0, &badArg{f, name + " out of range"}
+			}
+			return uint32(n), nil
+		}
+		if n, ok := names[f.Symbol()]; ok {
+			return n, nil
+		}
+		return 0, &badArg{f, "unknown " + name + " " + f.Symbol()}
+	}
+	widen := func(m map[string]uint8) map[string]uint32 {
+		out := make(map[string]uint32, len(m))
+		for k, x := range m {
+			out[k] = uint32(x)
+		}
+		return out
+	}
+	fields := []struct {
+		name  string
+		names map[string]uint32
+		max   uint64
+		set   func(uint32)
+	}{
+		{"ee_errno", eeErrnos, 1<<32 - 1, func(x uint32) { ee.Errno = x }},
+		{"ee_origin", widen(eeOrigins), 255, func(x uint32) { ee.Origin = uint8(x) }},
+		{"ee_type", nil, 255, func(x uint32) { ee.Type = uint8(x) }},
+		{"ee_code", widen(eeCodes), 255, func(x uint32) { ee.Code = uint8(x) }},
+		{"ee_info", nil, 1<<32 - 1, func(x uint32) { ee.Info = x }},
+		{"ee_data", nil, 1<<32 - 1, func(x uint32) { ee.Data = x }},
+	}
+	for _, f := range fields {
+		x, bad := get(f.name, f.names, f.max)
+		if bad != nil {
+			return ExtErr{}, bad
+		}
+		f.set(x)
+	}
+	return ee, nil
+}
+
+// extErrBytes decodes the hex form: a string of bytes or an array of byte
+// values, at least sizeof(struct sock_extended_err) long.
+func extErrBytes(v Value) (ExtErr, *badArg) {
+	var b []byte
+	switch v.Kind {
+	case KindString:
+		b = []byte(v.Str)
+	case KindArray:
+		for _, e := range v.Elems {
+			n, ok := e.AsInt()
+			if !ok || n < 0 || n > 255 {
+				return ExtErr{}, &badArg{e, "cmsg_data element is not a byte"}
+			}
+			b = append(b, byte(n))
+		}
+	default:
+		return ExtErr{}, &badArg{v, "cannot read cmsg_data"}
+	}
+	if len(b) < extErrSize {
+		return ExtErr{}, &badArg{v, sprintf("cmsg_data has %d bytes, sock_extended_err needs %d", len(b), extErrSize)}
+	}
+	le := binary.LittleEndian
+	return ExtErr{
+		Errno: le.Uint32(b[0:]), Origin: b[4], Type: b[5], Code: b[6],
+		Info: le.Uint32(b[8:]), Data: le.Uint32(b[12:]),
+	}, nil
+}
