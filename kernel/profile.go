@@ -135,15 +135,21 @@ type Profile struct {
 	// (v5.16, 9b65b17db723).
 	PureZerocopy bool
 
-	// TCPZerocopyLinear is the linear area of the first skb of a zerocopy
-	// tcp_sendmsg call: payload copied there is not a frag, so it is never
-	// reported COPIED. 0 since "tcp: place all zerocopy payload in frags"
-	// (v4.18); about 2 KiB minus headers before.
-	TCPZerocopyLinear int
-	// TCPUnconnected is the errno of a MSG_ZEROCOPY send on a TCP socket
-	// that is not connected: EINVAL from the explicit state check (v4.14 to
-	// v5.4), EPIPE through sk_stream_wait_connect since f859a4484703 (v5.5).
-	TCPUnconnected Errno
+	// TCPLinear is the linear area of each new skb tcp_sendmsg allocates:
+	// payload copied there is not a frag, so it is never reported COPIED
+	// (bug B18). 0 since "tcp: place all zerocopy payload in frags"
+	// (v4.18); before, select_size gave SKB_WITH_OVERHEAD(2048 -
+	// MAX_TCP_HEADER) on a GSO route.
+	TCPLinear int
+	// TCPZerocopyStateCheck: MSG_ZEROCOPY on a TCP socket that is not
+	// ESTABLISHED fails with EINVAL before any uarg is allocated (v4.14 to
+	// v5.4). Since f859a4484703 (v5.5) the ordinary sk_stream_wait_connect
+	// applies after the allocation, and a closed socket gets EPIPE with the
+	// id rolled back.
+	TCPZerocopyStateCheck bool
+	// TCPZerocopyCloseWait: that check lets CLOSE_WAIT through
+	// (13d7f46386e0, after v4.14).
+	TCPZerocopyCloseWait bool
 
 	// Bugs are the historical bugs switched on in this profile.
 	Bugs BugSet
@@ -198,37 +204,36 @@ const DefaultProfile = "linux-6.18"
 // profiles are the built-in profiles, oldest first.
 var profiles = []Profile{
 	{
-		Name:              "rfc-v2",
-		Describe:          "the RFC v2 patch set \"socket sendmsg MSG_ZEROCOPY\" on v4.10-rc7 (2017)",
-		OptIn:             false,
-		ZerocopyClasses:   []SocketClass{ClassTCP, ClassUDP, ClassRAW, ClassPacket},
-		OptRefusal:        ENOPROTOOPT,
-		UargByteLimit:     1 << 19,
-		UargLenLimit:      UshrtMax - 1,
-		OptmemMax:         20480,
-		OmallocTruesize:   768,
-		OmallocEstimate:   576,
-		MemlockDefault:    64 << 10,
-		NotifyMergeEnd:    QueueHead,
-		TCPZerocopyLinear: 1408,
-		TCPUnconnected:    EPIPE,
+		Name:            "rfc-v2",
+		Describe:        "the RFC v2 patch set \"socket sendmsg MSG_ZEROCOPY\" on v4.10-rc7 (2017)",
+		OptIn:           false,
+		ZerocopyClasses: []SocketClass{ClassTCP, ClassUDP, ClassRAW, ClassPacket},
+		OptRefusal:      ENOPROTOOPT,
+		UargByteLimit:   1 << 19,
+		UargLenLimit:    UshrtMax - 1,
+		OptmemMax:       20480,
+		OmallocTruesize: 768,
+		OmallocEstimate: 576,
+		MemlockDefault:  64 << 10,
+		NotifyMergeEnd:  QueueHead,
+		TCPLinear:       1408,
 	},
 	{
-		Name:              "linux-4.14",
-		Describe:          "the first merge: TCP only, SO_ZEROCOPY before connect",
-		OptIn:             true,
-		ZerocopyClasses:   []SocketClass{ClassTCP},
-		OptRefusal:        ENOTSUPP,
-		OptClosedOnly:     true,
-		UargByteLimit:     1 << 19,
-		UargLenLimit:      UshrtMax - 1,
-		OptmemMax:         20480,
-		OmallocTruesize:   768,
-		OmallocEstimate:   576,
-		MemlockDefault:    64 << 10,
-		NotifyMergeEnd:    QueueTail,
-		TCPZerocopyLinear: 1408,
-		TCPUnconnected:    EINVAL,
+		Name:                  "linux-4.14",
+		Describe:              "the first merge: TCP only, SO_ZEROCOPY before connect",
+		OptIn:                 true,
+		ZerocopyClasses:       []SocketClass{ClassTCP},
+		OptRefusal:            ENOTSUPP,
+		OptClosedOnly:         true,
+		UargByteLimit:         1 << 19,
+		UargLenLimit:          UshrtMax - 1,
+		OptmemMax:             20480,
+		OmallocTruesize:       768,
+		OmallocEstimate:       576,
+		MemlockDefault:        64 << 10,
+		NotifyMergeEnd:        QueueTail,
+		TCPLinear:             1408,
+		TCPZerocopyStateCheck: true,
 	},
 	{
 		Name:                  "linux-5.0",
@@ -244,7 +249,8 @@ var profiles = []Profile{
 		MemlockDefault:        64 << 10,
 		MemlockInfinityExempt: true,
 		NotifyMergeEnd:        QueueTail,
-		TCPUnconnected:        EINVAL,
+		TCPZerocopyStateCheck: true,
+		TCPZerocopyCloseWait:  true,
 	},
 	{
 		Name:                  "linux-6.18",
@@ -262,7 +268,6 @@ var profiles = []Profile{
 		NotifyMergeEnd:        QueueTail,
 		CopyUbufsHighOrder:    true,
 		PureZerocopy:          true,
-		TCPUnconnected:        EPIPE,
 	},
 }
 

@@ -2,6 +2,7 @@ package kernel
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 )
 
@@ -30,8 +31,10 @@ func unionString[T ~uint8 | ~uint32](v T, names Symbols[T]) string {
 	return strings.Join(parts, "|")
 }
 
-// parseUnion parses a "|"-separated union of names, or a plain number, into
-// a bit set. It returns the first unknown name, if any.
+// parseUnion parses a "|"-separated union of names and numbers (decimal, or
+// with a 0x, 0o or 0b prefix, as strconv.ParseUint with base 0 reads them)
+// into a bit set. It returns the first part that is neither, if any;
+// trailing garbage such as "12abc" is such a part.
 func parseUnion[T ~uint8 | ~uint32](text string, names Symbols[T]) (T, error) {
 	var v T
 	for _, part := range strings.Split(text, "|") {
@@ -40,8 +43,8 @@ func parseUnion[T ~uint8 | ~uint32](text string, names Symbols[T]) (T, error) {
 			v |= b
 			continue
 		}
-		var n uint32
-		if _, err := fmt.Sscanf(part, "%v", &n); err != nil || part == "" {
+		n, err := strconv.ParseUint(part, 0, 32)
+		if err != nil {
 			return 0, fmt.Errorf("unknown flag %q", part)
 		}
 		v |= T(n)

@@ -33,8 +33,10 @@ type Packet struct {
 	From *Sock
 	// Seq and EndSeq are the TCP sequence range the skb carries.
 	Seq, EndSeq uint32
-	// Retransmit marks a TCP retransmission.
+	// Retransmit marks a TCP retransmission, Fin a segment carrying FIN
+	// (which takes one sequence number after the data).
 	Retransmit bool
+	Fin        bool
 }
 
 // Network is where sockets send packets: routing, devices, links and

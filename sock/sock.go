@@ -20,12 +20,13 @@ const (
 	FIN_WAIT1   State = 4
 	CLOSE       State = 7
 	CLOSE_WAIT  State = 8
+	LAST_ACK    State = 9
 	LISTEN      State = 10
 )
 
 var stateNames = map[State]string{
 	ESTABLISHED: "TCP_ESTABLISHED", SYN_SENT: "TCP_SYN_SENT", FIN_WAIT1: "TCP_FIN_WAIT1",
-	CLOSE: "TCP_CLOSE", CLOSE_WAIT: "TCP_CLOSE_WAIT", LISTEN: "TCP_LISTEN",
+	CLOSE: "TCP_CLOSE", CLOSE_WAIT: "TCP_CLOSE_WAIT", LAST_ACK: "TCP_LAST_ACK", LISTEN: "TCP_LISTEN",
 }
 
 // String names the state as the kernel does ("TCP_CLOSE").
@@ -69,6 +70,9 @@ type Sock struct {
 	Sndbuf     int // sk_sndbuf
 	Rcvbuf     int // sk_rcvbuf
 	Rcvlowat   int // sk_rcvlowat
+	// SndbufLocked and RcvbufLocked are SOCK_SNDBUF_LOCK and
+	// SOCK_RCVBUF_LOCK: the user set the size, so autotuning leaves it.
+	SndbufLocked, RcvbufLocked bool
 
 	// Tsflags are the SO_TIMESTAMPING flags and Tskey the next key.
 	Tsflags kernel.Timestamping
@@ -179,6 +183,7 @@ func (s *Sock) Uncharge(d skb.Destructor, truesize int) {
 	switch d {
 	case skb.SockWfree:
 		s.uncharge(&s.WmemAlloc, "sk_wmem_alloc", truesize)
+		s.maybeFree()
 	case skb.SockRfree:
 		s.uncharge(&s.RmemAlloc, "sk_rmem_alloc", truesize)
 	case skb.SockOfree:
@@ -196,8 +201,9 @@ func (s *Sock) Hold() {
 	s.refcnt++
 }
 
-// Put models sock_put: the last reference runs sk_destruct, which purges
-// the error queue and frees the socket.
+// Put models sock_put: after the last reference, once no transmitted skb
+// charges sk_wmem_alloc any more, sk_destruct purges the error queue and
+// frees the socket.
 func (s *Sock) Put() {
 	if !s.CheckLive("sock_put") {
 		return
@@ -207,7 +213,15 @@ func (s *Sock) Put() {
 		return
 	}
 	s.refcnt--
-	if s.refcnt == 0 {
+	s.maybeFree()
+}
+
+// maybeFree models sk_free: the struct sock outlives its last reference
+// while transmitted skbs still charge sk_wmem_alloc (the kernel's bias of
+// one in sk_wmem_alloc is dropped by sk_free, and sock_wfree frees the
+// socket when the count reaches zero).
+func (s *Sock) maybeFree() {
+	if s.refcnt == 0 && s.WmemAlloc == 0 && !s.Freed() {
 		s.destruct()
 	}
 }
@@ -221,7 +235,7 @@ func (s *Sock) destruct() {
 	for _, c := range []struct {
 		name string
 		n    int
-	}{{"sk_omem_alloc", s.OmemAlloc}, {"sk_wmem_alloc", s.WmemAlloc}, {"sk_wmem_queued", s.WmemQueued}, {"sk_rmem_alloc", s.RmemAlloc}} {
+	}{{"sk_omem_alloc", s.OmemAlloc}, {"sk_wmem_queued", s.WmemQueued}, {"sk_rmem_alloc", s.RmemAlloc}} {
 		if c.n != 0 {
 			s.Violate(kernel.RuleAccounting, "destroyed with %s %d", c.name, c.n)
 		}
@@ -229,13 +243,19 @@ func (s *Sock) destruct() {
 	s.Free()
 }
 
-// Close models the socket-layer part of close(2): sock_orphan sets
-// SOCK_DEAD, the state becomes TCP_CLOSE and the descriptor's reference is
-// dropped. Protocols first do their own teardown.
-func (s *Sock) Close() {
+// Orphan models sock_orphan: the socket loses its owner and becomes
+// SOCK_DEAD, so completions from now on queue no notification.
+func (s *Sock) Orphan() {
 	s.dead = true
+	s.Note("sock_orphan: SOCK_DEAD")
+}
+
+// Close models the socket-layer part of close(2) for protocols without
+// teardown of their own: Orphan, TCP_CLOSE, and the descriptor's reference
+// dropped.
+func (s *Sock) Close() {
+	s.Orphan()
 	s.State = CLOSE
-	s.Note("close: SOCK_DEAD")
 	s.Put()
 }
 

@@ -1,41 +1,105 @@
 package sock
 
-import "github.com/zcsim/zcsim/kernel"
+import (
+	"math"
+
+	"github.com/zcsim/zcsim/kernel"
+)
 
 // Setsockopt models sock_setsockopt for the SOL_SOCKET options zcsim knows:
 // SO_ZEROCOPY (per the profile, see SetZerocopy), SO_SNDBUF and SO_RCVBUF
-// (doubled, clamped to wmem_max/rmem_max and to the minimums), their FORCE
-// forms (not clamped to the maxima), SO_RCVLOWAT and SO_TIMESTAMPING. Any
+// (doubled, clamped to wmem_max/rmem_max and to the minimums, see bufSize),
+// their FORCE forms (not clamped to the maxima), SO_RCVLOWAT (capped for
+// TCP, see tcpSetRcvlowat) and SO_TIMESTAMPING (see setTimestamping). Any
 // other option is ENOPROTOOPT; protocol levels are the protocols' business.
 func (s *Sock) Setsockopt(opt kernel.SockOpt, val int) kernel.Errno {
 	switch opt {
 	case kernel.SO_ZEROCOPY:
 		return s.SetZerocopy(val)
 	case kernel.SO_SNDBUF, kernel.SO_SNDBUFFORCE:
-		if opt == kernel.SO_SNDBUF {
-			val = min(val, s.Net.WmemMax)
-		}
-		s.Sndbuf = max(2*max(val, 0), MinSndbuf)
+		s.Sndbuf = bufSize(opt == kernel.SO_SNDBUF, val, s.Net.WmemMax, MinSndbuf)
+		s.SndbufLocked = true
 	case kernel.SO_RCVBUF, kernel.SO_RCVBUFFORCE:
-		if opt == kernel.SO_RCVBUF {
-			val = min(val, s.Net.RmemMax)
-		}
-		s.Rcvbuf = max(2*max(val, 0), MinRcvbuf)
+		s.Rcvbuf = bufSize(opt == kernel.SO_RCVBUF, val, s.Net.RmemMax, MinRcvbuf)
+		s.RcvbufLocked = true
 	case kernel.SO_RCVLOWAT:
 		if val < 0 {
-			val = 1<<31 - 1
+			val = math.MaxInt32
 		}
-		s.Rcvlowat = max(val, 1)
+		if s.Class == kernel.ClassTCP {
+			s.tcpSetRcvlowat(val)
+		} else {
+			s.Rcvlowat = max(val, 1)
+		}
 	case kernel.SO_TIMESTAMPING:
-		flags := kernel.Timestamping(val)
-		if flags&kernel.SOF_TIMESTAMPING_OPT_ID != 0 && s.Tsflags&kernel.SOF_TIMESTAMPING_OPT_ID == 0 {
-			s.Tskey = 0
+		if err := s.setTimestamping(kernel.Timestamping(val)); err != 0 {
+			return err
 		}
-		s.Tsflags = flags
 	default:
 		return kernel.ENOPROTOOPT
 	}
 	s.Note("setsockopt %s = %d", kernel.SockOptNames.Name(opt), val)
+	return 0
+}
+
+// bufSize models the SO_SNDBUF/SO_RCVBUF arithmetic of sock_setsockopt. The
+// plain option compares val with the maximum as a u32 (min_t(u32, ...)), so
+// a negative value asks for the maximum; the FORCE form takes a negative
+// value as 0. Both cap val at INT_MAX/2 before doubling it, then apply the
+// minimum. Measured on Linux 6.18: SO_SNDBUF -1 gives 2*wmem_max,
+// SO_SNDBUFFORCE 1<<30 gives 2147483646.
+func bufSize(clamp bool, val, maxVal, minVal int) int {
+	switch {
+	case clamp && (val < 0 || val > maxVal):
+		val = maxVal
+	case val < 0:
+		val = 0
+	}
+	val = min(val, math.MaxInt32/2)
+	return max(2*val, minVal)
+}
+
+// tcpSetRcvlowat models tcp_set_rcvlowat: the value is capped at half the
+// receive buffer when the user fixed its size (SOCK_RCVBUF_LOCK), else at
+// half of tcp_rmem[2], and an unlocked receive buffer grows to hold it
+// (tcp_space_from_win at a fresh socket's scaling ratio of 1/2: twice the
+// value). Measured on Linux 6.18: SO_RCVBUF 1000 then SO_RCVLOWAT 5000
+// reads back 1152; without SO_RCVBUF, SO_RCVLOWAT 100000 raises SO_RCVBUF
+// to 200000 and SO_RCVLOWAT -1 reads back tcp_rmem[2]/2.
+func (s *Sock) tcpSetRcvlowat(val int) {
+	limit := s.Net.TCPRmem[2] >> 1
+	if s.RcvbufLocked {
+		limit = s.Rcvbuf >> 1
+	}
+	val = min(val, limit)
+	s.Rcvlowat = max(val, 1)
+	if !s.RcvbufLocked && 2*val > s.Rcvbuf {
+		s.Rcvbuf = 2 * val
+	}
+}
+
+// timestampingMask is SOF_TIMESTAMPING_MASK on Linux 6.18: flag bits 0 to
+// 18 (SOF_TIMESTAMPING_LAST is bit 18).
+const timestampingMask kernel.Timestamping = 1<<19 - 1
+
+// setTimestamping models sock_set_timestamping: a flag outside
+// SOF_TIMESTAMPING_MASK, or OPT_STATS without OPT_TSONLY, is EINVAL, and so
+// is switching on OPT_ID on a TCP socket in TCP_CLOSE or TCP_LISTEN.
+// Switching on OPT_ID otherwise restarts the key at 0 (a connected TCP
+// socket's keys count from snd_una, which the TCP send path adds). All
+// three refusals were measured on Linux 6.18.
+func (s *Sock) setTimestamping(flags kernel.Timestamping) kernel.Errno {
+	if flags&^timestampingMask != 0 ||
+		flags&kernel.SOF_TIMESTAMPING_OPT_STATS != 0 && flags&kernel.SOF_TIMESTAMPING_OPT_TSONLY == 0 {
+		return kernel.EINVAL
+	}
+	if flags&kernel.SOF_TIMESTAMPING_OPT_ID != 0 && s.Tsflags&kernel.SOF_TIMESTAMPING_OPT_ID == 0 {
+		if s.Class == kernel.ClassTCP && (s.State == CLOSE || s.State == LISTEN) {
+			return kernel.EINVAL
+		}
+		s.Tskey = 0
+	}
+	s.Tsflags = flags
 	return 0
 }
 

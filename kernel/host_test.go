@@ -1,0 +1,181 @@
+package kernel_test
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/stretchr/testify/require"
+
+	"github.com/zcsim/zcsim/kernel"
+)
+
+// obj is a minimal tracked object.
+type obj struct {
+	kernel.Tracked
+	name string
+}
+
+func newHost(t *testing.T) *kernel.Host {
+	t.Helper()
+	p, err := kernel.Lookup(kernel.DefaultProfile)
+	require.NoError(t, err)
+	return kernel.NewHost(p)
+}
+
+func track(h *kernel.Host, kind string) *obj {
+	o := &obj{name: kind}
+	h.Track(&o.Tracked, kind, o)
+	return o
+}
+
+func TestTrackAndLive(t *testing.T) {
+	h := newHost(t)
+	a, b, c := track(h, "skb"), track(h, "uarg"), track(h, "skb")
+	require.Equal(t, kernel.ObjectID{Kind: "skb", Serial: 1}, a.Ident())
+	require.Equal(t, "uarg#2", b.Ident().String())
+	require.Equal(t, "skb#3", c.Ident().String())
+	require.Same(t, h, a.Host())
+	require.Same(t, a, a.Self())
+	require.Same(t, &b.Tracked, h.Object(b.Ident()))
+
+	b.Free()
+	require.True(t, b.Freed())
+	require.False(t, a.Freed())
+	require.Nil(t, h.Object(b.Ident()))
+	d := track(h, "page")
+	require.Equal(t, []kernel.ObjectID{a.Ident(), c.Ident(), d.Ident()}, h.Live(), "creation order")
+	require.Equal(t, uint64(4), d.Ident().Serial, "serials are never reused")
+	require.Empty(t, h.Violations())
+}
+
+func TestTwoHostsAreSeparate(t *testing.T) {
+	h1, h2 := newHost(t), newHost(t)
+	a := track(h1, "skb")
+	b := track(h2, "skb")
+	require.Equal(t, a.Ident(), b.Ident(), "serials are per host")
+	a.Free()
+	require.Empty(t, h1.Live())
+	require.Equal(t, []kernel.ObjectID{b.Ident()}, h2.Live())
+}
+
+func TestDoubleFreeAndUseAfterFree(t *testing.T) {
+	h := newHost(t)
+	o := track(h, "skb")
+	h.Step = 3
+	o.Note("alloc")
+	require.True(t, o.CheckLive("clone"))
+	o.Free()
+	h.Step = 7
+	o.Free()
+	require.False(t, o.CheckLive("clone"))
+
+	vs := h.TakeViolations()
+	require.Len(t, vs, 2)
+	require.Equal(t, "step 7: invariant 4 (refcount): skb#1: freed twice", vs[0].String())
+	require.Equal(t, "step 7: invariant 4 (refcount): skb#1: clone after free", vs[1].String())
+	wantHistory := []kernel.Event{{Step: 3, Text: "alloc"}, {Step: 3, Text: "freed"}}
+	if d := cmp.Diff(wantHistory, vs[0].History); d != "" {
+		t.Errorf("history (-want +got):\n%s", d)
+	}
+	require.Empty(t, h.TakeViolations(), "TakeViolations forgets")
+}
+
+func TestViolationsIsACopy(t *testing.T) {
+	h := newHost(t)
+	h.Report(kernel.Violation{Step: 1, Rule: kernel.RuleIDs, Message: "gap"})
+	v := h.Violations()
+	v[0].Message = "changed"
+	require.Equal(t, "gap", h.Violations()[0].Message)
+	require.Len(t, h.TakeViolations(), 1)
+	require.Empty(t, h.Violations())
+}
+
+func TestHistoryBounded(t *testing.T) {
+	h := newHost(t)
+	o := track(h, "uarg")
+	for i := range 50 {
+		h.Step = uint64(i)
+		o.Note("event %d", i)
+	}
+	got := o.History()
+	require.Len(t, got, 49, "48 kept plus one gap entry")
+	for i := range 12 {
+		require.Equal(t, fmt.Sprintf("event %d", i), got[i].Text, "the birth is kept")
+	}
+	require.Equal(t, kernel.Event{Step: 14, Text: "… 2 entries omitted …"}, got[12])
+	require.Equal(t, kernel.Event{Step: 14, Text: "event 14"}, got[13])
+	require.Equal(t, kernel.Event{Step: 49, Text: "event 49"}, got[48])
+
+	o2 := track(h, "uarg")
+	for i := range 48 {
+		o2.Note("e%d", i)
+	}
+	require.Len(t, o2.History(), 48, "no gap entry until something is dropped")
+}
+
+func TestRuleString(t *testing.T) {
+	tests := []struct {
+		r    kernel.Rule
+		want string
+	}{
+		{kernel.RuleIDs, "invariant 1 (ids)"},
+		{kernel.RuleNotifyOnce, "invariant 2 (notify-once)"},
+		{kernel.RuleNotifyAfterPages, "invariant 3 (notify-after-pages)"},
+		{kernel.RuleRefcount, "invariant 4 (refcount)"},
+		{kernel.RuleAccounting, "invariant 5 (accounting)"},
+		{kernel.RuleCopied, "invariant 6 (copied)"},
+		{kernel.RuleRxPages, "invariant 7 (rx-pages)"},
+		{kernel.RuleBounds, "invariant 8 (bounds)"},
+		{0, "invariant 0"},
+		{99, "invariant 99"},
+	}
+	for _, tt := range tests {
+		require.Equal(t, tt.want, tt.r.String())
+	}
+}
+
+func TestTraceHook(t *testing.T) {
+	h := newHost(t)
+	type entry struct {
+		ID   kernel.ObjectID
+		Text string
+	}
+	var got []entry
+	h.Trace = func(id kernel.ObjectID, text string) { got = append(got, entry{id, text}) }
+	o := track(h, "skb")
+	o.Note("clone %d", 2)
+	o.Free()
+	want := []entry{{o.Ident(), "clone 2"}, {o.Ident(), "freed"}}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("trace (-want +got):\n%s", d)
+	}
+}
+
+// failN fails the first n calls of one site.
+type failN struct {
+	site  string
+	n     int
+	calls []string
+}
+
+func (f *failN) Fail(site string) bool {
+	f.calls = append(f.calls, site)
+	if site == f.site && f.n > 0 {
+		f.n--
+		return true
+	}
+	return false
+}
+
+func TestFail(t *testing.T) {
+	h := newHost(t)
+	require.False(t, h.Fail(kernel.FaultSockOmalloc), "nil FaultSource never fails")
+	f := &failN{site: kernel.FaultCopyUbufs, n: 1}
+	h.Faults = f
+	require.True(t, h.Fail(kernel.FaultCopyUbufs))
+	require.False(t, h.Fail(kernel.FaultCopyUbufs))
+	require.False(t, h.Fail(kernel.FaultAllocSkb))
+	require.Equal(t, []string{"skb_copy_ubufs", "skb_copy_ubufs", "alloc_skb"}, f.calls)
+	require.Equal(t, "sock_omalloc", kernel.FaultSockOmalloc)
+}

@@ -1,0 +1,98 @@
+package tcp
+
+import (
+	"github.com/zcsim/zcsim/kernel"
+	"github.com/zcsim/zcsim/sock"
+)
+
+// Shutdown models tcp_shutdown(SEND_SHUTDOWN): no more sends (EPIPE), and
+// a FIN queued after the data.
+func (c *Conn) Shutdown() kernel.Errno {
+	if c.Sk.State == sock.CLOSE || c.Sk.State == sock.LISTEN {
+		return kernel.ENOTCONN
+	}
+	if !c.shutWr {
+		c.shutWr = true
+		c.queueFin()
+	}
+	return 0
+}
+
+// queueFin models tcp_close_state and tcp_send_fin: ESTABLISHED becomes
+// FIN_WAIT1 and CLOSE_WAIT becomes LAST_ACK, and a FIN-only skb goes to the
+// tail of the write queue, sent as the windows allow.
+func (c *Conn) queueFin() {
+	switch c.Sk.State {
+	case sock.ESTABLISHED:
+		c.Sk.State = sock.FIN_WAIT1
+	case sock.CLOSE_WAIT:
+		c.Sk.State = sock.LAST_ACK
+	}
+	seg := c.entail(0)
+	seg.Fin, seg.Push = true, true
+	c.finQueue = true
+	c.pushPending(naglePush)
+}
+
+// Close models tcp_close: with unread data the connection is reset and its
+// queues are purged at once (tcp_disconnect); otherwise a FIN follows the
+// data. Either way the socket is orphaned (SOCK_DEAD) and loses its
+// descriptor's reference; the connection keeps its own until everything,
+// FIN included, is acknowledged, and its skbs keep their uarg references
+// until then, so pages stay pinned but no notification will ever be queued.
+// It reports whether a reset must be sent to the peer.
+func (c *Conn) Close() (reset bool) {
+	c.Sk.Orphan()
+	switch {
+	case c.done:
+	case len(c.rcvQueue) > 0 || c.Sk.State == sock.LISTEN || c.Sk.State == sock.CLOSE:
+		reset = c.Sk.State != sock.LISTEN && c.Sk.State != sock.CLOSE
+		c.finish()
+	case !c.shutWr:
+		c.shutWr = true
+		c.queueFin()
+	}
+	if !c.done && c.finAcked() {
+		c.finish()
+	}
+	c.Sk.Put()
+	return reset
+}
+
+// Reset models tcp_reset, a reset from the peer: the error ECONNRESET for
+// the next call (unless the socket is orphaned), then tcp_done.
+func (c *Conn) Reset() {
+	if c.done {
+		return
+	}
+	if !c.Sk.Dead() {
+		c.skErr = kernel.ECONNRESET
+	}
+	c.finish()
+}
+
+// finish models tcp_done and inet_csk_destroy_sock: purge the write,
+// retransmit and receive queues (tcp_write_queue_purge frees every skb and
+// so drops their uarg references), release the page frag, move to
+// TCP_CLOSE and drop the connection's socket reference. The descriptor's
+// reference, if not yet closed, keeps the socket.
+func (c *Conn) finish() {
+	if c.done {
+		return
+	}
+	c.done = true
+	for _, q := range [][]*Segment{c.write, c.rtx} {
+		for _, seg := range q {
+			seg.Skb.Free()
+		}
+	}
+	c.write, c.rtx = nil, nil
+	for _, r := range c.rcvQueue {
+		r.skb.Free()
+	}
+	c.rcvQueue = nil
+	c.pfrag.release()
+	c.Sk.State = sock.CLOSE
+	c.Sk.Note("tcp_done")
+	c.Sk.Put()
+}

@@ -1,0 +1,229 @@
+package tcp
+
+import (
+	"fmt"
+
+	"github.com/zcsim/zcsim/kernel"
+	"github.com/zcsim/zcsim/mm"
+	"github.com/zcsim/zcsim/skb"
+	"github.com/zcsim/zcsim/sock"
+)
+
+// Header sizes that bound a segment's payload: a TCP header with the
+// timestamp option (tcp_current_mss), and MAX_TCP_HEADER, the headroom
+// every TCP skb reserves.
+const (
+	tcpHeaderLen = 20 + 12
+	maxTCPHeader = 320
+	initCwnd     = 10 // TCP_INIT_CWND
+)
+
+// Segment is an skb on the write or retransmit queue with its control block
+// (struct tcp_skb_cb): the sequence range it carries.
+type Segment struct {
+	Skb         *skb.Buff
+	Seq, EndSeq uint32
+	// Push is TCPHDR_PSH, set by tcp_mark_push: the skb may not grow.
+	Push bool
+	// EOR forbids appending to the skb (MSG_EOR).
+	EOR bool
+	// Fin marks the FIN, which takes one sequence number.
+	Fin bool
+	// Sent counts transmissions.
+	Sent int
+	// lost marks a segment the retransmission timer gave up on.
+	lost bool
+}
+
+// Conn is one end of a TCP connection: struct tcp_sock as far as
+// MSG_ZEROCOPY sees it.
+//
+// Ownership: Conn holds one reference on its Sock for as long as the
+// connection exists (the protocol's, taken when it is hashed), besides the
+// descriptor's. It owns the skbs of its write queue (unsent) and its
+// retransmit queue (sent, not yet acknowledged) and the page of its
+// sk_page_frag; it hands clones of them to its Network.
+type Conn struct {
+	Sk    *sock.Sock
+	Route sock.Route
+	Net   sock.Network
+
+	write []*Segment // unsent, oldest first (sk_write_queue)
+	rtx   []*Segment // sent, unacknowledged (tcp_rtx_queue)
+
+	writeSeq, sndNxt, sndUna uint32
+	sndWnd, maxWindow        int
+	cwnd                     int
+	// nonagle is tp->nonagle: TCP_NAGLE_OFF, TCP_NAGLE_CORK, TCP_NAGLE_PUSH.
+	nonagle  int
+	skErr    kernel.Errno // sk_err, reported once by the next call
+	shutWr   bool
+	finQueue bool
+	done     bool
+	pfrag    pageFrag
+
+	// Receive side: in-order data not yet read by the application.
+	rcvQueue []*rcvSkb
+	rcvNxt   uint32
+	rcvFin   bool
+}
+
+// Nagle states of tp->nonagle (include/net/tcp.h).
+const (
+	nagleOff  = 1
+	nagleCork = 2
+	naglePush = 4
+)
+
+// New models tcp_v4_init_sock for the socket sk: a closed connection whose
+// packets will take route r into net.
+func New(sk *sock.Sock, r sock.Route, net sock.Network) *Conn {
+	sk.Hold() // the protocol's reference
+	return &Conn{Sk: sk, Route: r, Net: net, cwnd: initCwnd}
+}
+
+func (c *Conn) host() *kernel.Host { return c.Sk.Host() }
+
+// String renders the connection for a timeline.
+func (c *Conn) String() string {
+	return fmt.Sprintf("%v %v snd_una %d snd_nxt %d write_seq %d", c.Sk, c.Sk.State, c.sndUna, c.sndNxt, c.writeSeq)
+}
+
+// MSS returns the current MSS (tcp_current_mss): the path MTU less the IP
+// and TCP headers and the timestamp option.
+func (c *Conn) MSS() int { return c.Route.MTU - c.Sk.IPHeaderLen() - tcpHeaderLen }
+
+// Connect models a completed three-way handshake with the peer, whose
+// receive window is window: the connection is ESTABLISHED and its send
+// buffer is sized by tcp_init_buffer_space unless SO_SNDBUF locked it.
+func (c *Conn) Connect(window int) kernel.Errno {
+	switch c.Sk.State {
+	case sock.ESTABLISHED, sock.CLOSE_WAIT:
+		return kernel.EISCONN
+	case sock.LISTEN:
+		return kernel.EINVAL
+	}
+	c.Sk.State = sock.ESTABLISHED
+	c.sndWnd, c.maxWindow = window, window
+	c.expandSndbuf()
+	c.Sk.Note("connected, window %d, sndbuf %d", window, c.Sk.Sndbuf)
+	return 0
+}
+
+// Accept models the child socket inet_csk_accept returns: a new connection
+// whose socket inherits the listener's flags (SOCK_ZEROCOPY among them,
+// sk_clone_lock), already ESTABLISHED.
+func (c *Conn) Accept(child *sock.Sock, window int) *Conn {
+	if c.Sk.ZerocopyFlag() {
+		child.SetZerocopy(1)
+	}
+	n := New(child, c.Route, c.Net)
+	n.Connect(window)
+	return n
+}
+
+// expandSndbuf models tcp_sndbuf_expand: room for twice the larger of the
+// initial and current congestion window, in skbs of per-MSS truesize
+// rounded to a power of two, up to tcp_wmem[2].
+func (c *Conn) expandSndbuf() {
+	if c.Sk.SndbufLocked {
+		return
+	}
+	perMSS := 1
+	for perMSS < skb.Truesize(c.MSS()+maxTCPHeader) {
+		perMSS <<= 1
+	}
+	want := 2 * max(initCwnd, c.cwnd) * perMSS
+	c.Sk.Sndbuf = min(max(c.Sk.Sndbuf, want), c.Sk.Net.TCPWmem[2])
+}
+
+// Setsockopt models do_tcp_setsockopt for TCP_NODELAY and TCP_CORK (clearing
+// either pushes what waits); other levels go to the socket.
+func (c *Conn) Setsockopt(opt kernel.SockOpt, val int) kernel.Errno {
+	switch opt {
+	case kernel.TCP_NODELAY:
+		if val != 0 {
+			c.nonagle |= nagleOff | naglePush
+			c.pushPending(c.nonagle)
+		} else {
+			c.nonagle &^= nagleOff
+		}
+	case kernel.TCP_CORK:
+		if val != 0 {
+			c.nonagle |= nagleCork
+		} else {
+			c.nonagle &^= nagleCork
+			if c.nonagle&nagleOff != 0 {
+				c.nonagle |= naglePush
+			}
+			c.pushPending(c.nonagle | naglePush)
+		}
+	default:
+		if opt.Level == kernel.SOL_TCP {
+			return kernel.ENOPROTOOPT
+		}
+		return c.Sk.Setsockopt(opt, val)
+	}
+	c.Sk.Note("setsockopt %s = %d", kernel.SockOptNames.Name(opt), val)
+	return 0
+}
+
+// Getsockopt returns TCP_NODELAY and TCP_CORK, or the socket's options.
+func (c *Conn) Getsockopt(opt kernel.SockOpt) (int, kernel.Errno) {
+	switch opt {
+	case kernel.TCP_NODELAY:
+		return boolInt(c.nonagle&nagleOff != 0), 0
+	case kernel.TCP_CORK:
+		return boolInt(c.nonagle&nagleCork != 0), 0
+	}
+	return c.Sk.Getsockopt(opt)
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// WriteQueue returns the unsent segments, oldest first.
+func (c *Conn) WriteQueue() []*Segment { return append([]*Segment(nil), c.write...) }
+
+// RtxQueue returns the sent, unacknowledged segments, oldest first.
+func (c *Conn) RtxQueue() []*Segment { return append([]*Segment(nil), c.rtx...) }
+
+// Done reports whether the connection is gone (tcp_done).
+func (c *Conn) Done() bool { return c.done }
+
+// pageFrag is sk_page_frag: the socket's current page for copied payload,
+// an order-3 compound page (SKB_FRAG_PAGE_ORDER) filled from the start.
+type pageFrag struct {
+	page *mm.Page
+	off  int
+}
+
+const fragPageOrder = 3
+
+// refill models sk_page_frag_refill: keep the page while it has room; reuse
+// it from the start if nothing else references it; else take a new one.
+func (p *pageFrag) refill(h *kernel.Host) {
+	if p.page != nil {
+		if p.off < p.page.Size() {
+			return
+		}
+		if p.page.Refs() == 1 {
+			p.off = 0
+			return
+		}
+		p.page.Put()
+	}
+	p.page, p.off = mm.AllocPages(h, fragPageOrder), 0
+}
+
+// release drops the socket's page (sk_destruct's put_page of sk_frag).
+func (p *pageFrag) release() {
+	if p.page != nil {
+		p.page.Put()
+		p.page = nil
+	}
+}

@@ -1,0 +1,98 @@
+package tcp
+
+import (
+	"github.com/zcsim/zcsim/kernel"
+	"github.com/zcsim/zcsim/skb"
+	"github.com/zcsim/zcsim/sock"
+)
+
+// rcvSkb is an skb on the receive queue and how much of it was read.
+type rcvSkb struct {
+	skb  *skb.Buff
+	read int
+}
+
+// Receive models the in-order part of tcp_rcv_established / tcp_data_queue
+// for a segment [seq, endSeq) that arrived in b (nil for a segment without
+// payload): in-order data is queued on the receive queue, charged to
+// sk_rmem_alloc (skb_set_owner_r); anything else is dropped and only
+// re-acknowledged. A FIN moves an established connection to CLOSE_WAIT.
+// A connection that is already done still takes the peer's FIN, as
+// TIME_WAIT acknowledges it, but no data. It reports whether the segment
+// was accepted. The caller then acknowledges RcvNxt with Window.
+func (c *Conn) Receive(b *skb.Buff, seq, endSeq uint32, fin bool) bool {
+	if seq != c.rcvNxt || (c.done && endSeq != seq) {
+		if b != nil {
+			b.Free()
+		}
+		return false
+	}
+	if b != nil {
+		if b.Len == 0 {
+			b.Free()
+		} else {
+			c.Sk.RmemAlloc += b.Truesize
+			b.SetOwner(c.Sk, skb.SockRfree)
+			c.rcvQueue = append(c.rcvQueue, &rcvSkb{skb: b})
+		}
+	}
+	c.rcvNxt = endSeq
+	if fin && !c.rcvFin {
+		c.rcvFin = true
+		c.rcvNxt++
+		if c.Sk.State == sock.ESTABLISHED {
+			c.Sk.State = sock.CLOSE_WAIT
+		}
+	}
+	return true
+}
+
+// RcvNxt returns rcv_nxt, the next sequence number expected.
+func (c *Conn) RcvNxt() uint32 { return c.rcvNxt }
+
+// Window models the window tcp_select_window offers: half the receive
+// buffer not yet taken by queued skbs (tcp_adv_win_scale 1).
+func (c *Conn) Window() int { return max(0, (c.Sk.Rcvbuf-c.Sk.RmemAlloc)/2) }
+
+// Queued returns the bytes received and not yet read.
+func (c *Conn) Queued() int {
+	n := 0
+	for _, r := range c.rcvQueue {
+		n += r.skb.Len - r.read
+	}
+	return n
+}
+
+// ReceiveQueue returns the skbs on the receive queue, oldest first.
+func (c *Conn) ReceiveQueue() []*skb.Buff {
+	out := make([]*skb.Buff, len(c.rcvQueue))
+	for i, r := range c.rcvQueue {
+		out[i] = r.skb
+	}
+	return out
+}
+
+// Recv models tcp_recvmsg without MSG_PEEK: read up to n bytes, freeing
+// each skb once read (which returns its rmem). With nothing queued it
+// returns 0 after a FIN (end of file), EAGAIN otherwise, for the caller to
+// wait on or report.
+func (c *Conn) Recv(n int) (int, kernel.Errno) {
+	if len(c.rcvQueue) == 0 {
+		if c.rcvFin || c.done {
+			return 0, 0
+		}
+		return 0, kernel.EAGAIN
+	}
+	got := 0
+	for got < n && len(c.rcvQueue) > 0 {
+		r := c.rcvQueue[0]
+		take := min(n-got, r.skb.Len-r.read)
+		r.read += take
+		got += take
+		if r.read == r.skb.Len {
+			c.rcvQueue = c.rcvQueue[1:]
+			r.skb.Free()
+		}
+	}
+	return got, 0
+}

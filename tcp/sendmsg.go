@@ -1,0 +1,270 @@
+package tcp
+
+import (
+	"github.com/zcsim/zcsim/kernel"
+	"github.com/zcsim/zcsim/mm"
+	"github.com/zcsim/zcsim/sock"
+	"github.com/zcsim/zcsim/ubuf"
+)
+
+// SendCall is one tcp_sendmsg call. A blocking call that runs out of send
+// buffer waits in sk_stream_wait_memory: Blocked reports it, and Resume
+// continues once the network has freed memory, with the call's progress,
+// its uarg and its reference kept, as the sleeping kernel thread keeps
+// them.
+type SendCall struct {
+	c       *Conn
+	it      *mm.Iter
+	size    int
+	flags   kernel.MsgFlags
+	holder  kernel.ObjectID
+	uarg    *ubuf.Info
+	zc      bool
+	copied  int
+	blocked bool
+	done    bool
+	res     sock.SendResult
+}
+
+// Sendmsg models tcp_sendmsg_locked for the payload iov with flags, made by
+// holder (the call's name in reference histories). It runs until the call
+// returns or blocks.
+//
+// MSG_ZEROCOPY with a non-empty payload on a socket where it takes effect
+// first gets a uarg: msg_zerocopy_realloc against the tail of the write
+// queue (so calls coalesce into one uarg only while data waits unsent), or
+// ENOBUFS with no id consumed. Without scatter-gather on the route the
+// uarg is marked copied and the data copied. Zerocopy payload goes into
+// frags, one per page chunk; a full skb or a tail skb owned by another uarg
+// (EEXIST) ends the segment with PSH. The call's own reference is dropped
+// on return (net_zcopy_put), or, if nothing was queued, the call is aborted
+// and its id rolled back (net_zcopy_put_abort).
+func (c *Conn) Sendmsg(iov []mm.Iovec, flags kernel.MsgFlags, holder kernel.ObjectID) *SendCall {
+	s := &SendCall{c: c, it: mm.NewIter(iov...), flags: flags, holder: holder}
+	s.size = s.it.Count()
+	s.start()
+	return s
+}
+
+// Blocked reports that the call waits for send-buffer space.
+func (s *SendCall) Blocked() bool { return s.blocked }
+
+// Done reports that the call has returned.
+func (s *SendCall) Done() bool { return s.done }
+
+// Result returns what the call returned. Valid once Done.
+func (s *SendCall) Result() sock.SendResult { return s.res }
+
+// Resume continues a blocked call.
+func (s *SendCall) Resume() {
+	if s.blocked {
+		s.blocked = false
+		s.loop()
+	}
+}
+
+// Interrupt ends a blocked call as a signal or SO_SNDTIMEO would: with the
+// bytes queued so far, or err if none.
+func (s *SendCall) Interrupt(err kernel.Errno) {
+	if s.blocked {
+		s.blocked = false
+		s.fail(err)
+	}
+}
+
+func (s *SendCall) start() {
+	c := s.c
+	sk := c.Sk
+	p := c.host().Profile
+	if s.flags&kernel.MSG_ZEROCOPY != 0 && s.size > 0 && sk.Zerocopy() {
+		if p.TCPZerocopyStateCheck && !zerocopyState(p, sk.State) {
+			s.fail(kernel.EINVAL)
+			return
+		}
+		id := sk.ZCKey()
+		u, outcome := ubuf.Realloc(c.host(), sk, sk.Task, uint32(s.size), c.tailUarg(), s.holder)
+		s.res.Outcome = outcome
+		if u == nil {
+			s.fail(kernel.ENOBUFS)
+			return
+		}
+		s.uarg, s.res.Uarg, s.res.ID = u, u, id
+		if c.Route.SG {
+			s.zc = true
+		} else {
+			u.Zerocopy = false
+			s.res.Copied = true
+		}
+	}
+	if sk.State != sock.ESTABLISHED && sk.State != sock.CLOSE_WAIT {
+		// sk_stream_wait_connect: not connecting, so -EPIPE.
+		s.fail(kernel.EPIPE)
+		return
+	}
+	s.loop()
+}
+
+// zerocopyState is the pre-v5.5 state test of a MSG_ZEROCOPY send.
+func zerocopyState(p *kernel.Profile, st sock.State) bool {
+	return st == sock.ESTABLISHED || (p.TCPZerocopyCloseWait && st == sock.CLOSE_WAIT)
+}
+
+// tailUarg is skb_zcopy(tcp_write_queue_tail(sk)).
+func (c *Conn) tailUarg() *ubuf.Info {
+	if len(c.write) == 0 {
+		return nil
+	}
+	return c.write[len(c.write)-1].Skb.Zcopy()
+}
+
+// loop is the body of tcp_sendmsg_locked from "restart" on.
+func (s *SendCall) loop() {
+	c := s.c
+	if err := c.takeError(); err != 0 {
+		s.fail(err)
+		return
+	}
+	if c.shutWr || c.done {
+		s.fail(kernel.EPIPE)
+		return
+	}
+	sizeGoal := c.sizeGoal()
+	for s.it.Count() > 0 {
+		seg := c.writeTail()
+		room := 0
+		if seg != nil {
+			room = sizeGoal - seg.Skb.Len
+		}
+		if room <= 0 || seg.EOR || seg.Fin {
+			if seg = s.newSegment(); seg == nil {
+				s.waitForSpace()
+				return
+			}
+			room = sizeGoal
+		}
+		n, newSeg := s.append(seg, min(room, s.it.Count()))
+		if newSeg {
+			c.markPush(seg)
+			if seg = s.newSegment(); seg == nil {
+				s.waitForSpace()
+				return
+			}
+			continue
+		}
+		if n == 0 {
+			s.waitForSpace()
+			return
+		}
+		c.writeSeq += uint32(n)
+		seg.EndSeq += uint32(n)
+		s.copied += n
+		if s.it.Count() == 0 {
+			seg.EOR = s.flags&kernel.MSG_EOR != 0
+			break
+		}
+		if seg.Skb.Len < sizeGoal {
+			continue
+		}
+		if c.forcedPush() {
+			c.markPush(seg)
+			c.pushPending(naglePush)
+		} else if seg == c.write[0] {
+			c.pushOne()
+		}
+	}
+	s.out()
+}
+
+// newSegment is the new_segment label: sk_stream_memory_free, then
+// tcp_stream_alloc_skb (linear area per the profile) and tcp_skb_entail. It
+// returns nil when the call must wait for memory.
+func (s *SendCall) newSegment() *Segment {
+	c := s.c
+	if !c.memoryFree() || c.host().Fail(kernel.FaultAllocSkb) {
+		return nil
+	}
+	return c.entail(c.host().Profile.TCPLinear)
+}
+
+// append adds up to n bytes of the call's payload to seg and returns how
+// many, or newSeg when the skb cannot take them and a new segment is needed.
+func (s *SendCall) append(seg *Segment, n int) (added int, newSeg bool) {
+	c := s.c
+	b := seg.Skb
+	before := b.Truesize
+	switch {
+	case b.Tailroom() > 0:
+		// skb_add_data_nocache into the linear area (kernels before v4.18).
+		added = min(n, b.Tailroom())
+		b.AppendLinear(added)
+		s.it.Advance(added)
+	case !s.zc:
+		c.pfrag.refill(c.host())
+		if !b.CanCoalesce(c.pfrag.page, c.pfrag.off) && len(b.Shinfo().Frags) >= kernel.MaxSkbFrags {
+			return 0, true
+		}
+		added = min(n, c.pfrag.page.Size()-c.pfrag.off)
+		b.Shinfo().Flags &^= kernel.SKBFL_PURE_ZEROCOPY // tcp_downgrade_zcopy_pure
+		b.AppendPageFrag(c.pfrag.page, c.pfrag.off, added)
+		s.it.Advance(added)
+		c.pfrag.off += added
+	default:
+		if b.Len == 0 && c.host().Profile.PureZerocopy {
+			b.Shinfo().Flags |= kernel.SKBFL_PURE_ZEROCOPY
+		}
+		var err kernel.Errno
+		added, err = b.ZerocopyFromIter(s.it, n, s.uarg, s.holder)
+		if err == kernel.EMSGSIZE || err == kernel.EEXIST {
+			return 0, true
+		}
+	}
+	c.Sk.WmemQueued += b.Truesize - before
+	return added, false
+}
+
+// waitForSpace is the wait_for_space label: drop an empty tail skb, push
+// what was queued, then block, or fail with EAGAIN for MSG_DONTWAIT and
+// non-blocking sockets.
+func (s *SendCall) waitForSpace() {
+	c := s.c
+	c.removeEmptyTail()
+	if s.copied > 0 {
+		c.push(s.flags&^kernel.MSG_MORE, c.nonagle)
+	}
+	if s.flags&kernel.MSG_DONTWAIT != 0 || c.Sk.Type&kernel.SOCK_NONBLOCK != 0 {
+		s.fail(kernel.EAGAIN)
+		return
+	}
+	s.blocked = true
+}
+
+// out is the out label: push what was queued and drop the call's uarg
+// reference.
+func (s *SendCall) out() {
+	c := s.c
+	if s.copied > 0 {
+		c.push(s.flags, c.nonagle)
+	}
+	if s.uarg != nil {
+		s.uarg.Complete(s.holder, true)
+		s.res.ZC = true
+	}
+	s.res.N = s.copied
+	s.done = true
+}
+
+// fail is do_error/out_err: a call that queued something returns its
+// count; one that queued nothing aborts its uarg (rolling back the id) and
+// returns err.
+func (s *SendCall) fail(err kernel.Errno) {
+	s.c.removeEmptyTail()
+	if s.copied > 0 {
+		s.out()
+		return
+	}
+	if s.uarg != nil {
+		s.uarg.PutAbort(s.holder, true)
+	}
+	s.res = sock.SendResult{N: -1, Err: err, Outcome: s.res.Outcome}
+	s.done = true
+}

@@ -1,0 +1,256 @@
+package tcp
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/zcsim/zcsim/kernel"
+	"github.com/zcsim/zcsim/notify"
+	"github.com/zcsim/zcsim/sock"
+)
+
+const zc = kernel.MSG_ZEROCOPY
+
+func ranges(recs []notify.Record) []string {
+	var out []string
+	for _, r := range recs {
+		out = append(out, r.String())
+	}
+	return out
+}
+
+// The seed's snd_zerocopy sizes, over a NIC: each send gets the next id,
+// nothing is copied, and the notification waits for both the ACK and the
+// device's TX completion of the clone.
+func TestSeedSizesOverNIC(t *testing.T) {
+	for _, size := range []int{4096, 1500, 1472, 32000, 65000, 400000, 1} {
+		p := newPair(t, "linux-6.18", false)
+		r := p.send(zc, size)
+		require.Equal(t, size, r.N)
+		require.True(t, r.ZC)
+		require.Equal(t, uint32(0), r.ID)
+		p.drain()
+		require.Equal(t, size, int(p.c.sndUna), "all acked")
+		require.Empty(t, p.read(), "notification before TX completion")
+		p.w.txComplete()
+		require.Equal(t, []string{"zerocopy [0,0]"}, ranges(p.read()))
+		p.closeAll()
+	}
+}
+
+// Over loopback every send is copied on delivery and reported COPIED.
+func TestLoopbackCopied(t *testing.T) {
+	p := newPair(t, "linux-6.18", true)
+	p.send(zc, 4096)
+	p.w.deliver()
+	require.Equal(t, []string{"zerocopy [0,0] COPIED"}, ranges(p.read()))
+	p.closeAll()
+}
+
+// Sends acknowledged before the error queue is read coalesce at its tail.
+func TestErrQueueCoalescing(t *testing.T) {
+	p := newPair(t, "linux-6.18", false)
+	for i := 0; i < 3; i++ {
+		p.send(zc, 4000)
+		p.w.deliver()
+		p.w.txComplete()
+	}
+	require.Equal(t, []string{"zerocopy [0,2]"}, ranges(p.read()))
+	p.send(zc, 4000)
+	p.w.deliver()
+	p.w.txComplete()
+	require.Equal(t, []string{"zerocopy [3,3]"}, ranges(p.read()))
+	p.closeAll()
+}
+
+// Under TCP_CORK sends wait unsent, so they extend one uarg.
+func TestCorkExtendsOneUarg(t *testing.T) {
+	p := newPair(t, "linux-6.18", false)
+	require.Zero(t, p.c.Setsockopt(kernel.TCP_CORK, 1))
+	a, b := p.send(zc, 100), p.send(zc, 100)
+	require.Same(t, a.Uarg, b.Uarg)
+	require.Equal(t, uint32(1), b.ID)
+	require.Equal(t, 832, p.c.Sk.OmemAlloc, "one notification skb")
+	require.Zero(t, p.c.Setsockopt(kernel.TCP_CORK, 0))
+	p.w.deliver()
+	p.w.txComplete()
+	require.Equal(t, []string{"zerocopy [0,1]"}, ranges(p.read()))
+	p.closeAll()
+}
+
+// A plain send between zerocopy sends takes no id and the uarg cannot
+// extend across it if a new uarg was needed: ids stay gapless.
+func TestMixedCopyAndZerocopy(t *testing.T) {
+	p := newPair(t, "linux-6.18", false)
+	p.send(zc, 4096)
+	r := p.send(0, 4096)
+	require.False(t, r.ZC)
+	r = p.send(zc, 4096)
+	require.Equal(t, uint32(1), r.ID)
+	p.w.deliver()
+	p.w.txComplete()
+	require.Equal(t, []string{"zerocopy [0,1]"}, ranges(p.read()))
+	p.closeAll()
+}
+
+// A zero-length send, MSG_ZEROCOPY without SO_ZEROCOPY, and a send on an
+// unconnected socket take no id.
+func TestNoID(t *testing.T) {
+	p := newPair(t, "linux-6.18", false)
+	r := p.send(zc, 0)
+	require.Equal(t, sock.SendResult{}, r)
+	require.Zero(t, p.c.Sk.SetZerocopy(0))
+	r = p.send(zc, 4096)
+	require.False(t, r.ZC)
+	require.Equal(t, 4096, r.N)
+	require.Zero(t, p.c.Sk.ZCKey())
+	p.closeAll()
+
+	p = newPair(t, "linux-6.18", false)
+	p.c.Sk.State = sock.CLOSE
+	r = p.send(zc, 4096)
+	require.Equal(t, kernel.EPIPE, r.Err)
+	require.Equal(t, -1, r.N)
+	require.Zero(t, p.c.Sk.ZCKey(), "aborted id rolled back")
+	require.Zero(t, p.c.Sk.OmemAlloc)
+	require.Zero(t, p.task.User.LockedVM)
+	p.c.Sk.State = sock.ESTABLISHED
+	require.Equal(t, uint32(0), p.send(zc, 10).ID)
+	p.w.deliver()
+	p.w.txComplete()
+	require.Equal(t, []string{"zerocopy [0,0]"}, ranges(p.read()))
+	p.closeAll()
+}
+
+// linux-4.14 checks the state before allocating: EINVAL, no id.
+func TestUnconnectedUnderOldKernel(t *testing.T) {
+	p := newPair(t, "linux-4.14", false)
+	p.c.Sk.State = sock.CLOSE_WAIT
+	require.Equal(t, kernel.EINVAL, p.send(zc, 4096).Err)
+	p.c.Sk.State = sock.ESTABLISHED
+	p.closeAll()
+}
+
+// optmem exhausted: ENOBUFS with no id consumed; reading frees it.
+func TestOptmemENOBUFS(t *testing.T) {
+	p := newPair(t, "linux-6.18", false)
+	p.c.Sk.Net.OptmemMax = 3 * 832
+	for i := 0; i < 3; i++ {
+		require.True(t, p.send(zc|kernel.MSG_MORE, 4096).ZC) // one uarg while unsent
+	}
+	require.Zero(t, p.c.Setsockopt(kernel.TCP_NODELAY, 1))
+	p.w.deliver()
+	// Sends that each need their own uarg: the previous data has left the
+	// write queue, so nothing can be extended.
+	var got []kernel.Errno
+	for i := 0; i < 4; i++ {
+		got = append(got, p.send(zc, 4096).Err)
+	}
+	require.Equal(t, []kernel.Errno{0, 0, kernel.ENOBUFS, kernel.ENOBUFS}, got)
+	require.Equal(t, uint32(5), p.c.Sk.ZCKey())
+	p.w.deliver()
+	p.w.txComplete()
+	require.Equal(t, []string{"zerocopy [0,4]"}, ranges(p.read()))
+	p.closeAll()
+}
+
+// Eighteen one-byte iovecs: MAX_SKB_FRAGS ends the first skb, both carry
+// PSH (maxfrags.pkt).
+func TestMaxFrags(t *testing.T) {
+	p := newPair(t, "linux-6.18", false, func(_ *kernel.Profile, r *sock.Route) { r.GSO = 0 })
+	require.Zero(t, p.c.Setsockopt(kernel.TCP_CORK, 1))
+	lens := make([]int, 18)
+	for i := range lens {
+		lens[i] = 1
+	}
+	require.Equal(t, 18, p.send(zc, lens...).N)
+	q := append(p.c.RtxQueue(), p.c.WriteQueue()...)
+	require.Len(t, q, 2, "the full skb is not the last: it is sent despite the cork")
+	require.Len(t, q[0].Skb.Shinfo().Frags, 17)
+	require.Len(t, q[1].Skb.Shinfo().Frags, 1)
+	require.True(t, q[0].Push)
+	require.Equal(t, 2, q[0].Skb.Zcopy().Refcnt(), "one per skb")
+	require.Zero(t, p.c.Setsockopt(kernel.TCP_CORK, 0))
+	p.w.deliver()
+	p.w.txComplete()
+	require.Equal(t, []string{"zerocopy [0,0]"}, ranges(p.read()))
+	p.closeAll()
+}
+
+// Without scatter-gather the data is copied and the COPIED notification
+// is queued before anything is sent.
+func TestNoSGCopiesAtOnce(t *testing.T) {
+	p := newPair(t, "linux-6.18", false, func(_ *kernel.Profile, r *sock.Route) { r.SG = false })
+	r := p.send(zc, 4096)
+	require.True(t, r.Copied)
+	require.Equal(t, []string{"zerocopy [0,0] COPIED"}, ranges(p.read()))
+	p.closeAll()
+}
+
+// Close with data in flight: no notification, nothing leaked, pages
+// unaccounted once the data is acknowledged.
+func TestCloseInFlight(t *testing.T) {
+	p := newPair(t, "linux-6.18", false)
+	p.send(zc, 64<<10)
+	require.NotZero(t, p.task.User.LockedVM)
+	p.c.Close()
+	require.NotZero(t, p.task.User.LockedVM, "pages stay pinned")
+	p.drain()
+	p.w.txComplete()
+	require.Zero(t, p.task.User.LockedVM)
+	p.peer.Close()
+	p.back.deliver()
+	p.back.txComplete()
+	p.noViolations()
+	for _, id := range p.h.Live() {
+		require.Equal(t, "upage", id.Kind, "%v", p.h.Object(id).History())
+	}
+}
+
+// A retransmission while the first clone is still held by the device is a
+// private copy with its own uarg reference; the notification waits for
+// all of them.
+func TestRetransmitHoldsPages(t *testing.T) {
+	p := newPair(t, "linux-6.18", false)
+	p.w.dropNext = 1
+	r := p.send(zc, 4096)
+	p.w.deliver() // dropped: the clone stays on the device
+	require.Equal(t, 1, r.Uarg.Refcnt(), "the rtx skb's shinfo, shared by the in-device clone")
+	require.True(t, p.c.Timeout())
+	require.Equal(t, 2, r.Uarg.Refcnt(), "+ the pskb_copy of the retransmission")
+	p.w.deliver()
+	require.Empty(t, p.read())
+	p.w.txComplete()
+	require.Equal(t, []string{"zerocopy [0,0]"}, ranges(p.read()))
+	p.closeAll()
+}
+
+// Partial send: non-blocking with a small send buffer, some bytes queued,
+// the id kept.
+func TestPartialSendKeepsID(t *testing.T) {
+	p := newPair(t, "linux-6.18", false)
+	require.Zero(t, p.c.Sk.Setsockopt(kernel.SO_SNDBUF, 4096))
+	require.Zero(t, p.c.Setsockopt(kernel.TCP_CORK, 1))
+	r := p.send(zc|kernel.MSG_DONTWAIT, 200000)
+	require.True(t, r.ZC)
+	require.Less(t, r.N, 200000)
+	require.Greater(t, r.N, 0)
+	require.Equal(t, kernel.EAGAIN, p.send(zc|kernel.MSG_DONTWAIT, 100).Err)
+	require.Equal(t, uint32(1), p.c.Sk.ZCKey())
+	require.Zero(t, p.c.Setsockopt(kernel.TCP_CORK, 0))
+	p.drain()
+	p.w.txComplete()
+	require.Equal(t, []string{"zerocopy [0,0]"}, ranges(p.read()))
+	p.closeAll()
+}
+
+// B18: before v4.18 small zerocopy sends landed in the linear area, so a
+// loopback notification said "not copied" though the data was copied.
+func TestLinearAreaHidesCopy(t *testing.T) {
+	p := newPair(t, "linux-4.14", true)
+	p.send(zc, 100)
+	p.w.deliver()
+	require.Equal(t, []string{"zerocopy [0,0]"}, ranges(p.read()))
+	p.closeAll()
+}

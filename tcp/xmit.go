@@ -1,0 +1,314 @@
+package tcp
+
+import (
+	"github.com/zcsim/zcsim/kernel"
+	"github.com/zcsim/zcsim/skb"
+	"github.com/zcsim/zcsim/sock"
+)
+
+// after is the kernel's after(a, b) on sequence numbers: a is later than b
+// modulo 2^32.
+func after(a, b uint32) bool { return int32(b-a) < 0 }
+
+func (c *Conn) writeTail() *Segment {
+	if len(c.write) == 0 {
+		return nil
+	}
+	return c.write[len(c.write)-1]
+}
+
+// entail models tcp_stream_alloc_skb plus tcp_skb_entail: a new skb with
+// linear bytes of headroom-less linear area at the tail of the write queue,
+// charged to sk_wmem_queued.
+func (c *Conn) entail(linear int) *Segment {
+	b := skb.Alloc(c.host(), linear)
+	c.Sk.ChargeQueued(b)
+	seg := &Segment{Skb: b, Seq: c.writeSeq, EndSeq: c.writeSeq}
+	c.write = append(c.write, seg)
+	return seg
+}
+
+// removeEmptyTail models tcp_remove_empty_skb: an skb the call allocated
+// but put nothing in is unlinked and freed.
+func (c *Conn) removeEmptyTail() {
+	if seg := c.writeTail(); seg != nil && seg.Skb.Len == 0 && !seg.Fin {
+		c.write = c.write[:len(c.write)-1]
+		seg.Skb.Free()
+	}
+}
+
+// memoryFree models sk_stream_memory_free: sk_wmem_queued below sk_sndbuf.
+func (c *Conn) memoryFree() bool { return c.Sk.WmemQueued < c.Sk.Sndbuf }
+
+// sizeGoal models tcp_xmit_size_goal: without GSO one MSS; with it, as many
+// whole MSS as fit the GSO size less MAX_TCP_HEADER, bounded to half the
+// largest window the peer offered (tcp_bound_to_half_wnd).
+func (c *Conn) sizeGoal() int {
+	mss := c.MSS()
+	if c.Route.GSO == 0 {
+		return mss
+	}
+	goal := c.Route.GSO - 1 - maxTCPHeader
+	if c.maxWindow > 536 {
+		goal = min(goal, max(c.maxWindow/2, 68-tcpHeaderLen))
+	}
+	return max(goal/mss, 1) * mss
+}
+
+// markPush models tcp_mark_push: PSH on seg, pushed_seq = write_seq.
+func (c *Conn) markPush(seg *Segment) { seg.Push = true }
+
+// forcedPush models forced_push: more than half the largest window was
+// written since the last PSH.
+func (c *Conn) forcedPush() bool {
+	var pushed uint32
+	for i := len(c.rtx) - 1; i >= 0; i-- {
+		if c.rtx[i].Push {
+			pushed = c.rtx[i].EndSeq
+			break
+		}
+	}
+	for _, seg := range c.write {
+		if seg.Push {
+			pushed = seg.EndSeq
+		}
+	}
+	return after(c.writeSeq, pushed+uint32(c.maxWindow/2))
+}
+
+// push models tcp_push at the end of a send call: mark PSH unless
+// MSG_MORE, and treat MSG_MORE as a cork for this push.
+func (c *Conn) push(flags kernel.MsgFlags, nonagle int) {
+	seg := c.writeTail()
+	if seg == nil {
+		return
+	}
+	if flags&kernel.MSG_MORE == 0 || c.forcedPush() {
+		c.markPush(seg)
+	}
+	if flags&kernel.MSG_MORE != 0 {
+		nonagle = nagleCork
+	}
+	c.pushPending(nonagle)
+}
+
+// pushOne models tcp_push_one: send at most the head of the write queue.
+func (c *Conn) pushOne() { c.writeXmit(naglePush, true) }
+
+// pushPending models __tcp_push_pending_frames: retransmit what is marked
+// lost, then send new data as far as the windows and Nagle allow.
+func (c *Conn) pushPending(nonagle int) { c.writeXmit(nonagle, false) }
+
+// pcount is tcp_skb_pcount: the segments an skb becomes on the wire.
+func (c *Conn) pcount(seg *Segment) int {
+	return max(1, (seg.Skb.Len+c.MSS()-1)/c.MSS())
+}
+
+// inFlight is tcp_packets_in_flight: segments sent and neither acknowledged
+// nor given up as lost.
+func (c *Conn) inFlight() int {
+	n := 0
+	for _, seg := range c.rtx {
+		if !seg.lost {
+			n += c.pcount(seg)
+		}
+	}
+	return n
+}
+
+// writeXmit models tcp_write_xmit (and tcp_xmit_retransmit_queue before
+// it): while the congestion window has room, transmit the head of the
+// queue, splitting it (tso_fragment) to what the congestion and receive
+// windows allow; the last skb waits while Nagle or a cork holds it partial.
+func (c *Conn) writeXmit(nonagle int, one bool) {
+	for _, seg := range c.rtx {
+		if seg.lost && c.cwnd-c.inFlight() > 0 {
+			c.transmit(seg, true)
+		}
+	}
+	mss := c.MSS()
+	for len(c.write) > 0 {
+		seg := c.write[0]
+		quota := c.cwnd - c.inFlight()
+		if quota <= 0 {
+			return
+		}
+		last := len(c.write) == 1
+		push := nonagle
+		if !last {
+			push = naglePush
+		}
+		limit := c.splitPoint(seg, quota*mss, push)
+		if limit <= 0 {
+			return
+		}
+		if limit < seg.Skb.Len && !c.fragment(seg, limit) {
+			return
+		}
+		if !c.transmit(seg, false) {
+			return
+		}
+		if one {
+			return
+		}
+	}
+}
+
+// splitPoint models the checks of tcp_write_xmit for the head skb: the
+// receive window (tcp_snd_wnd_test), Nagle and corks (tcp_nagle_test) and
+// tcp_mss_split_point. It returns how many bytes may go now, 0 for none.
+func (c *Conn) splitPoint(seg *Segment, cwndBytes, nonagle int) int {
+	mss := c.MSS()
+	window := int(c.sndUna + uint32(c.sndWnd) - seg.Seq) // may be negative
+	if int32(c.sndUna+uint32(c.sndWnd)-seg.Seq) < 0 {
+		window = 0
+	}
+	if seg.Fin && seg.Skb.Len == 0 {
+		return boolInt(window >= 0) // a bare FIN needs no window
+	}
+	limit := min(seg.Skb.Len, cwndBytes, window)
+	if limit < min(seg.Skb.Len, mss) {
+		return 0 // tcp_snd_wnd_test: not even one segment fits
+	}
+	partial := limit % mss
+	if limit < seg.Skb.Len {
+		partial = 0 // the rest waits anyway; send whole segments
+		limit -= limit % mss
+	}
+	if partial > 0 && c.nagleHolds(nonagle) && !seg.Fin {
+		limit -= partial
+	}
+	return limit
+}
+
+// nagleHolds models tcp_nagle_check for a partial segment: corked, or
+// Nagle on with data in flight.
+func (c *Conn) nagleHolds(nonagle int) bool {
+	if nonagle&naglePush != 0 {
+		return false
+	}
+	return nonagle&nagleCork != 0 || (nonagle == 0 && len(c.rtx) > 0)
+}
+
+// fragment models tso_fragment / tcp_fragment: split the head skb at n
+// bytes with skb_split; the new skb follows it in the write queue, charged
+// like it, with its own uarg reference.
+func (c *Conn) fragment(seg *Segment, n int) bool {
+	if c.host().Fail(kernel.FaultAllocSkb) {
+		return false
+	}
+	b := seg.Skb
+	nb, err := b.Split(n)
+	if nb == nil {
+		return false
+	}
+	// tcp_fragment charges the new skb's own truesize and moves the
+	// payload's share of the old one with it.
+	c.Sk.ChargeQueued(nb)
+	moved := nb.Len
+	nb.Truesize += moved
+	b.Truesize -= moved
+	if err != 0 {
+		nb.Free()
+		return false
+	}
+	ns := &Segment{Skb: nb, Seq: seg.Seq + uint32(n), EndSeq: seg.EndSeq, Push: seg.Push, EOR: seg.EOR, Fin: seg.Fin}
+	seg.EndSeq, seg.Push, seg.EOR, seg.Fin = ns.Seq, false, false, false
+	c.write = append([]*Segment{seg, ns}, c.write[1:]...)
+	return true
+}
+
+// transmit models tcp_transmit_skb: send a clone of the skb, or a private
+// copy (pskb_copy, with its own uarg reference) if an earlier clone is
+// still in flight; the copy is charged to sk_wmem_alloc (tcp_wfree) and
+// handed to the network. A first transmission moves the segment to the
+// retransmit queue.
+func (c *Conn) transmit(seg *Segment, retrans bool) bool {
+	var out *skb.Buff
+	var err kernel.Errno
+	if seg.Skb.IsCloned() {
+		out, err = seg.Skb.Copy()
+	} else {
+		out, err = seg.Skb.Clone()
+	}
+	if err != 0 {
+		return false
+	}
+	c.Sk.ChargeW(out)
+	seg.Sent++
+	seg.lost = false
+	if !retrans {
+		c.write = c.write[1:]
+		c.rtx = append(c.rtx, seg)
+		if after(seg.end(), c.sndNxt) {
+			c.sndNxt = seg.end()
+		}
+	}
+	c.Net.Xmit(sock.Packet{Skb: out, From: c.Sk, Seq: seg.Seq, EndSeq: seg.EndSeq, Retransmit: retrans, Fin: seg.Fin})
+	return true
+}
+
+// end is the sequence number after the segment, FIN included.
+func (s *Segment) end() uint32 {
+	if s.Fin {
+		return s.EndSeq + 1
+	}
+	return s.EndSeq
+}
+
+// Ack models tcp_ack for a cumulative acknowledgment of everything before
+// ack with the peer's window: tcp_clean_rtx_queue frees every fully
+// acknowledged skb (dropping its uarg reference), the congestion window
+// grows by the segments acknowledged (slow start), the send buffer follows
+// (tcp_sndbuf_expand), and what now fits is sent. An ACK for data not yet
+// sent is ignored.
+func (c *Conn) Ack(ack uint32, window int) {
+	if c.done || after(ack, c.sndNxt) {
+		return
+	}
+	c.sndWnd = window
+	c.maxWindow = max(c.maxWindow, window)
+	if after(ack, c.sndUna) {
+		c.sndUna = ack
+	}
+	for len(c.rtx) > 0 && !after(c.rtx[0].end(), c.sndUna) {
+		seg := c.rtx[0]
+		c.rtx = c.rtx[1:]
+		c.cwnd += c.pcount(seg)
+		seg.Skb.Free() // sk_wmem_free_skb
+	}
+	c.expandSndbuf()
+	if c.finAcked() {
+		c.finish()
+		return
+	}
+	c.pushPending(c.nonagle)
+}
+
+// finAcked reports that our FIN was sent and acknowledged.
+func (c *Conn) finAcked() bool {
+	return c.finQueue && len(c.write) == 0 && len(c.rtx) == 0
+}
+
+// Timeout models the retransmission timer (tcp_retransmit_timer,
+// tcp_enter_loss): every unacknowledged segment is marked lost, the
+// congestion window falls to one, and retransmission starts from the
+// head. It reports whether anything was outstanding.
+func (c *Conn) Timeout() bool {
+	if len(c.rtx) == 0 {
+		return false
+	}
+	for _, seg := range c.rtx {
+		seg.lost = true
+	}
+	c.cwnd = 1
+	c.pushPending(c.nonagle)
+	return true
+}
+
+// takeError returns and clears a pending socket error (sock_error).
+func (c *Conn) takeError() kernel.Errno {
+	err := c.skErr
+	c.skErr = 0
+	return err
+}
