@@ -36,6 +36,11 @@ const (
 	// skb_segment read nr_frags and the frags before skb_orphan_frags, which
 	// may re-pack them through skb_copy_ubufs.
 	BugSegmentStaleFrags Bug = "segment-stale-frags"
+	// BugTstampLeak (B14, fixed by 50749f2dd685 in v6.3): the TX timestamp
+	// clone queued on the error queue kept the zerocopy frags and so the
+	// uarg, which holds the socket, whose error queue is purged only when
+	// the socket is freed: a leak cycle.
+	BugTstampLeak Bug = "tstamp-leak"
 	// BugTxErrorClone (B22): skb_tx_error cleared the zerocopy state of a
 	// cloned skb, whose shared info another clone still used.
 	BugTxErrorClone Bug = "tx-error-clone"
@@ -44,3 +49,12 @@ const (
 	// callback had already dropped it.
 	BugLegacyDoublePut Bug = "legacy-double-put"
 )
+
+// KnownBugs lists every bug switch the model implements, in name order.
+func KnownBugs() []Bug {
+	return []Bug{
+		BugAbortGap, BugCopiedAfterOverwrite, BugCopyUbufsNoFrags, BugCopyUbufsOrder0,
+		BugID16, BugLegacyDoublePut, BugMemlockPerProcess, BugNoSockRef, BugNotifyWmem,
+		BugReallocFails, BugSegmentStaleFrags, BugTstampLeak, BugTxErrorClone,
+	}
+}

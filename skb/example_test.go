@@ -45,7 +45,7 @@ func Example_lifecycle() {
 	done, lerr := l.Complete(r.Range())
 	fmt.Println("ledger:", done, lerr, h.Violations())
 	// Output:
-	// alloc: uarg#4[id 0..0 refcnt 1] locked_vm 4 optmem 768
+	// alloc: uarg#4[id 0..0 refcnt 1] locked_vm 4 optmem 832
 	// queued: skb#6[len 8192 frags 2 uarg#4] uarg#4[id 0..0 refcnt 1]
 	// acked: uarg#4[id 0..0 refcnt 1] pages in flight 2
 	// notified: zerocopy [0,0] locked_vm 0 optmem 0

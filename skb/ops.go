@@ -30,13 +30,17 @@ func (b *Buff) Clone() (*Buff, kernel.Errno) {
 	return n, 0
 }
 
-// Copy models pskb_copy: a new skb with a private copy of the linear part
-// and a private shared info whose frags reference the same pages
-// (get_page each) and which takes its own uarg reference
-// (skb_orphan_frags, then skb_zerocopy_clone).
+// Copy models pskb_copy (__pskb_copy_fclone): a new skb with a private copy
+// of the linear part and a private shared info whose frags reference the
+// same pages (get_page each). Only when there are frags does it orphan them
+// and give the copy its own uarg reference (skb_orphan_frags, then
+// skb_zerocopy_clone): a frag-less zerocopy skb is copied without its uarg.
 func (b *Buff) Copy() (*Buff, kernel.Errno) {
-	if err := b.OrphanFrags(); err != 0 {
-		return nil, kernel.ENOMEM
+	hasFrags := len(b.shinfo.Frags) > 0
+	if hasFrags {
+		if err := b.OrphanFrags(); err != 0 {
+			return nil, kernel.ENOMEM
+		}
 	}
 	n := Alloc(b.Host(), b.HeadLen())
 	n.Len, n.DataLen, n.Segs = b.Len, b.DataLen, b.Segs
@@ -51,9 +55,11 @@ func (b *Buff) Copy() (*Buff, kernel.Errno) {
 		n.shinfo.FragList = append(n.shinfo.FragList, l)
 	}
 	n.Truesize = b.Truesize
-	if err := ZerocopyClone(n, b, true); err != 0 {
-		n.Free()
-		return nil, err
+	if hasFrags {
+		if err := ZerocopyClone(n, b, true); err != 0 {
+			n.Free()
+			return nil, err
+		}
 	}
 	n.Note("pskb_copy of %v", b.Ident())
 	return n, 0
@@ -268,8 +274,9 @@ func (b *Buff) OrphanFragsRx() kernel.Errno {
 // CopyUbufs models skb_copy_ubufs: replace the user frags by kernel pages
 // holding a copy, then drop the uarg reference with success false (COPIED)
 // and clear the zerocopy flags. A shared skb (users > 1) cannot be changed
-// (EINVAL); a cloned one is first made private (pskb_expand_head, which
-// takes a uarg reference for the new shared info). The copy uses the
+// (EINVAL); a cloned one is first made private (skb_unclone, that is
+// pskb_expand_head, which takes a uarg reference for the new shared info;
+// EINVAL if that fails). The copy uses the
 // smallest page order that fits MAX_SKB_FRAGS where the profile has
 // CopyUbufsHighOrder, order 0 otherwise. If the page allocation fails
 // (fault site skb_copy_ubufs) it returns ENOMEM and changes nothing.
@@ -278,7 +285,7 @@ func (b *Buff) CopyUbufs() kernel.Errno {
 		return kernel.EINVAL
 	}
 	if err := b.ExpandHead(); err != 0 {
-		return kernel.ENOMEM
+		return kernel.EINVAL
 	}
 	h := b.Host()
 	s := b.shinfo

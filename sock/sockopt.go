@@ -151,3 +151,10 @@ func (s *Sock) Getsockopt(opt kernel.SockOpt) (int, kernel.Errno) {
 	}
 	return 0, kernel.ENOPROTOOPT
 }
+
+// InheritFlags models the flag copy of sk_clone_lock: an accepted socket
+// starts with its listener's SOCK_ZEROCOPY and timestamping settings.
+func (s *Sock) InheritFlags(parent *Sock) {
+	s.zerocopy = parent.zerocopy
+	s.Tsflags = parent.Tsflags
+}

@@ -61,12 +61,18 @@ func (c *Conn) Close() (reset bool) {
 
 // Reset models tcp_reset, a reset from the peer: the error ECONNRESET for
 // the next call (unless the socket is orphaned), then tcp_done.
-func (c *Conn) Reset() {
+func (c *Conn) Reset() { c.abort(kernel.ECONNRESET) }
+
+// GiveUp models tcp_write_err after tcp_retries2 retransmission timeouts:
+// the error ETIMEDOUT, then tcp_done.
+func (c *Conn) GiveUp() { c.abort(kernel.ETIMEDOUT) }
+
+func (c *Conn) abort(err kernel.Errno) {
 	if c.done {
 		return
 	}
 	if !c.Sk.Dead() {
-		c.skErr = kernel.ECONNRESET
+		c.skErr = err
 	}
 	c.finish()
 }

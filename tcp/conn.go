@@ -110,16 +110,13 @@ func (c *Conn) Connect(window int) kernel.Errno {
 	return 0
 }
 
-// Accept models the child socket inet_csk_accept returns: a new connection
-// whose socket inherits the listener's flags (SOCK_ZEROCOPY among them,
-// sk_clone_lock), already ESTABLISHED.
-func (c *Conn) Accept(child *sock.Sock, window int) *Conn {
-	if c.Sk.ZerocopyFlag() {
-		child.SetZerocopy(1)
+// Listen models inet_listen: a closed socket starts listening.
+func (c *Conn) Listen() kernel.Errno {
+	if c.Sk.State != sock.CLOSE && c.Sk.State != sock.LISTEN {
+		return kernel.EINVAL
 	}
-	n := New(child, c.Route, c.Net)
-	n.Connect(window)
-	return n
+	c.Sk.State = sock.LISTEN
+	return 0
 }
 
 // expandSndbuf models tcp_sndbuf_expand: room for twice the larger of the

@@ -50,6 +50,7 @@
 //	          | "wait" duration | "settle"
 //	          | ( "hold" | "release" ) sock dir | "drop" sock dir [ number ]
 //	          | "complete" name [ number ] | "fault" name rule
+//	          | "zckey" sock number
 //	          | "expect" sock option { option }
 //	          | "note" text .
 //	outcome   = [ "-1" ] ERRNO | integer
@@ -88,7 +89,7 @@
 //	        delay=DUR, loss=P (0 to 1), txcomplete=DUR|manual
 //	tap     on=DEVICE (required)
 //	socket  via=DEVICE, task=TASK, peer_ack=immediate|delayed|quickack,
-//	        peer_rcvbuf=SIZE
+//	        peer_rcvbuf=SIZE, peer_read=manual|auto
 //	expect  any key, each value a number or a word
 //
 // # Rules beyond the grammar

@@ -140,6 +140,8 @@ func timeWords(st Stmt) []string {
 		return nonEmpty("complete", s.Device.Name, s.Count.Text)
 	case *Fault:
 		return []string{"fault", s.Site.Name, s.Rule.Name}
+	case *Zckey:
+		return []string{"zckey", s.Sock.String(), s.Value.Text}
 	}
 	return nil
 }

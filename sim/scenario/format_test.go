@@ -254,6 +254,7 @@ func genStmt(t *rapid.T) Stmt {
 			rule := rapid.SampledFrom([]string{"always", "never", "nth=3", "from=0x10", "next=1", "p=0.25"}).Draw(t, "rule")
 			return &Fault{Site: Ident{Name: genName.Draw(t, "site")}, Rule: Ident{Name: rule}}
 		},
+		func(t *rapid.T) Stmt { return &Zckey{Sock: genSock(t), Value: genNumber(t)} },
 		genExpect,
 	}
 	return gens[rapid.IntRange(0, len(gens)-1).Draw(t, "stmt")](t)

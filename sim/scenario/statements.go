@@ -58,6 +58,7 @@ var statements = map[string]func(*lineParser) Stmt{
 	"drop":     func(p *lineParser) Stmt { return &Drop{Sock: p.sock(), Dir: p.dir(), Count: p.optNumber("count")} },
 	"complete": func(p *lineParser) Stmt { return &Complete{Device: p.name("device name"), Count: p.optNumber("count")} },
 	"fault":    func(p *lineParser) Stmt { return &Fault{Site: p.name("fault site"), Rule: p.rule()} },
+	"zckey":    func(p *lineParser) Stmt { return &Zckey{Sock: p.sock(), Value: p.number("counter value")} },
 	"expect":   parseExpect,
 }
 
@@ -80,6 +81,7 @@ var (
 		{key: "task", kind: optName},
 		{key: "peer_ack", kind: optWords, words: []string{"immediate", "delayed", "quickack"}},
 		{key: "peer_rcvbuf", kind: optNumber},
+		{key: "peer_read", kind: optWords, words: []string{"manual", "auto"}},
 	}
 )
 

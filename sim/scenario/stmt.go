@@ -106,7 +106,7 @@ type Socket struct {
 	Family   Ident
 	Type     Flags
 	Protocol Value
-	Options  Options // via, task, peer_ack, peer_rcvbuf
+	Options  Options // via, task, peer_ack, peer_rcvbuf, peer_read
 }
 
 // Setsockopt is "setsockopt S LEVEL OPTNAME VALUE": setsockopt(2). VALUE is
@@ -292,6 +292,15 @@ type Fault struct {
 	Line
 	Site Ident
 	Rule Ident
+}
+
+// Zckey is "zckey S N": set the socket's sk_zckey to N, as if N zerocopy
+// sends had already happened on it; the shortcut a lesson on the 2^32 wrap
+// needs.
+type Zckey struct {
+	Line
+	Sock  Sock
+	Value Value
 }
 
 // Expect is "expect S key=value ...": check the socket's state (zckey,

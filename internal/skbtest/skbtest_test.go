@@ -1,0 +1,71 @@
+package skbtest_test
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/zcsim/zcsim/internal/skbtest"
+	"github.com/zcsim/zcsim/kernel"
+	"github.com/zcsim/zcsim/mm"
+)
+
+// recorder is a testing.TB that records failures instead of failing.
+type recorder struct {
+	testing.TB
+	errs []string
+}
+
+func (r *recorder) Helper() {}
+func (r *recorder) Errorf(format string, a ...any) {
+	r.errs = append(r.errs, fmt.Sprintf(format, a...))
+}
+
+func TestPagesReportsEveryMismatch(t *testing.T) {
+	e := skbtest.NewEnv(t, "linux-6.18")
+	buf := mm.NewBuffer(e.H, 2*kernel.PageSize)
+	k := mm.AllocPages(e.H, 0)
+	freed := mm.AllocPages(e.H, 0)
+	freed.Put()
+	r := &recorder{TB: t}
+	skbtest.Pages(r,
+		skbtest.PageRef{Page: buf.Pages[0], Refs: 2},
+		skbtest.PageRef{Page: buf.Pages[1], Refs: 1},
+		skbtest.PageRef{Page: k},
+		skbtest.PageRef{Page: freed, Refs: 1},
+	)
+	require.Len(t, r.errs, 1, "one report")
+	want := []string{
+		"page refcounts:",
+		"upage#1: got refs 1, want 2",
+		"page#3: got live with refs 1, want freed",
+		"page#4: got freed, want refs 1",
+	}
+	require.Equal(t, want, strings.Split(strings.ReplaceAll(r.errs[0], "\t", ""), "\n"))
+}
+
+func TestRefsAndViolations(t *testing.T) {
+	e := skbtest.NewEnv(t, "linux-6.18")
+	buf := mm.NewBuffer(e.H, kernel.PageSize)
+	buf.Pages[0].Put()
+	r := &recorder{TB: t}
+	skbtest.NoViolations(r, e.H)
+	require.Len(t, r.errs, 1)
+	require.Contains(t, r.errs[0], "put_page with refcount 1 (underflow)")
+	skbtest.NoViolations(r, e.H)
+	require.Len(t, r.errs, 1, "NoViolations forgets what it reported")
+
+	skbtest.BufferRefs(r, buf, 1, 1)
+	require.Equal(t, "BufferRefs: 2 counts for 1 pages", r.errs[1])
+	skbtest.Live(r, e.H, map[string]int{"upage": 2})
+	require.Len(t, r.errs, 3)
+	require.Equal(t, map[string]int{"upage": 1}, skbtest.LiveKinds(e.H))
+
+	f := skbtest.Faults{"x": 2}
+	require.True(t, f.Fail("x"))
+	require.True(t, f.Fail("x"))
+	require.False(t, f.Fail("x"))
+	require.False(t, f.Fail("y"))
+}

@@ -1,0 +1,182 @@
+package mm_test
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/stretchr/testify/require"
+
+	"github.com/zcsim/zcsim/internal/skbtest"
+	"github.com/zcsim/zcsim/kernel"
+	"github.com/zcsim/zcsim/mm"
+)
+
+func host(t *testing.T) *kernel.Host { return skbtest.NewEnv(t, kernel.DefaultProfile).H }
+
+func TestKernelPage(t *testing.T) {
+	h := host(t)
+	p := mm.AllocPages(h, 2)
+	require.Equal(t, 16384, p.Size())
+	require.Equal(t, 1, p.Refs())
+	require.True(t, p.InFlight(), "a kernel page is in flight while referenced at all")
+	require.Equal(t, "page#1(kernel,order 2,refs 1)", p.String())
+
+	p.Get()
+	require.Equal(t, 2, p.Refs())
+	p.Put()
+	p.Put()
+	require.True(t, p.Freed(), "the last put_page frees a kernel page")
+	require.Empty(t, h.Live())
+	skbtest.NoViolations(t, h)
+
+	p.Put()
+	p.Get()
+	skbtest.Violations(t, h,
+		skbtest.Violation{Rule: kernel.RuleRefcount, Object: p.Ident(), Message: "put_page after free"},
+		skbtest.Violation{Rule: kernel.RuleRefcount, Object: p.Ident(), Message: "get_page after free"},
+	)
+	require.Equal(t, 0, p.Refs(), "misuse is reported, never applied")
+}
+
+func TestUserPageFloor(t *testing.T) {
+	h := host(t)
+	b := mm.NewBuffer(h, 5000)
+	require.Len(t, b.Pages, 2)
+	require.Equal(t, 8192, b.Len())
+	u := b.Pages[1]
+	require.Equal(t, "upage#2(user,order 0,refs 1)", u.String())
+	require.False(t, u.InFlight(), "the mapping's reference alone is not in flight")
+	require.Empty(t, b.InFlight())
+
+	u.Get()
+	require.True(t, u.InFlight())
+	require.Equal(t, []*mm.Page{u}, b.InFlight())
+	u.Put()
+	skbtest.NoViolations(t, h)
+
+	u.Put() // would drop the mapping's reference
+	skbtest.Violations(t, h, skbtest.Violation{Rule: kernel.RuleRefcount, Object: u.Ident(),
+		Message: "put_page with refcount 1 (underflow)"})
+	require.Equal(t, 1, u.Refs())
+	require.False(t, u.Freed(), "user pages are never freed by put_page")
+	require.Len(t, h.Live(), 2)
+}
+
+func TestNewBufferSizes(t *testing.T) {
+	h := host(t)
+	for _, tt := range []struct{ size, pages int }{{0, 0}, {1, 1}, {4096, 1}, {4097, 2}, {65536, 16}} {
+		require.Len(t, mm.NewBuffer(h, tt.size).Pages, tt.pages, "size %d", tt.size)
+	}
+}
+
+// chunk is a Chunk as tests compare it.
+type chunk struct {
+	Page     string
+	Off, Len int
+	NewIovec bool
+}
+
+// drain reads it in chunks of at most max bytes until it is exhausted.
+func drain(it *mm.Iter, max int) []chunk {
+	var out []chunk
+	for range 1000 {
+		c, ok := it.Peek(max)
+		if !ok {
+			break
+		}
+		out = append(out, chunk{c.Page.Ident().String(), c.Off, c.Len, c.NewIovec})
+		it.Advance(c.Len)
+	}
+	return out
+}
+
+func TestIterChunks(t *testing.T) {
+	h := host(t)
+	b := mm.NewBuffer(h, 4*kernel.PageSize) // upage#1 … upage#4
+	it := mm.NewIter(
+		mm.Iovec{Buf: b, Off: 4000, Len: 5000}, // 96 bytes of page 0, 4096 of page 1, 808 of page 2
+		mm.Iovec{Buf: b, Off: 100, Len: 0},     // empty: skipped
+		mm.Iovec{Buf: b, Off: 100, Len: 200},   // page 0 again, a new iovec
+		mm.Iovec{Buf: b, Off: 3 * kernel.PageSize, Len: 4096},
+	)
+	require.Equal(t, 9296, it.Count())
+	want := []chunk{
+		{"upage#1", 4000, 96, true},
+		{"upage#2", 0, 4096, false},
+		{"upage#3", 0, 808, false},
+		{"upage#1", 100, 200, true},
+		{"upage#4", 0, 4096, true},
+	}
+	if d := cmp.Diff(want, drain(it, 1<<20)); d != "" {
+		t.Errorf("chunks (-want +got):\n%s", d)
+	}
+	require.Equal(t, 0, it.Count())
+	_, ok := it.Peek(100)
+	require.False(t, ok)
+}
+
+func TestIterMaxAndAdvance(t *testing.T) {
+	h := host(t)
+	b := mm.NewBuffer(h, 2*kernel.PageSize)
+	it := mm.NewIter(mm.Iovec{Buf: b, Off: 0, Len: 6000}, mm.Iovec{Buf: b, Off: 7000, Len: 100})
+
+	c, ok := it.Peek(1000)
+	require.True(t, ok)
+	require.Equal(t, mm.Chunk{Page: b.Pages[0], Off: 0, Len: 1000, NewIovec: true}, c)
+	c2, _ := it.Peek(1000)
+	require.Equal(t, c, c2, "Peek does not consume")
+	_, ok = it.Peek(0)
+	require.False(t, ok, "max 0 yields nothing")
+
+	it.Advance(1000)
+	require.Equal(t, 5100, it.Count())
+	want := []chunk{
+		{"upage#1", 1000, 1500, false},
+		{"upage#1", 2500, 1500, false},
+		{"upage#1", 4000, 96, false},
+		{"upage#2", 0, 1500, false},
+		{"upage#2", 1500, 404, false},
+		{"upage#2", 2904, 100, true},
+	}
+	if d := cmp.Diff(want, drain(it, 1500)); d != "" {
+		t.Errorf("chunks (-want +got):\n%s", d)
+	}
+
+	it = mm.NewIter(mm.Iovec{Buf: b, Len: 100}, mm.Iovec{Buf: b, Off: 200, Len: 100})
+	it.Advance(150) // across the iovec boundary
+	require.Equal(t, 50, it.Count())
+	c, _ = it.Peek(kernel.PageSize)
+	require.Equal(t, mm.Chunk{Page: b.Pages[0], Off: 250, Len: 50}, c)
+	it.Advance(1 << 20) // more than is left: stops at the end
+	require.Equal(t, 0, it.Count())
+
+	var zero mm.Iter
+	require.Equal(t, 0, zero.Count())
+	_, ok = zero.Peek(10)
+	require.False(t, ok)
+	zero.Advance(10)
+}
+
+func ExampleIter() {
+	p, _ := kernel.Lookup(kernel.DefaultProfile)
+	h := kernel.NewHost(p)
+	buf := mm.NewBuffer(h, 3*kernel.PageSize)
+	// One iovec of 6000 bytes starting 1000 bytes into the buffer: the send
+	// path pins it page chunk by page chunk.
+	it := mm.NewIter(mm.Iovec{Buf: buf, Off: 1000, Len: 6000})
+	for {
+		c, ok := it.Peek(it.Count())
+		if !ok {
+			break
+		}
+		c.Page.Get() // get_user_pages
+		fmt.Printf("%v off %d len %d\n", c.Page.Ident(), c.Off, c.Len)
+		it.Advance(c.Len)
+	}
+	fmt.Println("in flight:", len(buf.InFlight()))
+	// Output:
+	// upage#1 off 1000 len 3096
+	// upage#2 off 0 len 2904
+	// in flight: 2
+}

@@ -1,0 +1,251 @@
+package skb_test
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/zcsim/zcsim/internal/skbtest"
+	"github.com/zcsim/zcsim/kernel"
+	"github.com/zcsim/zcsim/mm"
+	"github.com/zcsim/zcsim/skb"
+	"github.com/zcsim/zcsim/sock"
+	"github.com/zcsim/zcsim/ubuf"
+)
+
+const zcFlags = kernel.SKBFL_ZEROCOPY_ENABLE | kernel.SKBFL_SHARED_FRAG | kernel.SKBFL_DONT_ORPHAN
+
+var call = skbtest.Call(1)
+
+// fixture is one TCP socket sending from one user buffer.
+type fixture struct {
+	*skbtest.Env
+	sk  *sock.Sock
+	buf *mm.Buffer
+}
+
+func newFixture(t testing.TB, profile string, bugs ...kernel.Bug) *fixture {
+	e := skbtest.NewEnv(t, profile, bugs...)
+	return &fixture{Env: e, sk: e.TCP(), buf: mm.NewBuffer(e.H, 32*kernel.PageSize)}
+}
+
+// zc returns a frag-only skb holding n bytes of the buffer from offset off
+// and the uarg of the send, whose only reference is then the skb's (the
+// call's temporary reference is dropped, as tcp_sendmsg does at out).
+func (f *fixture) zc(t testing.TB, off, n int) (*skb.Buff, *ubuf.Info) {
+	t.Helper()
+	u, out := ubuf.Alloc(f.H, f.sk, f.Task, uint32(n), call)
+	require.Equal(t, ubuf.Allocated, out)
+	b := skb.Alloc(f.H, 0)
+	got, err := b.ZerocopyFromIter(mm.NewIter(mm.Iovec{Buf: f.buf, Off: off, Len: n}), n, u, call)
+	require.Zero(t, err)
+	require.Equal(t, n, got)
+	u.Complete(call, true)
+	return b, u
+}
+
+// kernelSkb returns an skb with one frag of each of the given kernel pages
+// (whose own references are dropped, so the skb holds the only ones).
+func kernelSkb(h *kernel.Host, pages ...*mm.Page) *skb.Buff {
+	b := skb.Alloc(h, 0)
+	for _, p := range pages {
+		b.AppendPageFrag(p, 0, p.Size())
+		p.Put()
+	}
+	return b
+}
+
+func TestTruesize(t *testing.T) {
+	for _, tt := range []struct{ linear, want int }{{0, 576}, {1, 640}, {64, 640}, {65, 704}, {1500, 2112}} {
+		require.Equal(t, tt.want, skb.Truesize(tt.linear), "linear %d", tt.linear)
+	}
+}
+
+func TestAlloc(t *testing.T) {
+	f := newFixture(t, "linux-6.18")
+	b := skb.Alloc(f.H, 100)
+	skbtest.CheckSkb(t, b, skbtest.Skb{Truesize: 704, Users: 1, Dataref: 1})
+	require.Equal(t, 100, b.Tailroom())
+	require.Equal(t, 0, b.HeadLen())
+	require.Nil(t, b.Zcopy())
+	require.False(t, b.IsZcopy())
+	o, d := b.Owner()
+	require.Nil(t, o)
+	require.Equal(t, skb.NoDestructor, d)
+	require.Equal(t, fmt.Sprintf("%v[len 0 frags 0]", b.Ident()), b.String())
+	b.Free()
+	require.True(t, b.Freed())
+	require.True(t, b.Shinfo().Freed())
+	b.Free()
+	skbtest.Violations(t, f.H, skbtest.Violation{Rule: kernel.RuleRefcount, Object: b.Ident(), Message: "kfree_skb after free"})
+}
+
+func TestZerocopyFromIter(t *testing.T) {
+	f := newFixture(t, "linux-6.18")
+	b, u := f.zc(t, 0, 8192)
+	skbtest.CheckSkb(t, b, skbtest.Skb{Len: 8192, DataLen: 8192, Truesize: 576 + 2*4096, Users: 1, Dataref: 1,
+		Flags: zcFlags, Uarg: u.Ident(), Frags: skbtest.FragsOf(f.buf.Pages, 4096, 4096)})
+	skbtest.Refs(t, u, 1, b.Shinfo().Ident())
+	skbtest.BufferRefs(t, f.buf, append([]int{2, 2}, ones(30)...)...)
+	f.pageRefs(t, 2, 2, 1)
+	require.Equal(t, fmt.Sprintf("%v[len 8192 frags 2 %v]", b.Ident(), u.Ident()), b.String())
+	require.Equal(t, []*mm.Page{f.buf.Pages[0], f.buf.Pages[1]}, b.Pages())
+	skbtest.NoViolations(t, f.H)
+}
+
+func ones(n int) []int {
+	out := make([]int, n)
+	for i := range out {
+		out[i] = 1
+	}
+	return out
+}
+
+func TestZerocopyFromIterUnaligned(t *testing.T) {
+	f := newFixture(t, "linux-6.18")
+	b, _ := f.zc(t, 100, 8192)
+	pg := f.buf.Pages
+	want := []skbtest.Frag{skbtest.F(pg[0], 100, 3996), skbtest.F(pg[1], 0, 4096), skbtest.F(pg[2], 0, 100)}
+	got := skbtest.SkbOf(b)
+	require.Equal(t, want, got.Frags)
+	require.Equal(t, 576+3*4096, got.Truesize, "each new frag adds a full page")
+}
+
+func TestZerocopyFromIterIovecs(t *testing.T) {
+	f := newFixture(t, "linux-6.18")
+	u, _ := ubuf.Alloc(f.H, f.sk, f.Task, 400, call)
+	b := skb.Alloc(f.H, 0)
+	// Two iovecs back to back in one page still make two frags.
+	it := mm.NewIter(mm.Iovec{Buf: f.buf, Off: 0, Len: 100}, mm.Iovec{Buf: f.buf, Off: 100, Len: 300})
+	n, err := b.ZerocopyFromIter(it, 100, u, call)
+	require.Equal(t, 100, n)
+	require.Zero(t, err)
+	n, err = b.ZerocopyFromIter(it, 150, u, call)
+	require.Equal(t, 150, n)
+	require.Zero(t, err)
+	// The rest of the second iovec continues its last frag.
+	n, _ = b.ZerocopyFromIter(it, 150, u, call)
+	require.Equal(t, 150, n)
+	pg := f.buf.Pages[0]
+	require.Equal(t, []skbtest.Frag{skbtest.F(pg, 0, 100), skbtest.F(pg, 100, 300)}, skbtest.SkbOf(b).Frags)
+	require.Equal(t, 576+2*4096, b.Truesize)
+	skbtest.Pages(t, skbtest.PageRef{Page: pg, Refs: 3})
+	skbtest.Refs(t, u, 2, call, b.Shinfo().Ident())
+}
+
+// TestZerocopyFromIterMaxFrags: 18 one-byte iovecs fill 17 frags, then the
+// next call gets EMSGSIZE (packetdrill maxfrags.pkt).
+func TestZerocopyFromIterMaxFrags(t *testing.T) {
+	f := newFixture(t, "linux-6.18")
+	var iov []mm.Iovec
+	for i := range 18 {
+		iov = append(iov, mm.Iovec{Buf: f.buf, Off: i * kernel.PageSize, Len: 1})
+	}
+	it := mm.NewIter(iov...)
+	u, _ := ubuf.Alloc(f.H, f.sk, f.Task, 18, call)
+	b := skb.Alloc(f.H, 0)
+	n, err := b.ZerocopyFromIter(it, 18, u, call)
+	require.Equal(t, 17, n, "partial")
+	require.Zero(t, err)
+	n, err = b.ZerocopyFromIter(it, 1, u, call)
+	require.Equal(t, 0, n)
+	require.Equal(t, kernel.EMSGSIZE, err)
+	require.Len(t, b.Shinfo().Frags, kernel.MaxSkbFrags)
+	require.Equal(t, 1, it.Count())
+	require.Equal(t, 576+17*4096, b.Truesize)
+	skbtest.Pages(t, skbtest.PageRef{Page: f.buf.Pages[16], Refs: 2}, skbtest.PageRef{Page: f.buf.Pages[17], Refs: 1})
+}
+
+func TestZerocopyFromIterOtherUarg(t *testing.T) {
+	f := newFixture(t, "linux-6.18")
+	b, u1 := f.zc(t, 0, 100)
+	u2, _ := ubuf.Alloc(f.H, f.sk, f.Task, 100, call)
+	before := skbtest.SkbOf(b)
+	n, err := b.ZerocopyFromIter(mm.NewIter(mm.Iovec{Buf: f.buf, Len: 100}), 100, u2, call)
+	require.Equal(t, 0, n)
+	require.Equal(t, kernel.EEXIST, err)
+	skbtest.CheckSkb(t, b, before)
+	skbtest.Refs(t, u1, 1, b.Shinfo().Ident())
+	skbtest.Refs(t, u2, 1, call)
+}
+
+func TestFree(t *testing.T) {
+	f := newFixture(t, "linux-6.18")
+	b, u := f.zc(t, 0, 8192)
+	owner := &skbtest.Owner{}
+	b.SetOwner(owner, skb.WmemQueued)
+	b.Get()
+	b.Free()
+	require.False(t, b.Freed(), "one user left")
+	require.Empty(t, owner.Uncharges)
+	b.Free()
+	require.True(t, b.Freed())
+	require.Equal(t, []skbtest.Uncharge{{D: skb.WmemQueued, Truesize: 576 + 8192}}, owner.Uncharges)
+	require.True(t, u.Freed(), "the last dataref completes the uarg")
+	skbtest.BufferRefs(t, f.buf, ones(32)...)
+	require.False(t, f.sk.ErrQueue.Records()[0].Copied())
+	skbtest.Live(t, f.H, map[string]int{"sock": 1, "upage": 32})
+	b.Get()
+	skbtest.Violations(t, f.H, skbtest.Violation{Rule: kernel.RuleRefcount, Object: b.Ident(), Message: "skb_get after free"})
+}
+
+func TestOwner(t *testing.T) {
+	f := newFixture(t, "linux-6.18")
+	b := skb.Alloc(f.H, 0)
+	o := &skbtest.Owner{}
+	b.SetOwner(o, skb.SockWfree)
+	got, d := b.Owner()
+	require.Same(t, o, got)
+	require.Equal(t, skb.SockWfree, d)
+	b.SetOwner(o, skb.SockRfree)
+	skbtest.Violations(t, f.H, skbtest.Violation{Rule: kernel.RuleAccounting, Object: b.Ident(), Message: "set owner while owned (sock_wfree)"})
+	b.Orphan()
+	require.Equal(t, []skbtest.Uncharge{{D: skb.SockRfree, Truesize: 576}}, o.Uncharges)
+	b.Orphan()
+	b.Free()
+	require.Len(t, o.Uncharges, 1, "an orphan is uncharged once")
+
+	var names []string
+	for d := skb.NoDestructor; d <= skb.WmemQueued; d++ {
+		names = append(names, d.String())
+	}
+	require.Equal(t, []string{"none", "sock_wfree", "sock_rfree", "sock_ofree", "wmem_queued"}, names)
+}
+
+func TestClone(t *testing.T) {
+	f := newFixture(t, "linux-6.18")
+	b, u := f.zc(t, 0, 8192)
+	b.SetOwner(&skbtest.Owner{}, skb.WmemQueued)
+	c, err := b.Clone()
+	require.Zero(t, err)
+	want := skbtest.Skb{Len: 8192, DataLen: 8192, Truesize: 576 + 8192, Users: 1, Dataref: 2, Cloned: true,
+		Flags: zcFlags, Uarg: u.Ident(), Frags: skbtest.FragsOf(f.buf.Pages, 4096, 4096)}
+	skbtest.CheckSkb(t, b, want)
+	skbtest.CheckSkb(t, c, want)
+	require.Same(t, b.Shinfo(), c.Shinfo())
+	o, _ := c.Owner()
+	require.Nil(t, o, "a clone has no owner")
+	require.Equal(t, fmt.Sprintf("%v[len 8192 frags 2 %v cloned]", c.Ident(), u.Ident()), c.String())
+	skbtest.Refs(t, u, 1, b.Shinfo().Ident())
+	f.pageRefs(t, 2, 2, 1)
+
+	c.Free()
+	require.Equal(t, 1, b.Shinfo().Dataref())
+	require.False(t, b.IsCloned(), "dataref 1: no longer shared")
+	require.False(t, u.Freed())
+	b.Free()
+	require.True(t, u.Freed())
+	f.pageRefs(t, 1, 1)
+	skbtest.NoViolations(t, f.H)
+}
+
+// pageRefs checks the reference counts of the buffer's first pages.
+func (f *fixture) pageRefs(t testing.TB, refs ...int) {
+	t.Helper()
+	var want []skbtest.PageRef
+	for i, r := range refs {
+		want = append(want, skbtest.PageRef{Page: f.buf.Pages[i], Refs: r})
+	}
+	skbtest.Pages(t, want...)
+}
