@@ -48,6 +48,24 @@ const (
 	// dropped a legacy ubuf's reference again after a failed sendmsg whose
 	// callback had already dropped it.
 	BugLegacyDoublePut Bug = "legacy-double-put"
+
+	// BugUDPMoreRefcnt (B6, fixed by 100f6d8e0990 in v5.2-rc3): every
+	// msg_zerocopy_realloc extension took a reference for the caller, also
+	// on datagram sockets, and extra_uref was always true. A corked append
+	// creates no skb that could take that reference, so with MSG_MORE the
+	// uarg's refcount stays above zero: no notification, a leaked socket.
+	BugUDPMoreRefcnt Bug = "udp-more-refcnt"
+	// BugUDPAppendRefcnt (B7, fixed by 522924b58308 in v5.2): extra_uref
+	// was !skb instead of !skb_zcopy(skb), so a uarg first allocated on a
+	// corked append (a plain MSG_MORE send, then MSG_ZEROCOPY) was attached
+	// to the tail skb with a new reference while the allocation's own
+	// reference was never handed over: a leak.
+	BugUDPAppendRefcnt Bug = "udp-append-refcnt"
+	// BugRingNoCopy (B3, fixed by 5cd8d46ea156 in v4.20):
+	// tpacket_snd did not mark its skbs zerocopy (skb_zcopy_set_nouarg), so
+	// a clone or an orphaned skb kept referencing ring frames after the
+	// destructor had handed them back to the user.
+	BugRingNoCopy Bug = "packet-ring-no-copy"
 )
 
 // KnownBugs lists every bug switch the model implements, in name order.
@@ -55,6 +73,7 @@ func KnownBugs() []Bug {
 	return []Bug{
 		BugAbortGap, BugCopiedAfterOverwrite, BugCopyUbufsNoFrags, BugCopyUbufsOrder0,
 		BugID16, BugLegacyDoublePut, BugMemlockPerProcess, BugNoSockRef, BugNotifyWmem,
-		BugReallocFails, BugSegmentStaleFrags, BugTstampLeak, BugTxErrorClone,
+		BugReallocFails, BugRingNoCopy, BugSegmentStaleFrags, BugTstampLeak, BugTxErrorClone,
+		BugUDPAppendRefcnt, BugUDPMoreRefcnt,
 	}
 }

@@ -40,7 +40,8 @@ type Chunk struct {
 
 // Peek returns the next chunk of at most max bytes without consuming it:
 // the rest of the current page of the current iovec. ok is false when the
-// iterator is exhausted.
+// iterator is exhausted, or when the iovec runs past its buffer (the
+// kernel's EFAULT on an unmapped address).
 func (it *Iter) Peek(max int) (c Chunk, ok bool) {
 	for it.i < len(it.iov) && it.off == it.iov[it.i].Len {
 		it.i, it.off = it.i+1, 0
@@ -50,6 +51,9 @@ func (it *Iter) Peek(max int) (c Chunk, ok bool) {
 	}
 	v := it.iov[it.i]
 	pos := v.Off + it.off
+	if pos < 0 || pos/kernel.PageSize >= len(v.Buf.Pages) {
+		return Chunk{}, false
+	}
 	inPage := pos % kernel.PageSize
 	n := min(kernel.PageSize-inPage, v.Len-it.off, max)
 	return Chunk{Page: v.Buf.Pages[pos/kernel.PageSize], Off: inPage, Len: n, NewIovec: it.off == 0}, true

@@ -370,8 +370,13 @@ func (b *Buff) PullTail(delta int) kernel.Errno {
 		if err := b.ExpandHead(); err != 0 {
 			return kernel.ENOMEM
 		}
-		b.LinearCap = max(b.LinearCap, b.HeadLen()+delta+128)
-		b.Truesize = max(b.Truesize, Truesize(b.LinearCap))
+		grown := max(b.LinearCap, b.HeadLen()+delta+128)
+		if owner, _ := b.Owner(); owner == nil {
+			// pskb_expand_head grows truesize only for an unowned skb,
+			// whose charge no destructor will return.
+			b.Truesize += grown - b.LinearCap
+		}
+		b.LinearCap = grown
 	}
 	s := b.shinfo
 	eat := delta

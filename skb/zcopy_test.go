@@ -372,14 +372,15 @@ func TestPullTail(t *testing.T) {
 	b, u := f.zc(t, 0, 8192)
 	require.Equal(t, kernel.EINVAL, b.PullTail(8193))
 	require.Zero(t, b.PullTail(100))
-	skbtest.CheckSkb(t, b, skbtest.Skb{Len: 8192, DataLen: 8092, Truesize: 576 + 8192, Users: 1, Dataref: 1,
+	// An unowned skb's truesize grows with its head (pskb_expand_head).
+	skbtest.CheckSkb(t, b, skbtest.Skb{Len: 8192, DataLen: 8092, Truesize: 576 + 8192 + 228, Users: 1, Dataref: 1,
 		Flags: zcFlags, Uarg: u.Ident(),
 		Frags: []skbtest.Frag{skbtest.F(f.buf.Pages[0], 100, 3996), skbtest.F(f.buf.Pages[1], 0, 4096)}})
 	require.Equal(t, 228, b.LinearCap, "the head grew by delta + 128")
 	require.True(t, u.Zerocopy, "frags remain: no copy reported yet")
 
 	require.Zero(t, b.Linearize())
-	skbtest.CheckSkb(t, b, skbtest.Skb{Len: 8192, Truesize: 576 + 8192 + 128, Users: 1, Dataref: 1})
+	skbtest.CheckSkb(t, b, skbtest.Skb{Len: 8192, Truesize: 576 + 8192 + 8320, Users: 1, Dataref: 1})
 	require.Equal(t, 8320, b.LinearCap)
 	require.True(t, u.Freed())
 	require.True(t, f.sk.ErrQueue.Records()[0].Copied(), "data_len 0: skb_zcopy_clear(skb, false)")

@@ -37,6 +37,9 @@ type Packet struct {
 	// (which takes one sequence number after the data).
 	Retransmit bool
 	Fin        bool
+	// MoreFrags is IP_MF: an IP fragment that is not the datagram's last;
+	// the receiver reassembles the fragments (ip_defrag).
+	MoreFrags bool
 }
 
 // Network is where sockets send packets: routing, devices, links and

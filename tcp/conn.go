@@ -192,6 +192,9 @@ func (c *Conn) RtxQueue() []*Segment { return append([]*Segment(nil), c.rtx...) 
 // Done reports whether the connection is gone (tcp_done).
 func (c *Conn) Done() bool { return c.done }
 
+// PageFrag returns the page of the socket's sk_page_frag, or nil.
+func (c *Conn) PageFrag() *mm.Page { return c.pfrag.page }
+
 // pageFrag is sk_page_frag: the socket's current page for copied payload,
 // an order-3 compound page (SKB_FRAG_PAGE_ORDER) filled from the start.
 type pageFrag struct {

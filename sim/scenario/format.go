@@ -42,6 +42,15 @@ func FormatStmt(st Stmt) string {
 	return s
 }
 
+// FormatCall renders the statement alone, in canonical form, without its
+// expectation or comment: what a timeline shows as the call.
+func FormatCall(st Stmt) string {
+	if c, ok := st.(*Comment); ok {
+		return strings.TrimRight("# "+c.Text, " ")
+	}
+	return strings.Join(words(st), " ")
+}
+
 // words renders a statement's keyword and operands.
 func words(st Stmt) []string {
 	switch s := st.(type) {

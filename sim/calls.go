@@ -1,0 +1,465 @@
+package sim
+
+import (
+	"fmt"
+
+	"github.com/zcsim/zcsim/kernel"
+	"github.com/zcsim/zcsim/mm"
+	"github.com/zcsim/zcsim/notify"
+	"github.com/zcsim/zcsim/sock"
+	"github.com/zcsim/zcsim/tcp"
+	"github.com/zcsim/zcsim/ubuf"
+	"github.com/zcsim/zcsim/udp"
+)
+
+// Call says where a system call comes from, for the trace: the source
+// (file:line of a scenario statement or strace line) and its text.
+type Call struct {
+	Source string
+	Text   string
+}
+
+// Result is what a system call returned.
+type Result struct {
+	// Ret is the return value, -1 with Errno on failure.
+	Ret   int64
+	Errno kernel.Errno
+	// Record is the record an error-queue read returned.
+	Record *notify.Record
+	// Send is what a send call did to ids (zero for other calls).
+	Send sock.SendResult
+	// Blocked is set when a blocking call could never complete.
+	Blocked bool
+}
+
+func ok(ret int64) Result { return Result{Ret: ret} }
+
+func fail(err kernel.Errno) Result {
+	if err == 0 {
+		return Result{}
+	}
+	return Result{Ret: -1, Errno: err}
+}
+
+// String renders the result as strace does: "4096", "-1 ENOBUFS".
+func (r Result) String() string {
+	if r.Errno != 0 {
+		return fmt.Sprintf("-1 %v", r.Errno)
+	}
+	return fmt.Sprint(r.Ret)
+}
+
+// syscall runs fn as one step and records it with its result.
+func (w *World) syscall(c Call, op string, s *Socket, fn func() Result) Result {
+	w.begin()
+	r := fn()
+	w.record(c, op, s, r)
+	return r
+}
+
+// record ends a call's step with an event describing its result, then
+// starts the timers the call may need.
+func (w *World) record(c Call, op string, s *Socket, r Result) {
+	e := Event{Source: c.Source, Op: op, Text: c.Text + " = " + r.String()}
+	if s != nil {
+		e.Socket = s.Name
+	}
+	ret := r.Ret
+	e.Ret, e.Errno = &ret, errnoName(r.Errno)
+	if r.Record != nil {
+		e.Notification = notificationOf(*r.Record)
+		e.Text += "  " + r.Record.String()
+	}
+	if r.Send.ZC {
+		id := r.Send.ID
+		e.UargID = &id
+		e.Text += fmt.Sprintf("  (id %d: %v)", id, r.Send.Outcome)
+	} else if r.Send.Outcome.Failed() {
+		e.Text += "  (" + r.Send.Outcome.String() + ")"
+	}
+	if r.Send.Outcome != 0 {
+		e.Why = r.Send.Outcome.String()
+	}
+	w.end(e)
+}
+
+// PeerOptions say how a socket's implicit peer behaves.
+type PeerOptions struct {
+	Ack AckPolicy
+	// Rcvbuf, if non-zero, is the peer's SO_RCVBUF.
+	Rcvbuf int
+	// AutoRead makes the peer's application read everything on arrival.
+	AutoRead bool
+}
+
+// NewSocket models socket(2) by task on device dev: a socket named name
+// and, for TCP, UDP, RAW and PF_PACKET sockets, its implicit peer
+// "name.peer" on the far side of dev. Unsupported combinations fail as
+// inet_create does (EAFNOSUPPORT, ESOCKTNOSUPPORT, EPROTONOSUPPORT).
+func (w *World) NewSocket(c Call, name string, t *Task, family kernel.Family, typ kernel.SockType, proto kernel.Protocol, dev *Device, po PeerOptions) (*Socket, Result) {
+	var s *Socket
+	r := w.syscall(c, "socket", nil, func() Result {
+		if err := socketCheck(family, typ, proto); err != 0 {
+			return fail(err)
+		}
+		s = w.newSocket(name, t, family, typ, proto, dev)
+		if s.Sk.Class == kernel.ClassOther || s.Sk.Class == kernel.ClassRDS {
+			return ok(3)
+		}
+		p := w.newSocket(name+".peer", t, family, typ, proto, dev)
+		p.ack, p.autoRead = po.Ack, po.AutoRead
+		if po.Rcvbuf > 0 {
+			p.Sk.Rcvbuf = po.Rcvbuf
+			p.Sk.RcvbufLocked = true
+		}
+		s.Peer, p.Peer = s, s
+		s.Peer = p
+		return ok(3)
+	})
+	return s, r
+}
+
+// socketCheck models the protocol lookup of inet_create / inet6_create /
+// packet_create.
+func socketCheck(family kernel.Family, typ kernel.SockType, proto kernel.Protocol) kernel.Errno {
+	base := typ.Base()
+	switch family {
+	case kernel.AF_INET, kernel.AF_INET6:
+		switch base {
+		case kernel.SOCK_STREAM:
+			if proto != kernel.IPPROTO_IP && proto != kernel.IPPROTO_TCP {
+				return kernel.EPROTONOSUPPORT
+			}
+		case kernel.SOCK_DGRAM:
+			if proto != kernel.IPPROTO_IP && proto != kernel.IPPROTO_UDP && proto != kernel.IPPROTO_ICMP && proto != kernel.IPPROTO_ICMPV6 && proto != 136 {
+				return kernel.EPROTONOSUPPORT
+			}
+		case kernel.SOCK_RAW:
+			if proto == kernel.IPPROTO_IP {
+				return kernel.EPROTONOSUPPORT
+			}
+		default:
+			return kernel.ESOCKTNOSUPPORT
+		}
+	case kernel.AF_PACKET:
+		if base != kernel.SOCK_RAW && base != kernel.SOCK_DGRAM {
+			return kernel.ESOCKTNOSUPPORT
+		}
+	case kernel.AF_UNIX:
+		if base != kernel.SOCK_STREAM && base != kernel.SOCK_DGRAM && base != kernel.SOCK_SEQPACKET {
+			return kernel.ESOCKTNOSUPPORT
+		}
+	case kernel.AF_RDS:
+		if base != kernel.SOCK_SEQPACKET {
+			return kernel.ESOCKTNOSUPPORT
+		}
+	default:
+		return kernel.EAFNOSUPPORT
+	}
+	return 0
+}
+
+// newSocket builds a socket and its protocol state.
+func (w *World) newSocket(name string, t *Task, family kernel.Family, typ kernel.SockType, proto kernel.Protocol, dev *Device) *Socket {
+	if proto == kernel.IPPROTO_IP {
+		switch typ.Base() {
+		case kernel.SOCK_STREAM:
+			proto = kernel.IPPROTO_TCP
+		case kernel.SOCK_DGRAM:
+			proto = kernel.IPPROTO_UDP
+		}
+	}
+	sk := sock.New(w.Host, w.Net, t.Task, family, typ, proto)
+	s := &Socket{Name: name, Sk: sk, Task: t, Dev: dev}
+	sk.OnNotify = func(n ubuf.Notification, merged bool) {
+		text := fmt.Sprintf("%s: notification [%d,%d]", name, n.Lo, n.Hi())
+		if n.Copied {
+			text += " COPIED"
+		}
+		if merged {
+			text += " merged into the queued one"
+		} else {
+			text += " queued"
+		}
+		w.narration = append(w.narration, text)
+	}
+	switch sk.Class {
+	case kernel.ClassTCP:
+		s.tcp = tcp.New(sk, dev.route(), w)
+	case kernel.ClassUDP, kernel.ClassRAW:
+		s.dgrm = &dgram{udp: udp.New(sk, dev.route(), w)}
+	case kernel.ClassPacket:
+		s.dgrm = &dgram{}
+	}
+	w.sockets = append(w.sockets, s)
+	w.Monitor.Tracked(sk, t.Task)
+	return s
+}
+
+// Setsockopt models setsockopt(2).
+func (w *World) Setsockopt(c Call, s *Socket, opt kernel.SockOpt, val int) Result {
+	return w.syscall(c, "setsockopt", s, func() Result {
+		switch {
+		case s.tcp != nil:
+			return fail(s.tcp.Setsockopt(opt, val))
+		case s.dgrm != nil && s.dgrm.udp != nil:
+			return fail(s.dgrm.udp.Setsockopt(opt, val))
+		case opt.Level == kernel.SOL_SOCKET:
+			return fail(s.Sk.Setsockopt(opt, val))
+		}
+		return fail(kernel.ENOPROTOOPT)
+	})
+}
+
+// Getsockopt models getsockopt(2) for an integer option.
+func (w *World) Getsockopt(c Call, s *Socket, opt kernel.SockOpt) Result {
+	return w.syscall(c, "getsockopt", s, func() Result {
+		var v int
+		var err kernel.Errno
+		if s.tcp != nil {
+			v, err = s.tcp.Getsockopt(opt)
+		} else {
+			v, err = s.Sk.Getsockopt(opt)
+		}
+		if err != 0 {
+			return fail(err)
+		}
+		return ok(int64(v))
+	})
+}
+
+// Connect models connect(2) to the implicit peer: for TCP, a completed
+// handshake on both ends; for a datagram socket, a default destination.
+func (w *World) Connect(c Call, s *Socket) Result {
+	return w.syscall(c, "connect", s, func() Result {
+		switch {
+		case s.tcp != nil && s.Peer != nil:
+			if err := s.tcp.Connect(s.Peer.tcp.Window()); err != 0 {
+				return fail(err)
+			}
+			s.Peer.tcp.Connect(s.tcp.Window())
+			return ok(0)
+		case s.dgrm != nil && s.dgrm.udp != nil:
+			return fail(s.dgrm.udp.Connect())
+		}
+		return fail(kernel.EOPNOTSUPP)
+	})
+}
+
+// Listen models listen(2) on a TCP socket.
+func (w *World) Listen(c Call, s *Socket) Result {
+	return w.syscall(c, "listen", s, func() Result {
+		if s.tcp == nil {
+			return fail(kernel.EOPNOTSUPP)
+		}
+		return fail(s.tcp.Listen())
+	})
+}
+
+// Accept models accept(2) on a listening socket: the implicit peer
+// connects, and the child socket named name is returned, inheriting the
+// listener's SO_ZEROCOPY; its peer is "name.peer".
+func (w *World) Accept(c Call, s *Socket, name string) (*Socket, Result) {
+	var child *Socket
+	r := w.syscall(c, "accept", s, func() Result {
+		if s.tcp == nil || s.Sk.State != sock.LISTEN {
+			return fail(kernel.EINVAL)
+		}
+		child = w.newSocket(name, s.Task, s.Sk.Family, s.Sk.Type, s.Sk.Protocol, s.Dev)
+		client := w.newSocket(name+".peer", s.Task, s.Sk.Family, s.Sk.Type, s.Sk.Protocol, s.Dev)
+		client.ack, client.autoRead = s.Peer.ack, s.Peer.autoRead
+		child.Peer, client.Peer = client, child
+		child.Sk.InheritFlags(s.Sk)
+		client.tcp.Connect(child.tcp.Window())
+		child.tcp.Connect(client.tcp.Window())
+		return ok(4)
+	})
+	return child, r
+}
+
+// Bind models bind(2): the model has no addresses, so it succeeds.
+func (w *World) Bind(c Call, s *Socket) Result {
+	return w.syscall(c, "bind", s, func() Result { return ok(0) })
+}
+
+// Shutdown models shutdown(2); only the send side changes anything.
+func (w *World) Shutdown(c Call, s *Socket, wr bool) Result {
+	return w.syscall(c, "shutdown", s, func() Result {
+		if s.tcp == nil {
+			return fail(kernel.ENOTCONN)
+		}
+		if !wr {
+			return ok(0)
+		}
+		return fail(s.tcp.Shutdown())
+	})
+}
+
+// Close models close(2). A TCP socket with unread data resets its peer.
+func (w *World) Close(c Call, s *Socket) Result {
+	return w.syscall(c, "close", s, func() Result {
+		if s.Sk.Dead() {
+			return fail(kernel.EBADF)
+		}
+		w.closeSocket(s)
+		return ok(0)
+	})
+}
+
+func (w *World) closeSocket(s *Socket) {
+	switch {
+	case s.tcp != nil:
+		if s.tcp.Close() && s.Peer != nil {
+			w.remoteReset(s.Peer)
+		}
+	case s.dgrm != nil:
+		s.dgrm.purge()
+		if s.dgrm.udp != nil {
+			s.dgrm.udp.Close()
+		} else {
+			s.Sk.Close()
+		}
+	default:
+		s.Sk.Close()
+	}
+}
+
+// Setrlimit models setrlimit(RLIMIT_MEMLOCK) for a task.
+func (w *World) Setrlimit(c Call, t *Task, limit uint64) Result {
+	return w.syscall(c, "setrlimit", nil, func() Result {
+		t.Memlock = limit
+		return ok(0)
+	})
+}
+
+// SetCapIPCLock gives or takes CAP_IPC_LOCK (capset).
+func (w *World) SetCapIPCLock(c Call, t *Task, on bool) Result {
+	return w.syscall(c, "capset", nil, func() Result {
+		t.CapIPCLock = on
+		return ok(0)
+	})
+}
+
+// Send models send(2)/sendto(2)/sendmsg(2) of iovecs with the given
+// lengths, from a fresh user buffer. A blocking TCP send that runs out of
+// send buffer waits while the network runs, as the kernel thread sleeps in
+// sk_stream_wait_memory; if the network goes idle first the call could
+// never return, and Result.Blocked says so.
+func (w *World) Send(c Call, s *Socket, lens []int, flags kernel.MsgFlags) Result {
+	total := 0
+	for _, n := range lens {
+		total += n
+	}
+	buf := mm.NewBuffer(w.Host, max(total, 1))
+	iov := make([]mm.Iovec, len(lens))
+	off := 0
+	for i, n := range lens {
+		iov[i] = mm.Iovec{Buf: buf, Off: off, Len: n}
+		off += n
+	}
+	switch {
+	case s.tcp != nil:
+		return w.sendTCP(c, s, iov, flags, buf)
+	case s.dgrm != nil && s.dgrm.udp != nil:
+		return w.syscall(c, "send", s, func() Result {
+			w.Monitor.Before(s.Sk)
+			r := s.dgrm.udp.Sendmsg(iov, flags)
+			w.Monitor.Sent(s.Sk, c.Source, r, buf)
+			return sendResult(r)
+		})
+	}
+	return w.syscall(c, "send", s, func() Result { return fail(kernel.EOPNOTSUPP) })
+}
+
+func sendResult(r sock.SendResult) Result {
+	res := fail(r.Err)
+	if r.Err == 0 {
+		res = ok(int64(r.N))
+	}
+	res.Send = r
+	return res
+}
+
+// sendTCP runs a TCP send, letting the network run while it blocks.
+func (w *World) sendTCP(c Call, s *Socket, iov []mm.Iovec, flags kernel.MsgFlags, buf *mm.Buffer) Result {
+	w.begin()
+	w.Monitor.Before(s.Sk)
+	call := s.tcp.Sendmsg(iov, flags, kernel.ObjectID{Kind: "sendmsg", Serial: w.step})
+	blocked := false
+	if !call.Done() {
+		w.end(Event{Source: c.Source, Op: "send", Socket: s.Name, Text: c.Text + " blocks in sk_stream_wait_memory"})
+		for !call.Done() && w.Loop.Step() {
+			call.Resume()
+		}
+		if blocked = !call.Done(); blocked {
+			call.Interrupt(kernel.EAGAIN)
+		}
+		w.begin()
+	}
+	r := call.Result()
+	w.Monitor.Sent(s.Sk, c.Source, r, buf)
+	res := sendResult(r)
+	res.Blocked = blocked
+	w.record(c, "send", s, res)
+	return res
+}
+
+// Recvmsg models recvmsg(2). With MSG_ERRQUEUE it reads one error-queue
+// record (EAGAIN when there is none; it never blocks).
+func (w *World) Recvmsg(c Call, s *Socket, n int, flags kernel.MsgFlags) Result {
+	if flags&kernel.MSG_ERRQUEUE == 0 {
+		return w.Recv(c, s, n, flags)
+	}
+	return w.syscall(c, "recvmsg", s, func() Result {
+		rec, err := s.Sk.RecvErrqueue()
+		if err != 0 {
+			return fail(err)
+		}
+		w.Monitor.Read(s.Sk, rec)
+		r := ok(0)
+		r.Record = &rec
+		return r
+	})
+}
+
+// Recv models recv(2) of up to n bytes. A TCP read sends the window update
+// tcp_cleanup_rbuf would. With nothing to read it returns EAGAIN; a
+// blocking read first lets the network run until data arrives.
+func (w *World) Recv(c Call, s *Socket, n int, flags kernel.MsgFlags) Result {
+	blocking := flags&kernel.MSG_DONTWAIT == 0 && s.Sk.Type&kernel.SOCK_NONBLOCK == 0
+	if blocking {
+		for !w.readable(s) && w.Loop.Step() {
+		}
+	}
+	return w.syscall(c, "recv", s, func() Result {
+		switch {
+		case s.tcp != nil:
+			got, err := s.tcp.Recv(n)
+			if err != 0 {
+				return fail(err)
+			}
+			if got > 0 && s.Peer != nil {
+				w.sendAck(s)
+			}
+			return ok(int64(got))
+		case s.dgrm != nil:
+			got, err := s.dgrm.recv(n)
+			if err != 0 {
+				return fail(err)
+			}
+			return ok(int64(got))
+		}
+		return fail(kernel.EOPNOTSUPP)
+	})
+}
+
+// readable reports whether a read on s would not block.
+func (w *World) readable(s *Socket) bool {
+	switch {
+	case s.tcp != nil:
+		return s.tcp.Queued() > 0 || s.tcp.Done() || s.Sk.State == sock.CLOSE_WAIT
+	case s.dgrm != nil:
+		return len(s.dgrm.rx) > 0
+	}
+	return true
+}

@@ -1,0 +1,180 @@
+package sim
+
+import (
+	"strings"
+
+	"github.com/zcsim/zcsim/kernel"
+	"github.com/zcsim/zcsim/sim/engine"
+	"github.com/zcsim/zcsim/sim/scenario"
+)
+
+// resolver checks, before anything runs, that every name a scenario uses
+// is defined by then and every value the parser kept as text is valid, so
+// a bad file is reported whole (file:line:col) and never half-run.
+type resolver struct {
+	errs    scenario.ErrorList
+	users   map[string]bool
+	tasks   map[string]bool
+	devices map[string]bool
+	sockets map[string]bool
+	started bool
+}
+
+func newResolver() *resolver {
+	return &resolver{
+		users:   map[string]bool{},
+		tasks:   map[string]bool{"main": true},
+		devices: map[string]bool{defaultDevice: true},
+		sockets: map[string]bool{},
+	}
+}
+
+// defaultDevice is the loopback device a socket uses without via=.
+const defaultDevice = "lo"
+
+func (r *resolver) fail(pos scenario.Pos, near, format string, args ...any) {
+	if len(r.errs) < scenario.MaxErrors {
+		r.errs = append(r.errs, &scenario.Error{Pos: pos, Msg: sprintf(format, args...), Near: near})
+	}
+}
+
+func (r *resolver) need(set map[string]bool, what string, id scenario.Ident) {
+	if id.Name != "" && !set[id.Name] {
+		r.fail(id.Pos, id.Name, "undefined %s", what)
+	}
+}
+
+func (r *resolver) sock(s scenario.Sock) {
+	if !r.sockets[s.String()] {
+		r.fail(s.Pos, s.String(), "undefined socket")
+	}
+}
+
+// sysctls are the keys the sysctl statement accepts and how many values
+// each takes.
+var sysctls = map[string]int{
+	"net.core.optmem_max": 1, "net.core.wmem_max": 1, "net.core.rmem_max": 1,
+	"net.core.wmem_default": 1, "net.core.rmem_default": 1,
+	"net.ipv4.tcp_wmem": 3, "net.ipv4.tcp_rmem": 3,
+}
+
+// expectKeys are the state an expect statement can check.
+var expectKeys = []string{"zckey", "zerocopy", "optmem", "wmem", "wmem_queued", "rmem",
+	"errqueue", "locked_vm", "sndbuf", "rcvbuf", "refcnt", "state", "unsent", "unacked", "queued"}
+
+// stmt checks one statement and records the names it defines.
+func (r *resolver) stmt(st scenario.Stmt, bugs map[kernel.Bug]bool) {
+	switch s := st.(type) {
+	case *scenario.Bug:
+		if r.started {
+			r.fail(s.Pos(), "bug", "bug switches must come before the first statement that builds the world")
+		}
+		if !bugs[kernel.Bug(s.Name.Name)] {
+			r.fail(s.Name.Pos, s.Name.Name, "unknown bug (known: %s)", strings.Join(bugNames(), ", "))
+		}
+		return
+	case *scenario.Profile, *scenario.Comment:
+		return
+	}
+	r.started = true
+	switch s := st.(type) {
+	case *scenario.Sysctl:
+		want, ok := sysctls[s.Key.Name]
+		switch {
+		case !ok:
+			r.fail(s.Key.Pos, s.Key.Name, "unknown sysctl (known: %s)", strings.Join(sortedKeys(sysctls), ", "))
+		case len(s.Values) != want:
+			r.fail(s.Key.Pos, s.Key.Name, "%s takes %d value(s)", s.Key.Name, want)
+		}
+	case *scenario.User:
+		r.users[s.Name.Name] = true
+	case *scenario.Task:
+		if o, ok := s.Options.Lookup("user"); ok && !r.users[o.Value.Text] {
+			r.fail(o.Value.Pos, o.Value.Text, "undefined user")
+		}
+		r.tasks[s.Name.Name] = true
+	case *scenario.Device:
+		r.devices[s.Name.Name] = true
+	case *scenario.Tap:
+		if o, ok := s.Options.Lookup("on"); ok && !r.devices[o.Value.Text] {
+			r.fail(o.Value.Pos, o.Value.Text, "undefined device")
+		}
+	case *scenario.Socket:
+		if o, ok := s.Options.Lookup("via"); ok && !r.devices[o.Value.Text] {
+			r.fail(o.Value.Pos, o.Value.Text, "undefined device")
+		}
+		if o, ok := s.Options.Lookup("task"); ok && !r.tasks[o.Value.Text] {
+			r.fail(o.Value.Pos, o.Value.Text, "undefined task")
+		}
+		r.sockets[s.Name.Name] = true
+		r.sockets[s.Name.Name+".peer"] = true
+	case *scenario.Accept:
+		r.sock(s.Sock)
+		r.sockets[s.New.Name] = true
+		r.sockets[s.New.Name+".peer"] = true
+	case *scenario.Setrlimit:
+		r.need(r.tasks, "task", s.Task)
+	case *scenario.Capdrop:
+		r.need(r.tasks, "task", s.Task)
+	case *scenario.Capset:
+		r.need(r.tasks, "task", s.Task)
+	case *scenario.Complete:
+		r.need(r.devices, "device", s.Device)
+	case *scenario.Fault:
+		if _, err := engine.ParseRule(s.Rule.Name); err != nil {
+			r.fail(s.Rule.Pos, s.Rule.Name, "bad fault rule: %v", err)
+		}
+	case *scenario.Expect:
+		r.sock(s.Sock)
+		for _, c := range s.Checks {
+			if !contains(expectKeys, c.Key) {
+				r.fail(c.Pos, c.Key, "unknown state key (known: %s)", strings.Join(expectKeys, ", "))
+			}
+		}
+	default:
+		if sk, ok := sockOf(st); ok {
+			r.sock(sk)
+		}
+	}
+}
+
+// sockOf returns the socket a statement acts on.
+func sockOf(st scenario.Stmt) (scenario.Sock, bool) {
+	switch s := st.(type) {
+	case *scenario.Setsockopt:
+		return s.Sock, true
+	case *scenario.Getsockopt:
+		return s.Sock, true
+	case *scenario.Connect:
+		return s.Sock, true
+	case *scenario.Listen:
+		return s.Sock, true
+	case *scenario.Bind:
+		return s.Sock, true
+	case *scenario.Shutdown:
+		return s.Sock, true
+	case *scenario.Close:
+		return s.Sock, true
+	case *scenario.Send:
+		return s.Sock, true
+	case *scenario.Sendto:
+		return s.Sock, true
+	case *scenario.Sendmsg:
+		return s.Sock, true
+	case *scenario.Sendmmsg:
+		return s.Sock, true
+	case *scenario.Recvmsg:
+		return s.Sock, true
+	case *scenario.Recv:
+		return s.Sock, true
+	case *scenario.Hold:
+		return s.Sock, true
+	case *scenario.Release:
+		return s.Sock, true
+	case *scenario.Drop:
+		return s.Sock, true
+	case *scenario.Zckey:
+		return s.Sock, true
+	}
+	return scenario.Sock{}, false
+}

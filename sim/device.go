@@ -1,0 +1,287 @@
+package sim
+
+import (
+	"fmt"
+
+	"github.com/zcsim/zcsim/kernel"
+	"github.com/zcsim/zcsim/notify"
+	"github.com/zcsim/zcsim/sim/engine"
+	"github.com/zcsim/zcsim/skb"
+	"github.com/zcsim/zcsim/sock"
+)
+
+// DeviceKind says what a device does with the skbs it transmits.
+type DeviceKind uint8
+
+// Device kinds.
+const (
+	// NIC transmits to another host: it holds each frame until its TX
+	// completion and the peer receives a copy made on the far side.
+	NIC DeviceKind = iota
+	// Loopback delivers each frame to a socket on this host: the frame is
+	// orphaned (skb_orphan) and its user frags copied
+	// (skb_orphan_frags_rx in __netif_receive_skb), so the notification
+	// says COPIED.
+	Loopback
+	// Tun hands each frame to a user-space reader: tun_net_xmit copies its
+	// user frags first (skb_orphan_frags_rx).
+	Tun
+)
+
+var deviceKindNames = [...]string{"nic", "loopback", "tun"}
+
+// String names the kind as the scenario language spells it.
+func (k DeviceKind) String() string { return deviceKindNames[k] }
+
+// Device is a network device with its link: features, delay, loss and TX
+// completion timing, and the packet taps attached to it.
+type Device struct {
+	Name string
+	Kind DeviceKind
+	// SG and Csum are NETIF_F_SG and checksum offload.
+	SG, Csum bool
+	// GSO lets sockets build skbs larger than one MSS; TSO says the device
+	// segments them itself. With GSO and without TSO, skb_segment runs in
+	// validate_xmit_skb and every segment holds its own uarg reference.
+	GSO, TSO bool
+	MTU      int
+	// Delay is the one-way link delay.
+	Delay engine.Duration
+	// LossPPM is the probability, in parts per million, that a frame is
+	// lost on the link (drawn from the stream "loss/<device>").
+	LossPPM uint32
+	// TxComplete is how long the device holds a frame before freeing it;
+	// ManualTx holds frames until a complete statement.
+	TxComplete engine.Duration
+	ManualTx   bool
+	// Taps are packet sockets (tcpdump) attached to the device.
+	Taps []string
+
+	held []*skb.Buff // frames awaiting a manual TX completion
+}
+
+// DefaultDevice returns a device of kind k with the defaults zcsim assumes:
+// every offload on, a 1500-byte MTU (64 KiB on loopback), 50us of delay
+// (none on loopback) and TX completion 10us after transmission.
+func DefaultDevice(name string, k DeviceKind) *Device {
+	d := &Device{Name: name, Kind: k, SG: true, Csum: true, GSO: true, TSO: true, MTU: 1500,
+		Delay: 50 * engine.Microsecond, TxComplete: 10 * engine.Microsecond}
+	if k == Loopback {
+		d.MTU, d.Delay, d.TxComplete = 65536, 0, 0
+	}
+	return d
+}
+
+// AddDevice adds (or replaces) a device.
+func (w *World) AddDevice(d *Device) {
+	for i, have := range w.devices {
+		if have.Name == d.Name {
+			w.devices[i] = d
+			return
+		}
+	}
+	w.devices = append(w.devices, d)
+}
+
+// route is what a socket on d learns of it (sk_route_caps, the MTU).
+func (d *Device) route() sock.Route {
+	r := sock.Route{SG: d.SG, Csum: d.Csum, MTU: d.MTU}
+	if d.GSO || d.TSO {
+		r.GSO = 65536
+	}
+	return r
+}
+
+// frame is what travels on the link: the skb itself when it stays on this
+// host (loopback), otherwise only its length, from which the far side
+// builds its own skb on arrival; and the TCP sequence range it carries.
+type frame struct {
+	skb         *skb.Buff
+	len         int
+	seq, endSeq uint32
+	fin         bool
+	moreFrags   bool
+}
+
+// Xmit implements sock.Network: the path of a packet below the socket, as
+// dev_queue_xmit and the driver take it. In order: the TX software
+// timestamp (__skb_tstamp_tx), the packet taps (dev_queue_xmit_nit, each a
+// clone whose frags are copied), linearization for a device without
+// scatter-gather (__skb_linearize in validate_xmit_skb: COPIED), software
+// segmentation for a GSO skb the device cannot segment (skb_segment), then
+// for each frame the link: held, dropped or delivered after the delay,
+// and the device's TX completion.
+func (w *World) Xmit(p sock.Packet) {
+	s := w.bySock(p.From)
+	dev := s.Dev
+	w.txTimestamp(s, p.Skb)
+	for _, tap := range dev.Taps {
+		w.tapCopy(tap, p.Skb)
+	}
+	if !dev.SG && p.Skb.DataLen > 0 {
+		p.Skb.Linearize()
+	}
+	frames := []frame{{p.Skb, p.Skb.Len, p.Seq, p.EndSeq, p.Fin, p.MoreFrags}}
+	if mss := s.mss(); !dev.TSO && p.Skb.Len > mss && s.tcp != nil {
+		frames = w.segment(p, mss)
+	}
+	for _, f := range frames {
+		w.wire(s, f)
+	}
+}
+
+// segment models skb_segment for a device without TSO: the GSO skb becomes
+// MSS-sized segments, each with its own uarg reference, and is consumed.
+func (w *World) segment(p sock.Packet, mss int) []frame {
+	segs, err := p.Skb.Segment(mss)
+	if err != 0 {
+		return []frame{{p.Skb, p.Skb.Len, p.Seq, p.EndSeq, p.Fin, false}}
+	}
+	p.Skb.Free()
+	frames := make([]frame, len(segs))
+	seq := p.Seq
+	for i, seg := range segs {
+		frames[i] = frame{skb: seg, len: seg.Len, seq: seq, endSeq: seq + uint32(seg.Len)}
+		seq += uint32(seg.Len)
+	}
+	frames[len(frames)-1].fin = p.Fin
+	return frames
+}
+
+// txTimestamp models skb_tx_timestamp → __skb_tstamp_tx for a socket with
+// SOF_TIMESTAMPING_TX_SOFTWARE: a record of type SCM_TSTAMP_SND on the
+// error queue, carrying a clone of the packet unless OPT_TSONLY. The clone
+// shares the packet's frags: since 50749f2dd685 they are copied first
+// (skb_orphan_frags_rx), so it holds no uarg reference.
+func (w *World) txTimestamp(s *Socket, b *skb.Buff) {
+	sk := s.Sk
+	if sk.Tsflags&kernel.SOF_TIMESTAMPING_TX_SOFTWARE == 0 {
+		return
+	}
+	rec := notify.Record{Origin: kernel.SO_EE_ORIGIN_TIMESTAMPING, Errno: notify.ENOMSG,
+		Info: kernel.SCM_TSTAMP_SND, Data: sk.Tskey}
+	sk.Tskey++
+	if sk.Tsflags&kernel.SOF_TIMESTAMPING_OPT_TSONLY != 0 {
+		rec.Skb = skb.Alloc(w.Host, 0)
+	} else {
+		clone, err := b.Clone()
+		if err != 0 {
+			return
+		}
+		if !w.Profile().Bugs.Has(kernel.BugTstampLeak) && clone.OrphanFragsRx() != 0 {
+			clone.Free()
+			return
+		}
+		rec.Skb = clone
+	}
+	rec.Truesize = rec.Skb.Truesize
+	if sk.QueueErr(rec) != 0 {
+		rec.Skb.Free()
+	}
+}
+
+// tapCopy models dev_queue_xmit_nit for one packet tap: a clone whose user
+// frags are copied (skb_orphan_frags_rx in deliver_skb), which the tap
+// reads and frees.
+func (w *World) tapCopy(tap string, b *skb.Buff) {
+	clone, err := b.Clone()
+	if err != 0 {
+		return
+	}
+	clone.Note("delivered to tap %s", tap)
+	clone.OrphanFragsRx()
+	clone.Free()
+}
+
+// wire puts one frame on the link: the device holds it until TX completion
+// (a NIC) or hands it on at once (loopback, tun), and the far side gets it
+// after the link delay unless the path holds or drops it.
+func (w *World) wire(s *Socket, f frame) {
+	dev := s.Dev
+	switch dev.Kind {
+	case Loopback:
+		f.skb.Orphan() // loopback_xmit
+		f.skb.OrphanFragsRx()
+	case Tun:
+		f.skb.OrphanFragsRx() // tun_net_xmit
+		f.skb.Free()
+		f.skb = nil
+	default:
+		w.txComplete(dev, f.skb)
+		f.skb = nil
+	}
+	switch {
+	case s.dropData > 0:
+		s.dropData--
+		w.lose(f, "dropped by the scenario")
+	case dev.LossPPM > 0 && uint32(w.Streams.Rand("loss/"+dev.Name).IntN(1_000_000)) < dev.LossPPM:
+		w.lose(f, "lost on the link")
+	case s.holdData:
+		s.heldData = append(s.heldData, f)
+	default:
+		w.deliverLater(s, f)
+	}
+}
+
+// lose frees a frame that never arrives.
+func (w *World) lose(f frame, why string) {
+	if f.skb != nil {
+		f.skb.Note("%s", why)
+		f.skb.Free()
+	}
+}
+
+// received is the skb the receiver gets: the frame's own on loopback, else
+// one the far side builds in its own memory, never the sender's pages.
+func (w *World) received(f frame) *skb.Buff {
+	if f.skb != nil {
+		return f.skb
+	}
+	rx := skb.Alloc(w.Host, f.len)
+	rx.AppendLinear(f.len)
+	return rx
+}
+
+// txComplete holds a transmitted frame in the device until its TX
+// completion (napi_consume_skb), then frees it.
+func (w *World) txComplete(dev *Device, b *skb.Buff) {
+	if dev.ManualTx {
+		dev.held = append(dev.held, b)
+		return
+	}
+	w.after(dev.TxComplete, "tx_complete", "tx_complete "+dev.Name, func() Event {
+		b.Free()
+		return Event{Text: fmt.Sprintf("%s: TX completion frees %v", dev.Name, b.Ident())}
+	})
+}
+
+// Complete finishes up to n held transmissions of a device with manual TX
+// completion, oldest first (n ≤ 0: all). It returns how many it finished.
+func (w *World) Complete(dev *Device, n int) int {
+	if n <= 0 || n > len(dev.held) {
+		n = len(dev.held)
+	}
+	done := dev.held[:n]
+	dev.held = dev.held[n:]
+	for _, b := range done {
+		b.Free()
+	}
+	return n
+}
+
+// deliverLater delivers a frame to the socket's peer after the link delay.
+func (w *World) deliverLater(s *Socket, f frame) {
+	w.after(s.Dev.Delay, "deliver", "deliver to "+s.Peer.Name, func() Event {
+		return w.deliver(s.Peer, f)
+	})
+}
+
+// ReleaseData delivers the frames held on s's path, in order.
+func (w *World) ReleaseData(s *Socket) {
+	s.holdData = false
+	held := s.heldData
+	s.heldData = nil
+	for _, f := range held {
+		w.deliverLater(s, f)
+	}
+}

@@ -1,0 +1,318 @@
+package sim
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+
+	"github.com/zcsim/zcsim/kernel"
+	"github.com/zcsim/zcsim/sim/engine"
+	"github.com/zcsim/zcsim/sim/scenario"
+)
+
+// Options of a scenario run.
+type Options struct {
+	// Profile, if set, overrides the scenario's profile statement.
+	Profile string
+	// Seed is the root seed of every PRNG stream.
+	Seed uint64
+	// Bugs are switched on in addition to the scenario's bug statements.
+	Bugs []kernel.Bug
+}
+
+// RunScenario parses and runs one scenario. Input errors — syntax, an
+// undefined name, an invalid value — come back as a scenario.ErrorList
+// naming file:line:col, before anything runs. Otherwise the trace holds
+// the config record, one event per step, every violation and unmet
+// expectation, and a summary.
+//
+// After the last statement the network settles and the invariants are
+// checked at quiescence; then the program "exits": every open socket is
+// closed, the network settles again, and nothing but user memory may be
+// left.
+func RunScenario(file string, src []byte, opts Options) (*Trace, error) {
+	stmts, err := scenario.Parse(file, src)
+	if err != nil {
+		return nil, err
+	}
+	p, err := setup(stmts, opts)
+	if err != nil {
+		return nil, err
+	}
+	r := newResolver()
+	known := map[kernel.Bug]bool{}
+	for _, b := range kernel.KnownBugs() {
+		known[b] = true
+	}
+	for _, st := range stmts {
+		r.stmt(st, known)
+	}
+	if len(r.errs) > 0 {
+		return nil, r.errs
+	}
+	w := New(p, opts.Seed)
+	in := &interp{w: w}
+	w.trace.add(Record{Config: &Config{Schema: SchemaVersion, File: file, Profile: p.Name, Seed: opts.Seed, Bugs: bugStrings(p.Bugs.Sorted())}})
+	w.AddDevice(DefaultDevice(defaultDevice, Loopback))
+	for _, st := range stmts {
+		in.exec(st)
+	}
+	in.finish()
+	return &w.trace, nil
+}
+
+// setup picks the profile (the option, the profile statement, or the
+// default) and switches on the requested bugs.
+func setup(stmts []scenario.Stmt, opts Options) (*kernel.Profile, error) {
+	name, pos := kernel.DefaultProfile, scenario.Pos{}
+	for _, st := range stmts {
+		if s, ok := st.(*scenario.Profile); ok {
+			name, pos = s.Name.Name, s.Name.Pos
+		}
+	}
+	if opts.Profile != "" {
+		name = opts.Profile
+	}
+	p, err := kernel.Lookup(name)
+	if err != nil {
+		return nil, scenario.ErrorList{{Pos: pos, Msg: err.Error(), Near: name}}
+	}
+	for _, b := range opts.Bugs {
+		p.Bugs[b] = true
+	}
+	for _, st := range stmts {
+		if s, ok := st.(*scenario.Bug); ok {
+			p.Bugs[kernel.Bug(s.Name.Name)] = true
+		}
+	}
+	return p, nil
+}
+
+// interp runs statements on a world and checks their expectations.
+type interp struct {
+	w          *World
+	mismatches int
+	named      []namedUser
+}
+
+func (in *interp) call(st scenario.Stmt) Call {
+	return Call{Source: posString(st.Pos()), Text: scenario.FormatCall(st)}
+}
+
+func posString(p scenario.Pos) string { return fmt.Sprintf("%s:%d", p.File, p.Line) }
+
+// exec runs one statement.
+func (in *interp) exec(st scenario.Stmt) {
+	w := in.w
+	c := in.call(st)
+	var r Result
+	checked := true
+	switch s := st.(type) {
+	case *scenario.Comment, *scenario.Profile, *scenario.Bug:
+		return
+	case *scenario.Note:
+		w.control(c, "note", "note: "+s.Text, nil)
+		return
+	case *scenario.Sysctl:
+		w.control(c, "sysctl", c.Text, func() { in.sysctl(s) })
+		return
+	case *scenario.User:
+		w.control(c, "user", c.Text, func() {
+			uid := int(optNum(s.Options, "uid", 0))
+			in.named = append(in.named, namedUser{s.Name.Name, uid})
+			w.AddUser(uid)
+		})
+		return
+	case *scenario.Task:
+		w.control(c, "task", c.Text, func() { in.task(s) })
+		return
+	case *scenario.Device:
+		w.control(c, "device", c.Text, func() { w.AddDevice(device(s)) })
+		return
+	case *scenario.Tap:
+		w.control(c, "tap", c.Text, func() {
+			d := w.Device(optText(s.Options, "on"))
+			d.Taps = append(d.Taps, s.Name.Name)
+		})
+		return
+	case *scenario.Socket:
+		r = in.socket(c, s)
+	case *scenario.Setsockopt:
+		r = w.Setsockopt(c, in.sock(s.Sock), sockOpt(s.Level.Name, s.Opt.Name), optValue(s))
+	case *scenario.Getsockopt:
+		r = w.Getsockopt(c, in.sock(s.Sock), sockOpt(s.Level.Name, s.Opt.Name))
+	case *scenario.Connect:
+		r = w.Connect(c, in.sock(s.Sock))
+	case *scenario.Listen:
+		r = w.Listen(c, in.sock(s.Sock))
+	case *scenario.Accept:
+		_, r = w.Accept(c, in.sock(s.Sock), s.New.Name)
+	case *scenario.Bind:
+		r = w.Bind(c, in.sock(s.Sock))
+	case *scenario.Shutdown:
+		r = w.Shutdown(c, in.sock(s.Sock), s.How.Name != "SHUT_RD")
+	case *scenario.Close:
+		r = w.Close(c, in.sock(s.Sock))
+	case *scenario.Send:
+		r = w.Send(c, in.sock(s.Sock), []int{int(s.Len.N)}, msgFlags(s.Flags))
+	case *scenario.Sendto:
+		r = w.Send(c, in.sock(s.Sock), []int{int(s.Len.N)}, msgFlags(s.Flags))
+	case *scenario.Sendmsg:
+		r = w.Send(c, in.sock(s.Sock), lengths(s.Iov), msgFlags(s.Flags))
+	case *scenario.Sendmmsg:
+		r = in.sendmmsg(c, s)
+	case *scenario.Recvmsg:
+		r = w.Recvmsg(c, in.sock(s.Sock), 1<<16, msgFlags(s.Flags))
+	case *scenario.Recv:
+		r = w.Recv(c, in.sock(s.Sock), int(s.Len.N), msgFlags(s.Flags))
+	case *scenario.Setrlimit:
+		limit := s.Limit.N
+		if s.Limit.Kind == scenario.ValueWord {
+			limit = kernel.RLIM_INFINITY
+		}
+		r = w.Setrlimit(c, w.Task(s.Task.Name), limit)
+	case *scenario.Capdrop:
+		r = w.SetCapIPCLock(c, w.Task(s.Task.Name), false)
+	case *scenario.Capset:
+		r = w.SetCapIPCLock(c, w.Task(s.Task.Name), true)
+	default:
+		checked = false
+		in.network(c, st)
+	}
+	if checked && r.Blocked {
+		in.mismatch(st, "the call to return", "it blocks forever: nothing left in the network will wake it")
+	}
+	if want := st.Expectation(); checked && !want.IsZero() {
+		if got, match := compare(want, r); !match {
+			in.mismatch(st, want.String(), got)
+		}
+	}
+}
+
+// network runs the statements that drive time and the network, and the
+// state checks.
+func (in *interp) network(c Call, st scenario.Stmt) {
+	w := in.w
+	switch s := st.(type) {
+	case *scenario.Wait:
+		w.control(c, "wait", c.Text, nil)
+		in.runErr(st, w.Advance(engine.Duration(s.Dur.N)))
+	case *scenario.Settle:
+		w.control(c, "settle", c.Text, nil)
+		in.runErr(st, w.Settle())
+	case *scenario.Hold:
+		w.control(c, "hold", c.Text, func() { in.hold(s.Sock, s.Dir.Name, true) })
+	case *scenario.Release:
+		w.control(c, "release", c.Text, func() { in.hold(s.Sock, s.Dir.Name, false) })
+	case *scenario.Drop:
+		w.control(c, "drop", c.Text, func() {
+			n := int(max(s.Count.N, 1))
+			sk := in.sock(s.Sock)
+			if s.Dir.Name == "data" {
+				sk.dropData += n
+			} else {
+				sk.dropAck += n
+			}
+		})
+	case *scenario.Complete:
+		w.control(c, "complete", c.Text, func() { w.Complete(w.Device(s.Device.Name), int(s.Count.N)) })
+	case *scenario.Fault:
+		rule, _ := engine.ParseRule(s.Rule.Name)
+		w.control(c, "fault", c.Text, func() { w.Faults.Arm(s.Site.Name, rule) })
+	case *scenario.Zckey:
+		w.control(c, "zckey", c.Text, func() {
+			sk := in.sock(s.Sock).Sk
+			sk.SetZCKey(uint32(s.Value.N))
+			w.Monitor.Renumber(sk)
+		})
+	case *scenario.Expect:
+		w.control(c, "expect", c.Text, nil)
+		in.expect(s)
+	}
+}
+
+func (in *interp) runErr(st scenario.Stmt, err error) {
+	if err != nil {
+		in.mismatch(st, "the network to settle", err.Error())
+	}
+}
+
+// hold starts or stops holding s's data, or the ACKs s receives.
+func (in *interp) hold(ss scenario.Sock, dir string, on bool) {
+	s := in.sock(ss)
+	switch {
+	case dir == "data" && on:
+		s.holdData = true
+	case dir == "data":
+		in.w.ReleaseData(s)
+	case on:
+		s.holdAck = true
+	default:
+		in.w.ReleaseAcks(s)
+	}
+}
+
+// mismatch records an unmet expectation.
+func (in *interp) mismatch(st scenario.Stmt, want, got string) {
+	in.mismatches++
+	in.w.trace.add(Record{Mismatch: &Mismatch{Step: in.w.step, Source: st.Pos().String(), Expected: want, Got: got}})
+}
+
+// finish settles the network, checks the invariants at quiescence, then
+// closes every open socket as the program's exit does, settles again and
+// checks that nothing but user memory is left; then the summary.
+func (in *interp) finish() {
+	w := in.w
+	if err := w.Settle(); err != nil {
+		in.w.trace.add(Record{Mismatch: &Mismatch{Step: w.step, Source: "end of scenario", Expected: "the network to settle", Got: err.Error()}})
+		in.mismatches++
+	}
+	w.checkInvariants(true)
+	var open []*Socket
+	for _, s := range w.sockets {
+		if !s.Sk.Dead() && !s.Sk.Freed() {
+			open = append(open, s)
+		}
+	}
+	w.begin()
+	for _, s := range open {
+		w.closeSocket(s)
+	}
+	w.end(Event{Op: "exit", Text: fmt.Sprintf("exit: the program's %d open sockets are closed", len(open))})
+	if err := w.Settle(); err == nil {
+		w.checkInvariants(true)
+	}
+	violations := 0
+	for _, r := range w.trace.Records {
+		if r.Violation != nil {
+			violations++
+		}
+	}
+	w.trace.add(Record{Summary: &Summary{Steps: w.step, Time: int64(w.Now()), Violations: violations,
+		Mismatches: in.mismatches, OK: violations == 0 && in.mismatches == 0}})
+}
+
+func (in *interp) sock(s scenario.Sock) *Socket { return in.w.Socket(s.String()) }
+
+func bugStrings(bugs []kernel.Bug) []string {
+	var out []string
+	for _, b := range bugs {
+		out = append(out, string(b))
+	}
+	return out
+}
+
+func bugNames() []string { return bugStrings(kernel.KnownBugs()) }
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+func contains(list []string, s string) bool { return slices.Contains(list, s) }
+
+func sprintf(format string, args ...any) string { return fmt.Sprintf(format, args...) }

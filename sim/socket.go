@@ -1,0 +1,290 @@
+package sim
+
+import (
+	"fmt"
+
+	"github.com/zcsim/zcsim/kernel"
+	"github.com/zcsim/zcsim/mm"
+	"github.com/zcsim/zcsim/sim/engine"
+	"github.com/zcsim/zcsim/skb"
+	"github.com/zcsim/zcsim/sock"
+	"github.com/zcsim/zcsim/tcp"
+)
+
+// AckPolicy is how a receiver acknowledges TCP data.
+type AckPolicy uint8
+
+// ACK policies.
+const (
+	// AckImmediate acknowledges every segment at once.
+	AckImmediate AckPolicy = iota
+	// AckDelayed acknowledges every second full-sized segment, or when the
+	// delayed-ACK timer (TCP_DELACK_MIN, 40ms) fires (tcp_send_delayed_ack).
+	AckDelayed
+	// AckQuick is quickack mode (TCP_QUICKACK): every segment at once.
+	AckQuick
+)
+
+// Timers of the TCP model.
+const (
+	delackTimeout = 40 * engine.Millisecond  // TCP_DELACK_MIN
+	rtoMin        = 200 * engine.Millisecond // TCP_RTO_MIN
+	rtoMax        = 120 * engine.Second      // TCP_RTO_MAX
+	retries2      = 15                       // net.ipv4.tcp_retries2
+)
+
+// Socket is a named socket of the world with what the network needs of it:
+// its device, its implicit peer, and the scenario's control of its path.
+type Socket struct {
+	Name string
+	Sk   *sock.Sock
+	Task *Task
+	Dev  *Device
+	// Peer is the implicit far end (for a peer: the socket it serves).
+	Peer *Socket
+
+	tcp  *tcp.Conn
+	dgrm *dgram
+
+	// Peer-side behaviour.
+	ack      AckPolicy
+	autoRead bool
+	unacked  int
+	delack   engine.Handle
+
+	// Retransmission timer.
+	rto      engine.Handle
+	timeouts int
+
+	// Path control, for data this socket sends and ACKs it receives.
+	holdData, holdAck bool
+	heldData          []frame
+	heldAcks          []func() Event
+	dropData, dropAck int
+}
+
+// String names the socket.
+func (s *Socket) String() string { return s.Name }
+
+// IsTCP reports whether the socket is a TCP socket.
+func (s *Socket) IsTCP() bool { return s.tcp != nil }
+
+// Conn returns the TCP connection of a TCP socket, or nil.
+func (s *Socket) Conn() *tcp.Conn { return s.tcp }
+
+func (s *Socket) mss() int {
+	if s.tcp != nil {
+		return s.tcp.MSS()
+	}
+	return s.Dev.MTU
+}
+
+// bySock finds the world's socket for a struct sock.
+func (w *World) bySock(sk *sock.Sock) *Socket {
+	for _, s := range w.sockets {
+		if s.Sk == sk {
+			return s
+		}
+	}
+	panic(fmt.Sprintf("sim: packet from unknown %v", sk))
+}
+
+// queueSkbs lists the skbs a socket's protocol keeps, for the leak check.
+func (w *World) queueSkbs(sk *sock.Sock) []*skb.Buff {
+	s := w.bySockOrNil(sk)
+	var out []*skb.Buff
+	switch {
+	case s == nil:
+	case s.tcp != nil:
+		for _, seg := range append(s.tcp.WriteQueue(), s.tcp.RtxQueue()...) {
+			out = append(out, seg.Skb)
+		}
+		out = append(out, s.tcp.ReceiveQueue()...)
+	case s.dgrm != nil:
+		out = append(out, s.dgrm.queued()...)
+	}
+	for _, f := range s.heldOrNil() {
+		out = append(out, f.skb)
+	}
+	for _, d := range w.devices {
+		out = append(out, d.held...)
+	}
+	return out
+}
+
+// ownedPages lists the pages a socket's protocol holds outside skbs.
+func (w *World) ownedPages(sk *sock.Sock) []*mm.Page {
+	var p *mm.Page
+	switch s := w.bySockOrNil(sk); {
+	case s == nil:
+	case s.tcp != nil:
+		p = s.tcp.PageFrag()
+	case s.dgrm != nil && s.dgrm.udp != nil:
+		p = s.dgrm.udp.PageFrag()
+	}
+	if p == nil {
+		return nil
+	}
+	return []*mm.Page{p}
+}
+
+func (w *World) bySockOrNil(sk *sock.Sock) *Socket {
+	for _, s := range w.sockets {
+		if s.Sk == sk {
+			return s
+		}
+	}
+	return nil
+}
+
+func (s *Socket) heldOrNil() []frame {
+	if s == nil {
+		return nil
+	}
+	return s.heldData
+}
+
+// deliver hands a frame to the receiving socket r: TCP in-order receive
+// with the ACK policy, or a datagram queued for reading.
+func (w *World) deliver(r *Socket, f frame) Event {
+	e := Event{Socket: r.Name}
+	f.skb = w.received(f)
+	if r.Sk.Freed() {
+		f.skb.Free()
+		e.Text = fmt.Sprintf("%s: gone, frame dropped", r.Name)
+		return e
+	}
+	if r.dgrm != nil {
+		e.Text = r.dgrm.receive(w, r, f)
+		return e
+	}
+	if r.tcp == nil {
+		f.skb.Free()
+		e.Text = fmt.Sprintf("%s: no receiver, frame dropped", r.Name)
+		return e
+	}
+	n := f.skb.Len
+	local := r.Dev.Kind == Loopback
+	accepted := r.tcp.Receive(f.skb, f.seq, f.endSeq, f.fin)
+	e.Text = fmt.Sprintf("%s receives seq %d..%d", r.Name, f.seq, f.endSeq)
+	if f.fin {
+		e.Text += " FIN"
+	}
+	if !accepted {
+		e.Text += " (out of order: dropped)"
+		w.sendAck(r)
+		return e
+	}
+	if local && n > 0 {
+		w.Monitor.RxQueued(r.Sk, f.skb)
+	}
+	if r.autoRead {
+		r.tcp.Recv(1 << 30)
+	}
+	r.unacked += n
+	switch {
+	case r.ack != AckDelayed || f.fin || r.unacked >= 2*r.tcp.MSS():
+		w.sendAck(r)
+	case !w.Loop.Pending(r.delack):
+		r.delack = w.after(delackTimeout, "delack", "delayed ACK "+r.Name, func() Event {
+			w.sendAck(r)
+			return Event{Socket: r.Name, Text: r.Name + ": delayed-ACK timer fires"}
+		})
+	}
+	return e
+}
+
+// sendAck sends r's cumulative ACK and window to its peer after the link
+// delay, unless the scenario holds or drops it.
+func (w *World) sendAck(r *Socket) {
+	w.Loop.Cancel(r.delack)
+	r.unacked = 0
+	s := r.Peer
+	ack, win := r.tcp.RcvNxt(), r.tcp.Window()
+	deliver := func() Event {
+		if s.tcp.Done() {
+			return Event{Socket: s.Name, Text: fmt.Sprintf("%s: ACK %d after the connection is gone", s.Name, ack)}
+		}
+		before := len(s.tcp.RtxQueue())
+		s.tcp.Ack(ack, win)
+		if len(s.tcp.RtxQueue()) < before {
+			w.Loop.Cancel(s.rto) // progress restarts the timer
+			s.timeouts = 0
+		}
+		return Event{Socket: s.Name, Text: fmt.Sprintf("%s receives ACK %d window %d", s.Name, ack, win)}
+	}
+	switch {
+	case s.dropAck > 0:
+		s.dropAck--
+	case s.holdAck:
+		s.heldAcks = append(s.heldAcks, deliver)
+	default:
+		w.after(s.Dev.Delay, "ack", "ACK to "+s.Name, deliver)
+	}
+}
+
+// ReleaseAcks delivers the ACKs held on s's path.
+func (w *World) ReleaseAcks(s *Socket) {
+	s.holdAck = false
+	held := s.heldAcks
+	s.heldAcks = nil
+	for _, d := range held {
+		w.after(s.Dev.Delay, "ack", "ACK to "+s.Name, d)
+	}
+}
+
+// syncTimers runs after every step: a TCP socket's retransmission timer
+// runs while data is unacknowledged and the connection exists
+// (inet_csk_reset_xmit_timer), and is stopped otherwise
+// (inet_csk_clear_xmit_timer, tcp_done).
+func (w *World) syncTimers() {
+	for _, s := range w.sockets {
+		if s.tcp == nil {
+			continue
+		}
+		if s.tcp.Done() || len(s.tcp.RtxQueue()) == 0 {
+			w.Loop.Cancel(s.rto)
+			s.timeouts = 0
+			continue
+		}
+		if !w.Loop.Pending(s.rto) {
+			w.armRTO(s)
+		}
+	}
+}
+
+// armRTO starts the retransmission timer. Each timeout doubles the next
+// (exponential backoff, up to TCP_RTO_MAX); after tcp_retries2 timeouts
+// the connection is given up with ETIMEDOUT (tcp_write_err).
+func (w *World) armRTO(s *Socket) {
+	d := min(rtoMin<<s.timeouts, rtoMax)
+	s.rto = w.after(d, "rto", "RTO "+s.Name, func() Event {
+		s.timeouts++
+		if s.timeouts > retries2 {
+			s.tcp.GiveUp()
+			return Event{Socket: s.Name, Text: s.Name + ": retransmissions exhausted, connection aborted (ETIMEDOUT)"}
+		}
+		s.tcp.Timeout()
+		w.Loop.Cancel(s.rto)
+		w.armRTO(s)
+		return Event{Socket: s.Name, Text: fmt.Sprintf("%s: retransmission timeout %d, retransmit from snd_una", s.Name, s.timeouts)}
+	})
+}
+
+// remoteReset delivers a reset to r after the link delay (tcp_reset).
+func (w *World) remoteReset(r *Socket) {
+	w.after(r.Dev.Delay, "rst", "RST to "+r.Name, func() Event {
+		if r.tcp != nil {
+			r.tcp.Reset()
+		}
+		return Event{Socket: r.Name, Text: r.Name + " receives RST"}
+	})
+}
+
+// errnoName renders an errno for a trace.
+func errnoName(e kernel.Errno) string {
+	if e == 0 {
+		return ""
+	}
+	return e.String()
+}

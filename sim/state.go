@@ -1,0 +1,56 @@
+package sim
+
+import "strconv"
+
+// State returns what an expect statement can check of a socket, by key:
+// zckey, zerocopy (SOCK_ZEROCOPY, 0 or 1), optmem, wmem, wmem_queued, rmem
+// (bytes), errqueue (records), locked_vm (pages of the socket's user),
+// sndbuf, rcvbuf, refcnt, state (TCP_ESTABLISHED…), and for TCP unsent
+// and unacked (skbs on the write and retransmit queues) and queued (bytes
+// received and not read).
+func (w *World) State(s *Socket) map[string]string {
+	sk := s.Sk
+	itoa := strconv.Itoa
+	m := map[string]string{
+		"zckey":       strconv.FormatUint(uint64(sk.ZCKey()), 10),
+		"zerocopy":    itoa(boolInt(sk.ZerocopyFlag())),
+		"optmem":      itoa(sk.OmemAlloc),
+		"wmem":        itoa(sk.WmemAlloc),
+		"wmem_queued": itoa(sk.WmemQueued),
+		"rmem":        itoa(sk.RmemAlloc),
+		"errqueue":    itoa(sk.ErrQueue.Len()),
+		"locked_vm":   strconv.FormatUint(lockedVM(s), 10),
+		"sndbuf":      itoa(sk.Sndbuf),
+		"rcvbuf":      itoa(sk.Rcvbuf),
+		"refcnt":      itoa(sk.Refcnt()),
+		"state":       sk.State.String(),
+		"unsent":      "0",
+		"unacked":     "0",
+		"queued":      "0",
+	}
+	if s.tcp != nil {
+		m["unsent"] = itoa(len(s.tcp.WriteQueue()))
+		m["unacked"] = itoa(len(s.tcp.RtxQueue()))
+		m["queued"] = itoa(s.tcp.Queued())
+	} else if s.dgrm != nil {
+		m["queued"] = itoa(len(s.dgrm.rx))
+	}
+	return m
+}
+
+func lockedVM(s *Socket) uint64 {
+	if s.Task == nil || s.Task.User == nil {
+		return 0
+	}
+	if s.Task.Task != nil && s.Task.PinnedVM > 0 {
+		return s.Task.PinnedVM
+	}
+	return s.Task.User.LockedVM
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}

@@ -1,0 +1,223 @@
+package sim
+
+import (
+	"fmt"
+
+	"github.com/zcsim/zcsim/kernel"
+	"github.com/zcsim/zcsim/notify"
+	"github.com/zcsim/zcsim/sim/engine"
+	"github.com/zcsim/zcsim/sim/scenario"
+)
+
+// control runs a statement that is not a system call as a step of its own.
+func (w *World) control(c Call, op, text string, fn func()) {
+	w.begin()
+	if fn != nil {
+		fn()
+	}
+	w.end(Event{Source: c.Source, Op: op, Text: text})
+}
+
+func optText(os scenario.Options, key string) string {
+	o, _ := os.Lookup(key)
+	return o.Value.Text
+}
+
+func optNum(os scenario.Options, key string, def uint64) uint64 {
+	if o, ok := os.Lookup(key); ok {
+		return o.Value.N
+	}
+	return def
+}
+
+func optOn(os scenario.Options, key string, def bool) bool {
+	if o, ok := os.Lookup(key); ok {
+		return o.Value.Text == "on"
+	}
+	return def
+}
+
+func (in *interp) sysctl(s *scenario.Sysctl) {
+	n := in.w.Net
+	v := func(i int) int { return int(s.Values[i].N) }
+	switch s.Key.Name {
+	case "net.core.optmem_max":
+		n.OptmemMax = v(0)
+	case "net.core.wmem_max":
+		n.WmemMax = v(0)
+	case "net.core.rmem_max":
+		n.RmemMax = v(0)
+	case "net.core.wmem_default":
+		n.WmemDefault = v(0)
+	case "net.core.rmem_default":
+		n.RmemDefault = v(0)
+	case "net.ipv4.tcp_wmem":
+		n.TCPWmem = [3]int{v(0), v(1), v(2)}
+	case "net.ipv4.tcp_rmem":
+		n.TCPRmem = [3]int{v(0), v(1), v(2)}
+	}
+}
+
+func (in *interp) task(s *scenario.Task) {
+	w := in.w
+	user := w.AddUser(1000)
+	for _, u := range in.named {
+		if u.name == optText(s.Options, "user") {
+			user = w.AddUser(u.uid)
+		}
+	}
+	memlock := w.Profile().MemlockDefault
+	if o, ok := s.Options.Lookup("memlock"); ok {
+		memlock = o.Value.N
+		if o.Value.Kind == scenario.ValueWord {
+			memlock = kernel.RLIM_INFINITY
+		}
+	}
+	_, capLock := s.Options.Lookup("cap_ipc_lock")
+	w.AddTask(s.Name.Name, user, memlock, capLock)
+}
+
+// namedUser pairs a scenario user name with its uid.
+type namedUser struct {
+	name string
+	uid  int
+}
+
+func device(s *scenario.Device) *Device {
+	kind := map[string]DeviceKind{"nic": NIC, "loopback": Loopback, "tun": Tun}[s.Kind.Name]
+	d := DefaultDevice(s.Name.Name, kind)
+	d.SG = optOn(s.Options, "sg", d.SG)
+	d.Csum = optOn(s.Options, "csum", d.Csum)
+	d.GSO = optOn(s.Options, "gso", d.GSO)
+	d.TSO = optOn(s.Options, "tso", d.TSO)
+	d.MTU = int(optNum(s.Options, "mtu", uint64(d.MTU)))
+	d.Delay = engine.Duration(optNum(s.Options, "delay", uint64(d.Delay)))
+	if o, ok := s.Options.Lookup("loss"); ok {
+		d.LossPPM = uint32(o.Value.N)
+	}
+	if o, ok := s.Options.Lookup("txcomplete"); ok {
+		d.ManualTx = o.Value.Text == "manual"
+		d.TxComplete = engine.Duration(o.Value.N)
+	}
+	return d
+}
+
+func (in *interp) socket(c Call, s *scenario.Socket) Result {
+	w := in.w
+	family, _ := kernel.FamilyNames.ByName(s.Family.Name)
+	var typ kernel.SockType
+	for _, f := range s.Type.Names {
+		t, _ := kernel.SockTypeNames.ByName(f.Name)
+		typ |= t
+	}
+	proto := kernel.Protocol(s.Protocol.N)
+	if p, ok := kernel.ProtocolNames.ByName(s.Protocol.Text); ok {
+		proto = p
+	}
+	dev := w.Device(defaultDevice)
+	if via := optText(s.Options, "via"); via != "" {
+		dev = w.Device(via)
+	}
+	task := w.Task("main")
+	if t := optText(s.Options, "task"); t != "" {
+		task = w.Task(t)
+	}
+	po := PeerOptions{Rcvbuf: int(optNum(s.Options, "peer_rcvbuf", 0)), AutoRead: optText(s.Options, "peer_read") == "auto"}
+	switch optText(s.Options, "peer_ack") {
+	case "delayed":
+		po.Ack = AckDelayed
+	case "quickack":
+		po.Ack = AckQuick
+	}
+	_, r := w.NewSocket(c, s.Name.Name, task, family, typ, proto, dev, po)
+	return r
+}
+
+func sockOpt(level, name string) kernel.SockOpt {
+	o, _ := kernel.SockOptNames.ByName(name)
+	return o
+}
+
+// optValue is a setsockopt value: a number, or a union of SOF_TIMESTAMPING
+// flags.
+func optValue(s *scenario.Setsockopt) int {
+	if !s.Flags.IsZero() {
+		var v kernel.Timestamping
+		for _, f := range s.Flags.Names {
+			t, _ := kernel.TimestampingNames.ByName(f.Name)
+			v |= t
+		}
+		return int(v)
+	}
+	return int(s.Value.N)
+}
+
+func msgFlags(f scenario.Flags) kernel.MsgFlags {
+	var v kernel.MsgFlags
+	for _, n := range f.Names {
+		b, _ := kernel.MsgFlagNames.ByName(n.Name)
+		v |= b
+	}
+	return v
+}
+
+func lengths(vs []scenario.Value) []int {
+	out := make([]int, len(vs))
+	for i, v := range vs {
+		out[i] = int(v.N)
+	}
+	return out
+}
+
+// sendmmsg models sendmmsg(2): one sendmsg per message until one fails; it
+// returns how many were sent, or the first error if none was.
+func (in *interp) sendmmsg(c Call, s *scenario.Sendmmsg) Result {
+	sent := 0
+	var first Result
+	for i, m := range s.Msgs {
+		r := in.w.Send(Call{Source: c.Source, Text: fmt.Sprintf("%s (message %d)", c.Text, i)}, in.sock(s.Sock), lengths(m), msgFlags(s.Flags))
+		if r.Errno != 0 {
+			first = r
+			break
+		}
+		sent++
+	}
+	if sent == 0 && first.Errno != 0 {
+		return first
+	}
+	return ok(int64(sent))
+}
+
+// compare checks a result against an expectation and describes the result.
+func compare(want scenario.Outcome, r Result) (got string, match bool) {
+	got = r.String()
+	if r.Record != nil {
+		got = r.Record.String()
+	}
+	switch want.Kind {
+	case scenario.OutcomeReturn:
+		return got, r.Errno == 0 && r.Ret == want.Ret
+	case scenario.OutcomeErrno:
+		e, _ := kernel.ErrnoNames.ByName(want.Errno)
+		return got, r.Errno == e
+	case scenario.OutcomeZerocopy:
+		rec := r.Record
+		return got, rec != nil && rec.IsZerocopy() && rec.Info == want.Range.Lo && rec.Data == want.Range.Hi && rec.Copied() == want.Copied
+	case scenario.OutcomeTimestamp:
+		rec := r.Record
+		return got, rec != nil && rec.Origin == kernel.SO_EE_ORIGIN_TIMESTAMPING &&
+			notify.TstampName(rec.Info) == want.Tstamp && (!want.HasKey || rec.Data == want.Key)
+	}
+	return got, true
+}
+
+// expect checks a socket's state.
+func (in *interp) expect(s *scenario.Expect) {
+	state := in.w.State(in.sock(s.Sock))
+	for _, c := range s.Checks {
+		got := state[c.Key]
+		if got != c.Value.Text && got != fmt.Sprint(c.Value.N) || (c.Value.Kind == scenario.ValueWord && got != c.Value.Text) {
+			in.mismatch(s, fmt.Sprintf("%s %s=%s", s.Sock, c.Key, c.Value.Text), fmt.Sprintf("%s=%s", c.Key, got))
+		}
+	}
+}

@@ -1,0 +1,213 @@
+package sim
+
+import (
+	"fmt"
+
+	"github.com/zcsim/zcsim/check"
+	"github.com/zcsim/zcsim/kernel"
+	"github.com/zcsim/zcsim/sim/engine"
+	"github.com/zcsim/zcsim/sock"
+	"github.com/zcsim/zcsim/ubuf"
+)
+
+// maxEvents bounds how many network events one step may run: a livelock
+// guard, far above what any scenario needs.
+const maxEvents = 1_000_000
+
+// World is one simulated machine and its network: the kernel Host, the
+// virtual clock and event queue, the PRNG streams and fault sites derived
+// from one seed, the users, tasks, devices and sockets a scenario names,
+// the invariant checkers, and the trace of everything that happened.
+//
+// Every step — a system call or a network event — gets the next step
+// number; the invariants are checked after each one. Nothing in a World
+// depends on map order, goroutines or the wall clock: the same inputs,
+// profile and seed give the same trace.
+type World struct {
+	Host    *kernel.Host
+	Net     *sock.Sysctl
+	Loop    engine.Loop
+	Streams *engine.Streams
+	Faults  *engine.Faults
+	Monitor *check.Monitor
+
+	users   []*ubuf.User
+	tasks   []*Task
+	devices []*Device
+	sockets []*Socket
+
+	step    uint64
+	trace   Trace
+	touched []Touch
+	// narration collects what a step did that the timeline should say,
+	// such as a notification being queued.
+	narration []string
+	// failed is set once a violation was found, so a run can stop early.
+	failed bool
+}
+
+// Task is a process: a named ubuf.Task.
+type Task struct {
+	*ubuf.Task
+}
+
+// New returns an empty world running profile p with the given seed. It has
+// one user (uid 1000) and one task, "main", without CAP_IPC_LOCK and with
+// the profile's default RLIMIT_MEMLOCK, as an ordinary program runs.
+func New(p *kernel.Profile, seed uint64) *World {
+	streams := engine.NewStreams(seed)
+	w := &World{
+		Host:    kernel.NewHost(p),
+		Net:     sock.DefaultSysctl(p),
+		Streams: streams,
+		Faults:  engine.NewFaults(streams),
+		Monitor: check.NewMonitor(),
+	}
+	w.Host.Faults = w.Faults
+	w.Host.Trace = func(id kernel.ObjectID, text string) {
+		w.touched = append(w.touched, Touch{Object: id.String(), Text: text})
+	}
+	w.Monitor.QueueSkbs = w.queueSkbs
+	w.Monitor.OwnedPages = w.ownedPages
+	u := w.AddUser(1000)
+	w.AddTask("main", u, p.MemlockDefault, false)
+	return w
+}
+
+// Profile returns the profile the world runs.
+func (w *World) Profile() *kernel.Profile { return w.Host.Profile }
+
+// Now returns the virtual time.
+func (w *World) Now() engine.Time { return w.Loop.Now() }
+
+// Trace returns the records so far.
+func (w *World) Trace() *Trace { return &w.trace }
+
+// AddUser returns the user with uid, creating it.
+func (w *World) AddUser(uid int) *ubuf.User {
+	for _, u := range w.users {
+		if u.UID == uid {
+			return u
+		}
+	}
+	u := &ubuf.User{UID: uid}
+	w.users = append(w.users, u)
+	return u
+}
+
+// AddTask creates (or redefines) a task.
+func (w *World) AddTask(name string, u *ubuf.User, memlock uint64, capIPCLock bool) *Task {
+	t := &Task{&ubuf.Task{Name: name, User: u, Memlock: memlock, CapIPCLock: capIPCLock}}
+	for i, have := range w.tasks {
+		if have.Name == name {
+			w.tasks[i] = t
+			return t
+		}
+	}
+	w.tasks = append(w.tasks, t)
+	w.Monitor.Tracked(nil, t.Task)
+	return t
+}
+
+// Task returns the named task, or nil.
+func (w *World) Task(name string) *Task {
+	for _, t := range w.tasks {
+		if t.Name == name {
+			return t
+		}
+	}
+	return nil
+}
+
+// Device returns the named device, or nil.
+func (w *World) Device(name string) *Device {
+	for _, d := range w.devices {
+		if d.Name == name {
+			return d
+		}
+	}
+	return nil
+}
+
+// Socket returns the named socket ("s", or "s.peer"), or nil.
+func (w *World) Socket(name string) *Socket {
+	for _, s := range w.sockets {
+		if s.Name == name {
+			return s
+		}
+	}
+	return nil
+}
+
+// Sockets returns every socket in creation order.
+func (w *World) Sockets() []*Socket { return append([]*Socket(nil), w.sockets...) }
+
+// Failed reports whether a violation has been found.
+func (w *World) Failed() bool { return w.failed }
+
+// begin starts a step: the next step number, stamped on the Host so that
+// histories and violations carry it.
+func (w *World) begin() uint64 {
+	w.step++
+	w.Host.Step = w.step
+	w.touched, w.narration = nil, nil
+	return w.step
+}
+
+// end finishes a step: record it with what it touched, then run the
+// invariant checkers and record every violation they report.
+func (w *World) end(e Event) {
+	e.Step, e.Time = w.step, int64(w.Now())
+	e.Touched = w.touched
+	for _, n := range w.narration {
+		e.Text += "; " + n
+	}
+	w.touched, w.narration = nil, nil
+	w.trace.add(Record{Event: &e})
+	w.syncTimers()
+	w.checkInvariants(false)
+}
+
+// checkInvariants runs the checkers and records their findings.
+func (w *World) checkInvariants(quiescent bool) {
+	for _, v := range w.Monitor.Check(w.Host, quiescent) {
+		w.failed = true
+		w.trace.add(Record{Violation: violationRecord(v)})
+	}
+}
+
+// schedule queues a network event at t: when it runs it is a step of its
+// own, recorded and checked like a call.
+func (w *World) schedule(at engine.Time, op, label string, fn func() Event) engine.Handle {
+	h, err := w.Loop.Schedule(at, label, func() {
+		w.begin()
+		e := fn()
+		if e.Op == "" {
+			e.Op = op
+		}
+		w.end(e)
+	})
+	if err != nil {
+		panic(fmt.Sprintf("sim: scheduling %s in the past: %v", label, err))
+	}
+	return h
+}
+
+// after queues a network event d from now.
+func (w *World) after(d engine.Duration, op, label string, fn func() Event) engine.Handle {
+	return w.schedule(w.Now().Add(d), op, label, fn)
+}
+
+// Settle runs the network until nothing is left to happen: every packet
+// delivered, acknowledged and completed, every timer fired. It returns an
+// error if that takes more than a million events (a livelock).
+func (w *World) Settle() error {
+	_, err := w.Loop.RunUntilIdle(maxEvents)
+	return err
+}
+
+// Advance lets d of virtual time pass, running the events due.
+func (w *World) Advance(d engine.Duration) error {
+	_, err := w.Loop.RunUntil(w.Now().Add(d), maxEvents)
+	return err
+}

@@ -1,0 +1,171 @@
+package udp
+
+import (
+	"github.com/zcsim/zcsim/kernel"
+	"github.com/zcsim/zcsim/mm"
+	"github.com/zcsim/zcsim/skb"
+	"github.com/zcsim/zcsim/sock"
+)
+
+// Sendmsg models sendmsg(2) on the socket: udp_sendmsg / udpv6_sendmsg,
+// or raw_sendmsg for a RAW socket, to the socket's peer.
+//
+// UDP: more than 65535 bytes is EMSGSIZE and MSG_OOB EOPNOTSUPP. Without
+// corking (neither UDP_CORK nor MSG_MORE, nothing pending) ip_make_skb
+// builds the datagram on a private queue (payload + 8 bytes appended) and
+// udp_send_skb transmits it. Otherwise the data is appended to the pending
+// datagram on sk_write_queue — the first append with the UDP header, later
+// ones without — with MSG_MORE added while corked; an error discards the
+// whole pending datagram (udp_flush_pending_frames) and the last uncorked
+// append pushes it (udp_push_pending_frames).
+//
+// On success N is the payload length.
+func (u *Sock) Sendmsg(iov []mm.Iovec, flags kernel.MsgFlags) sock.SendResult {
+	a := u.newCall(iov)
+	flags = u.dontwait(flags)
+	if u.raw() {
+		return u.rawSendmsg(a, flags)
+	}
+	n := a.it.Count()
+	if n > 0xFFFF && !u.v6() {
+		return a.result(-1, kernel.EMSGSIZE)
+	}
+	if flags&kernel.MSG_OOB != 0 {
+		return a.result(-1, kernel.EOPNOTSUPP)
+	}
+	corkreq := u.corked || flags&kernel.MSG_MORE != 0
+	ulen, transhdrlen := n, 0
+	if !u.pending {
+		ulen, transhdrlen = n+UDPHeaderLen, UDPHeaderLen
+		if !corkreq {
+			c := u.setupCork()
+			if err := u.ipAppendData(&c, a, ulen, transhdrlen, flags); err != 0 {
+				u.flushQueue(&c)
+				return a.result(-1, err)
+			}
+			sent := c
+			return a.result(n, u.udpSendSkb(u.makeSkb(&c), sent))
+		}
+		u.pending = true
+		u.cork = u.setupCork()
+	}
+	if corkreq {
+		flags |= kernel.MSG_MORE
+	}
+	err := u.ipAppendData(&u.cork, a, ulen, transhdrlen, flags)
+	switch {
+	case err != 0:
+		u.flushPending()
+	case !corkreq:
+		err = u.pushPending()
+	case len(u.cork.queue) == 0:
+		u.pending = false
+	}
+	return a.result(n, err)
+}
+
+// flushQueue models __ip_flush_pending_frames: free every queued skb.
+func (u *Sock) flushQueue(c *cork) {
+	for _, e := range c.queue {
+		e.b.Free()
+	}
+	*c = cork{}
+}
+
+// flushPending models udp_flush_pending_frames / ip_flush_pending_frames:
+// discard the corked datagram. Ids its appends consumed are still
+// notified, when the uargs' last skb goes.
+func (u *Sock) flushPending() {
+	u.flushQueue(&u.cork)
+	u.pending = false
+}
+
+// pushPending models udp_push_pending_frames (ip_push_pending_frames on
+// RAW): build the corked datagram and send it.
+func (u *Sock) pushPending() kernel.Errno {
+	c := u.cork
+	b := u.makeSkb(&u.cork)
+	u.pending = false
+	if b == nil {
+		return 0
+	}
+	if u.raw() {
+		u.ipSendSkb(b)
+		return 0
+	}
+	return u.udpSendSkb(b, c)
+}
+
+// makeSkb models __ip_make_skb: the first queued skb becomes the datagram
+// and the others its frag_list (their headers pulled, their truesize and
+// its charge moved to the head); the cork is released.
+func (u *Sock) makeSkb(c *cork) *skb.Buff {
+	if len(c.queue) == 0 {
+		return nil
+	}
+	head := c.queue[0].b
+	s := head.Shinfo()
+	for _, e := range c.queue[1:] {
+		e.b.Orphan()
+		u.Sk.WmemAlloc += e.b.Truesize
+		head.Truesize += e.b.Truesize
+		s.FragList = append(s.FragList, e.b)
+		head.Len += e.b.Len
+		head.DataLen += e.b.Len
+	}
+	*c = cork{}
+	head.Note("__ip_make_skb: %d bytes, %d fragments", head.Len, len(s.FragList)+1)
+	return head
+}
+
+// udpSendSkb models udp_send_skb / udp_v6_send_skb for a datagram with
+// datalen bytes of payload. With UDP_SEGMENT: EMSGSIZE when one segment
+// with its headers exceeds the MTU, EINVAL beyond UDP_MAX_SEGMENTS
+// segments — the skb is then freed, and the ids its uarg carries are
+// notified although the call fails; a datagram longer than gso_size gets
+// gso_size and gso_segs for the device to segment. Then ip_send_skb.
+func (u *Sock) udpSendSkb(b *skb.Buff, c cork) kernel.Errno {
+	if c.gsoSize > 0 {
+		datalen := b.Len
+		hlen := u.Sk.IPHeaderLen() + UDPHeaderLen
+		if hlen+min(datalen, c.gsoSize) > c.fragsize {
+			b.Free()
+			return kernel.EMSGSIZE
+		}
+		if datalen > c.gsoSize*MaxSegments {
+			b.Free()
+			return kernel.EINVAL
+		}
+		if datalen > c.gsoSize {
+			b.Shinfo().GSOSize = c.gsoSize
+			b.Segs = (datalen + c.gsoSize - 1) / c.gsoSize
+		}
+	}
+	u.ipSendSkb(b)
+	return 0
+}
+
+// ipSendSkb models ip_send_skb → ip_output: a datagram built of several
+// fragments (a frag_list and no GSO) is split by ip_do_fragment's fast
+// path, each fragment a packet of its own charged to the socket
+// (sock_wfree); then each packet goes to the network, which owns it.
+func (u *Sock) ipSendSkb(b *skb.Buff) {
+	s := b.Shinfo()
+	frags := s.FragList
+	if s.GSOSize == 0 && len(frags) > 0 {
+		s.FragList = nil
+		for _, f := range frags {
+			b.Truesize -= f.Truesize
+			b.Len -= f.Len
+			b.DataLen -= f.Len
+			f.SetOwner(u.Sk, skb.SockWfree)
+		}
+		b.Note("ip_do_fragment: %d fragments", len(frags)+1)
+	} else {
+		frags = nil
+	}
+	u.Net.Xmit(sock.Packet{Skb: b, From: u.Sk, MoreFrags: len(frags) > 0})
+	for i, f := range frags {
+		u.Net.Xmit(sock.Packet{Skb: f, From: u.Sk, MoreFrags: i < len(frags)-1})
+	}
+}

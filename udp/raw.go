@@ -1,0 +1,93 @@
+package udp
+
+import (
+	"github.com/zcsim/zcsim/kernel"
+	"github.com/zcsim/zcsim/sock"
+	"github.com/zcsim/zcsim/ubuf"
+)
+
+// rawSendmsg models raw_sendmsg (rawv6_sendmsg alike): more than 65535
+// bytes is EMSGSIZE, MSG_OOB EOPNOTSUPP; with IP_HDRINCL raw_send_hdrinc,
+// else ip_append_data on sk_write_queue with no transport header
+// (transhdrlen 0: the payload is counted from the first byte), flushed on
+// error and pushed unless MSG_MORE. An ENOBUFS from the push is success
+// unless IP_RECVERR is set.
+func (u *Sock) rawSendmsg(a *call, flags kernel.MsgFlags) sock.SendResult {
+	n := a.it.Count()
+	if n > 0xFFFF {
+		return a.result(-1, kernel.EMSGSIZE)
+	}
+	if flags&kernel.MSG_OOB != 0 {
+		return a.result(-1, kernel.EOPNOTSUPP)
+	}
+	if u.hdrincl {
+		return a.result(n, u.rawSendHdrinc(a, n, flags))
+	}
+	if !u.pending {
+		u.cork = u.setupCork()
+		u.cork.gsoSize = 0
+		u.pending = true
+	}
+	err := u.ipAppendData(&u.cork, a, n, 0, flags)
+	switch {
+	case err != 0:
+		u.flushPending()
+	case flags&kernel.MSG_MORE == 0:
+		err = u.pushPending()
+	}
+	return a.result(n, err)
+}
+
+// rawSendHdrinc models raw_send_hdrinc: the user supplies the IP header.
+// A packet above the device MTU is EMSGSIZE, one shorter than an IP header
+// EINVAL; the skb comes from sock_alloc_send_skb. Merged kernels copy
+// everything into the linear area (MSG_ZEROCOPY cannot take effect on a
+// RAW socket). The RFC's patch 10 with MSG_ZEROCOPY, a non-empty packet
+// and scatter-gather copies MAX_HEADER bytes into the linear area, then
+// allocates a uarg for the rest (skb_zerocopy_alloc; its failure returns
+// the EINVAL left over from the header check) and pins the rest as frags
+// (EMSGSIZE past MAX_SKB_FRAGS), aborting the id on error. An ENOBUFS is
+// reported as success unless IP_RECVERR is set.
+func (u *Sock) rawSendHdrinc(a *call, length int, flags kernel.MsgFlags) kernel.Errno {
+	if length > u.Route.MTU {
+		return kernel.EMSGSIZE
+	}
+	if length < u.Sk.IPHeaderLen() {
+		return kernel.EINVAL
+	}
+	linear := length
+	zc := flags&kernel.MSG_ZEROCOPY != 0 && u.Sk.Zerocopy() && u.Route.SG
+	if zc {
+		linear = min(length, MaxHeader)
+	}
+	b, err := u.allocSendSkb(linear, flags)
+	if err != 0 {
+		if err == kernel.ENOBUFS && !u.recverr {
+			err = 0
+		}
+		return err
+	}
+	b.AppendLinear(linear)
+	a.it.Advance(linear)
+	if length != linear {
+		datalen := length - linear
+		uarg, out := ubuf.Alloc(u.host(), u.Sk, u.Sk.Task, uint32(datalen), a.holder)
+		a.outcome = out
+		if uarg == nil {
+			b.Free()
+			return kernel.EINVAL
+		}
+		a.took(u, uarg, out)
+		haveRef := true
+		b.ZcopySet(uarg, a.holder, &haveRef)
+		got, zerr := b.ZerocopyFromIter(a.it, datalen, uarg, a.holder)
+		if zerr != 0 || got != datalen {
+			a.abort(false)
+			b.Free()
+			return kernel.EMSGSIZE
+		}
+	}
+	u.Sk.ChargeW(b)
+	u.ipSendSkb(b)
+	return 0
+}

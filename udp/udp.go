@@ -1,0 +1,259 @@
+package udp
+
+import (
+	"github.com/zcsim/zcsim/kernel"
+	"github.com/zcsim/zcsim/mm"
+	"github.com/zcsim/zcsim/skb"
+	"github.com/zcsim/zcsim/sock"
+	"github.com/zcsim/zcsim/ubuf"
+)
+
+// Sizes the datagram send paths use (include/uapi/linux/ip.h, ipv6.h,
+// udp.h, include/linux/netdevice.h, include/net/udp.h).
+const (
+	// UDPHeaderLen is sizeof(struct udphdr), the transhdrlen of a UDP append.
+	UDPHeaderLen = 8
+	// IPMaxMTU is IP_MAX_MTU (0xFFFF): the MTU of a UDP_SEGMENT cork and
+	// the largest IPv4 datagram when the socket may fragment.
+	IPMaxMTU = 0xFFFF
+	// IPv6MaxPlen is IPV6_MAXPLEN, the largest IPv6 payload.
+	IPv6MaxPlen = 0xFFFF
+	// FragHeaderLen is sizeof(struct frag_hdr), which every IPv6 fragment
+	// carries.
+	FragHeaderLen = 8
+	// MaxHeader is MAX_HEADER on a distribution x86_64 config
+	// (LL_MAX_HEADER 128 + 48 for tunnels): the linear part of the RFC's
+	// zerocopy skbs.
+	MaxHeader = 176
+	// MaxSegments is UDP_MAX_SEGMENTS in v6.x (128; 64 before).
+	MaxSegments = 128
+	// allocExtra is what __ip_append_data adds to alloclen for the link
+	// layer (hh_len 16 + 15 alignment).
+	allocExtra = 31
+	// skbMaxAlloc is SKB_MAX_ALLOC: an order-2 allocation less the shared
+	// info. Larger non-paged fragments go into page frags instead.
+	skbMaxAlloc = kernel.PageSize<<2 - 320
+	// fragPageOrder is SKB_FRAG_PAGE_ORDER: sk_page_frag_refill's 32 KiB.
+	fragPageOrder = 3
+	// maxWaits bounds how often one call waits for send-buffer space.
+	maxWaits = 64
+)
+
+// Sock is a UDP or RAW socket over IPv4 or IPv6: struct udp_sock or
+// raw_sock with the inet cork they share.
+//
+// Ownership: Sock owns its corked skbs (the pending datagram of
+// sk_write_queue) until they are pushed or flushed. A transmitted skb is
+// handed to Net, which owns it; its truesize stays charged to
+// Sk.WmemAlloc until it is freed (sock_wfree).
+type Sock struct {
+	// Sk is the protocol-independent socket.
+	Sk *sock.Sock
+	// Route is the cached route: device features and path MTU.
+	Route sock.Route
+	// Net transmits pushed datagrams.
+	Net sock.Network
+	// Wait, if set, is called when a blocking send must wait for
+	// send-buffer space (sock_alloc_send_pskb's sock_wait_for_wmem). It
+	// lets the simulator run the network; it returns false to give up. A
+	// nil Wait, a false return or MSG_DONTWAIT fails the send with EAGAIN,
+	// as an expired SO_SNDTIMEO does.
+	Wait func() bool
+
+	connected bool
+	corked    bool // UDP_CORK
+	gsoSize   int  // UDP_SEGMENT
+	hdrincl   bool // IP_HDRINCL
+	recverr   bool // IP_RECVERR / IPV6_RECVERR
+	pending   bool // up->pending: a corked datagram is being built
+	cork      cork // inet->cork and sk_write_queue
+	pfrag     pageFrag
+	skErr     kernel.Errno // sk_err
+	calls     uint64
+	closed    bool
+}
+
+// New returns the protocol state of sk, a socket of class kernel.ClassUDP
+// or kernel.ClassRAW, sending over route r into n.
+func New(sk *sock.Sock, r sock.Route, n sock.Network) *Sock {
+	return &Sock{Sk: sk, Route: r, Net: n}
+}
+
+func (u *Sock) host() *kernel.Host { return u.Sk.Host() }
+
+func (u *Sock) raw() bool { return u.Sk.Class == kernel.ClassRAW }
+
+func (u *Sock) v6() bool { return u.Sk.Family == kernel.AF_INET6 }
+
+// Setsockopt models udp_lib_setsockopt, do_ip_setsockopt and
+// do_ipv6_setsockopt for the options the send path reads, and
+// sock_setsockopt for SOL_SOCKET:
+//
+//   - UDP_CORK: a non-zero value corks; zero uncorks and pushes the pending
+//     datagram (udp_push_pending_frames), whose errors are not reported.
+//   - UDP_SEGMENT: the GSO size of later datagrams, 0 to 65535 (EINVAL).
+//   - IP_HDRINCL: on an IPv4 RAW socket, the payload carries the IP header
+//     (raw_send_hdrinc); ENOPROTOOPT elsewhere.
+//   - IP_RECVERR, IPV6_RECVERR: report local errors; on RAW, an ENOBUFS is
+//     then no longer turned into success.
+//
+// UDP options on a RAW socket are ENOPROTOOPT.
+func (u *Sock) Setsockopt(opt kernel.SockOpt, val int) kernel.Errno {
+	switch opt {
+	case kernel.UDP_CORK, kernel.UDP_SEGMENT:
+		if u.raw() {
+			return kernel.ENOPROTOOPT
+		}
+		if opt == kernel.UDP_SEGMENT {
+			if val < 0 || val > 0xFFFF {
+				return kernel.EINVAL
+			}
+			u.gsoSize = val
+			return 0
+		}
+		u.corked = val != 0
+		if !u.corked && u.pending {
+			u.pushPending()
+		}
+		return 0
+	case kernel.IP_HDRINCL:
+		if !u.raw() || u.v6() {
+			return kernel.ENOPROTOOPT
+		}
+		u.hdrincl = val != 0
+		return 0
+	case kernel.IP_RECVERR, kernel.IPV6_RECVERR:
+		u.recverr = val != 0
+		return 0
+	}
+	if opt.Level == kernel.SOL_SOCKET {
+		return u.Sk.Setsockopt(opt, val)
+	}
+	return kernel.ENOPROTOOPT
+}
+
+// Connect models ip4_datagram_connect / ip6_datagram_connect to the
+// socket's peer: the socket becomes TCP_ESTABLISHED. It always succeeds.
+func (u *Sock) Connect() kernel.Errno {
+	u.connected = true
+	u.Sk.State = sock.ESTABLISHED
+	u.Sk.Note("connect")
+	return 0
+}
+
+// SetError models an ICMP error reported to a connected socket
+// (__udp4_lib_err setting sk_err): the next sock_alloc_send_skb returns
+// it once, and clears it (sock_error). Unconnected sockets ignore it.
+func (u *Sock) SetError(err kernel.Errno) {
+	if u.connected {
+		u.skErr = err
+	}
+}
+
+// Close models close(2) on the socket: udp_destroy_sock (or raw_close)
+// flushes the pending corked datagram (ip_flush_pending_frames, whose
+// uargs then notify before the socket is dead), the page frag is
+// released, and sock_orphan/sock_put follow (Sk.Close). While transmitted
+// skbs are still charged to sk_wmem_alloc the socket stays allocated: the
+// kernel's sk_free only drops the wmem bias, and the last sock_wfree frees
+// the socket (sock.Sock.Put).
+func (u *Sock) Close() {
+	if u.closed {
+		return
+	}
+	u.closed = true
+	u.flushPending()
+	if u.pfrag.page != nil {
+		u.pfrag.page.Put()
+		u.pfrag = pageFrag{}
+	}
+	u.Sk.Close()
+}
+
+// call is one sendmsg in progress: its iterator over the user's iovecs,
+// the holder name of the references it owns, and what it did to ids.
+type call struct {
+	it      *mm.Iter
+	holder  kernel.ObjectID
+	uarg    *ubuf.Info
+	outcome ubuf.Outcome
+	id      uint32
+	idTaken bool
+	copied  bool
+}
+
+func (u *Sock) newCall(iov []mm.Iovec) *call {
+	u.calls++
+	return &call{it: mm.NewIter(iov...), holder: kernel.ObjectID{Kind: "sendmsg", Serial: u.calls}}
+}
+
+// took records a successful msg_zerocopy_alloc/realloc.
+func (c *call) took(u *Sock, uarg *ubuf.Info, out ubuf.Outcome) {
+	c.uarg, c.outcome = uarg, out
+	c.id, c.idTaken = u.Sk.ZCKey()-1, true
+}
+
+// abort models net_zcopy_put_abort(uarg, have_uref) for this call.
+func (c *call) abort(haveRef bool) {
+	if c.uarg == nil {
+		return
+	}
+	c.uarg.PutAbort(c.holder, haveRef)
+	c.idTaken = false
+}
+
+// result builds the SendResult of a call that accepted n bytes or failed
+// with err. A call whose append succeeded keeps its id even if a later
+// step fails (udp_send_skb frees the skb, and its uarg notifies).
+func (c *call) result(n int, err kernel.Errno) sock.SendResult {
+	r := sock.SendResult{N: n, Err: err, Outcome: c.outcome}
+	if err != 0 {
+		r.N = -1
+	}
+	if c.idTaken {
+		r.ZC, r.ID, r.Uarg, r.Copied = true, c.id, c.uarg, c.copied
+	}
+	return r
+}
+
+// allocSendSkb models sock_alloc_send_skb(sk, size, noblock): the pending
+// socket error first (sock_error, returned once), then the send-buffer
+// check sk_wmem_alloc < sk_sndbuf (EAGAIN when it cannot wait), then the
+// allocation (fault site alloc_skb: ENOBUFS).
+func (u *Sock) allocSendSkb(linear int, flags kernel.MsgFlags) (*skb.Buff, kernel.Errno) {
+	for waits := 0; ; waits++ {
+		if e := u.skErr; e != 0 {
+			u.skErr = 0
+			return nil, e
+		}
+		if u.Sk.WmemAlloc < u.Sk.Sndbuf {
+			break
+		}
+		if flags&kernel.MSG_DONTWAIT != 0 || u.Wait == nil || waits == maxWaits || !u.Wait() {
+			return nil, kernel.EAGAIN
+		}
+	}
+	if u.host().Fail(kernel.FaultAllocSkb) {
+		return nil, kernel.ENOBUFS
+	}
+	return skb.Alloc(u.host(), linear), 0
+}
+
+// allocSkb models the alloc_skb of later fragments in __ip_append_data:
+// refused with ENOBUFS past twice the send buffer, or when the allocation
+// fails.
+func (u *Sock) allocSkb(linear int) (*skb.Buff, kernel.Errno) {
+	if u.Sk.WmemAlloc > 2*u.Sk.Sndbuf || u.host().Fail(kernel.FaultAllocSkb) {
+		return nil, kernel.ENOBUFS
+	}
+	return skb.Alloc(u.host(), linear), 0
+}
+
+// dontwait adds MSG_DONTWAIT for a non-blocking socket, as __sys_sendmsg
+// does for O_NONBLOCK files.
+func (u *Sock) dontwait(flags kernel.MsgFlags) kernel.MsgFlags {
+	if u.Sk.Type&kernel.SOCK_NONBLOCK != 0 {
+		flags |= kernel.MSG_DONTWAIT
+	}
+	return flags
+}
