@@ -194,10 +194,12 @@ func (s *SendCall) append(seg *Segment, n int) (added int, newSeg bool) {
 	before := b.Truesize
 	switch {
 	case b.Tailroom() > 0:
-		// skb_add_data_nocache into the linear area (kernels before v4.18).
+		// skb_add_data_nocache into the linear area (kernels before v4.18):
+		// zerocopy payload copied here is a copy no notification reports.
 		added = min(n, b.Tailroom())
 		b.AppendLinear(added)
 		s.it.Advance(added)
+		s.res.Copied = s.res.Copied || s.uarg != nil
 	case !s.zc:
 		c.pfrag.refill(c.host())
 		if !b.CanCoalesce(c.pfrag.page, c.pfrag.off) && len(b.Shinfo().Frags) >= kernel.MaxSkbFrags {
