@@ -45,6 +45,9 @@ const (
 	FaultAllocSkb = "alloc_skb"
 )
 
+// FaultSites lists every fault site the model consults, in name order.
+func FaultSites() []string { return []string{FaultAllocSkb, FaultCopyUbufs, FaultSockOmalloc} }
+
 // NewHost returns a host running profile p.
 func NewHost(p *Profile) *Host {
 	return &Host{Profile: p, live: make(map[ObjectID]*Tracked)}

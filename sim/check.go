@@ -121,8 +121,11 @@ func (r *resolver) stmt(st scenario.Stmt, bugs map[kernel.Bug]bool) {
 	case *scenario.Complete:
 		r.need(r.devices, "device", s.Device)
 	case *scenario.Fault:
+		if sites := kernel.FaultSites(); !contains(sites, s.Site.Name) {
+			r.fail(s.Site.Pos, s.Site.Name, "unknown fault site (known: %s)", strings.Join(sites, ", "))
+		}
 		if _, err := engine.ParseRule(s.Rule.Name); err != nil {
-			r.fail(s.Rule.Pos, s.Rule.Name, "bad fault rule: %v", err)
+			r.fail(s.Rule.Pos, "", "bad fault rule: %v", err)
 		}
 	case *scenario.Expect:
 		r.sock(s.Sock)

@@ -1,0 +1,56 @@
+// Package sim is zcsim's discrete-event simulator: a World that owns one
+// simulated machine — its kernel Host, its virtual clock and event queue,
+// its PRNG streams and fault sites, the users, tasks, devices and sockets
+// a scenario names — and drives it step by step, checking every invariant
+// after every step.
+//
+// # Model
+//
+// A step is either a system call (World.NewSocket, Send, Recvmsg, Close, …,
+// each recording its result) or a network event the calls scheduled: a
+// frame delivered after the link delay, an ACK, a device's TX completion,
+// a delayed-ACK or retransmission timer. Steps are numbered from 1; the
+// number is stamped on every history entry and violation, and is the
+// address of an event in a trace.
+//
+// Below the socket layer the World stands in for the kernel outside the
+// socket: dev_queue_xmit with its TX timestamps (__skb_tstamp_tx), packet
+// taps (dev_queue_xmit_nit), linearization for devices without
+// scatter-gather and software segmentation (validate_xmit_skb,
+// skb_segment); devices that hold frames until TX completion (a NIC),
+// deliver locally (loopback_xmit, then skb_orphan_frags_rx in
+// __netif_receive_skb) or hand them to user space (tun_net_xmit); links
+// with delay and seeded loss; TCP peers that acknowledge at once or with
+// the delayed-ACK timer and hold data until read; UDP receivers that
+// reassemble IP fragments.
+//
+// A TCP or UDP socket "s" gets an implicit peer "s.peer" on the far side of
+// its device. On loopback the peer is on this host and receives the
+// sender's own skbs (after their frags were copied); across a NIC or tun it
+// receives skbs the far side builds in its own memory.
+//
+// # Determinism
+//
+// The same scenario, profile and seed give the same trace, byte for byte:
+// time is an integer, events are ordered by (time, sequence), every random
+// choice comes from a named stream of the root seed (engine.Streams), and
+// no output depends on map order, pointers or the wall clock.
+//
+// # Invariants
+//
+// After every step the check.Monitor fed by the World reports every broken
+// invariant of the design guide at once: gapless ids, each id notified
+// once and only after its pages are free, no refcount misuse, conserved
+// accounting, COPIED exactly when a copy happened, user pages never on a
+// receive queue. At the end of a scenario the network settles and the
+// checks run at quiescence; then the program exits (every open socket is
+// closed), the network settles again, and nothing but user memory may be
+// left.
+//
+// # Front ends
+//
+// RunScenario runs a scenario file (package scenario) and returns its
+// Trace; other front ends (strace replay, property tests) call the same
+// World methods. Trace renders as a timeline for people or as JSON Lines,
+// whose schema is documented on the record types (SchemaVersion).
+package sim
