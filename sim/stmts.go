@@ -2,6 +2,8 @@ package sim
 
 import (
 	"fmt"
+	"strconv"
+	"strings"
 
 	"github.com/zcsim/zcsim/kernel"
 	"github.com/zcsim/zcsim/notify"
@@ -93,13 +95,24 @@ func device(s *scenario.Device) *Device {
 	d.MTU = int(optNum(s.Options, "mtu", uint64(d.MTU)))
 	d.Delay = engine.Duration(optNum(s.Options, "delay", uint64(d.Delay)))
 	if o, ok := s.Options.Lookup("loss"); ok {
-		d.LossPPM = uint32(o.Value.N)
+		d.LossPPM = lossPPM(o.Value.Text)
 	}
 	if o, ok := s.Options.Lookup("txcomplete"); ok {
 		d.ManualTx = o.Value.Text == "manual"
 		d.TxComplete = engine.Duration(o.Value.N)
 	}
 	return d
+}
+
+// lossPPM converts a probability the parser accepted ("0", "1", "0.25") to
+// parts per million, ignoring digits beyond the sixth.
+func lossPPM(p string) uint32 {
+	whole, frac, _ := strings.Cut(p, ".")
+	if whole == "1" {
+		return 1_000_000
+	}
+	n, _ := strconv.ParseUint((frac + "000000")[:6], 10, 32)
+	return uint32(n)
 }
 
 func (in *interp) socket(c Call, s *scenario.Socket) Result {

@@ -111,29 +111,24 @@ func (w *World) AddTask(name string, u *ubuf.User, memlock uint64, capIPCLock bo
 
 // Task returns the named task, or nil.
 func (w *World) Task(name string) *Task {
-	for _, t := range w.tasks {
-		if t.Name == name {
-			return t
-		}
-	}
-	return nil
+	return named(w.tasks, name, func(t *Task) string { return t.Name })
 }
 
 // Device returns the named device, or nil.
 func (w *World) Device(name string) *Device {
-	for _, d := range w.devices {
-		if d.Name == name {
-			return d
-		}
-	}
-	return nil
+	return named(w.devices, name, func(d *Device) string { return d.Name })
 }
 
 // Socket returns the named socket ("s", or "s.peer"), or nil.
 func (w *World) Socket(name string) *Socket {
-	for _, s := range w.sockets {
-		if s.Name == name {
-			return s
+	return named(w.sockets, name, func(s *Socket) string { return s.Name })
+}
+
+// named returns the element of list called name, or nil.
+func named[T any](list []*T, name string, nameOf func(*T) string) *T {
+	for _, x := range list {
+		if nameOf(x) == name {
+			return x
 		}
 	}
 	return nil

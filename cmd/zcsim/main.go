@@ -6,6 +6,7 @@
 package main
 
 import (
+	"fmt"
 	"io"
 	"os"
 )
@@ -22,12 +23,34 @@ const (
 // run executes the command line args, writing data to stdout and
 // diagnostics to stderr, and returns the exit status.
 func run(args []string, stdout, stderr io.Writer) int {
-	root := newRoot(stdout, stderr)
+	diag := &countingWriter{w: stderr}
+	root := newRoot(stdout, diag)
+	if len(args) == 0 {
+		root.SetOut(diag)
+		root.Usage()
+		return exitUsage
+	}
 	root.SetArgs(args)
 	status := exitOK
 	root.SetContext(withStatus(&status))
 	if err := root.Execute(); err != nil {
+		if diag.n == 0 { // an argument error cobra did not print
+			fmt.Fprintf(diag, "zcsim: %v\n", err)
+		}
 		return exitUsage
 	}
 	return status
+}
+
+// countingWriter counts what it writes, so run knows whether an error was
+// already reported.
+type countingWriter struct {
+	w io.Writer
+	n int
+}
+
+func (c *countingWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n += n
+	return n, err
 }
