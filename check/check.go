@@ -50,8 +50,8 @@ type world struct {
 
 func walk(h *kernel.Host) *world {
 	w := &world{uargsOf: make(map[ubuf.Socket][]*ubuf.Info)}
-	for _, id := range h.Live() {
-		switch o := h.Object(id).Self().(type) {
+	h.LiveObjects(func(t *kernel.Tracked) {
+		switch o := t.Self().(type) {
 		case *sock.Sock:
 			w.socks = append(w.socks, o)
 		case *ubuf.Info:
@@ -66,7 +66,7 @@ func walk(h *kernel.Host) *world {
 		case *mm.Page:
 			w.pages = append(w.pages, o)
 		}
-	}
+	})
 	return w
 }
 

@@ -1,9 +1,6 @@
 package kernel
 
-import (
-	"fmt"
-	"sort"
-)
+import "fmt"
 
 // Host is one simulated machine's kernel-wide state: the profile it runs,
 // the fault sites that may make an allocation fail, the registry of live
@@ -25,8 +22,12 @@ type Host struct {
 	// simulator's timeline of which objects an event touched.
 	Trace func(id ObjectID, text string)
 
-	serial     uint64
-	live       map[ObjectID]*Tracked
+	serial uint64
+	// live holds the tracked objects in creation order; freed ones are
+	// dropped lazily, when they make up half of it.
+	live       []*Tracked
+	freed      int
+	byID       map[ObjectID]*Tracked
 	violations []Violation
 }
 
@@ -43,14 +44,20 @@ const (
 	FaultCopyUbufs = "skb_copy_ubufs"
 	// FaultAllocSkb fails alloc_skb in a send path.
 	FaultAllocSkb = "alloc_skb"
+	// FaultTunGetUser fails tun_get_user after it attached a vhost
+	// sender's ubuf to the skb (the tun device is down: EIO); the skb is
+	// freed, which completes the ubuf.
+	FaultTunGetUser = "tun_get_user"
 )
 
 // FaultSites lists every fault site the model consults, in name order.
-func FaultSites() []string { return []string{FaultAllocSkb, FaultCopyUbufs, FaultSockOmalloc} }
+func FaultSites() []string {
+	return []string{FaultAllocSkb, FaultCopyUbufs, FaultSockOmalloc, FaultTunGetUser}
+}
 
 // NewHost returns a host running profile p.
 func NewHost(p *Profile) *Host {
-	return &Host{Profile: p, live: make(map[ObjectID]*Tracked)}
+	return &Host{Profile: p, byID: make(map[ObjectID]*Tracked)}
 }
 
 // Fail reports whether the allocation at site fails this time.
@@ -94,7 +101,8 @@ type Tracked struct {
 func (h *Host) Track(t *Tracked, kind string, self any) *Tracked {
 	h.serial++
 	*t = Tracked{host: h, self: self, id: ObjectID{kind, h.serial}}
-	h.live[t.id] = t
+	h.live = append(h.live, t)
+	h.byID[t.id] = t
 	return t
 }
 
@@ -148,7 +156,23 @@ func (t *Tracked) Free() {
 	}
 	t.Note("freed")
 	t.freed = true
-	delete(t.host.live, t.id)
+	h := t.host
+	delete(h.byID, t.id)
+	if h.freed++; h.freed > len(h.live)/2 {
+		h.compact()
+	}
+}
+
+// compact drops freed objects from the creation-ordered list.
+func (h *Host) compact() {
+	keep := h.live[:0]
+	for _, t := range h.live {
+		if !t.freed {
+			keep = append(keep, t)
+		}
+	}
+	clear(h.live[len(keep):])
+	h.live, h.freed = keep, 0
 }
 
 // CheckLive reports a use-after-free violation if the object was freed and
@@ -185,19 +209,29 @@ func (h *Host) TakeViolations() []Violation {
 	return v
 }
 
-// Live returns the ids of the objects not yet freed, sorted by serial (that
-// is, by creation order).
+// Live returns the ids of the objects not yet freed, in creation order.
 func (h *Host) Live() []ObjectID {
-	ids := make([]ObjectID, 0, len(h.live))
-	for id := range h.live {
-		ids = append(ids, id)
+	ids := make([]ObjectID, 0, len(h.byID))
+	for _, t := range h.live {
+		if !t.freed {
+			ids = append(ids, t.id)
+		}
 	}
-	sort.Slice(ids, func(i, j int) bool { return ids[i].Serial < ids[j].Serial })
 	return ids
 }
 
+// LiveObjects calls fn for each object not yet freed, in creation order.
+// fn must not create or free objects.
+func (h *Host) LiveObjects(fn func(*Tracked)) {
+	for _, t := range h.live {
+		if !t.freed {
+			fn(t)
+		}
+	}
+}
+
 // Object returns the tracked record of a live object, or nil.
-func (h *Host) Object(id ObjectID) *Tracked { return h.live[id] }
+func (h *Host) Object(id ObjectID) *Tracked { return h.byID[id] }
 
 // Rule numbers the invariants of the design guide.
 type Rule uint8

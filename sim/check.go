@@ -62,6 +62,73 @@ var sysctls = map[string]int{
 var expectKeys = []string{"zckey", "zerocopy", "optmem", "wmem", "wmem_queued", "rmem",
 	"errqueue", "locked_vm", "sndbuf", "rcvbuf", "refcnt", "state", "unsent", "unacked", "queued"}
 
+// Bounds on the sizes a scenario may ask for: what the kernel itself
+// accepts or what a simulation can afford.
+const (
+	maxCallBytes = 256 << 20 // one call's payload
+	maxIovecs    = 1024      // UIO_MAXIOV
+	minMTU       = 1280      // IPV6_MIN_MTU, so that both families fit
+	maxMTU       = 65536     // the loopback MTU
+	maxID        = 1<<32 - 1 // sk_zckey is 32 bits
+	maxBuf       = 1<<31 - 1 // INT_MAX, for buffer sizes and limits
+)
+
+// bound reports a value outside [lo, hi].
+func (r *resolver) bound(v scenario.Value, what string, lo, hi uint64) {
+	if v.Kind != scenario.ValueNone && (v.N < lo || v.N > hi) {
+		r.fail(v.Pos, v.Text, "%s must be between %d and %d", what, lo, hi)
+	}
+}
+
+// sizes checks the sizes a statement carries.
+func (r *resolver) sizes(st scenario.Stmt) {
+	switch s := st.(type) {
+	case *scenario.Send:
+		r.bound(s.Len, "a send's length", 0, maxCallBytes)
+	case *scenario.Sendto:
+		r.bound(s.Len, "a send's length", 0, maxCallBytes)
+	case *scenario.Sendmsg:
+		r.iovec(s.Iov, s.Pos())
+	case *scenario.Sendmmsg:
+		for _, m := range s.Msgs {
+			r.iovec(m, s.Pos())
+		}
+	case *scenario.Recv:
+		r.bound(s.Len, "a read's length", 0, maxCallBytes)
+	case *scenario.Zckey:
+		r.bound(s.Value, "sk_zckey", 0, maxID)
+	case *scenario.Device:
+		if o, ok := s.Options.Lookup("mtu"); ok {
+			r.bound(o.Value, "mtu", minMTU, maxMTU)
+		}
+	case *scenario.Socket:
+		if o, ok := s.Options.Lookup("peer_rcvbuf"); ok {
+			r.bound(o.Value, "peer_rcvbuf", 1, maxBuf)
+		}
+	case *scenario.Sysctl:
+		for _, v := range s.Values {
+			r.bound(v, "a sysctl value", 0, maxBuf)
+		}
+	case *scenario.Setsockopt:
+		r.bound(s.Value, "an option value", 0, maxBuf)
+	}
+}
+
+// iovec checks an iovec array: at most UIO_MAXIOV entries and a bounded
+// total.
+func (r *resolver) iovec(iov []scenario.Value, pos scenario.Pos) {
+	total := uint64(0)
+	for _, v := range iov {
+		total += min(v.N, maxCallBytes+1)
+	}
+	switch {
+	case len(iov) > maxIovecs:
+		r.fail(pos, "", "at most %d iovecs (UIO_MAXIOV)", maxIovecs)
+	case total > maxCallBytes:
+		r.fail(pos, "", "a call's payload must be at most %d bytes", maxCallBytes)
+	}
+}
+
 // stmt checks one statement and records the names it defines.
 func (r *resolver) stmt(st scenario.Stmt, bugs map[kernel.Bug]bool) {
 	switch s := st.(type) {
@@ -77,6 +144,7 @@ func (r *resolver) stmt(st scenario.Stmt, bugs map[kernel.Bug]bool) {
 		return
 	}
 	r.started = true
+	r.sizes(st)
 	switch s := st.(type) {
 	case *scenario.Sysctl:
 		want, ok := sysctls[s.Key.Name]
@@ -119,6 +187,10 @@ func (r *resolver) stmt(st scenario.Stmt, bugs map[kernel.Bug]bool) {
 	case *scenario.Capset:
 		r.need(r.tasks, "task", s.Task)
 	case *scenario.Complete:
+		r.need(r.devices, "device", s.Device)
+	case *scenario.Txerror:
+		r.need(r.devices, "device", s.Device)
+	case *scenario.VhostSend:
 		r.need(r.devices, "device", s.Device)
 	case *scenario.Fault:
 		if sites := kernel.FaultSites(); !contains(sites, s.Site.Name) {
@@ -177,6 +249,8 @@ func sockOf(st scenario.Stmt) (scenario.Sock, bool) {
 	case *scenario.Drop:
 		return s.Sock, true
 	case *scenario.Zckey:
+		return s.Sock, true
+	case *scenario.Expect:
 		return s.Sock, true
 	}
 	return scenario.Sock{}, false

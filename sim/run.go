@@ -18,6 +18,9 @@ type Options struct {
 	Seed uint64
 	// Bugs are switched on in addition to the scenario's bug statements.
 	Bugs []kernel.Bug
+	// Off are switched off after that, even where the profile or a bug
+	// statement has them on (linux-4.14 carries B18, kernel.BugTCPLinear).
+	Off []kernel.Bug
 }
 
 // RunScenario parses and runs one scenario. Input errors — syntax, an
@@ -78,12 +81,15 @@ func setup(stmts []scenario.Stmt, opts Options) (*kernel.Profile, error) {
 		return nil, scenario.ErrorList{{Pos: pos, Msg: err.Error(), Near: name}}
 	}
 	for _, b := range opts.Bugs {
-		p.Bugs[b] = true
+		p.Switch(b, true)
 	}
 	for _, st := range stmts {
 		if s, ok := st.(*scenario.Bug); ok {
-			p.Bugs[kernel.Bug(s.Name.Name)] = true
+			p.Switch(kernel.Bug(s.Name.Name), true)
 		}
+	}
+	for _, b := range opts.Off {
+		p.Switch(b, false)
 	}
 	return p, nil
 }
@@ -107,6 +113,12 @@ func (in *interp) exec(st scenario.Stmt) {
 	c := in.call(st)
 	var r Result
 	checked := true
+	if ss, ok := sockOf(st); ok && in.sock(ss) == nil {
+		// The socket call that should have made it failed: as for an fd
+		// of -1, every call on it fails with EBADF.
+		in.noSocket(c, st, ss)
+		return
+	}
 	switch s := st.(type) {
 	case *scenario.Comment, *scenario.Profile, *scenario.Bug:
 		return
@@ -127,7 +139,7 @@ func (in *interp) exec(st scenario.Stmt) {
 		w.control(c, "task", c.Text, func() { in.task(s) })
 		return
 	case *scenario.Device:
-		w.control(c, "device", c.Text, func() { w.AddDevice(device(s)) })
+		w.control(c, "device", c.Text, func() { w.AddDevice(device(s, w.Profile())) })
 		return
 	case *scenario.Tap:
 		w.control(c, "tap", c.Text, func() {
@@ -165,6 +177,8 @@ func (in *interp) exec(st scenario.Stmt) {
 		r = w.Recvmsg(c, in.sock(s.Sock), 1<<16, msgFlags(s.Flags))
 	case *scenario.Recv:
 		r = w.Recv(c, in.sock(s.Sock), int(s.Len.N), msgFlags(s.Flags))
+	case *scenario.VhostSend:
+		r = w.VhostSend(c, w.Device(s.Device.Name), int(s.Len.N), int(optNum(s.Options, "gso_size", 0)))
 	case *scenario.Setrlimit:
 		limit := s.Limit.N
 		if s.Limit.Kind == scenario.ValueWord {
@@ -183,6 +197,23 @@ func (in *interp) exec(st scenario.Stmt) {
 		in.mismatch(st, "the call to return", "it blocks forever: nothing left in the network will wake it")
 	}
 	if want := st.Expectation(); checked && !want.IsZero() {
+		if got, match := compare(want, r); !match {
+			in.mismatch(st, want.String(), got)
+		}
+	}
+}
+
+// noSocket runs a statement on a socket whose socket(2) failed: a system
+// call gets EBADF, anything else cannot be done.
+func (in *interp) noSocket(c Call, st scenario.Stmt, ss scenario.Sock) {
+	switch st.(type) {
+	case *scenario.Hold, *scenario.Release, *scenario.Drop, *scenario.Zckey, *scenario.Expect:
+		in.w.control(c, "control", c.Text, nil)
+		in.mismatch(st, "socket "+ss.String()+" to exist", "its socket(2) call failed")
+		return
+	}
+	r := in.w.syscall(c, "badf", nil, func() Result { return fail(kernel.EBADF) })
+	if want := st.Expectation(); !want.IsZero() {
 		if got, match := compare(want, r); !match {
 			in.mismatch(st, want.String(), got)
 		}
@@ -216,6 +247,8 @@ func (in *interp) network(c Call, st scenario.Stmt) {
 		})
 	case *scenario.Complete:
 		w.control(c, "complete", c.Text, func() { w.Complete(w.Device(s.Device.Name), int(s.Count.N)) })
+	case *scenario.Txerror:
+		w.control(c, "txerror", c.Text, func() { w.TxError(w.Device(s.Device.Name), int(s.Count.N)) })
 	case *scenario.Fault:
 		rule, _ := engine.ParseRule(s.Rule.Name)
 		w.control(c, "fault", c.Text, func() { w.Faults.Arm(s.Site.Name, rule) })

@@ -1,0 +1,38 @@
+package sim
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// FuzzRunScenario runs arbitrary scenario text: whatever the input, the
+// simulator either reports input errors or runs it to the end and renders
+// its trace, and never panics.
+func FuzzRunScenario(f *testing.F) {
+	files, _ := filepath.Glob(filepath.Join("..", "examples", "*.zcs"))
+	for _, name := range files {
+		src, err := os.ReadFile(name)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(src)
+	}
+	f.Fuzz(func(t *testing.T, src []byte) {
+		trace, err := RunScenario("fuzz.zcs", src, Options{Seed: 1})
+		if err != nil {
+			if trace != nil {
+				t.Fatalf("both a trace and an error: %v", err)
+			}
+			return
+		}
+		var out bytes.Buffer
+		if err := trace.WriteText(&out, true); err != nil {
+			t.Fatal(err)
+		}
+		if err := trace.WriteJSON(&out); err != nil {
+			t.Fatal(err)
+		}
+	})
+}
