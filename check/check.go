@@ -485,12 +485,15 @@ func coveredByLive(uargs []*ubuf.Info, id uint32) bool {
 }
 
 // roots returns the skbs that may legitimately live at quiescence: those
-// on the error queues, on the protocols' queues and on receive queues.
+// on the error queues of open sockets, on the protocols' queues and on
+// receive queues. A closed socket's error queue is no root: what only it
+// keeps alive keeps the socket alive in turn, a cycle only sk_destruct
+// could break (the leak of bug B14).
 func (m *Monitor) roots(w *world) []*skb.Buff {
 	var roots []*skb.Buff
 	for _, sk := range w.socks {
 		for _, r := range sk.ErrQueue.Records() {
-			if r.Skb != nil {
+			if r.Skb != nil && !sk.Dead() {
 				roots = append(roots, r.Skb)
 			}
 		}

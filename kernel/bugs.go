@@ -66,14 +66,46 @@ const (
 	// a clone or an orphaned skb kept referencing ring frames after the
 	// destructor had handed them back to the user.
 	BugRingNoCopy Bug = "packet-ring-no-copy"
+	// BugTCPLinear (B18, fixed by "tcp: place all zerocopy payload in
+	// frags" in v4.18): tcp_sendmsg copied the first bytes of a zerocopy
+	// send into the linear area of a new skb, a copy no reference drop
+	// reports, so a small send over loopback was notified without COPIED.
+	// Unlike the other switches this one is a knob: switching it sets
+	// Profile.TCPLinear (see Switch), and linux-4.14 and rfc-v2 have it on.
+	BugTCPLinear Bug = "tcp-linear"
 )
+
+// TCPLinearPre418 is the linear area tcp_sendmsg gave a new skb on a GSO
+// route before v4.18: SKB_WITH_OVERHEAD(2048 - MAX_TCP_HEADER) on x86-64.
+const TCPLinearPre418 = 1408
+
+// Switch switches bug b on or off in the profile. For most bugs that only
+// sets Bugs[b]; a bug that is a knob's historical value also sets the
+// knob: BugTCPLinear sets TCPLinear to TCPLinearPre418 when on and to 0
+// when off. Switch is the one way a front end should change a bug.
+func (p *Profile) Switch(b Bug, on bool) {
+	if p.Bugs == nil {
+		p.Bugs = BugSet{}
+	}
+	if on {
+		p.Bugs[b] = true
+	} else {
+		delete(p.Bugs, b)
+	}
+	if b == BugTCPLinear {
+		p.TCPLinear = 0
+		if on {
+			p.TCPLinear = TCPLinearPre418
+		}
+	}
+}
 
 // KnownBugs lists every bug switch the model implements, in name order.
 func KnownBugs() []Bug {
 	return []Bug{
 		BugAbortGap, BugCopiedAfterOverwrite, BugCopyUbufsNoFrags, BugCopyUbufsOrder0,
 		BugID16, BugLegacyDoublePut, BugMemlockPerProcess, BugNoSockRef, BugNotifyWmem,
-		BugReallocFails, BugRingNoCopy, BugSegmentStaleFrags, BugTstampLeak, BugTxErrorClone,
-		BugUDPAppendRefcnt, BugUDPMoreRefcnt,
+		BugReallocFails, BugRingNoCopy, BugSegmentStaleFrags, BugTCPLinear, BugTstampLeak,
+		BugTxErrorClone, BugUDPAppendRefcnt, BugUDPMoreRefcnt,
 	}
 }

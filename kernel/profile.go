@@ -139,7 +139,9 @@ type Profile struct {
 	// payload copied there is not a frag, so it is never reported COPIED
 	// (bug B18). 0 since "tcp: place all zerocopy payload in frags"
 	// (v4.18); before, select_size gave SKB_WITH_OVERHEAD(2048 -
-	// MAX_TCP_HEADER) on a GSO route.
+	// MAX_TCP_HEADER) on a GSO route (TCPLinearPre418). This knob is bug
+	// B18 itself: Switch(BugTCPLinear, on) sets it, and a profile has the
+	// bug switched on exactly when it is not 0.
 	TCPLinear int
 	// TCPZerocopyStateCheck: MSG_ZEROCOPY on a TCP socket that is not
 	// ESTABLISHED fails with EINVAL before any uarg is allocated (v4.14 to
@@ -150,6 +152,24 @@ type Profile struct {
 	// TCPZerocopyCloseWait: that check lets CLOSE_WAIT through
 	// (13d7f46386e0, after v4.14).
 	TCPZerocopyCloseWait bool
+
+	// DgramZerocopyPagedOnly: a datagram send takes a uarg only when its
+	// payload can go into frags (scatter-gather and, for UDP, a
+	// CHECKSUM_PARTIAL skb), and that payload is then always zerocopy, on
+	// corked appends too: the RFC's sock_can_zerocopy rule. The merged UDP
+	// support (b5947e5d1e71, v5.0) always takes the uarg and, when it cannot
+	// use frags, copies with the uarg attached so that the notification
+	// says COPIED.
+	DgramZerocopyPagedOnly bool
+	// UDPSegment: the UDP_SEGMENT socket option (UDP GSO) exists; added in
+	// v4.18 (bec1f6f69736 "udp: generate gso with UDP_SEGMENT"). Without it
+	// setsockopt(UDP_SEGMENT) fails with ENOPROTOOPT.
+	UDPSegment bool
+	// GSOMaxSize is the largest gso_max_size a device may be given, and so
+	// the largest skb TCP builds: GSO_MAX_SIZE, 65536 until v5.19, 512 KiB
+	// since "net: allow gso_max_size to exceed 65536" (7c4e983c4f3c, BIG
+	// TCP). A device asking for more gets this.
+	GSOMaxSize int
 
 	// Bugs are the historical bugs switched on in this profile.
 	Bugs BugSet
@@ -216,7 +236,11 @@ var profiles = []Profile{
 		OmallocEstimate: 576,
 		MemlockDefault:  64 << 10,
 		NotifyMergeEnd:  QueueHead,
-		TCPLinear:       1408,
+		TCPLinear:       TCPLinearPre418,
+
+		DgramZerocopyPagedOnly: true,
+		GSOMaxSize:             65536,
+		Bugs:                   BugSet{BugTCPLinear: true},
 	},
 	{
 		Name:                  "linux-4.14",
@@ -232,8 +256,10 @@ var profiles = []Profile{
 		OmallocEstimate:       576,
 		MemlockDefault:        64 << 10,
 		NotifyMergeEnd:        QueueTail,
-		TCPLinear:             1408,
+		TCPLinear:             TCPLinearPre418,
 		TCPZerocopyStateCheck: true,
+		GSOMaxSize:            65536,
+		Bugs:                  BugSet{BugTCPLinear: true},
 	},
 	{
 		Name:                  "linux-5.0",
@@ -251,6 +277,8 @@ var profiles = []Profile{
 		NotifyMergeEnd:        QueueTail,
 		TCPZerocopyStateCheck: true,
 		TCPZerocopyCloseWait:  true,
+		UDPSegment:            true,
+		GSOMaxSize:            65536,
 	},
 	{
 		Name:                  "linux-6.18",
@@ -268,6 +296,8 @@ var profiles = []Profile{
 		NotifyMergeEnd:        QueueTail,
 		CopyUbufsHighOrder:    true,
 		PureZerocopy:          true,
+		UDPSegment:            true,
+		GSOMaxSize:            512 << 10,
 	},
 }
 

@@ -1,6 +1,7 @@
 package kernel_test
 
 import (
+	"reflect"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -58,7 +59,13 @@ func TestProfileKnobs(t *testing.T) {
 		}
 		require.Equal(t, uint32(1<<19), p.UargByteLimit, p.Name)
 		require.Equal(t, uint16(65534), p.UargLenLimit, p.Name)
-		require.Empty(t, p.Bugs.Sorted(), p.Name)
+		// The one bug a profile carries is the knob-bug B18, exactly where
+		// its knob says so.
+		if p.TCPLinear > 0 {
+			require.Equal(t, []kernel.Bug{kernel.BugTCPLinear}, p.Bugs.Sorted(), p.Name)
+		} else {
+			require.Empty(t, p.Bugs.Sorted(), p.Name)
+		}
 		require.NotEmpty(t, p.Describe, p.Name)
 	}
 	require.Equal(t, []string{"rfc-v2", "linux-4.14", "linux-5.0", "linux-6.18"}, names)
@@ -115,4 +122,90 @@ func TestAccepts(t *testing.T) {
 	rfc, _ := kernel.Lookup("rfc-v2")
 	require.True(t, rfc.Accepts(kernel.ClassPacket))
 	require.False(t, rfc.Accepts(kernel.ClassRDS))
+}
+
+func TestVersionKnobs(t *testing.T) {
+	type v struct {
+		TCPLinear      int
+		PagedOnly, Seg bool
+		GSOMaxSize     int
+	}
+	want := map[string]v{
+		"rfc-v2":     {kernel.TCPLinearPre418, true, false, 65536},
+		"linux-4.14": {kernel.TCPLinearPre418, false, false, 65536},
+		"linux-5.0":  {0, false, true, 65536},
+		"linux-6.18": {0, false, true, 512 << 10},
+	}
+	for _, p := range kernel.Profiles() {
+		got := v{p.TCPLinear, p.DgramZerocopyPagedOnly, p.UDPSegment, p.GSOMaxSize}
+		if d := cmp.Diff(want[p.Name], got); d != "" {
+			t.Errorf("%s (-want +got):\n%s", p.Name, d)
+		}
+	}
+}
+
+func TestSwitch(t *testing.T) {
+	p, _ := kernel.Lookup("linux-6.18")
+	p.Switch(kernel.BugTCPLinear, true)
+	require.Equal(t, kernel.TCPLinearPre418, p.TCPLinear)
+	require.True(t, p.Bugs.Has(kernel.BugTCPLinear))
+	p.Switch(kernel.BugUDPMoreRefcnt, true)
+	require.Equal(t, []kernel.Bug{kernel.BugTCPLinear, kernel.BugUDPMoreRefcnt}, p.Bugs.Sorted())
+
+	old, _ := kernel.Lookup("linux-4.14")
+	old.Switch(kernel.BugTCPLinear, false)
+	require.Zero(t, old.TCPLinear, "4.14 with B18 fixed puts all zerocopy payload in frags")
+	require.Empty(t, old.Bugs.Sorted())
+
+	var zero kernel.Profile
+	zero.Switch(kernel.BugID16, true)
+	require.True(t, zero.Bugs.Has(kernel.BugID16))
+}
+
+// Every field of Profile but its name and description is a documented
+// knob, listed in declaration order.
+func TestKnobsDocumentEveryField(t *testing.T) {
+	var names []string
+	typ := reflect.TypeFor[kernel.Profile]()
+	for i := range typ.NumField() {
+		if n := typ.Field(i).Name; n != "Name" && n != "Describe" {
+			names = append(names, n)
+		}
+	}
+	var got []string
+	for _, k := range kernel.Knobs() {
+		got = append(got, k.Name)
+		require.NotEmpty(t, k.Doc, k.Name)
+	}
+	require.Equal(t, names, got)
+	p, _ := kernel.Lookup("linux-6.18")
+	for _, n := range names {
+		_, ok := p.KnobValue(n)
+		require.True(t, ok, n)
+	}
+	_, ok := p.KnobValue("Name")
+	require.False(t, ok)
+	_, ok = p.KnobValue("NoSuchKnob")
+	require.False(t, ok)
+}
+
+func TestDiff(t *testing.T) {
+	a, _ := kernel.Lookup("linux-5.0")
+	b, _ := kernel.Lookup("linux-6.18")
+	var got []string
+	for _, d := range kernel.Diff(a, b) {
+		got = append(got, d.Name+": "+d.A+" -> "+d.B)
+	}
+	require.Equal(t, []string{
+		"OptRefusal: ENOTSUPP -> EOPNOTSUPP",
+		"OptmemMax: 20480 -> 131072",
+		"OmallocTruesize: 768 -> 832",
+		"MemlockDefault: 65536 -> 8388608",
+		"CopyUbufsHighOrder: false -> true",
+		"PureZerocopy: false -> true",
+		"TCPZerocopyStateCheck: true -> false",
+		"TCPZerocopyCloseWait: true -> false",
+		"GSOMaxSize: 65536 -> 524288",
+	}, got)
+	require.Empty(t, kernel.Diff(b, b))
 }

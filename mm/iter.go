@@ -1,7 +1,5 @@
 package mm
 
-import "github.com/zcsim/zcsim/kernel"
-
 // Iovec is one struct iovec: Len bytes of a user Buffer from offset Off.
 type Iovec struct {
 	Buf *Buffer
@@ -51,12 +49,13 @@ func (it *Iter) Peek(max int) (c Chunk, ok bool) {
 	}
 	v := it.iov[it.i]
 	pos := v.Off + it.off
-	if pos < 0 || pos/kernel.PageSize >= len(v.Buf.Pages) {
+	psize := v.Buf.PageSize()
+	if pos < 0 || pos/psize >= len(v.Buf.Pages) {
 		return Chunk{}, false
 	}
-	inPage := pos % kernel.PageSize
-	n := min(kernel.PageSize-inPage, v.Len-it.off, max)
-	return Chunk{Page: v.Buf.Pages[pos/kernel.PageSize], Off: inPage, Len: n, NewIovec: it.off == 0}, true
+	inPage := pos % psize
+	n := min(psize-inPage, v.Len-it.off, max)
+	return Chunk{Page: v.Buf.Pages[pos/psize], Off: inPage, Len: n, NewIovec: it.off == 0}, true
 }
 
 // Advance consumes n bytes (iov_iter_advance).

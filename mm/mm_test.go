@@ -180,3 +180,24 @@ func ExampleIter() {
 	// upage#2 off 0 len 2904
 	// in flight: 2
 }
+
+// A huge-page buffer yields one chunk per compound page, however large.
+func TestHugeBufferChunks(t *testing.T) {
+	h := host(t)
+	b := mm.NewHugeBuffer(h, 3<<20, 9) // two 2 MiB pages
+	require.Len(t, b.Pages, 2)
+	require.Equal(t, 2<<20, b.PageSize())
+	require.Equal(t, 4<<20, b.Len())
+	require.Equal(t, 9, b.Pages[0].Order)
+	require.True(t, b.Pages[0].User)
+	it := mm.NewIter(mm.Iovec{Buf: b, Off: 4096, Len: 3 << 20})
+	want := []chunk{
+		{"upage#1", 4096, 2<<20 - 4096, true},
+		{"upage#2", 0, 1<<20 + 4096, false},
+	}
+	if d := cmp.Diff(want, drain(it, 1<<30)); d != "" {
+		t.Errorf("chunks (-want +got):\n%s", d)
+	}
+	_, ok := mm.NewIter(mm.Iovec{Buf: b, Off: 4 << 20, Len: 1}).Peek(1)
+	require.False(t, ok, "past the mapping: EFAULT")
+}

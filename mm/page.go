@@ -88,9 +88,11 @@ func (p *Page) Put() {
 }
 
 // Buffer is a region of user memory, as a process passes it to send: whole
-// pages, each held by the process's mapping.
+// pages, each held by the process's mapping. The pages are base pages, or
+// with Order > 0 compound (huge) pages of PAGE_SIZE << Order bytes each.
 type Buffer struct {
 	Pages []*Page
+	Order int
 }
 
 // NewBuffer maps size bytes of user memory starting at a page boundary.
@@ -105,8 +107,29 @@ func NewBuffer(h *kernel.Host, size int) *Buffer {
 	return b
 }
 
+// NewHugeBuffer maps size bytes of user memory backed by compound pages of
+// the given order, as a MAP_HUGETLB or transparent-huge-page mapping is
+// (order 9 is 2 MiB on x86-64). __zerocopy_sg_from_iter describes such
+// memory with one frag per compound page (offsets from compound_head), so
+// one skb's MAX_SKB_FRAGS frags can hold far more than 68 KiB: the skbs
+// of BIG TCP that bug B15 needed.
+func NewHugeBuffer(h *kernel.Host, size, order int) *Buffer {
+	psize := kernel.PageSize << order
+	n := (size + psize - 1) / psize
+	b := &Buffer{Pages: make([]*Page, n), Order: order}
+	for i := range b.Pages {
+		p := &Page{User: true, Order: order, refs: 1}
+		h.Track(&p.Tracked, "upage", p)
+		b.Pages[i] = p
+	}
+	return b
+}
+
+// PageSize returns the bytes each of the buffer's pages spans.
+func (b *Buffer) PageSize() int { return kernel.PageSize << b.Order }
+
 // Len returns the size of the buffer in bytes.
-func (b *Buffer) Len() int { return len(b.Pages) * kernel.PageSize }
+func (b *Buffer) Len() int { return len(b.Pages) * b.PageSize() }
 
 // InFlight returns the pages still referenced by the network stack.
 func (b *Buffer) InFlight() []*Page {

@@ -201,7 +201,12 @@ func (w *World) Setsockopt(c Call, s *Socket, opt kernel.SockOpt, val int) Resul
 	return w.syscall(c, "setsockopt", s, func() Result {
 		switch {
 		case s.tcp != nil:
-			return fail(s.tcp.Setsockopt(opt, val))
+			wasID := s.Sk.Tsflags&kernel.SOF_TIMESTAMPING_OPT_ID != 0
+			err := s.tcp.Setsockopt(opt, val)
+			if err == 0 && opt == kernel.SO_TIMESTAMPING && !wasID {
+				s.tskeyBase = s.tcp.WriteSeq() // sk_tskey = write_seq
+			}
+			return fail(err)
 		case s.dgrm != nil && s.dgrm.udp != nil:
 			return fail(s.dgrm.udp.Setsockopt(opt, val))
 		case opt.Level == kernel.SOL_SOCKET:
@@ -340,6 +345,9 @@ func (w *World) SetCapIPCLock(c Call, t *Task, on bool) Result {
 	})
 }
 
+// hugePageOrder is the order of a 2 MiB huge page on x86-64.
+const hugePageOrder = 9
+
 // Send models send(2)/sendto(2)/sendmsg(2) of iovecs with the given
 // lengths, from a fresh user buffer. A blocking TCP send that runs out of
 // send buffer waits while the network runs, as the kernel thread sleeps in
@@ -351,6 +359,9 @@ func (w *World) Send(c Call, s *Socket, lens []int, flags kernel.MsgFlags) Resul
 		total += n
 	}
 	buf := mm.NewBuffer(w.Host, max(total, 1))
+	if s.Task != nil && s.Task.HugePages {
+		buf = mm.NewHugeBuffer(w.Host, max(total, 1), hugePageOrder)
+	}
 	iov := make([]mm.Iovec, len(lens))
 	off := 0
 	for i, n := range lens {

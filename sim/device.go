@@ -44,7 +44,10 @@ type Device struct {
 	// segments them itself. With GSO and without TSO, skb_segment runs in
 	// validate_xmit_skb and every segment holds its own uarg reference.
 	GSO, TSO bool
-	MTU      int
+	// GSOMaxSize is the device's gso_max_size, the largest skb a socket
+	// builds for it: 64 KiB unless set higher for BIG TCP.
+	GSOMaxSize int
+	MTU        int
 	// Delay is the one-way link delay.
 	Delay engine.Duration
 	// LossPPM is the probability, in parts per million, that a frame is
@@ -64,8 +67,8 @@ type Device struct {
 // every offload on, a 1500-byte MTU (64 KiB on loopback), 50us of delay
 // (none on loopback) and TX completion 10us after transmission.
 func DefaultDevice(name string, k DeviceKind) *Device {
-	d := &Device{Name: name, Kind: k, SG: true, Csum: true, GSO: true, TSO: true, MTU: 1500,
-		Delay: 50 * engine.Microsecond, TxComplete: 10 * engine.Microsecond}
+	d := &Device{Name: name, Kind: k, SG: true, Csum: true, GSO: true, TSO: true, GSOMaxSize: 65536,
+		MTU: 1500, Delay: 50 * engine.Microsecond, TxComplete: 10 * engine.Microsecond}
 	if k == Loopback {
 		d.MTU, d.Delay, d.TxComplete = 65536, 0, 0
 	}
@@ -87,7 +90,7 @@ func (w *World) AddDevice(d *Device) {
 func (d *Device) route() sock.Route {
 	r := sock.Route{SG: d.SG, Csum: d.Csum, MTU: d.MTU}
 	if d.GSO || d.TSO {
-		r.GSO = 65536
+		r.GSO = d.GSOMaxSize
 	}
 	return r
 }
@@ -114,7 +117,7 @@ type frame struct {
 func (w *World) Xmit(p sock.Packet) {
 	s := w.bySock(p.From)
 	dev := s.Dev
-	w.txTimestamp(s, p.Skb)
+	w.txTimestamp(s, p)
 	for _, tap := range dev.Taps {
 		w.tapCopy(tap, p.Skb)
 	}
@@ -153,7 +156,14 @@ func (w *World) segment(p sock.Packet, mss int) []frame {
 // error queue, carrying a clone of the packet unless OPT_TSONLY. The clone
 // shares the packet's frags: since 50749f2dd685 they are copied first
 // (skb_orphan_frags_rx), so it holds no uarg reference.
-func (w *World) txTimestamp(s *Socket, b *skb.Buff) {
+//
+// The OPT_ID key counts datagrams, except on TCP where it counts bytes:
+// tcp_tx_timestamp sets tskey to the skb's last sequence number and
+// __skb_complete_tx_timestamp reports it less sk_tskey, write_seq when
+// OPT_ID was switched on (measured on Linux 6.18: 1000-byte sends give
+// keys 999, 1999, ...).
+func (w *World) txTimestamp(s *Socket, p sock.Packet) {
+	b := p.Skb
 	sk := s.Sk
 	if sk.Tsflags&kernel.SOF_TIMESTAMPING_TX_SOFTWARE == 0 {
 		return
@@ -161,6 +171,9 @@ func (w *World) txTimestamp(s *Socket, b *skb.Buff) {
 	rec := notify.Record{Origin: kernel.SO_EE_ORIGIN_TIMESTAMPING, Errno: notify.ENOMSG,
 		Info: kernel.SCM_TSTAMP_SND, Data: sk.Tskey}
 	sk.Tskey++
+	if s.tcp != nil && sk.Tsflags&kernel.SOF_TIMESTAMPING_OPT_ID != 0 {
+		rec.Data = p.EndSeq - 1 - s.tskeyBase
+	}
 	if sk.Tsflags&kernel.SOF_TIMESTAMPING_OPT_TSONLY != 0 {
 		rec.Skb = skb.Alloc(w.Host, 0)
 	} else {

@@ -52,6 +52,10 @@ type Socket struct {
 	unacked  int
 	delack   engine.Handle
 
+	// tskeyBase is sk_tskey of a TCP socket: write_seq when
+	// SOF_TIMESTAMPING_OPT_ID was switched on.
+	tskeyBase uint32
+
 	// Retransmission timer.
 	rto      engine.Handle
 	timeouts int

@@ -76,7 +76,8 @@ func (in *interp) task(s *scenario.Task) {
 		}
 	}
 	_, capLock := s.Options.Lookup("cap_ipc_lock")
-	w.AddTask(s.Name.Name, user, memlock, capLock)
+	t := w.AddTask(s.Name.Name, user, memlock, capLock)
+	_, t.HugePages = s.Options.Lookup("hugepages")
 }
 
 // namedUser pairs a scenario user name with its uid.
@@ -85,13 +86,17 @@ type namedUser struct {
 	uid  int
 }
 
-func device(s *scenario.Device) *Device {
+// device builds the device a device statement describes; a gso_max_size
+// above the profile's GSO_MAX_SIZE is clamped to it, as older kernels
+// refuse larger values.
+func device(s *scenario.Device, p *kernel.Profile) *Device {
 	kind := map[string]DeviceKind{"nic": NIC, "loopback": Loopback, "tun": Tun}[s.Kind.Name]
 	d := DefaultDevice(s.Name.Name, kind)
 	d.SG = optOn(s.Options, "sg", d.SG)
 	d.Csum = optOn(s.Options, "csum", d.Csum)
 	d.GSO = optOn(s.Options, "gso", d.GSO)
 	d.TSO = optOn(s.Options, "tso", d.TSO)
+	d.GSOMaxSize = min(int(optNum(s.Options, "gso_max_size", uint64(d.GSOMaxSize))), p.GSOMaxSize)
 	d.MTU = int(optNum(s.Options, "mtu", uint64(d.MTU)))
 	d.Delay = engine.Duration(optNum(s.Options, "delay", uint64(d.Delay)))
 	if o, ok := s.Options.Lookup("loss"); ok {

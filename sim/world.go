@@ -49,6 +49,9 @@ type World struct {
 // Task is a process: a named ubuf.Task.
 type Task struct {
 	*ubuf.Task
+	// HugePages backs the task's send buffers with 2 MiB compound pages
+	// (MAP_HUGETLB), so a TCP skb's frags can hold more than 68 KiB.
+	HugePages bool
 }
 
 // New returns an empty world running profile p with the given seed. It has
@@ -97,7 +100,7 @@ func (w *World) AddUser(uid int) *ubuf.User {
 
 // AddTask creates (or redefines) a task.
 func (w *World) AddTask(name string, u *ubuf.User, memlock uint64, capIPCLock bool) *Task {
-	t := &Task{&ubuf.Task{Name: name, User: u, Memlock: memlock, CapIPCLock: capIPCLock}}
+	t := &Task{Task: &ubuf.Task{Name: name, User: u, Memlock: memlock, CapIPCLock: capIPCLock}}
 	for i, have := range w.tasks {
 		if have.Name == name {
 			w.tasks[i] = t

@@ -161,6 +161,9 @@ func (s *Sock) Omalloc() (int, bool) {
 
 // Ofree models sock_ofree: return an Omalloc charge.
 func (s *Sock) Ofree(truesize int) {
+	if !s.CheckLive("sock_ofree") {
+		return
+	}
 	if s.Host().Profile.Bugs.Has(kernel.BugNotifyWmem) {
 		s.uncharge(&s.WmemAlloc, "sk_wmem_alloc", truesize)
 		return
@@ -263,6 +266,9 @@ func (s *Sock) Close() {
 // queue at the profile's end (__msg_zerocopy_callback); a merged
 // notification's skb is consumed at once and its optmem returned.
 func (s *Sock) QueueNotification(n ubuf.Notification) {
+	if !s.CheckLive("queueing a notification") {
+		return
+	}
 	merged := s.ErrQueue.Zerocopy(n, s.Host().Profile.NotifyMergeEnd)
 	if merged {
 		s.Ofree(n.Truesize)

@@ -70,9 +70,9 @@ func (u *Sock) refill() {
 // frags — scatter-gather, and for UDP a CHECKSUM_PARTIAL skb — and the
 // payload past MAX_HEADER is then always zerocopy, on corked appends too.
 // The merged kernels (b5947e5d1e71, v5.0) always take the uarg and copy
-// with the uarg attached instead. The RFC is the one profile without the
-// SO_ZEROCOPY opt-in, which is the knob this reads.
-func rfcAppend(p *kernel.Profile) bool { return !p.OptIn }
+// with the uarg attached instead. The knob is
+// kernel.Profile.DgramZerocopyPagedOnly.
+func rfcAppend(p *kernel.Profile) bool { return p.DgramZerocopyPagedOnly }
 
 // appendState is the local state of one __ip_append_data call.
 type appendState struct {

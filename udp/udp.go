@@ -91,7 +91,8 @@ func (u *Sock) v6() bool { return u.Sk.Family == kernel.AF_INET6 }
 //
 //   - UDP_CORK: a non-zero value corks; zero uncorks and pushes the pending
 //     datagram (udp_push_pending_frames), whose errors are not reported.
-//   - UDP_SEGMENT: the GSO size of later datagrams, 0 to 65535 (EINVAL).
+//   - UDP_SEGMENT: the GSO size of later datagrams, 0 to 65535 (EINVAL);
+//     ENOPROTOOPT where the profile predates it (kernel.Profile.UDPSegment).
 //   - IP_HDRINCL: on an IPv4 RAW socket, the payload carries the IP header
 //     (raw_send_hdrinc); ENOPROTOOPT elsewhere.
 //   - IP_RECVERR, IPV6_RECVERR: report local errors; on RAW, an ENOBUFS is
@@ -105,6 +106,9 @@ func (u *Sock) Setsockopt(opt kernel.SockOpt, val int) kernel.Errno {
 			return kernel.ENOPROTOOPT
 		}
 		if opt == kernel.UDP_SEGMENT {
+			if !u.host().Profile.UDPSegment {
+				return kernel.ENOPROTOOPT
+			}
 			if val < 0 || val > 0xFFFF {
 				return kernel.EINVAL
 			}

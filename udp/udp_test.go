@@ -441,3 +441,10 @@ func TestRFCv2(t *testing.T) {
 	e.quiet(t)
 	e.finish(t)
 }
+
+// UDP_SEGMENT arrived in v4.18: the RFC kernel has no such option.
+func TestGSOOptionPredatesProfile(t *testing.T) {
+	e := newUDP(t, "rfc-v2", loRoute, hold)
+	require.Equal(t, kernel.ENOPROTOOPT, e.u.Setsockopt(kernel.UDP_SEGMENT, 1000))
+	e.finish(t)
+}

@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"reflect"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -11,39 +10,62 @@ import (
 )
 
 func newProfilesCmd() *cobra.Command {
-	return &cobra.Command{
-		Use:   "profiles",
-		Short: "list the kernel profiles and their knobs",
-		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			var b strings.Builder
-			for _, p := range kernel.Profiles() {
-				fmt.Fprintf(&b, "%s: %s\n", p.Name, p.Describe)
-				for _, kv := range knobs(p) {
-					fmt.Fprintf(&b, "  %-22s %s\n", kv[0], kv[1])
-				}
+	var diff bool
+	cmd := &cobra.Command{
+		Use:   "profiles [--diff A B]",
+		Short: "list the kernel profiles and their knobs, or what differs between two",
+		Long: `profiles lists every kernel profile with the value of each knob.
+
+profiles --diff A B prints the knobs whose values differ between profiles A
+and B: the knob, its value in A, its value in B, and what the knob is and
+which kernel change set it. Exit status 2 for an unknown profile.`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if diff && len(args) != 2 {
+				return fmt.Errorf("--diff takes two profiles, got %d", len(args))
 			}
-			_, err := fmt.Fprint(cmd.OutOrStdout(), b.String())
-			return err
+			if !diff {
+				return cobra.NoArgs(cmd, args)
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if diff {
+				return diffProfiles(cmd, args[0], args[1])
+			}
+			return listProfiles(cmd)
 		},
 	}
+	cmd.Flags().BoolVar(&diff, "diff", false, "show the knobs that differ between the two profiles given")
+	return cmd
 }
 
-// knobs lists a profile's knobs in declaration order, name and value.
-func knobs(p *kernel.Profile) [][2]string {
-	v := reflect.ValueOf(*p)
-	t := v.Type()
-	var out [][2]string
-	for i := 0; i < t.NumField(); i++ {
-		name := t.Field(i).Name
-		if name == "Name" || name == "Describe" {
-			continue
+func listProfiles(cmd *cobra.Command) error {
+	var b strings.Builder
+	for _, p := range kernel.Profiles() {
+		fmt.Fprintf(&b, "%s: %s\n", p.Name, p.Describe)
+		for _, k := range kernel.Knobs() {
+			v, _ := p.KnobValue(k.Name)
+			fmt.Fprintf(&b, "  %-23s %s\n", k.Name, v)
 		}
-		val := fmt.Sprint(v.Field(i).Interface())
-		if name == "Bugs" {
-			val = fmt.Sprint(p.Bugs.Sorted())
-		}
-		out = append(out, [2]string{name, val})
 	}
-	return out
+	_, err := fmt.Fprint(cmd.OutOrStdout(), b.String())
+	return err
+}
+
+func diffProfiles(cmd *cobra.Command, a, b string) error {
+	pa, err := kernel.Lookup(a)
+	if err != nil {
+		return fail(cmd, err)
+	}
+	pb, err := kernel.Lookup(b)
+	if err != nil {
+		return fail(cmd, err)
+	}
+	var out strings.Builder
+	fmt.Fprintf(&out, "%-23s %-22s %-22s %s\n", "KNOB", a, b, "WHAT")
+	for _, d := range kernel.Diff(pa, pb) {
+		fmt.Fprintf(&out, "%-23s %-22s %-22s %s\n", d.Name, d.A, d.B, d.Doc)
+	}
+	_, err = fmt.Fprint(cmd.OutOrStdout(), out.String())
+	return err
 }

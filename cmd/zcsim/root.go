@@ -37,7 +37,7 @@ notification arrives, why it says COPIED, and why a send fails with ENOBUFS.`,
 		fmt.Fprintf(stderr, "zcsim: %v\n", err)
 		return err
 	})
-	root.AddCommand(newRunCmd(), newProfilesCmd())
+	root.AddCommand(newRunCmd(), newProfilesCmd(), newReplayCmd(), newProbeCmd(), newBugsCmd())
 	return root
 }
 

@@ -49,7 +49,8 @@
 //	          | ( "capset" | "capdrop" ) name CAP
 //	          | "wait" duration | "settle"
 //	          | ( "hold" | "release" ) sock dir | "drop" sock dir [ number ]
-//	          | "complete" name [ number ] | "fault" name rule
+//	          | "complete" name [ number ] | "txerror" name [ number ]
+//	          | "vhost_send" name number options | "fault" name rule
 //	          | "zckey" sock number
 //	          | "expect" sock option { option }
 //	          | "note" text .
@@ -84,9 +85,12 @@
 // ones:
 //
 //	user    uid=N (required)
-//	task    user=NAME (required), memlock=SIZE|unlimited, cap_ipc_lock
-//	device  sg=on|off, csum=on|off, gso=on|off, tso=on|off, mtu=N,
-//	        delay=DUR, loss=P (0 to 1), txcomplete=DUR|manual
+//	task    user=NAME (required), memlock=SIZE|unlimited, cap_ipc_lock,
+//	        hugepages
+//	device  sg=on|off, csum=on|off, gso=on|off, tso=on|off,
+//	        gso_max_size=SIZE, mtu=N, delay=DUR, loss=P (0 to 1),
+//	        txcomplete=DUR|manual
+//	vhost_send  gso_size=N
 //	tap     on=DEVICE (required)
 //	socket  via=DEVICE, task=TASK, peer_ack=immediate|delayed|quickack,
 //	        peer_rcvbuf=SIZE, peer_read=manual|auto

@@ -147,6 +147,10 @@ func timeWords(st Stmt) []string {
 		return nonEmpty("drop", s.Sock.String(), s.Dir.Name, s.Count.Text)
 	case *Complete:
 		return nonEmpty("complete", s.Device.Name, s.Count.Text)
+	case *Txerror:
+		return nonEmpty("txerror", s.Device.Name, s.Count.Text)
+	case *VhostSend:
+		return append([]string{"vhost_send", s.Device.Name, s.Len.Text}, options(s.Options)...)
 	case *Fault:
 		return []string{"fault", s.Site.Name, s.Rule.Name}
 	case *Zckey:

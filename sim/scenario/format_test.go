@@ -251,6 +251,12 @@ func genStmt(t *rapid.T) Stmt {
 			return &Complete{Device: Ident{Name: genName.Draw(t, "dev")}, Count: genMaybeNumber(t)}
 		},
 		func(t *rapid.T) Stmt {
+			return &Txerror{Device: Ident{Name: genName.Draw(t, "dev")}, Count: genMaybeNumber(t)}
+		},
+		func(t *rapid.T) Stmt {
+			return &VhostSend{Device: Ident{Name: genName.Draw(t, "dev")}, Len: genNumber(t), Options: genOptions(t, vhostOpts)}
+		},
+		func(t *rapid.T) Stmt {
 			rule := rapid.SampledFrom([]string{"always", "never", "nth=3", "from=0x10", "next=1", "p=0.25"}).Draw(t, "rule")
 			return &Fault{Site: Ident{Name: genName.Draw(t, "site")}, Rule: Ident{Name: rule}}
 		},

@@ -57,25 +57,31 @@ var statements = map[string]func(*lineParser) Stmt{
 	"release":  func(p *lineParser) Stmt { return &Release{Sock: p.sock(), Dir: p.dir()} },
 	"drop":     func(p *lineParser) Stmt { return &Drop{Sock: p.sock(), Dir: p.dir(), Count: p.optNumber("count")} },
 	"complete": func(p *lineParser) Stmt { return &Complete{Device: p.name("device name"), Count: p.optNumber("count")} },
-	"fault":    func(p *lineParser) Stmt { return &Fault{Site: p.name("fault site"), Rule: p.rule()} },
-	"zckey":    func(p *lineParser) Stmt { return &Zckey{Sock: p.sock(), Value: p.number("counter value")} },
-	"expect":   parseExpect,
+	"txerror":  func(p *lineParser) Stmt { return &Txerror{Device: p.name("device name"), Count: p.optNumber("count")} },
+	"vhost_send": func(p *lineParser) Stmt {
+		return &VhostSend{Device: p.name("device name"), Len: p.number("length"), Options: p.options(vhostOpts)}
+	},
+	"fault":  func(p *lineParser) Stmt { return &Fault{Site: p.name("fault site"), Rule: p.rule()} },
+	"zckey":  func(p *lineParser) Stmt { return &Zckey{Sock: p.sock(), Value: p.number("counter value")} },
+	"expect": parseExpect,
 }
 
 var (
 	userOpts   = []optSpec{{key: "uid", kind: optNumber, required: true}}
-	taskOpts   = []optSpec{{key: "user", kind: optName, required: true}, {key: "memlock", kind: optNumberOr, words: []string{"unlimited"}}, {key: "cap_ipc_lock", kind: optBare}}
+	taskOpts   = []optSpec{{key: "user", kind: optName, required: true}, {key: "memlock", kind: optNumberOr, words: []string{"unlimited"}}, {key: "cap_ipc_lock", kind: optBare}, {key: "hugepages", kind: optBare}}
 	tapOpts    = []optSpec{{key: "on", kind: optName, required: true}}
 	deviceOpts = []optSpec{
 		{key: "sg", kind: optWords, words: onOff},
 		{key: "csum", kind: optWords, words: onOff},
 		{key: "gso", kind: optWords, words: onOff},
 		{key: "tso", kind: optWords, words: onOff},
+		{key: "gso_max_size", kind: optNumber},
 		{key: "mtu", kind: optNumber},
 		{key: "delay", kind: optDuration},
 		{key: "loss", kind: optFraction},
 		{key: "txcomplete", kind: optDurationOr, words: []string{"manual"}},
 	}
+	vhostOpts  = []optSpec{{key: "gso_size", kind: optNumber}}
 	socketOpts = []optSpec{
 		{key: "via", kind: optName},
 		{key: "task", kind: optName},

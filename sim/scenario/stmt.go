@@ -78,7 +78,7 @@ type User struct {
 type Task struct {
 	Line
 	Name    Ident
-	Options Options // user (required), memlock, cap_ipc_lock
+	Options Options // user (required), memlock, cap_ipc_lock, hugepages
 }
 
 // Device is "device NAME KIND [options]": a network device of KIND nic,
@@ -87,7 +87,7 @@ type Device struct {
 	Line
 	Name    Ident
 	Kind    Ident
-	Options Options // sg, csum, gso, tso, mtu, delay, loss, txcomplete
+	Options Options // sg, csum, gso, tso, gso_max_size, mtu, delay, loss, txcomplete
 }
 
 // Tap is "tap NAME on=DEVICE": a packet socket (tcpdump) attached to a
@@ -283,6 +283,26 @@ type Complete struct {
 	Line
 	Device Ident
 	Count  Value
+}
+
+// Txerror is "txerror DEVICE [N]": the driver fails the next N pending
+// transmits of the device (default all): skb_tx_error, then the skb is
+// freed. Count is zero when not given.
+type Txerror struct {
+	Line
+	Device Ident
+	Count  Value
+}
+
+// VhostSend is "vhost_send DEVICE LEN [options]": a vhost-net guest
+// transmits LEN bytes through a tun device into the host stack, which sends
+// them out of DEVICE as one GSO skb whose frags are the guest's pinned
+// pages under a legacy ubuf (handle_tx_zerocopy, tun_sendmsg).
+type VhostSend struct {
+	Line
+	Device  Ident
+	Len     Value
+	Options Options // gso_size
 }
 
 // Fault is "fault SITE RULE": arm a named fault site. Rule is kept as text

@@ -233,13 +233,14 @@ func (c *cursor) number(start int) (Value, *Error) {
 }
 
 // fd parses the -y/-yy decoration after a descriptor number: the text up
-// to the first ">" outside square brackets.
+// to the first ">" outside square and angle brackets; strace 6.1 nests a
+// device's numbers, as in 1</dev/null<char 1:3>>.
 func (c *cursor) fd(start int, n int64) (Value, *Error) {
 	open := c.i
 	depth := 0
 	for c.i++; c.i < len(c.s); c.i++ {
 		switch c.s[c.i] {
-		case '[':
+		case '[', '<':
 			depth++
 		case ']':
 			depth--
@@ -250,6 +251,7 @@ func (c *cursor) fd(start int, n int64) (Value, *Error) {
 				v.Int, v.Decor = n, c.s[open+1:c.i-1]
 				return v, nil
 			}
+			depth--
 		}
 	}
 	return Value{}, c.fail(open, "unterminated fd decoration")

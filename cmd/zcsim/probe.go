@@ -1,0 +1,80 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+
+	"github.com/spf13/cobra"
+
+	"github.com/zcsim/zcsim/probe"
+)
+
+func newProbeCmd() *cobra.Command {
+	var opts probe.Options
+	var asJSON, child bool
+	cmd := &cobra.Command{
+		Use:   "probe [--profile P] [--json] FILE...",
+		Short: "run scenarios on the host kernel and diff them against the model",
+		Long: `probe runs each scenario file twice: on the host's kernel, through real sockets
+on loopback in a private network namespace (root needed), and on the model
+(linux-6.18 unless --profile). It prints, statement by statement, what the
+kernel answered and what the model predicted. The implicit peer of a socket
+is a real socket on 127.0.0.1 (::1): an accepted TCP connection or a bound
+UDP socket. Scenarios that set RLIMIT_MEMLOCK or drop CAP_IPC_LOCK run as
+uid 65534 without capabilities. sysctl net.core.optmem_max is set in the
+private namespace only.
+
+Only what real sockets can do on loopback is accepted: socket (no options),
+setsockopt, getsockopt, connect, send, sendto, sendmsg, sendmmsg, recvmsg,
+recv, shutdown, close, setrlimit/capdrop of task main, settle, wait, and
+sysctl net.core.optmem_max before the first socket; anything else is an
+input error.
+
+Exit status 0 when the kernel and the model agree everywhere (and the
+kernel meets every expectation written in the file), 1 otherwise, 2 for
+unreadable or unsupported input.`,
+		RunE: func(cmd *cobra.Command, files []string) error {
+			if child {
+				if code := probe.Child(os.Stdin, cmd.OutOrStdout()); code != 0 {
+					setStatus(cmd, code)
+				}
+				return nil
+			}
+			if len(files) == 0 {
+				return fail(cmd, fmt.Errorf("probe: no scenario files"))
+			}
+			opts.ChildArgs = []string{"probe", "--child"}
+			var out bytes.Buffer
+			for _, f := range files {
+				src, err := os.ReadFile(f)
+				if err != nil {
+					return fail(cmd, err)
+				}
+				res, err := probe.Run(f, src, opts)
+				if err != nil {
+					return fail(cmd, err)
+				}
+				if asJSON {
+					err = json.NewEncoder(&out).Encode(res)
+				} else {
+					err = res.WriteText(&out)
+				}
+				if err != nil {
+					return fail(cmd, err)
+				}
+				if !res.OK() {
+					setStatus(cmd, exitFindings)
+				}
+			}
+			_, err := cmd.OutOrStdout().Write(out.Bytes())
+			return err
+		},
+	}
+	cmd.Flags().StringVar(&opts.Profile, "profile", "", "the model's kernel profile (default linux-6.18)")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print one JSON object per file")
+	cmd.Flags().BoolVar(&child, "child", false, "internal: run as the unprivileged probe child")
+	cmd.Flags().MarkHidden("child")
+	return cmd
+}

@@ -1,0 +1,77 @@
+package kernel
+
+import (
+	"fmt"
+	"reflect"
+)
+
+// Knob describes one field of Profile for people: its name and a one-line
+// summary of what it controls and which kernel change set it. The field's
+// doc comment in Profile is the full story; this line is what `zcsim
+// profiles` prints next to a value.
+type Knob struct {
+	Name string
+	Doc  string
+}
+
+// knobDocs summarizes each knob of Profile, in declaration order.
+var knobDocs = []Knob{
+	{"OptIn", "MSG_ZEROCOPY needs SO_ZEROCOPY first (v4.14, 76851d1212c1); the RFC had no option"},
+	{"ZerocopyClasses", "socket classes with MSG_ZEROCOPY: TCP v4.14, RDS v4.17, UDP v5.0 (b5947e5d1e71); RFC also RAW, packet"},
+	{"OptRefusal", "errno of SO_ZEROCOPY on other sockets: ENOTSUPP until the sk_is_tcp rework, EOPNOTSUPP in v6.x"},
+	{"OptClosedOnly", "SO_ZEROCOPY only in TCP_CLOSE, else EBUSY (v4.14; lifted in v5.0)"},
+	{"UargByteLimit", "msg_zerocopy_realloc's byte cap per uarg, 512 KiB since the RFC v2"},
+	{"UargLenLimit", "calls per uarg, USHRT_MAX-1"},
+	{"OptmemMax", "default net.core.optmem_max: 20480 until v6.7, 131072 from v6.8"},
+	{"OmallocTruesize", "optmem charged per uarg or unread notification (832 measured on 6.18)"},
+	{"OmallocEstimate", "SKB_TRUESIZE(0), what sock_omalloc's admission test adds (576)"},
+	{"MemlockDefault", "default RLIMIT_MEMLOCK: 64 KiB, 8 MiB from v5.16 (9dcc38e2813e)"},
+	{"MemlockInfinityExempt", "RLIM_INFINITY skips locked-page accounting (after v4.14)"},
+	{"NotifyMergeEnd", "error-queue end a notification may extend: head in the RFC, tail since 4ab6c99d99bb"},
+	{"CopyUbufsHighOrder", "skb_copy_ubufs uses compound pages that fit MAX_SKB_FRAGS (v6.4, 7e692df39336)"},
+	{"PureZerocopy", "SKBFL_PURE_ZEROCOPY skbs are not charged to sk_forward_alloc (v5.16, 9b65b17db723)"},
+	{"TCPLinear", "linear bytes of a new zerocopy TCP skb (bug B18): 1408 before v4.18, 0 since"},
+	{"TCPZerocopyStateCheck", "MSG_ZEROCOPY on a TCP socket not ESTABLISHED is EINVAL (v4.14 to v5.4; f859a4484703)"},
+	{"TCPZerocopyCloseWait", "that state check lets CLOSE_WAIT through (13d7f46386e0)"},
+	{"DgramZerocopyPagedOnly", "datagrams take a uarg only when the payload can use frags (RFC); v5.0 copies with the uarg"},
+	{"UDPSegment", "the UDP_SEGMENT option exists (v4.18, bec1f6f69736)"},
+	{"GSOMaxSize", "largest device gso_max_size: 64 KiB, 512 KiB since BIG TCP (v5.19, 7c4e983c4f3c)"},
+	{"Bugs", "historical bugs switched on (zcsim bugs lists them)"},
+}
+
+// Knobs returns every knob of Profile with its summary, in declaration
+// order; Name and Describe are not knobs.
+func Knobs() []Knob { return append([]Knob(nil), knobDocs...) }
+
+// KnobValue renders the value of the named knob of p as `zcsim profiles`
+// prints it, and false if p has no such knob.
+func (p *Profile) KnobValue(name string) (string, bool) {
+	if name == "Bugs" {
+		return fmt.Sprint(p.Bugs.Sorted()), true
+	}
+	f := reflect.ValueOf(*p).FieldByName(name)
+	if !f.IsValid() || name == "Name" || name == "Describe" {
+		return "", false
+	}
+	return fmt.Sprint(f.Interface()), true
+}
+
+// KnobDiff is one knob whose value differs between two profiles.
+type KnobDiff struct {
+	Knob
+	A, B string
+}
+
+// Diff lists the knobs whose values differ between profiles a and b, in
+// declaration order.
+func Diff(a, b *Profile) []KnobDiff {
+	var out []KnobDiff
+	for _, k := range knobDocs {
+		va, _ := a.KnobValue(k.Name)
+		vb, _ := b.KnobValue(k.Name)
+		if va != vb {
+			out = append(out, KnobDiff{Knob: k, A: va, B: vb})
+		}
+	}
+	return out
+}

@@ -1,0 +1,65 @@
+// Package probe holds the model to the live kernel: it runs a scenario
+// through real sockets on the host's loopback and on the model, and
+// compares what each answered, statement by statement.
+//
+// # Live run
+//
+// [Run] moves a locked OS thread into a new network namespace
+// (unshare(CLONE_NEWNET)), brings lo up there and writes
+// net.core.optmem_max there if the scenario sets it; the host's
+// namespace and sysctls are never touched, and the thread is never
+// unlocked, so it dies with its goroutine. Each scenario socket is a real
+// socket; its implicit peer "S.peer" is a real socket on 127.0.0.1 (::1
+// for AF_INET6): for TCP a listener whose connection is accepted at
+// connect, for UDP a bound receiver. RAW, PF_PACKET and AF_UNIX sockets
+// have no peer. Every socket has SO_SNDTIMEO of 1s, so a send that would
+// block forever returns.
+//
+// settle polls SIOCOUTQ of every socket until nothing is in flight twice
+// in a row, for at most 500ms (loopback completes in microseconds, a
+// delayed ACK in about 40ms); wait sleeps, at most 2s. A blocking recv
+// settles first and then reads without blocking, as the model lets the
+// network run before a blocking read. Every loop is bounded.
+//
+// A scenario that drops CAP_IPC_LOCK or sets RLIMIT_MEMLOCK runs in a
+// re-executed child (the same binary, [ChildEnv] set, started from the
+// namespaced thread so it inherits the namespace) as uid and gid 65534
+// with no capabilities; capdrop is then a no-op returning 0. Other
+// scenarios run as the caller, which for a probe is root with
+// CAP_IPC_LOCK: they must not depend on RLIMIT_MEMLOCK.
+//
+// # Subset
+//
+// [Check] accepts socket (without options), setsockopt, getsockopt,
+// connect, send, sendto, sendmsg, sendmmsg (as the model does it: one
+// sendmsg per message), recvmsg (MSG_ERRQUEUE reads one record), recv
+// (on a socket or its peer), shutdown, close, setrlimit and capdrop of
+// the task main, settle, wait, and sysctl net.core.optmem_max before the
+// first socket. Everything else needs the model's devices, path control
+// or time, and is an input error at its file:line:col.
+//
+// # Model run and comparison
+//
+// The same source runs on sim.RunScenario under linux-6.18 (or
+// [Options.Profile]). Results are rendered as the scenario language
+// writes outcomes ("4096", "-1 ENOBUFS", "zerocopy [0,3] copied",
+// "timestamp SCM_TSTAMP_SND key=999", a getsockopt's value; a socket is
+// "3" on both sides) and compared by line. The scenario's own "=>"
+// expectations are checked against the kernel too ([Stmt.MeetsExpectation]).
+//
+// # Calibration
+//
+// testdata/*.zcs is the calibration suite: UDP and TCP sends, corking,
+// zero-length sends, mixed copy and zerocopy sends, failing sends,
+// MSG_ZEROCOPY without SO_ZEROCOPY, SO_ZEROCOPY on RAW, PF_PACKET and
+// AF_UNIX, optmem exhaustion with TX timestamps between notifications,
+// and RLIMIT_MEMLOCK edges. Its expectations hold on the model everywhere
+// and, when root on a kernel with loopback MSG_ZEROCOPY ([Supported]),
+// on the kernel, with 100% agreement.
+//
+// Known difference, kept out of the suite: the model's TCP receive
+// window is (rcvbuf - rmem_alloc) / 2 (tcp_win_from_space before 6.6);
+// Linux 6.18 scales by the measured skb->len/truesize ratio
+// (scaling_ratio), so an unread peer accepts more than 64 KiB on
+// loopback. The model then holds back data the kernel delivers.
+package probe

@@ -1,0 +1,417 @@
+package probe
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/zcsim/zcsim/kernel"
+	"github.com/zcsim/zcsim/notify"
+	"github.com/zcsim/zcsim/sim/scenario"
+)
+
+// Bounds of the live runs: every loop and wait is bounded.
+const (
+	settleLimit = 500 * time.Millisecond // how long settle polls at most
+	settlePoll  = 2 * time.Millisecond
+	waitLimit   = 2 * time.Second // the longest wait statement honoured
+	sndTimeo    = time.Second     // SO_SNDTIMEO: a send that would block forever
+)
+
+// Obs is what the kernel (or the model) answered to one statement.
+type Obs struct {
+	Line int    `json:"line"`
+	Stmt string `json:"stmt"`
+	// Result is rendered as the scenario language writes outcomes: "4096",
+	// "-1 ENOBUFS", "zerocopy [0,3] copied", a getsockopt's value.
+	Result string `json:"result"`
+}
+
+// hsock is a real socket and, for TCP and UDP, its implicit peer.
+type hsock struct {
+	fd, peer int
+	family   int
+	typ      int
+	listener int           // TCP: the listening socket the peer comes from
+	peerAddr unix.Sockaddr // where the peer listens or is bound
+}
+
+// host runs statements on the live kernel, in the calling thread's
+// network namespace.
+type host struct {
+	socks map[string]*hsock
+	open  []int
+	out   []Obs
+}
+
+// runHost executes the statements on the kernel and returns one Obs per
+// system-call statement. The caller has chosen the network namespace and
+// credentials.
+func runHost(stmts []scenario.Stmt) []Obs {
+	h := &host{socks: map[string]*hsock{}}
+	defer h.closeAll()
+	for _, st := range stmts {
+		res, isCall := h.exec(st)
+		if isCall {
+			h.out = append(h.out, Obs{Line: st.Pos().Line, Stmt: scenario.FormatCall(st), Result: res})
+		}
+	}
+	return h.out
+}
+
+func (h *host) closeAll() {
+	for _, fd := range h.open {
+		unix.Close(fd)
+	}
+}
+
+func (h *host) track(fd int) int {
+	h.open = append(h.open, fd)
+	return fd
+}
+
+// fd returns the real descriptor behind a scenario socket name.
+func (h *host) fd(s scenario.Sock) int {
+	hs := h.socks[s.Name]
+	if hs == nil {
+		return -1
+	}
+	if s.Peer {
+		return hs.peer
+	}
+	return hs.fd
+}
+
+// exec runs one statement; isCall says whether it is a system call whose
+// result is compared.
+func (h *host) exec(st scenario.Stmt) (res string, isCall bool) {
+	switch s := st.(type) {
+	case *scenario.Socket:
+		return h.socket(s), true
+	case *scenario.Setsockopt:
+		return errRes(h.setsockopt(s)), true
+	case *scenario.Getsockopt:
+		o, _ := kernel.SockOptNames.ByName(s.Opt.Name)
+		v, err := unix.GetsockoptInt(h.fd(s.Sock), int(o.Level), int(o.Name))
+		if err != nil {
+			return errRes(err), true
+		}
+		return fmt.Sprint(v), true
+	case *scenario.Connect:
+		return errRes(h.connect(s.Sock)), true
+	case *scenario.Shutdown:
+		how := map[string]int{"SHUT_RD": unix.SHUT_RD, "SHUT_WR": unix.SHUT_WR, "SHUT_RDWR": unix.SHUT_RDWR}[s.How.Name]
+		return errRes(unix.Shutdown(h.fd(s.Sock), how)), true
+	case *scenario.Close:
+		return errRes(unix.Close(h.fd(s.Sock))), true
+	case *scenario.Send:
+		return h.send(s.Sock, [][]int{{int(s.Len.N)}}, s.Flags, false), true
+	case *scenario.Sendto:
+		return h.send(s.Sock, [][]int{{int(s.Len.N)}}, s.Flags, true), true
+	case *scenario.Sendmsg:
+		return h.send(s.Sock, [][]int{lens(s.Iov)}, s.Flags, false), true
+	case *scenario.Sendmmsg:
+		return h.sendmmsg(s), true
+	case *scenario.Recvmsg:
+		return h.recvErr(s), true
+	case *scenario.Recv:
+		return h.recv(s), true
+	case *scenario.Setrlimit:
+		var cur unix.Rlimit
+		if err := unix.Getrlimit(unix.RLIMIT_MEMLOCK, &cur); err != nil {
+			return errRes(err), true
+		}
+		cur.Cur = s.Limit.N
+		if s.Limit.Kind == scenario.ValueWord {
+			cur.Cur = unix.RLIM_INFINITY
+		}
+		return errRes(unix.Setrlimit(unix.RLIMIT_MEMLOCK, &cur)), true
+	case *scenario.Capdrop:
+		return "0", true // the run already has no capabilities (see needsChild)
+	case *scenario.Settle:
+		h.settle()
+	case *scenario.Wait:
+		time.Sleep(min(time.Duration(s.Dur.N), waitLimit))
+	}
+	return "", false
+}
+
+// socket creates the socket and its peer: a listener on loopback for TCP
+// (the peer is accepted at connect), a bound receiver for UDP.
+func (h *host) socket(s *scenario.Socket) string {
+	fam, _ := kernel.FamilyNames.ByName(s.Family.Name)
+	var typ kernel.SockType
+	for _, f := range s.Type.Names {
+		t, _ := kernel.SockTypeNames.ByName(f.Name)
+		typ |= t
+	}
+	proto := int(s.Protocol.N)
+	if p, ok := kernel.ProtocolNames.ByName(s.Protocol.Text); ok {
+		proto = int(p)
+	}
+	fd, err := unix.Socket(int(fam), int(typ)|unix.SOCK_CLOEXEC, proto)
+	if err != nil {
+		return errRes(err)
+	}
+	h.track(fd)
+	hs := &hsock{fd: fd, peer: -1, listener: -1, family: int(fam), typ: int(typ.Base())}
+	h.socks[s.Name.Name] = hs
+	tv := unix.NsecToTimeval(int64(sndTimeo))
+	unix.SetsockoptTimeval(fd, unix.SOL_SOCKET, unix.SO_SNDTIMEO, &tv)
+	if fam != kernel.AF_INET && fam != kernel.AF_INET6 || (proto != 0 && proto != unix.IPPROTO_TCP && proto != unix.IPPROTO_UDP) {
+		return "3" // the model returns fd 3 for every new socket
+	}
+	switch hs.typ {
+	case unix.SOCK_STREAM:
+		l, err := unix.Socket(int(fam), unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
+		if err == nil {
+			h.track(l)
+			if unix.Bind(l, loAddr(int(fam))) == nil && unix.Listen(l, 8) == nil {
+				hs.listener = l
+				hs.peerAddr, _ = unix.Getsockname(l)
+			}
+		}
+	case unix.SOCK_DGRAM:
+		p, err := unix.Socket(int(fam), unix.SOCK_DGRAM|unix.SOCK_CLOEXEC, 0)
+		if err == nil {
+			h.track(p)
+			unix.SetsockoptInt(p, unix.SOL_SOCKET, unix.SO_RCVBUFFORCE, 16<<20)
+			if unix.Bind(p, loAddr(int(fam))) == nil {
+				hs.peer = p
+				hs.peerAddr, _ = unix.Getsockname(p)
+			}
+		}
+	}
+	return "3"
+}
+
+func loAddr(fam int) unix.Sockaddr {
+	if fam == unix.AF_INET6 {
+		return &unix.SockaddrInet6{Addr: [16]byte{15: 1}}
+	}
+	return &unix.SockaddrInet4{Addr: [4]byte{127, 0, 0, 1}}
+}
+
+func (h *host) setsockopt(s *scenario.Setsockopt) error {
+	o, _ := kernel.SockOptNames.ByName(s.Opt.Name)
+	v := int(s.Value.N)
+	if !s.Flags.IsZero() {
+		var t kernel.Timestamping
+		for _, f := range s.Flags.Names {
+			b, _ := kernel.TimestampingNames.ByName(f.Name)
+			t |= b
+		}
+		v = int(t)
+	}
+	return unix.SetsockoptInt(h.fd(s.Sock), int(o.Level), int(o.Name), v)
+}
+
+// connect connects a socket to its peer; TCP then accepts the peer.
+func (h *host) connect(s scenario.Sock) error {
+	hs := h.socks[s.Name]
+	if hs == nil || hs.peerAddr == nil {
+		return unix.EOPNOTSUPP
+	}
+	if err := unix.Connect(hs.fd, hs.peerAddr); err != nil {
+		return err
+	}
+	if hs.typ == unix.SOCK_STREAM {
+		p, _, err := unix.Accept4(hs.listener, unix.SOCK_CLOEXEC)
+		if err != nil {
+			return fmt.Errorf("accepting the peer: %w", err)
+		}
+		hs.peer = h.track(p)
+	}
+	return nil
+}
+
+func (h *host) send(s scenario.Sock, msgs [][]int, fl scenario.Flags, to bool) string {
+	flags := msgFlags(fl)
+	fd := h.fd(s)
+	var dst unix.Sockaddr
+	if hs := h.socks[s.Name]; to && hs != nil && !s.Peer {
+		dst = hs.peerAddr
+	}
+	total := 0
+	for _, l := range msgs[0] {
+		total += l
+	}
+	bufs := iovs(pageBuf(total), msgs[0])
+	var n int
+	var err error
+	if len(bufs) == 1 {
+		n, err = unix.SendmsgN(fd, bufs[0], nil, dst, flags)
+	} else {
+		n, err = unix.SendmsgBuffers(fd, bufs, nil, dst, flags)
+	}
+	if err != nil {
+		return errRes(err)
+	}
+	return fmt.Sprint(n)
+}
+
+// sendmmsg sends each message with its own sendmsg, as the model does:
+// the count sent, or the first error when none was.
+func (h *host) sendmmsg(s *scenario.Sendmmsg) string {
+	sent := 0
+	for _, m := range s.Msgs {
+		r := h.send(s.Sock, [][]int{lens(m)}, s.Flags, false)
+		if strings.HasPrefix(r, "-1") {
+			if sent == 0 {
+				return r
+			}
+			break
+		}
+		sent++
+	}
+	return fmt.Sprint(sent)
+}
+
+func (h *host) recvErr(s *scenario.Recvmsg) string {
+	flags := msgFlags(s.Flags)
+	if flags&unix.MSG_ERRQUEUE == 0 {
+		return h.recvData(h.fd(s.Sock), 1<<16, flags)
+	}
+	rec, err := readErr(h.fd(s.Sock))
+	if err != nil {
+		return errRes(err)
+	}
+	return outcome(rec)
+}
+
+func (h *host) recv(s *scenario.Recv) string {
+	flags := msgFlags(s.Flags)
+	if flags&unix.MSG_DONTWAIT == 0 {
+		h.settle() // a blocking read: the model lets the network run first
+	}
+	return h.recvData(h.fd(s.Sock), int(s.Len.N), flags)
+}
+
+func (h *host) recvData(fd, n int, flags int) string {
+	buf := make([]byte, max(n, 1))
+	got, _, err := unix.Recvfrom(fd, buf[:n], flags|unix.MSG_DONTWAIT)
+	if err != nil {
+		return errRes(err)
+	}
+	return fmt.Sprint(got)
+}
+
+// readErr reads one error-queue record.
+func readErr(fd int) (notify.Record, error) {
+	buf := make([]byte, 256)
+	oob := make([]byte, 512)
+	_, oobn, _, _, err := unix.Recvmsg(fd, buf, oob, unix.MSG_ERRQUEUE|unix.MSG_DONTWAIT)
+	if err != nil {
+		return notify.Record{}, err
+	}
+	cms, err := unix.ParseSocketControlMessage(oob[:oobn])
+	if err != nil {
+		return notify.Record{}, err
+	}
+	for _, cm := range cms {
+		isErr := (cm.Header.Level == unix.SOL_IP && cm.Header.Type == unix.IP_RECVERR) ||
+			(cm.Header.Level == unix.SOL_IPV6 && cm.Header.Type == unix.IPV6_RECVERR)
+		if isErr && len(cm.Data) >= 16 {
+			d := cm.Data
+			return notify.Record{Errno: kernel.Errno(binary.LittleEndian.Uint32(d[0:])), Origin: d[4], Type: d[5], Code: d[6],
+				Info: binary.LittleEndian.Uint32(d[8:]), Data: binary.LittleEndian.Uint32(d[12:])}, nil
+		}
+	}
+	return notify.Record{}, errors.New("error-queue read without a sock_extended_err")
+}
+
+// settle waits until no socket has data in flight (SIOCOUTQ: unacked
+// TCP bytes, or datagram memory not yet freed), twice in a row, bounded
+// by settleLimit; loopback completes in microseconds, a delayed ACK in
+// about 40ms.
+func (h *host) settle() {
+	deadline := time.Now().Add(settleLimit)
+	quiet := 0
+	for quiet < 2 && time.Now().Before(deadline) {
+		time.Sleep(settlePoll)
+		busy := false
+		for _, fd := range h.open {
+			if n, err := unix.IoctlGetInt(fd, unix.SIOCOUTQ); err == nil && n > 0 {
+				busy = true
+			}
+		}
+		if busy {
+			quiet = 0
+		} else {
+			quiet++
+		}
+	}
+}
+
+// pageBuf is a page-aligned buffer, so that page counts (RLIMIT_MEMLOCK)
+// match the model's: mm_account_pinned_pages counts (len >> 12) + 2 anyway,
+// but the data must be user memory.
+func pageBuf(n int) []byte {
+	sz := (n + 4095) &^ 4095
+	if sz == 0 {
+		sz = 4096
+	}
+	b, err := unix.Mmap(-1, 0, sz, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_PRIVATE|unix.MAP_ANONYMOUS)
+	if err != nil {
+		return make([]byte, n)
+	}
+	return b[:n]
+}
+
+func iovs(buf []byte, ls []int) [][]byte {
+	out := make([][]byte, len(ls))
+	off := 0
+	for i, l := range ls {
+		out[i] = buf[off : off+l]
+		off += l
+	}
+	return out
+}
+
+func msgFlags(f scenario.Flags) int {
+	var v kernel.MsgFlags
+	for _, n := range f.Names {
+		b, _ := kernel.MsgFlagNames.ByName(n.Name)
+		v |= b
+	}
+	return int(v)
+}
+
+func lens(vs []scenario.Value) []int {
+	out := make([]int, len(vs))
+	for i, v := range vs {
+		out[i] = int(v.N)
+	}
+	return out
+}
+
+// errRes renders a call's error as the scenario language does.
+func errRes(err error) string {
+	if err == nil {
+		return "0"
+	}
+	var en unix.Errno
+	if errors.As(err, &en) {
+		return "-1 " + kernel.Errno(en).String()
+	}
+	return "-1 " + err.Error()
+}
+
+// outcome renders an error-queue record as a scenario outcome.
+func outcome(r notify.Record) string {
+	switch r.Origin {
+	case kernel.SO_EE_ORIGIN_ZEROCOPY:
+		s := fmt.Sprintf("zerocopy [%d,%d]", r.Info, r.Data)
+		if r.Copied() {
+			s += " copied"
+		}
+		return s
+	case kernel.SO_EE_ORIGIN_TIMESTAMPING:
+		return fmt.Sprintf("timestamp %s key=%d", notify.TstampName(r.Info), r.Data)
+	}
+	return fmt.Sprintf("origin %d errno %d code %d [%d,%d]", r.Origin, r.Errno, r.Code, r.Info, r.Data)
+}

@@ -1,0 +1,208 @@
+// Package bugs is zcsim's catalog of real kernel bugs the model can
+// replay: for each, what went wrong, the commit that fixed it, the kernels
+// it affected, the profile switch (kernel.Bug) that re-introduces it, what
+// a run with the switch on must detect, and a scenario file that is a
+// lesson of its own. The scenario files are embedded, so the catalog works
+// wherever the binary runs.
+//
+// # Contract
+//
+// Every entry's scenario runs clean on its profile: every expectation
+// holds and no invariant breaks. With the entry's bug switched on
+// (Profile.Switch), the same scenario must show the entry's symptom: a
+// violation of its Rule, or, for a bug whose symptom is a wrong result
+// rather than a broken invariant (Rule 0), a mismatch between an
+// expectation and what the call returned. Check runs both and says
+// whether the entry behaves; the package's tests check every entry.
+//
+// # Linux correspondence
+//
+// The ids follow the research notes: B1…B22 are bugs fixed in merged
+// kernels, R1…R7 the fixes made between the RFC v2 patch set and its
+// merge. The prose is ours; docs/bugs.md has one paragraph per entry.
+package bugs
+
+import (
+	"embed"
+	"fmt"
+	"strings"
+
+	"github.com/zcsim/zcsim/kernel"
+	"github.com/zcsim/zcsim/sim"
+)
+
+//go:embed *.zcs
+var files embed.FS
+
+// Entry is one replayable bug.
+type Entry struct {
+	// ID is the catalog id: "B6", "R1".
+	ID string
+	// Title says in a few words what went wrong.
+	Title string
+	// Commit is the fixing commit (short hash and subject where known).
+	Commit string
+	// Kernels names the kernels that had the bug.
+	Kernels string
+	// Bug is the profile switch that re-introduces the bug.
+	Bug kernel.Bug
+	// Rule is the invariant a run with the bug violates; 0 means the
+	// symptom is an expectation mismatch instead.
+	Rule kernel.Rule
+	// File is the scenario's file name in this package.
+	File string
+}
+
+// Symptom says what a run with the bug switched on must detect.
+func (e Entry) Symptom() string {
+	if e.Rule == 0 {
+		return "expectation mismatch"
+	}
+	return "violation of " + e.Rule.String()
+}
+
+// Source returns the scenario file's text.
+func (e Entry) Source() []byte {
+	src, err := files.ReadFile(e.File)
+	if err != nil {
+		panic(fmt.Sprintf("bugs: %s: scenario %s is not embedded", e.ID, e.File))
+	}
+	return src
+}
+
+// Run runs the entry's scenario with its bug switched on or off. The trace
+// names the file "bugs/FILE".
+func (e Entry) Run(on bool, seed uint64) (*sim.Trace, error) {
+	opts := sim.Options{Seed: seed}
+	if on {
+		opts.Bugs = []kernel.Bug{e.Bug}
+	} else {
+		opts.Off = []kernel.Bug{e.Bug}
+	}
+	return sim.RunScenario("bugs/"+e.File, e.Source(), opts)
+}
+
+// entries is the catalog, in id order (R before B, then by number).
+var entries = []Entry{
+	{"R1", "an aborted send kept its id: a gap in the notification ids", "RFC v2 (msg_zerocopy_put_abort)",
+		"RFC v1", kernel.BugAbortGap, kernel.RuleIDs, "r1-abort-gap.zcs"},
+	{"R2", "the uarg held no socket reference: completion after close used a freed socket", "RFC v2 (sock_hold in msg_zerocopy_alloc)",
+		"RFC v1", kernel.BugNoSockRef, kernel.RuleRefcount, "r2-no-sock-ref.zcs"},
+	{"R3", "realloc failed the send instead of allocating a new uarg", "RFC v2 (msg_zerocopy_realloc falls back to alloc)",
+		"RFC v1", kernel.BugReallocFails, 0, "r3-realloc-fails.zcs"},
+	{"R5", "notifications charged to sk_wmem_alloc instead of optmem", "RFC v2 (sock_omalloc)",
+		"RFC v1", kernel.BugNotifyWmem, 0, "r5-notify-wmem.zcs"},
+	{"R6", "locked pages limited per process instead of per user", "RFC v2 (user_struct->locked_vm)",
+		"RFC v1", kernel.BugMemlockPerProcess, 0, "r6-memlock-per-process.zcs"},
+	{"R7", "16-bit notification ids", "RFC v2 (u32 id and sk_zckey)",
+		"RFC v1", kernel.BugID16, kernel.RuleIDs, "r7-id16.zcs"},
+	{"B2", "skb_copy_ubufs kept the uarg of an skb without frags", "b90ddd568792",
+		"v4.14 (fixed in v4.15-rc)", kernel.BugCopyUbufsNoFrags, kernel.RuleRxPages, "b02-copy-ubufs-no-frags.zcs"},
+	{"B6", "corked UDP appends took a uarg reference nobody dropped", "100f6d8e0990 \"net: correct zerocopy refcnt with udp MSG_MORE\"",
+		"v5.0, v5.1", kernel.BugUDPMoreRefcnt, kernel.RuleRefcount, "b06-udp-more-refcnt.zcs"},
+	{"B7", "a uarg born on a corked append lost its reference", "522924b58308 \"net: correct udp zerocopy refcnt also when zerocopy only on append\"",
+		"v5.2-rc3 to v5.2-rc5", kernel.BugUDPAppendRefcnt, kernel.RuleRefcount, "b07-udp-append-refcnt.zcs"},
+	{"B10", "vhost_net put a ubuf again after tun_sendmsg failed", "01e31bea7e62 \"vhost_net: fix ubuf refcount incorrectly when sendmsg fails\"",
+		"v4.14 to v5.10", kernel.BugLegacyDoublePut, kernel.RuleRefcount, "b10-legacy-double-put.zcs"},
+	{"B11", "COPIED read after the notification record overwrote it", "3bdd5ee0ec8c \"skbuff: fix incorrect msg_zerocopy copy notifications\"",
+		"v5.12", kernel.BugCopiedAfterOverwrite, kernel.RuleCopied, "b11-copied-after-overwrite.zcs"},
+	{"B14", "a TX timestamp clone kept the uarg: socket leak cycle", "50749f2dd685 \"tcp/udp: Fix memleaks of sk and zerocopy skbs with TX timestamp.\"",
+		"v4.14 to v6.2", kernel.BugTstampLeak, kernel.RuleRefcount, "b14-tstamp-leak.zcs"},
+	{"B15", "skb_copy_ubufs overflowed MAX_SKB_FRAGS for BIG TCP skbs", "7e692df39336 \"tcp: fix skb_copy_ubufs() vs BIG TCP\"",
+		"v5.19 to v6.3", kernel.BugCopyUbufsOrder0, kernel.RuleBounds, "b15-copy-ubufs-order0.zcs"},
+	{"B16", "skb_segment read the frags before orphaning them", "2ea35288c83b \"skbuff: skb_segment, Call zero copy functions before using skbuff frags\"",
+		"before v6.6", kernel.BugSegmentStaleFrags, kernel.RuleRefcount, "b16-segment-stale-frags.zcs"},
+	{"B18", "payload copied into the TCP linear area reported as not copied", "\"tcp: place all zerocopy payload in frags\" (v4.18; hash not found)",
+		"v4.14 to v4.17", kernel.BugTCPLinear, kernel.RuleCopied, "b18-tcp-linear.zcs"},
+	{"B22", "skb_tx_error completed the uarg through a clone", "not identified (the clone guard of skb_tx_error)",
+		"before the guard", kernel.BugTxErrorClone, kernel.RuleNotifyAfterPages, "b22-tx-error-clone.zcs"},
+}
+
+// Catalog returns every entry in catalog order.
+func Catalog() []Entry { return append([]Entry(nil), entries...) }
+
+// Lookup finds an entry by id, ignoring case ("b6" is "B6"), or by the
+// name of its bug switch ("udp-more-refcnt").
+func Lookup(id string) (Entry, bool) {
+	for _, e := range entries {
+		if strings.EqualFold(e.ID, id) || string(e.Bug) == id {
+			return e, true
+		}
+	}
+	return Entry{}, false
+}
+
+// Verdict is the result of checking one entry both ways.
+type Verdict struct {
+	Entry Entry
+	// On and Off summarize the two runs: violations by rule, mismatches.
+	On, Off Tally
+	// OK is true when the run with the bug showed the entry's symptom and
+	// the run without it was clean.
+	OK bool
+}
+
+// Tally counts what a run found.
+type Tally struct {
+	// Violations counts violations by rule name.
+	Violations map[string]int
+	Mismatches int
+}
+
+// String renders a tally: "clean", or "2 refcount, 1 mismatch".
+func (t Tally) String() string {
+	var parts []string
+	for _, r := range ruleOrder() {
+		if n := t.Violations[r]; n > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", n, r))
+		}
+	}
+	if t.Mismatches > 0 {
+		parts = append(parts, fmt.Sprintf("%d mismatch", t.Mismatches))
+	}
+	if len(parts) == 0 {
+		return "clean"
+	}
+	return strings.Join(parts, ", ")
+}
+
+func ruleOrder() []string {
+	var out []string
+	for r := kernel.RuleIDs; r <= kernel.RuleBounds; r++ {
+		out = append(out, r.String())
+	}
+	return out
+}
+
+func tally(t *sim.Trace) Tally {
+	out := Tally{Violations: map[string]int{}}
+	for _, r := range t.Records {
+		switch {
+		case r.Violation != nil:
+			out.Violations[r.Violation.Rule]++
+		case r.Mismatch != nil:
+			out.Mismatches++
+		}
+	}
+	return out
+}
+
+// Check runs the entry twice, bug on and bug off, and judges both runs.
+// An error means the embedded scenario does not parse: a broken catalog.
+func (e Entry) Check(seed uint64) (Verdict, error) {
+	on, err := e.Run(true, seed)
+	if err != nil {
+		return Verdict{}, err
+	}
+	off, err := e.Run(false, seed)
+	if err != nil {
+		return Verdict{}, err
+	}
+	v := Verdict{Entry: e, On: tally(on), Off: tally(off)}
+	detected := v.On.Mismatches > 0
+	if e.Rule != 0 {
+		detected = v.On.Violations[e.Rule.String()] > 0
+	}
+	v.OK = detected && off.OK()
+	return v, nil
+}

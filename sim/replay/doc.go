@@ -1,0 +1,70 @@
+// Package replay replays strace logs of real programs on the model: it
+// maps every decoded call ([strace.Decode]) onto one sim.World, predicts
+// each call's result and each error-queue read from the model alone, and
+// reports where the model and the log disagree. The log's results are
+// used only for comparison.
+//
+// # Model
+//
+// One World runs the default profile (linux-6.18) or [Options.Profile].
+// The traced program is one task, "main", of uid 1000, without
+// CAP_IPC_LOCK unless [Options.CapIPCLock], with the profile's
+// RLIMIT_MEMLOCK; [Options.OptmemMax] sets net.core.optmem_max. Every
+// traced socket uses one loopback device, the path of 127.0.0.1 and ::1.
+//
+// Sockets are followed by fd number; one fd table serves every pid of the
+// log, as threads share it (forked children that inherit descriptors are
+// not told apart). A socket(2) creates a model socket named "fdN" (then
+// "fdN#2", ... when the number is reused); calls on descriptors the
+// replay does not follow (files, pipes, netlink) are listed as ignored.
+//
+// Both ends of a loopback connection are often traced. A TCP client that
+// connects to the port of a traced listener (learnt from bind, getsockname
+// or, when the log never shows it, any traced listener) is paired with the
+// next accept on it: the accepted fd is the client's implicit peer
+// (sim.World.AcceptFrom), so reads there return what the client sent. A
+// client of an untraced server gets a peer that reads everything. A
+// datagram socket bound to the address a traced sender sends to reads the
+// datagrams that land on the sender's implicit peer.
+//
+// # Mapping
+//
+//	socket, socketpair             World.NewSocket (fd numbers are not modelled)
+//	setsockopt, getsockopt         World.Setsockopt/Getsockopt for the options package kernel names
+//	bind, connect, listen          World.Bind/Connect/Listen
+//	accept, accept4                World.AcceptFrom or World.Accept
+//	send, sendto, sendmsg, write   World.Send (iovec lengths, flags)
+//	sendmmsg                       one World.Send per printed message
+//	recv, recvfrom, recvmsg        World.Recv, or World.Recvmsg with MSG_ERRQUEUE
+//	close, shutdown                World.Close/Shutdown
+//	prlimit64, setrlimit           World.Setrlimit of RLIMIT_MEMLOCK; an old limit read back is compared
+//
+// Every other call, an option the model does not know, a call without a
+// result ("= ?", unfinished at exit) and any call on an unfollowed fd is
+// counted in [Report.Ignored].
+//
+// # Time
+//
+// Between two replayed calls the network settles (sim.World.Settle),
+// unless the log has timestamps (-t, -tt, -ttt or -r): then virtual time
+// advances by the real gap between the two calls and the network runs
+// only that far (sim.World.Advance), so a delayed ACK still pending in the
+// real run is still pending in the model.
+//
+// # Comparison
+//
+// Observed and predicted results are rendered alike ("4096", "-1 ENOBUFS",
+// "0 zerocopy [0,4] COPIED", "0 [1]" for a getsockopt) and must be equal.
+// An error-queue read compares the whole sock_extended_err. strace 6.1
+// prints no cmsg data for IPV6_RECVERR; such reads are compared on the
+// return value only, and the report says so ([Call.Compared] and a note).
+// A divergence carries the model's reason ([Call.Why]): the send's
+// msg_zerocopy_alloc/realloc outcome ("mm_account_pinned_pages failed"),
+// or the model's event for the call.
+//
+// # Errors
+//
+// A log strace.Parse or strace.Decode rejects is an error naming
+// file:line:col (a *strace.ErrorList); nothing is replayed. Replay never
+// panics (FuzzReplay).
+package replay

@@ -1,0 +1,674 @@
+package replay
+
+import (
+	"fmt"
+	"net/netip"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/zcsim/zcsim/kernel"
+	"github.com/zcsim/zcsim/notify"
+	"github.com/zcsim/zcsim/sim"
+	"github.com/zcsim/zcsim/sim/strace"
+	"github.com/zcsim/zcsim/sock"
+)
+
+// op replays one decoded call.
+func (r *replayer) op(op strace.Op) {
+	h := op.Head()
+	r.clock(h)
+	if h.Result.Kind == strace.ResultUnknown || h.Result.Kind == strace.ResultUnfinished {
+		r.ignore(h.Syscall, "no result in the log")
+		return
+	}
+	switch o := op.(type) {
+	case *strace.Ignored:
+		r.ignored1(o)
+	case *strace.Socket:
+		r.socket(o)
+	case *strace.SocketPair:
+		r.socketPair(o)
+	case *strace.SockOpt:
+		r.sockopt(o)
+	case *strace.Bind:
+		r.bind(o)
+	case *strace.Connect:
+		r.connect(o)
+	case *strace.Listen:
+		r.listen(o)
+	case *strace.Accept:
+		r.accept(o)
+	case *strace.Send:
+		r.send(o)
+	case *strace.SendMmsg:
+		r.sendmmsg(o)
+	case *strace.Recv:
+		r.recv(o)
+	case *strace.Close:
+		r.close(o)
+	case *strace.Shutdown:
+		r.shutdown(o)
+	case *strace.Rlimit:
+		r.rlimit(o)
+	default:
+		r.ignore(h.Syscall, "")
+	}
+}
+
+// ignored1 lists a call the decoder does not model; getsockname still
+// teaches the replay a socket's address.
+func (r *replayer) ignored1(o *strace.Ignored) {
+	r.ignore(o.Name, o.Reason)
+	if o.Name != "getsockname" || o.Result.Kind != strace.ResultValue {
+		return
+	}
+	c := r.calls[line(&o.Header)]
+	if c == nil || len(c.Args) < 2 {
+		return
+	}
+	fd, ok := c.Args[0].AsInt()
+	e := r.fds[int(fd)]
+	if !ok || e == nil {
+		return
+	}
+	if a, ok := strace.AddrArg(c.Args[1]); ok && a.Addr.IsValid() {
+		e.local = a.Addr
+	}
+}
+
+// sock returns the model socket behind fd, or nil after listing the call
+// as ignored.
+func (r *replayer) sock(h *strace.Header, fd int, dataPath bool) *fdEntry {
+	e := r.fds[fd]
+	switch {
+	case e == nil:
+		r.ignore(h.Syscall, "not a socket the replay follows")
+		return nil
+	case e.s == nil:
+		r.ignore(h.Syscall, "socket the model does not follow")
+		return nil
+	case dataPath && !e.inet():
+		r.ignore(h.Syscall, kernel.FamilyNames.Name(e.family)+" data path not modelled")
+		return nil
+	}
+	return e
+}
+
+// name returns a fresh model name for a socket on fd.
+func (r *replayer) name(fd int) string {
+	r.names[fd]++
+	if n := r.names[fd]; n > 1 {
+		return fmt.Sprintf("fd%d#%d", fd, n)
+	}
+	return fmt.Sprintf("fd%d", fd)
+}
+
+func (r *replayer) socket(o *strace.Socket) {
+	fam, ok1 := symbol(kernel.FamilyNames, o.Domain, "PF_")
+	var typ kernel.SockType
+	ok2 := len(o.Type) > 0
+	for _, t := range o.Type {
+		v, ok := symbol(kernel.SockTypeNames, t, "")
+		if n, err := strconv.ParseUint(t, 0, 32); !ok && err == nil {
+			v, ok = kernel.SockType(n), true // -X raw: type and flags in one number
+		}
+		typ |= v
+		ok2 = ok2 && ok
+	}
+	proto, ok3 := symbol(kernel.ProtocolNames, o.Protocol, "")
+	if !ok1 || !ok2 || !ok3 {
+		r.ignore("socket", "family, type or protocol not modelled")
+		r.untrack(o.Header)
+		return
+	}
+	r.between(&o.Header)
+	obs, fd := observed(&o.Header)
+	text := fmt.Sprintf("socket(%s, %s, %s)", o.Domain, strings.Join(o.Type, "|"), o.Protocol)
+	name := r.name(fd)
+	s, res := r.w.NewSocket(r.call(&o.Header, text), name, r.task, fam, typ, proto, r.dev, sim.PeerOptions{})
+	pred := res.String()
+	if res.Errno == 0 && fd >= 0 {
+		pred = fmt.Sprint(fd) // fd numbers are not modelled: success is
+	}
+	r.compare(&o.Header, fd, name, text, obs, pred, "", res)
+	if fd >= 0 {
+		e := &fdEntry{fd: fd, family: fam}
+		if res.Errno == 0 {
+			e.s = s
+		}
+		r.fds[fd] = e
+	}
+}
+
+// untrack forgets the fd a call returned, so later calls on it are listed
+// as ignored.
+func (r *replayer) untrack(h strace.Header) {
+	if n, ok := h.Result.Ret(); ok && n >= 0 {
+		r.fds[int(n)] = &fdEntry{fd: int(n)}
+	}
+}
+
+func (r *replayer) socketPair(o *strace.SocketPair) {
+	fam, ok1 := symbol(kernel.FamilyNames, o.Domain, "PF_")
+	var typ kernel.SockType
+	for _, t := range o.Type {
+		v, _ := symbol(kernel.SockTypeNames, t, "")
+		typ |= v
+	}
+	if !ok1 || o.Result.Kind != strace.ResultValue {
+		r.ignore("socketpair", "not modelled")
+		return
+	}
+	r.between(&o.Header)
+	for _, fd := range o.Fds {
+		name := r.name(fd)
+		text := fmt.Sprintf("socketpair(%s) end %d", o.Domain, fd)
+		s, res := r.w.NewSocket(r.call(&o.Header, text), name, r.task, fam, typ, 0, r.dev, sim.PeerOptions{})
+		e := &fdEntry{fd: fd, family: fam}
+		if res.Errno == 0 {
+			e.s = s
+		}
+		r.fds[fd] = e
+		pred := res.String()
+		if res.Errno == 0 {
+			pred = "0"
+		}
+		r.compare(&o.Header, fd, name, text, o.Result.String(), pred, "", res)
+	}
+}
+
+func (r *replayer) sockopt(o *strace.SockOpt) {
+	opt, known := sockOpt(o.Level, o.Name)
+	if !known {
+		r.ignore(o.Syscall, o.Name+" not modelled")
+		return
+	}
+	e := r.sock(&o.Header, o.Fd, false)
+	if e == nil {
+		return
+	}
+	r.between(&o.Header)
+	name := kernel.SockOptNames.Name(opt)
+	if o.Get {
+		text := fmt.Sprintf("getsockopt(%d, %s)", o.Fd, name)
+		res := r.w.Getsockopt(r.call(&o.Header, text), e.s, opt)
+		obs := o.Result.String()
+		if o.Result.Kind == strace.ResultValue && o.Value.HasInt {
+			obs += fmt.Sprintf(" [%d]", o.Value.Int)
+		}
+		pred := res.String()
+		if res.Errno == 0 {
+			pred = fmt.Sprintf("0 [%d]", res.Ret)
+		}
+		r.compare(&o.Header, o.Fd, e.s.Name, text, obs, pred, "", res)
+		return
+	}
+	val, ok := optValue(o.Value)
+	if !ok {
+		r.ignore(o.Syscall, "value not readable")
+		return
+	}
+	text := fmt.Sprintf("setsockopt(%d, %s, %d)", o.Fd, name, val)
+	res := r.w.Setsockopt(r.call(&o.Header, text), e.s, opt, val)
+	r.compare(&o.Header, o.Fd, e.s.Name, text, o.Result.String(), res.String(), "", res)
+}
+
+func (r *replayer) bind(o *strace.Bind) {
+	e := r.sock(&o.Header, o.Fd, true)
+	if e == nil {
+		return
+	}
+	if o.Addr.Addr.IsValid() {
+		e.local = o.Addr.Addr
+	}
+	r.between(&o.Header)
+	text := fmt.Sprintf("bind(%d, %v)", o.Fd, o.Addr.Addr)
+	res := r.w.Bind(r.call(&o.Header, text), e.s)
+	r.compare(&o.Header, o.Fd, e.s.Name, text, o.Result.String(), res.String(), "", res)
+}
+
+func (r *replayer) connect(o *strace.Connect) {
+	e := r.sock(&o.Header, o.Fd, true)
+	if e == nil {
+		return
+	}
+	if o.Addr.Addr.IsValid() {
+		e.remote = o.Addr.Addr
+	}
+	r.between(&o.Header)
+	text := fmt.Sprintf("connect(%d, %v)", o.Fd, o.Addr.Addr)
+	res := r.w.Connect(r.call(&o.Header, text), e.s)
+	r.compare(&o.Header, o.Fd, e.s.Name, text, o.Result.String(), res.String(), "", res)
+	if res.Errno != 0 || !e.s.IsTCP() {
+		return
+	}
+	if r.tracedListener(e.remote) {
+		r.pending = append(r.pending, e)
+	} else if e.s.Peer != nil {
+		e.s.Peer.SetAutoRead(true) // an untraced server reads what it gets
+	}
+}
+
+// tracedListener reports whether a traced listening socket may own addr:
+// one bound to its port, or one whose port the log never showed.
+func (r *replayer) tracedListener(addr netip.AddrPort) bool {
+	for _, l := range r.fds {
+		if l.s == nil || !l.s.IsTCP() || l.s.Sk.State != sock.LISTEN {
+			continue
+		}
+		if l.local.Port() == 0 || l.local.Port() == addr.Port() {
+			return true
+		}
+	}
+	return false
+}
+
+func (r *replayer) listen(o *strace.Listen) {
+	e := r.sock(&o.Header, o.Fd, true)
+	if e == nil {
+		return
+	}
+	r.between(&o.Header)
+	text := fmt.Sprintf("listen(%d, %d)", o.Fd, o.Backlog)
+	res := r.w.Listen(r.call(&o.Header, text), e.s)
+	r.compare(&o.Header, o.Fd, e.s.Name, text, o.Result.String(), res.String(), "", res)
+}
+
+// accept returns the connection of a traced client when one connected to
+// this listener, else a connection from the implicit peer.
+func (r *replayer) accept(o *strace.Accept) {
+	l := r.sock(&o.Header, o.Fd, true)
+	if l == nil {
+		return
+	}
+	r.between(&o.Header)
+	obs, fd := observed(&o.Header)
+	text := fmt.Sprintf("%s(%d)", o.Syscall, o.Fd)
+	c := r.call(&o.Header, text)
+	var child *sim.Socket
+	var res sim.Result
+	client := r.takePending(l)
+	if client != nil {
+		child, res = r.w.AcceptFrom(c, l.s, client.s)
+		text += fmt.Sprintf(" from fd %d", client.fd)
+	} else {
+		child, res = r.w.Accept(c, l.s, r.name(max(fd, 0)))
+	}
+	pred := res.String()
+	if res.Errno == 0 && fd >= 0 {
+		pred = fmt.Sprint(fd)
+	}
+	name := ""
+	if child != nil {
+		name = child.Name
+	}
+	r.compare(&o.Header, o.Fd, name, text, obs, pred, "", res)
+	if fd < 0 {
+		return
+	}
+	e := &fdEntry{fd: fd, family: l.family, local: l.local, remote: o.Peer.Addr}
+	if res.Errno == 0 {
+		e.s = child
+	}
+	r.fds[fd] = e
+}
+
+// takePending picks the traced client a listener accepts: the oldest one
+// connected to its port, or to a port the log never tied to a listener.
+func (r *replayer) takePending(l *fdEntry) *fdEntry {
+	for i, c := range r.pending {
+		if c.remote.Port() == l.local.Port() || l.local.Port() == 0 || c.remote.Port() == 0 {
+			r.pending = append(r.pending[:i], r.pending[i+1:]...)
+			c.accepted = true
+			return c
+		}
+	}
+	return nil
+}
+
+func (r *replayer) send(o *strace.Send) {
+	dataPath := o.Syscall != "write" || r.fds[o.Fd] != nil
+	e := r.sock(&o.Header, o.Fd, dataPath)
+	if e == nil {
+		return
+	}
+	if !e.inet() {
+		r.ignore(o.Syscall, "data path not modelled")
+		return
+	}
+	r.feed(e, o.To.Addr)
+	r.between(&o.Header)
+	flags := msgFlags(o.Flags)
+	text := fmt.Sprintf("%s(%d, %v, %v)", o.Syscall, o.Fd, o.Iov, flags)
+	res := r.w.Send(r.call(&o.Header, text), e.s, ints(o.Iov), flags)
+	r.compare(&o.Header, o.Fd, e.s.Name, text, o.Result.String(), res.String(), why(res), res)
+}
+
+// feed ties a datagram receiver the program traced to the sender that
+// sends to its address: the sender's datagrams reach its implicit peer,
+// and reads on the receiver read there.
+func (r *replayer) feed(from *fdEntry, to netip.AddrPort) {
+	if from.s.IsTCP() || from.s.Peer == nil {
+		return
+	}
+	if !to.IsValid() {
+		to = from.remote
+	}
+	if !to.IsValid() || to.Port() == 0 {
+		return
+	}
+	for _, fd := range sortedFds(r.fds) {
+		rx := r.fds[fd]
+		if rx == from || rx.s == nil || rx.s.IsTCP() || rx.feed != nil || rx.local.Port() != to.Port() {
+			continue
+		}
+		rx.feed = from.s.Peer
+		return
+	}
+}
+
+func (r *replayer) sendmmsg(o *strace.SendMmsg) {
+	e := r.sock(&o.Header, o.Fd, true)
+	if e == nil {
+		return
+	}
+	r.feed(e, netip.AddrPort{})
+	r.between(&o.Header)
+	flags := msgFlags(o.Flags)
+	text := fmt.Sprintf("sendmmsg(%d, %d messages, %v)", o.Fd, len(o.Msgs), flags)
+	sent := 0
+	var first, last sim.Result
+	for i, m := range o.Msgs {
+		res := r.w.Send(r.call(&o.Header, fmt.Sprintf("%s (message %d)", text, i)), e.s, ints(m.Iov), flags)
+		last = res
+		if res.Errno != 0 {
+			first = res
+			break
+		}
+		sent++
+	}
+	res := sim.Result{Ret: int64(sent)}
+	if sent == 0 && first.Errno != 0 {
+		res = first
+	}
+	if int64(len(o.Msgs)) < o.Vlen && o.Result.Kind == strace.ResultValue {
+		r.note(fmt.Sprintf("line %d: strace printed %d of %d messages; only those were replayed", line(&o.Header), len(o.Msgs), o.Vlen))
+	}
+	r.compare(&o.Header, o.Fd, e.s.Name, text, o.Result.String(), res.String(), why(last), res)
+}
+
+func (r *replayer) recv(o *strace.Recv) {
+	e := r.sock(&o.Header, o.Fd, !o.ErrQueue)
+	if e == nil {
+		return
+	}
+	r.between(&o.Header)
+	flags := msgFlags(o.Flags)
+	text := fmt.Sprintf("%s(%d, %d, %v)", o.Syscall, o.Fd, o.Len, flags)
+	if !o.ErrQueue {
+		target := e.s
+		if e.feed != nil {
+			target = e.feed
+		}
+		res := r.w.Recv(r.call(&o.Header, text), target, int(max(o.Len, 0)), flags)
+		r.compare(&o.Header, o.Fd, target.Name, text, o.Result.String(), res.String(), why(res), res)
+		return
+	}
+	res := r.w.Recvmsg(r.call(&o.Header, text), e.s, int(max(o.Len, 0)), flags)
+	obs := o.Result.String()
+	var ext *strace.ExtErr
+	printed := len(o.Cmsgs) == 0
+	for _, c := range o.Cmsgs {
+		if c.Ext != nil {
+			ext = c.Ext
+		}
+	}
+	if ext != nil {
+		obs += " " + recordOf(*ext).String()
+	}
+	pred := res.String()
+	if res.Record != nil {
+		pred += " " + res.Record.String()
+	}
+	agree := obs == pred
+	how := ""
+	if ext == nil && res.Record != nil && o.Result.Kind == strace.ResultValue && !printed {
+		agree = res.Errno == 0 && fmt.Sprint(res.Ret) == o.Result.String()
+		how = "return value only: strace printed no cmsg data"
+		r.v6Lines = append(r.v6Lines, line(&o.Header))
+	} else if ext != nil && res.Record != nil {
+		agree = agree && sameRecord(*ext, *res.Record)
+	}
+	w := ""
+	if res.Errno == kernel.EAGAIN {
+		w = "the model's error queue is empty"
+	}
+	r.add(&o.Header, o.Fd, e.s.Name, text, obs, pred, w, how, agree)
+}
+
+// recordOf turns a logged sock_extended_err into the model's record type.
+func recordOf(x strace.ExtErr) notify.Record {
+	return notify.Record{Origin: x.Origin, Errno: kernel.Errno(x.Errno), Type: x.Type, Code: x.Code, Info: x.Info, Data: x.Data}
+}
+
+func sameRecord(x strace.ExtErr, m notify.Record) bool {
+	return x.Origin == m.Origin && kernel.Errno(x.Errno) == m.Errno && x.Type == m.Type &&
+		x.Code == m.Code && x.Info == m.Info && x.Data == m.Data
+}
+
+func (r *replayer) close(o *strace.Close) {
+	e := r.fds[o.Fd]
+	if e == nil {
+		r.ignore("close", "not a socket the replay follows")
+		return
+	}
+	if o.Result.Kind == strace.ResultValue {
+		delete(r.fds, o.Fd)
+	}
+	if e.s == nil {
+		r.ignore("close", "socket the model does not follow")
+		return
+	}
+	r.between(&o.Header)
+	text := fmt.Sprintf("close(%d)", o.Fd)
+	res := r.w.Close(r.call(&o.Header, text), e.s)
+	r.compare(&o.Header, o.Fd, e.s.Name, text, o.Result.String(), res.String(), "", res)
+	for i, p := range r.pending {
+		if p == e {
+			r.pending = append(r.pending[:i], r.pending[i+1:]...)
+			break
+		}
+	}
+}
+
+func (r *replayer) shutdown(o *strace.Shutdown) {
+	e := r.sock(&o.Header, o.Fd, true)
+	if e == nil {
+		return
+	}
+	r.between(&o.Header)
+	wr := o.How != "SHUT_RD" && o.How != "0"
+	text := fmt.Sprintf("shutdown(%d, %s)", o.Fd, o.How)
+	res := r.w.Shutdown(r.call(&o.Header, text), e.s, wr)
+	r.compare(&o.Header, o.Fd, e.s.Name, text, o.Result.String(), res.String(), "", res)
+}
+
+// rlimit replays prlimit64/setrlimit of RLIMIT_MEMLOCK: a new soft limit
+// is set on the task; an old one read back is compared with the task's.
+func (r *replayer) rlimit(o *strace.Rlimit) {
+	if o.Resource != "RLIMIT_MEMLOCK" && o.Resource != "0x8" && o.Resource != "8" {
+		r.ignore(o.Syscall, o.Resource+" not modelled")
+		return
+	}
+	r.between(&o.Header)
+	obs, pred := o.Result.String(), ""
+	old := r.task.Memlock
+	if o.Old != nil {
+		obs += " old " + limitString(o.Old.Cur)
+		pred = " old " + limitString(strace.Limit{Value: old, Infinity: old == kernel.RLIM_INFINITY})
+	}
+	var res sim.Result
+	text := fmt.Sprintf("%s(RLIMIT_MEMLOCK)", o.Syscall)
+	if o.New != nil {
+		limit := o.New.Cur.Value
+		if o.New.Cur.Infinity {
+			limit = kernel.RLIM_INFINITY
+		}
+		text = fmt.Sprintf("%s(RLIMIT_MEMLOCK, %s)", o.Syscall, limitString(o.New.Cur))
+		res = r.w.Setrlimit(r.call(&o.Header, text), r.task, limit)
+	}
+	r.compare(&o.Header, -1, "", text, obs, res.String()+pred, "", res)
+}
+
+func limitString(l strace.Limit) string {
+	if l.Infinity {
+		return "unlimited"
+	}
+	return fmt.Sprint(l.Value)
+}
+
+// observed renders a call's logged result and returns the fd it created
+// (-1 if none).
+func observed(h *strace.Header) (string, int) {
+	if n, ok := h.Result.Ret(); ok && n >= 0 {
+		return fmt.Sprint(n), int(n)
+	}
+	return h.Result.String(), -1
+}
+
+// compare records a call whose observed and predicted renderings must be
+// equal.
+func (r *replayer) compare(h *strace.Header, fd int, sock, text, obs, pred, why string, _ sim.Result) {
+	r.add(h, fd, sock, text, obs, pred, why, "", obs == pred)
+}
+
+func (r *replayer) add(h *strace.Header, fd int, sock, text, obs, pred, why, how string, agree bool) {
+	c := Call{Line: line(h), Pid: h.Pid, Syscall: h.Syscall, Fd: fd, Socket: sock, Text: text,
+		Observed: obs, Predicted: pred, Agree: agree, Compared: how}
+	if !agree {
+		c.Why = why
+		if c.Why == "" {
+			c.Why = r.lastEvent()
+		}
+	}
+	r.rep.Calls = append(r.rep.Calls, c)
+}
+
+// lastEvent is the text of the model's last call event, as its reason.
+func (r *replayer) lastEvent() string {
+	recs := r.w.Trace().Records
+	for i := len(recs) - 1; i >= 0; i-- {
+		if e := recs[i].Event; e != nil && e.Source != "" {
+			return "model: " + e.Text
+		}
+	}
+	return ""
+}
+
+// why is the model's reason for a send's result: what
+// msg_zerocopy_alloc/realloc did and the id it gave.
+func why(res sim.Result) string {
+	s := ""
+	if res.Send.Outcome != 0 {
+		s = res.Send.Outcome.String()
+	}
+	if res.Send.ZC {
+		s = strings.TrimSpace(fmt.Sprintf("%s, id %d", s, res.Send.ID))
+	}
+	if res.Blocked {
+		s = strings.TrimSpace(s + " the call blocks forever in the model")
+	}
+	return strings.TrimPrefix(s, ", ")
+}
+
+// symbol maps a name as strace printed it (symbolic, or a number under
+// -X raw) to a kernel value; alias is a prefix to try as "AF_" (PF_INET).
+func symbol[T ~uint8 | ~uint16 | ~uint32 | ~int32](tab kernel.Symbols[T], s, alias string) (T, bool) {
+	if v, ok := tab.ByName(s); ok {
+		return v, true
+	}
+	if alias != "" && strings.HasPrefix(s, alias) {
+		if v, ok := tab.ByName("AF_" + strings.TrimPrefix(s, alias)); ok {
+			return v, true
+		}
+	}
+	n, err := strconv.ParseInt(s, 0, 64)
+	if err != nil {
+		return 0, false
+	}
+	v := T(n)
+	return v, tab.Name(v) != ""
+}
+
+// sockOpt maps a level and option name (or numbers) to a modelled option.
+func sockOpt(level, name string) (kernel.SockOpt, bool) {
+	if name == "SO_TIMESTAMPING_OLD" { // strace's name for 37 on 64-bit
+		name = "SO_TIMESTAMPING"
+	}
+	if o, ok := kernel.SockOptNames.ByName(name); ok {
+		return o, true
+	}
+	lv, err1 := strconv.ParseInt(level, 0, 32)
+	nv, err2 := strconv.ParseInt(name, 0, 32)
+	if err1 != nil || err2 != nil {
+		return kernel.SockOpt{}, false
+	}
+	o := kernel.SockOpt{Level: kernel.Level(lv), Name: int32(nv)}
+	return o, kernel.SockOptNames.Name(o) != ""
+}
+
+// optValue is a setsockopt value: an integer, or a union of
+// SOF_TIMESTAMPING flags.
+func optValue(v strace.OptValue) (int, bool) {
+	if v.HasInt {
+		return int(v.Int), true
+	}
+	if len(v.Flags) == 0 {
+		return 0, false
+	}
+	var t kernel.Timestamping
+	for _, f := range v.Flags {
+		b, ok := kernel.TimestampingNames.ByName(f)
+		if !ok {
+			n, err := strconv.ParseInt(f, 0, 64)
+			if err != nil {
+				return 0, false
+			}
+			b = kernel.Timestamping(n)
+		}
+		t |= b
+	}
+	return int(t), true
+}
+
+// msgFlags maps flag names (or numbers) to MsgFlags; names the kernel
+// package does not know are dropped.
+func msgFlags(names []string) kernel.MsgFlags {
+	var f kernel.MsgFlags
+	for _, n := range names {
+		if b, ok := kernel.MsgFlagNames.ByName(n); ok {
+			f |= b
+		} else if v, err := strconv.ParseUint(n, 0, 32); err == nil {
+			f |= kernel.MsgFlags(v)
+		}
+	}
+	return f
+}
+
+func ints(xs []int64) []int {
+	out := make([]int, len(xs))
+	for i, x := range xs {
+		out[i] = int(x)
+	}
+	return out
+}
+
+func sortedFds(m map[int]*fdEntry) []int {
+	out := make([]int, 0, len(m))
+	for fd := range m {
+		out = append(out, fd)
+	}
+	slices.Sort(out)
+	return out
+}

@@ -1,0 +1,266 @@
+package replay
+
+import (
+	"fmt"
+	"net/netip"
+	"os"
+
+	"github.com/zcsim/zcsim/kernel"
+	"github.com/zcsim/zcsim/sim"
+	"github.com/zcsim/zcsim/sim/engine"
+	"github.com/zcsim/zcsim/sim/strace"
+)
+
+// SchemaVersion is the version of the JSON Lines report. It changes when a
+// field changes meaning or disappears.
+const SchemaVersion = 1
+
+// Options say what machine the traced program is assumed to have run on.
+type Options struct {
+	// Profile is the kernel profile; empty means kernel.DefaultProfile.
+	Profile string
+	// Seed is the root seed of the model's random streams.
+	Seed uint64
+	// CapIPCLock gives the traced task CAP_IPC_LOCK (exempt from
+	// RLIMIT_MEMLOCK). Without it the task has none, as an ordinary
+	// program.
+	CapIPCLock bool
+	// OptmemMax, if positive, sets net.core.optmem_max; otherwise the
+	// profile's default.
+	OptmemMax int
+}
+
+// ReplayFile reads, parses and replays the strace log in file.
+func ReplayFile(file string, opts Options) (*Report, error) {
+	src, err := os.ReadFile(file)
+	if err != nil {
+		return nil, err
+	}
+	return Replay(file, src, opts)
+}
+
+// Replay parses the strace log src (named file in errors) and replays its
+// calls on a fresh sim.World. Input errors — a line strace.Parse or
+// strace.Decode rejects, an unknown profile, a negative optmem_max — come
+// back as an error before anything runs; parse errors are a
+// *strace.ErrorList naming file:line:col.
+func Replay(file string, src []byte, opts Options) (*Report, error) {
+	if opts.OptmemMax < 0 {
+		return nil, fmt.Errorf("optmem_max %d is negative", opts.OptmemMax)
+	}
+	if opts.Profile == "" {
+		opts.Profile = kernel.DefaultProfile
+	}
+	p, err := kernel.Lookup(opts.Profile)
+	if err != nil {
+		return nil, err
+	}
+	log, err := strace.Parse(file, src)
+	if err != nil {
+		return nil, err
+	}
+	ops, err := strace.Decode(log)
+	if err != nil {
+		return nil, err
+	}
+	r := newReplayer(file, p, log, opts)
+	for _, op := range ops {
+		r.op(op)
+	}
+	r.finish()
+	return r.rep, nil
+}
+
+// fdEntry is what the replay knows of one open file descriptor.
+type fdEntry struct {
+	fd int
+	// s is the model socket; nil for an fd the model does not follow.
+	s *sim.Socket
+	// family of the socket.
+	family kernel.Family
+	// local and remote are addresses learnt from bind, getsockname,
+	// connect, sendto and accept; the zero value when unknown.
+	local, remote netip.AddrPort
+	// feed is, for a datagram socket another traced socket sends to, the
+	// model socket those datagrams land on (the sender's implicit peer).
+	feed *sim.Socket
+	// accepted is set once a traced listener accepted this client.
+	accepted bool
+}
+
+// inet reports whether the socket has the model's full data path.
+func (e *fdEntry) inet() bool {
+	return e.family == kernel.AF_INET || e.family == kernel.AF_INET6
+}
+
+// replayer maps decoded strace ops onto one World.
+type replayer struct {
+	w    *sim.World
+	task *sim.Task
+	dev  *sim.Device
+	file string
+	// calls indexes the parsed calls by first line, for the calls the
+	// decoder ignores but whose arguments teach addresses (getsockname).
+	calls map[int]*strace.Call
+	fds   map[int]*fdEntry
+	names map[int]int // how many sockets each fd number has named
+	// pending lists traced TCP clients connected but not yet accepted.
+	pending []*fdEntry
+	// clock: the absolute log time of the last call, when the log has
+	// timestamps.
+	timed    bool
+	now      int64 // the current call's time
+	haveNow  bool
+	last     int64 // the last modelled call's time
+	haveLast bool
+	v6Lines  []int
+	rep      *Report
+	ignored  map[string]int
+	ignOrder []string
+}
+
+func newReplayer(file string, p *kernel.Profile, log *strace.Log, opts Options) *replayer {
+	w := sim.New(p, opts.Seed)
+	if opts.OptmemMax > 0 {
+		w.Net.OptmemMax = opts.OptmemMax
+	}
+	main := w.Task("main")
+	task := w.AddTask("main", main.User, main.Memlock, opts.CapIPCLock)
+	dev := sim.DefaultDevice("lo", sim.Loopback)
+	w.AddDevice(dev)
+	r := &replayer{w: w, task: task, dev: dev, file: file,
+		calls: map[int]*strace.Call{}, fds: map[int]*fdEntry{}, names: map[int]int{},
+		ignored: map[string]int{}}
+	for i := range log.Calls {
+		c := &log.Calls[i]
+		if len(c.Lines) > 0 {
+			r.calls[c.Lines[0]] = c
+		}
+	}
+	r.rep = &Report{Config: Config{Schema: SchemaVersion, File: file, Profile: p.Name, Seed: opts.Seed,
+		CapIPCLock: opts.CapIPCLock, OptmemMax: w.Net.OptmemMax, Memlock: main.Memlock, Path: "loopback"}}
+	r.rep.Config.Timestamps = timestampKind(log)
+	r.timed = r.rep.Config.Timestamps != "none"
+	return r
+}
+
+// timestampKind names the log's timestamp option.
+func timestampKind(log *strace.Log) string {
+	for _, c := range log.Calls {
+		switch c.Time.Kind {
+		case strace.TimeOfDay:
+			return "time of day (-t/-tt)"
+		case strace.TimeEpoch:
+			return "epoch (-ttt)"
+		case strace.TimeRelative:
+			return "relative (-r)"
+		}
+	}
+	return "none"
+}
+
+// ignore lists a call the replay does not model.
+func (r *replayer) ignore(name, reason string) {
+	key := name
+	if reason != "" {
+		key += " (" + reason + ")"
+	}
+	if r.ignored[key] == 0 {
+		r.ignOrder = append(r.ignOrder, key)
+	}
+	r.ignored[key]++
+}
+
+// between lets the network run between two traced calls: it settles,
+// unless the log has timestamps; then virtual time advances by the real
+// gap, and the network runs only that far.
+func (r *replayer) between(h *strace.Header) {
+	now, ok := r.now, r.haveNow
+	if !r.timed || !ok {
+		if err := r.w.Settle(); err != nil {
+			r.note(fmt.Sprintf("line %d: the network did not settle: %v", line(h), err))
+		}
+		return
+	}
+	gap := int64(0)
+	if r.haveLast {
+		gap = now - r.last
+	}
+	if h.Time.Kind == strace.TimeOfDay && gap < -12*3600*1e9 {
+		gap += 24 * 3600 * 1e9 // past midnight
+	}
+	if gap < 0 {
+		gap = 0 // calls are listed in completion order
+	}
+	r.last, r.haveLast = now, true
+	if err := r.w.Advance(engine.Duration(gap)); err != nil {
+		r.note(fmt.Sprintf("line %d: the network did not settle: %v", line(h), err))
+	}
+}
+
+// clock reads the time of every call in the log, modelled or not: -r
+// times count from the previous line.
+func (r *replayer) clock(h *strace.Header) {
+	switch h.Time.Kind {
+	case strace.TimeNone:
+		r.haveNow = false
+	case strace.TimeRelative:
+		r.now += h.Time.Nanos
+		r.haveNow = true
+	default:
+		r.now, r.haveNow = h.Time.Nanos, true
+	}
+}
+
+func (r *replayer) note(s string) { r.rep.Notes = append(r.rep.Notes, s) }
+
+func line(h *strace.Header) int {
+	if len(h.Lines) == 0 {
+		return 0
+	}
+	return h.Lines[0]
+}
+
+// call is the sim.Call of an op.
+func (r *replayer) call(h *strace.Header, text string) sim.Call {
+	return sim.Call{Source: fmt.Sprintf("%s:%d", r.file, line(h)), Text: text}
+}
+
+// finish completes the report.
+func (r *replayer) finish() {
+	for _, k := range r.ignOrder {
+		r.rep.Ignored = append(r.rep.Ignored, strace.IgnoredCount{Name: k, Count: r.ignored[k]})
+	}
+	if len(r.v6Lines) > 0 {
+		r.note(fmt.Sprintf("%d IPv6 error-queue reads (lines %s) were compared on the return value only: strace 6.1 prints no cmsg data for IPV6_RECVERR",
+			len(r.v6Lines), lineList(r.v6Lines)))
+	}
+	r.rep.Trace = r.w.Trace()
+	s := &r.rep.Summary
+	for _, c := range r.rep.Calls {
+		s.Calls++
+		if c.Agree {
+			s.Agree++
+		} else {
+			s.Diverge++
+		}
+	}
+	for _, ig := range r.rep.Ignored {
+		s.Ignored += ig.Count
+	}
+	s.OK = s.Diverge == 0
+}
+
+func lineList(ls []int) string {
+	out := ""
+	for i, l := range ls {
+		if i == 8 {
+			return out + ", …"
+		}
+		if i > 0 {
+			out += ", "
+		}
+		out += fmt.Sprint(l)
+	}
+	return out
+}

@@ -1,0 +1,228 @@
+package replay_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/zcsim/zcsim/sim/replay"
+	"github.com/zcsim/zcsim/sim/strace"
+)
+
+// options reads a fixture's NAME.replay sidecar: the replay flags its
+// recording needs (--optmem-max N, --cap-ipc-lock).
+func options(t *testing.T, log string) replay.Options {
+	t.Helper()
+	var o replay.Options
+	b, err := os.ReadFile(strings.TrimSuffix(log, ".log") + ".replay")
+	if errors.Is(err, os.ErrNotExist) {
+		return o
+	}
+	require.NoError(t, err)
+	f := strings.Fields(string(b))
+	for i := 0; i < len(f); i++ {
+		switch f[i] {
+		case "--optmem-max":
+			i++
+			n, err := strconv.Atoi(f[i])
+			require.NoError(t, err)
+			o.OptmemMax = n
+		case "--cap-ipc-lock":
+			o.CapIPCLock = true
+		default:
+			t.Fatalf("%s: unknown option %q", log, f[i])
+		}
+	}
+	return o
+}
+
+// TestRecordedProbes replays the strace logs of zcsim probe runs recorded
+// on Linux 6.18 (testdata/*.log, commands in *.cmd) and requires the model
+// to agree on every call.
+func TestRecordedProbes(t *testing.T) {
+	logs, err := filepath.Glob("testdata/*.log")
+	require.NoError(t, err)
+	require.NotEmpty(t, logs)
+	for _, log := range logs {
+		t.Run(filepath.Base(log), func(t *testing.T) {
+			_, err := os.Stat(strings.TrimSuffix(log, ".log") + ".cmd")
+			require.NoError(t, err, "every fixture has its command")
+			rep, err := replay.ReplayFile(log, options(t, log))
+			require.NoError(t, err)
+			require.NotZero(t, rep.Summary.Calls)
+			for _, d := range rep.Divergences() {
+				t.Errorf("line %d: %s: observed %s, predicted %s (%s)", d.Line, d.Text, d.Observed, d.Predicted, d.Why)
+			}
+		})
+	}
+}
+
+// TestStraceFixtures replays the logs recorded for the strace parser
+// (Python programs). All agree except the threads logs, whose threads
+// race: an error-queue read there may run before the notification it
+// would see in the model.
+func TestStraceFixtures(t *testing.T) {
+	logs, err := filepath.Glob("../strace/testdata/*.log")
+	require.NoError(t, err)
+	for _, log := range logs {
+		t.Run(filepath.Base(log), func(t *testing.T) {
+			rep, err := replay.ReplayFile(log, replay.Options{})
+			require.NoError(t, err)
+			if strings.HasPrefix(filepath.Base(log), "threads") {
+				require.Greater(t, rep.Summary.Agree, rep.Summary.Diverge)
+				return
+			}
+			require.Empty(t, rep.Divergences())
+		})
+	}
+}
+
+const tcpLog = `100 socket(AF_INET, SOCK_STREAM|SOCK_CLOEXEC, IPPROTO_IP) = 3
+100 setsockopt(3, SOL_SOCKET, SO_REUSEADDR, [1], 4) = 0
+100 bind(3, {sa_family=AF_INET, sin_port=htons(8000), sin_addr=inet_addr("127.0.0.1")}, 16) = 0
+100 listen(3, 1) = 0
+100 socket(AF_INET, SOCK_STREAM|SOCK_CLOEXEC, IPPROTO_IP) = 4
+100 setsockopt(4, SOL_SOCKET, SO_ZEROCOPY, [1], 4) = 0
+100 connect(4, {sa_family=AF_INET, sin_port=htons(8000), sin_addr=inet_addr("127.0.0.1")}, 16) = 0
+100 accept4(3, {sa_family=AF_INET, sin_port=htons(54138), sin_addr=inet_addr("127.0.0.1")}, [16], SOCK_CLOEXEC) = 5
+100 sendto(4, "zz"..., 4096, MSG_ZEROCOPY, NULL, 0) = 4096
+100 sendto(4, "zz"..., 4096, MSG_ZEROCOPY, NULL, 0) = 4096
+100 recvfrom(5, "zz"..., 65536, 0, NULL, NULL) = 8192
+100 recvmsg(4, {msg_name=NULL, msg_namelen=0, msg_iov=[{iov_base="", iov_len=1}], msg_iovlen=1, msg_control=[{cmsg_len=48, cmsg_level=SOL_IP, cmsg_type=IP_RECVERR, cmsg_data={ee_errno=0, ee_origin=5, ee_type=0, ee_code=1, ee_info=0, ee_data=1}}], msg_controllen=48, msg_flags=MSG_ERRQUEUE}, MSG_ERRQUEUE) = 0
+100 recvmsg(4, {msg_namelen=16}, MSG_ERRQUEUE) = -1 EAGAIN (Resource temporarily unavailable)
+100 close(7</etc/passwd>) = 0
+100 +++ exited with 0 +++
+`
+
+func TestAgreement(t *testing.T) {
+	rep, err := replay.Replay("tcp.log", []byte(tcpLog), replay.Options{})
+	require.NoError(t, err)
+	require.True(t, rep.OK(), "divergences: %+v", rep.Divergences())
+	require.Equal(t, 12, rep.Summary.Calls)
+	// The accepted socket is the traced client's peer: it reads what fd 4 sent.
+	require.Equal(t, "8192", rep.Calls[9].Predicted)
+	require.Equal(t, "0 zerocopy [0,1] COPIED", rep.Calls[10].Predicted)
+	require.Contains(t, rep.Ignored, strace.IgnoredCount{Name: "setsockopt (SO_REUSEADDR not modelled)", Count: 1})
+	require.Contains(t, rep.Ignored, strace.IgnoredCount{Name: "close (not a socket the replay follows)", Count: 1})
+}
+
+// TestDivergence: a memlock limit the model knows makes the send fail;
+// the log says it succeeded, and the report names the model's reason.
+func TestDivergence(t *testing.T) {
+	log := strings.Replace(tcpLog, "100 socket(AF_INET, SOCK_STREAM|SOCK_CLOEXEC, IPPROTO_IP) = 4\n",
+		"100 prlimit64(0, RLIMIT_MEMLOCK, {rlim_cur=4*1024, rlim_max=8192*1024}, NULL) = 0\n100 socket(AF_INET, SOCK_STREAM|SOCK_CLOEXEC, IPPROTO_IP) = 4\n", 1)
+	rep, err := replay.Replay("tcp.log", []byte(log), replay.Options{})
+	require.NoError(t, err)
+	require.False(t, rep.OK())
+	d := rep.Divergences()[0]
+	require.Equal(t, 10, d.Line)
+	require.Equal(t, "4096", d.Observed)
+	require.Equal(t, "-1 ENOBUFS", d.Predicted)
+	require.Contains(t, d.Why, "mm_account_pinned_pages")
+
+	// With CAP_IPC_LOCK the limit does not apply.
+	rep, err = replay.Replay("tcp.log", []byte(log), replay.Options{CapIPCLock: true})
+	require.NoError(t, err)
+	require.True(t, rep.OK())
+}
+
+func TestOptmemMax(t *testing.T) {
+	rep, err := replay.Replay("tcp.log", []byte(tcpLog), replay.Options{OptmemMax: 500})
+	require.NoError(t, err)
+	require.Equal(t, 500, rep.Config.OptmemMax)
+	require.Equal(t, "-1 ENOBUFS", rep.Calls[7].Predicted) // 0 + 576 > 500
+}
+
+func TestBadInput(t *testing.T) {
+	_, err := replay.Replay("bad.log", []byte("socket(AF_INET, SOCK_STREAM, 0 = 3\n"), replay.Options{})
+	var list *strace.ErrorList
+	require.ErrorAs(t, err, &list)
+	require.Contains(t, err.Error(), "bad.log:1:")
+
+	_, err = replay.Replay("ok.log", []byte(tcpLog), replay.Options{Profile: "linux-9.99"})
+	require.ErrorContains(t, err, "unknown profile")
+	_, err = replay.Replay("ok.log", []byte(tcpLog), replay.Options{OptmemMax: -1})
+	require.Error(t, err)
+	_, err = replay.ReplayFile("testdata/does-not-exist.log", replay.Options{})
+	require.ErrorIs(t, err, os.ErrNotExist)
+}
+
+// TestTimestamps: with -tt the model advances by the real gap instead of
+// settling, so a delayed ACK that has not fired yet is still pending.
+func TestTimestamps(t *testing.T) {
+	var b strings.Builder
+	for i, l := range strings.Split(strings.TrimSpace(tcpLog), "\n") {
+		b.WriteString(strings.Replace(l, "100 ", "100 21:00:00."+strconv.Itoa(100000+i)+" ", 1) + "\n")
+	}
+	rep, err := replay.Replay("tt.log", []byte(b.String()), replay.Options{})
+	require.NoError(t, err)
+	require.Equal(t, "time of day (-t/-tt)", rep.Config.Timestamps)
+	require.True(t, rep.OK(), "%+v", rep.Divergences())
+}
+
+func TestIPv6ComparedOnReturnOnly(t *testing.T) {
+	rep, err := replay.ReplayFile("../strace/testdata/udp6_r_T.log", replay.Options{})
+	require.NoError(t, err)
+	require.True(t, rep.OK())
+	var partial int
+	for _, c := range rep.Calls {
+		if c.Compared != "" {
+			partial++
+		}
+	}
+	require.NotZero(t, partial)
+	require.Contains(t, strings.Join(rep.Notes, "\n"), "IPV6_RECVERR")
+}
+
+func TestWriteJSON(t *testing.T) {
+	rep, err := replay.Replay("tcp.log", []byte(tcpLog), replay.Options{})
+	require.NoError(t, err)
+	var buf bytes.Buffer
+	require.NoError(t, rep.WriteJSON(&buf))
+	lines := strings.Split(strings.TrimSpace(buf.String()), "\n")
+	kind := func(l string) string {
+		var v struct{ Kind string }
+		require.NoError(t, json.Unmarshal([]byte(l), &v))
+		return v.Kind
+	}
+	require.Equal(t, "config", kind(lines[0]))
+	require.Equal(t, "call", kind(lines[1]))
+	require.Equal(t, "summary", kind(lines[len(lines)-1]))
+	var sum replay.Summary
+	require.NoError(t, json.Unmarshal([]byte(lines[len(lines)-1]), &sum))
+	require.True(t, sum.OK)
+}
+
+func TestWriteText(t *testing.T) {
+	log := strings.Replace(tcpLog, "recvfrom(5, \"zz\"..., 65536, 0, NULL, NULL) = 8192", "recvfrom(5, \"zz\"..., 65536, 0, NULL, NULL) = 100", 1)
+	rep, err := replay.Replay("tcp.log", []byte(log), replay.Options{})
+	require.NoError(t, err)
+	var buf bytes.Buffer
+	require.NoError(t, rep.WriteText(&buf))
+	out := buf.String()
+	require.Contains(t, out, "replay of tcp.log under linux-6.18")
+	require.Contains(t, out, "divergences:\n  line 11: recvfrom(5, 65536, 0): observed 100, predicted 8192")
+	require.Contains(t, out, "1 diverge")
+}
+
+// FuzzReplay: whatever the log, a replay returns a report or an error and
+// never panics.
+func FuzzReplay(f *testing.F) {
+	f.Add([]byte(tcpLog))
+	if b, err := os.ReadFile("../strace/testdata/udp4_ttt.log"); err == nil {
+		f.Add(b)
+	}
+	f.Fuzz(func(t *testing.T, src []byte) {
+		rep, err := replay.Replay("fuzz.log", src, replay.Options{})
+		if err == nil && rep.Summary.Calls != len(rep.Calls) {
+			t.Fatalf("summary counts %d calls, report has %d", rep.Summary.Calls, len(rep.Calls))
+		}
+	})
+}

@@ -1,0 +1,193 @@
+package replay
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/zcsim/zcsim/sim"
+	"github.com/zcsim/zcsim/sim/strace"
+)
+
+// Report is what a replay found: the configuration, one Call per replayed
+// system call with what the log observed and what the model predicted,
+// the calls it ignored, notes on what could not be compared fully, and
+// the model's own trace.
+type Report struct {
+	Config  Config
+	Calls   []Call
+	Ignored []strace.IgnoredCount
+	Notes   []string
+	Summary Summary
+	// Trace is the model's trace of the replay (zcsim run's timeline).
+	Trace *sim.Trace
+}
+
+// Config is the first record of a report: what the model assumed.
+type Config struct {
+	Schema     int    `json:"schema"`
+	File       string `json:"file"`
+	Profile    string `json:"profile"`
+	Seed       uint64 `json:"seed"`
+	CapIPCLock bool   `json:"cap_ipc_lock"`
+	OptmemMax  int    `json:"optmem_max"`
+	// Memlock is the traced task's RLIMIT_MEMLOCK at the start, in bytes.
+	Memlock uint64 `json:"memlock"`
+	// Path is the device traced sockets use ("loopback").
+	Path string `json:"path"`
+	// Timestamps names the log's timestamps: "none" (the network settles
+	// between calls) or the option whose gaps advance virtual time.
+	Timestamps string `json:"timestamps"`
+}
+
+// Call is one replayed system call. Observed and Predicted are rendered
+// alike, as strace prints a result ("4096", "-1 EAGAIN"), followed for an
+// error-queue read by the record ("0 zerocopy [0,4] COPIED"), for
+// getsockopt by the value ("0 [1]"), for prlimit64 by the old limit. fd
+// numbers are not modelled: a successful socket or accept is predicted as
+// the fd the log shows.
+type Call struct {
+	Line    int    `json:"line"`
+	Pid     int    `json:"pid,omitempty"`
+	Syscall string `json:"syscall"`
+	// Fd is the call's fd argument, -1 when it has none.
+	Fd int `json:"fd"`
+	// Socket is the model socket the call went to.
+	Socket    string `json:"socket,omitempty"`
+	Text      string `json:"text"`
+	Observed  string `json:"observed"`
+	Predicted string `json:"predicted"`
+	Agree     bool   `json:"agree"`
+	// Why is the model's reason for its prediction, on a divergence: the
+	// send's msg_zerocopy_alloc/realloc outcome ("mm_account_pinned_pages
+	// failed"), or the model's event text.
+	Why string `json:"why,omitempty"`
+	// Compared, when set, says the comparison was partial and why.
+	Compared string `json:"compared,omitempty"`
+}
+
+// Summary is the last record of a report.
+type Summary struct {
+	Calls   int  `json:"calls"`
+	Agree   int  `json:"agree"`
+	Diverge int  `json:"diverge"`
+	Ignored int  `json:"ignored"`
+	OK      bool `json:"ok"`
+}
+
+// OK reports whether every replayed call agreed with the model.
+func (r *Report) OK() bool { return r.Summary.OK }
+
+// Divergences returns the calls where the model disagrees with the log.
+func (r *Report) Divergences() []Call {
+	var out []Call
+	for _, c := range r.Calls {
+		if !c.Agree {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// WriteText writes the report for a person: the configuration, every
+// replayed call with its verdict, the divergences with the model's
+// reason, the ignored calls, notes and the summary.
+func (r *Report) WriteText(w io.Writer) error {
+	var b strings.Builder
+	c := r.Config
+	cap := "without"
+	if c.CapIPCLock {
+		cap = "with"
+	}
+	fmt.Fprintf(&b, "replay of %s under %s: %s path, %s CAP_IPC_LOCK, RLIMIT_MEMLOCK %d, optmem_max %d, timestamps %s\n",
+		c.File, c.Profile, c.Path, cap, c.Memlock, c.OptmemMax, c.Timestamps)
+	for _, k := range r.Calls {
+		mark := "ok  "
+		if !k.Agree {
+			mark = "DIFF"
+		}
+		fmt.Fprintf(&b, "%s line %-5d %-44s observed %-28s predicted %s", mark, k.Line, k.Text, k.Observed, k.Predicted)
+		if k.Compared != "" {
+			fmt.Fprintf(&b, "  [%s]", k.Compared)
+		}
+		b.WriteString("\n")
+	}
+	if d := r.Divergences(); len(d) > 0 {
+		fmt.Fprintf(&b, "\ndivergences:\n")
+		for _, k := range d {
+			fmt.Fprintf(&b, "  line %d: %s: observed %s, predicted %s", k.Line, k.Text, k.Observed, k.Predicted)
+			if k.Why != "" {
+				fmt.Fprintf(&b, " (%s)", k.Why)
+			}
+			b.WriteString("\n")
+		}
+	}
+	if len(r.Ignored) > 0 {
+		fmt.Fprintf(&b, "\nignored calls:\n")
+		for _, ig := range r.Ignored {
+			fmt.Fprintf(&b, "  %4d  %s\n", ig.Count, ig.Name)
+		}
+	}
+	if len(r.Notes) > 0 {
+		fmt.Fprintf(&b, "\nnotes:\n")
+		for _, n := range r.Notes {
+			fmt.Fprintf(&b, "  %s\n", n)
+		}
+	}
+	s := r.Summary
+	verdict := "all agree"
+	if !s.OK {
+		verdict = fmt.Sprintf("%d diverge", s.Diverge)
+	}
+	fmt.Fprintf(&b, "\n%d calls replayed, %d agree, %s; %d ignored\n", s.Calls, s.Agree, verdict, s.Ignored)
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// WriteJSON writes the report as JSON Lines, each record with a "kind":
+// "config" first, then one "call" per replayed call, one "divergence" per
+// disagreement, one "ignored" per ignored call name with its count, one
+// "note" each, and "summary" last — the shape of zcsim run's --json.
+func (r *Report) WriteJSON(w io.Writer) error {
+	put := func(kind string, v any) error {
+		body, err := json.Marshal(v)
+		if err != nil {
+			return err
+		}
+		line := fmt.Sprintf(`{"kind":%q`, kind)
+		if len(body) > 2 {
+			line += "," + string(body[1:])
+		} else {
+			line += "}"
+		}
+		_, err = fmt.Fprintln(w, line)
+		return err
+	}
+	if err := put("config", r.Config); err != nil {
+		return err
+	}
+	for _, c := range r.Calls {
+		if err := put("call", c); err != nil {
+			return err
+		}
+	}
+	for _, c := range r.Divergences() {
+		if err := put("divergence", c); err != nil {
+			return err
+		}
+	}
+	for _, ig := range r.Ignored {
+		if err := put("ignored", ig); err != nil {
+			return err
+		}
+	}
+	for _, n := range r.Notes {
+		if err := put("note", struct {
+			Text string `json:"text"`
+		}{n}); err != nil {
+			return err
+		}
+	}
+	return put("summary", r.Summary)
+}
