@@ -221,7 +221,7 @@ func checkPageRefs(h *kernel.Host, w *world) []kernel.Violation {
 	}
 	for _, p := range w.pages {
 		floor := 0
-		if p.User {
+		if p.Mapped() {
 			floor = 1
 		}
 		if p.Refs() < floor+frags[p] {

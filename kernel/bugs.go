@@ -1,5 +1,7 @@
 package kernel
 
+import "slices"
+
 // Historical bugs the model can re-introduce. Each is named after what went
 // wrong; the catalog of scenarios that trigger them lives with the
 // simulator. A profile switches a bug on with Bugs[BugX] = true.
@@ -102,10 +104,12 @@ func (p *Profile) Switch(b Bug, on bool) {
 
 // KnownBugs lists every bug switch the model implements, in name order.
 func KnownBugs() []Bug {
-	return []Bug{
+	bugs := []Bug{
 		BugAbortGap, BugCopiedAfterOverwrite, BugCopyUbufsNoFrags, BugCopyUbufsOrder0,
 		BugID16, BugLegacyDoublePut, BugMemlockPerProcess, BugNoSockRef, BugNotifyWmem,
 		BugReallocFails, BugRingNoCopy, BugSegmentStaleFrags, BugTCPLinear, BugTstampLeak,
 		BugTxErrorClone, BugUDPAppendRefcnt, BugUDPMoreRefcnt,
 	}
+	slices.Sort(bugs)
+	return bugs
 }

@@ -11,17 +11,24 @@ import (
 //
 // Ownership: a kernel page starts with one reference owned by whoever
 // allocated it and is freed when the count reaches zero. A user page starts
-// with one reference owned by the user's mapping (Buffer) that is never
-// dropped; pinning it for a frag (get_user_pages) takes another. A user page
-// is "in flight" while it has more than that one reference.
+// with one reference owned by the user's mapping (Buffer), dropped only by
+// Unmap; pinning it for a frag (get_user_pages) takes another. A page is
+// "in flight" while something besides its mapping references it.
 type Page struct {
 	kernel.Tracked
 	// Order is the compound order: the page spans PAGE_SIZE << Order bytes.
 	Order int
 	// User marks a page of user memory.
 	User bool
-	refs int
+	// Unmapped marks a user page whose mapping is gone (munmap): only
+	// the pins of the network stack still hold it.
+	Unmapped bool
+	refs     int
 }
+
+// Mapped reports whether a process's mapping holds the page: a user page
+// not yet unmapped.
+func (p *Page) Mapped() bool { return p.User && !p.Unmapped }
 
 // Size returns the bytes the page spans.
 func (p *Page) Size() int { return kernel.PageSize << p.Order }
@@ -32,7 +39,7 @@ func (p *Page) Refs() int { return p.refs }
 // InFlight reports whether a user page is referenced by anything besides its
 // mapping, or a kernel page by anything at all.
 func (p *Page) InFlight() bool {
-	if p.User {
+	if p.Mapped() {
 		return p.refs > 1
 	}
 	return p.refs > 0
@@ -74,7 +81,7 @@ func (p *Page) Put() {
 		return
 	}
 	floor := 0
-	if p.User {
+	if p.Mapped() {
 		floor = 1
 	}
 	if p.refs <= floor {
@@ -130,6 +137,22 @@ func (b *Buffer) PageSize() int { return kernel.PageSize << b.Order }
 
 // Len returns the size of the buffer in bytes.
 func (b *Buffer) Len() int { return len(b.Pages) * b.PageSize() }
+
+// Unmap models munmap of the buffer: each page loses its mapping's
+// reference and is freed, unless the network stack still pins it, in which
+// case the last put_page frees it.
+func (b *Buffer) Unmap() {
+	for _, p := range b.Pages {
+		if p.Unmapped || p.Freed() {
+			continue
+		}
+		p.Unmapped = true
+		p.refs--
+		if p.refs == 0 {
+			p.Free()
+		}
+	}
+}
 
 // InFlight returns the pages still referenced by the network stack.
 func (b *Buffer) InFlight() []*Page {

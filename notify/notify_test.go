@@ -148,10 +148,10 @@ func TestRecordString(t *testing.T) {
 	}{
 		{zcRecord(0, 3, true), "zerocopy [0,3] COPIED"},
 		{zcRecord(5, 5, false), "zerocopy [5,5]"},
-		{tstamp, "timestamp SCM_TSTAMP_SND key 9"},
-		{notify.Record{Origin: kernel.SO_EE_ORIGIN_TIMESTAMPING, Info: kernel.SCM_TSTAMP_SCHED, Data: 1}, "timestamp SCM_TSTAMP_SCHED key 1"},
-		{notify.Record{Origin: kernel.SO_EE_ORIGIN_TIMESTAMPING, Info: kernel.SCM_TSTAMP_ACK}, "timestamp SCM_TSTAMP_ACK key 0"},
-		{notify.Record{Origin: kernel.SO_EE_ORIGIN_TIMESTAMPING, Info: 7}, "timestamp SCM_TSTAMP_7 key 0"},
+		{tstamp, "timestamp SCM_TSTAMP_SND key=9"},
+		{notify.Record{Origin: kernel.SO_EE_ORIGIN_TIMESTAMPING, Info: kernel.SCM_TSTAMP_SCHED, Data: 1}, "timestamp SCM_TSTAMP_SCHED key=1"},
+		{notify.Record{Origin: kernel.SO_EE_ORIGIN_TIMESTAMPING, Info: kernel.SCM_TSTAMP_ACK}, "timestamp SCM_TSTAMP_ACK key=0"},
+		{notify.Record{Origin: kernel.SO_EE_ORIGIN_TIMESTAMPING, Info: 7}, "timestamp SCM_TSTAMP_7 key=0"},
 		{notify.Record{Origin: kernel.SO_EE_ORIGIN_ICMP, Errno: kernel.ECONNREFUSED, Type: 3, Code: 3}, "origin 2 errno ECONNREFUSED code 3 info 0 data 0"},
 	}
 	for _, tt := range tests {

@@ -43,7 +43,7 @@ func (r Record) Copied() bool { return r.Code&kernel.SO_EE_CODE_ZEROCOPY_COPIED 
 func (r Record) IsZerocopy() bool { return r.Origin == kernel.SO_EE_ORIGIN_ZEROCOPY }
 
 // String renders the record as a timeline shows it: "zerocopy [0,3]
-// COPIED" or "timestamp SCM_TSTAMP_SND key 5".
+// COPIED" or "timestamp SCM_TSTAMP_SND key=5".
 func (r Record) String() string {
 	switch r.Origin {
 	case kernel.SO_EE_ORIGIN_ZEROCOPY:
@@ -53,7 +53,7 @@ func (r Record) String() string {
 		}
 		return s
 	case kernel.SO_EE_ORIGIN_TIMESTAMPING:
-		return fmt.Sprintf("timestamp %s key %d", TstampName(r.Info), r.Data)
+		return fmt.Sprintf("timestamp %s key=%d", TstampName(r.Info), r.Data)
 	}
 	return fmt.Sprintf("origin %d errno %v code %d info %d data %d", r.Origin, r.Errno, r.Code, r.Info, r.Data)
 }

@@ -46,6 +46,32 @@ type host struct {
 	socks map[string]*hsock
 	open  []int
 	out   []Obs
+	// fds numbers the scenario's sockets as the traced program would see
+	// them, the lowest free descriptor above stderr, whatever numbers the
+	// probe's own process hands out: index is the descriptor, "" free.
+	fds []string
+}
+
+// progFD gives the socket name the lowest free program descriptor.
+func (h *host) progFD(name string) string {
+	fd := 3
+	for fd < len(h.fds) && h.fds[fd] != "" {
+		fd++
+	}
+	for fd >= len(h.fds) {
+		h.fds = append(h.fds, "")
+	}
+	h.fds[fd] = name
+	return fmt.Sprint(fd)
+}
+
+// releaseFD frees the program descriptor of a closed socket.
+func (h *host) releaseFD(name string) {
+	for i, n := range h.fds {
+		if n == name {
+			h.fds[i] = ""
+		}
+	}
 }
 
 // runHost executes the statements on the kernel and returns one Obs per
@@ -107,6 +133,7 @@ func (h *host) exec(st scenario.Stmt) (res string, isCall bool) {
 		how := map[string]int{"SHUT_RD": unix.SHUT_RD, "SHUT_WR": unix.SHUT_WR, "SHUT_RDWR": unix.SHUT_RDWR}[s.How.Name]
 		return errRes(unix.Shutdown(h.fd(s.Sock), how)), true
 	case *scenario.Close:
+		h.releaseFD(s.Sock.String())
 		return errRes(unix.Close(h.fd(s.Sock))), true
 	case *scenario.Send:
 		return h.send(s.Sock, [][]int{{int(s.Len.N)}}, s.Flags, false), true
@@ -162,8 +189,9 @@ func (h *host) socket(s *scenario.Socket) string {
 	h.socks[s.Name.Name] = hs
 	tv := unix.NsecToTimeval(int64(sndTimeo))
 	unix.SetsockoptTimeval(fd, unix.SOL_SOCKET, unix.SO_SNDTIMEO, &tv)
+	progFD := h.progFD(s.Name.Name)
 	if fam != kernel.AF_INET && fam != kernel.AF_INET6 || (proto != 0 && proto != unix.IPPROTO_TCP && proto != unix.IPPROTO_UDP) {
-		return "3" // the model returns fd 3 for every new socket
+		return progFD
 	}
 	switch hs.typ {
 	case unix.SOCK_STREAM:
@@ -186,7 +214,7 @@ func (h *host) socket(s *scenario.Socket) string {
 			}
 		}
 	}
-	return "3"
+	return progFD
 }
 
 func loAddr(fam int) unix.Sockaddr {

@@ -25,7 +25,7 @@ func (w *World) AcceptFrom(c Call, l, client *Socket) (*Socket, Result) {
 		}
 		child = client.Peer
 		child.Sk.InheritFlags(l.Sk)
-		return ok(4)
+		return ok(w.allocFD(child))
 	})
 	return child, r
 }

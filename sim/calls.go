@@ -61,6 +61,9 @@ func (w *World) syscall(c Call, op string, s *Socket, fn func() Result) Result {
 // starts the timers the call may need.
 func (w *World) record(c Call, op string, s *Socket, r Result) {
 	e := Event{Source: c.Source, Op: op, Text: c.Text + " = " + r.String()}
+	if r.Blocked {
+		e.Text = c.Text + " never returns: nothing left in the network will wake it"
+	}
 	if s != nil {
 		e.Socket = s.Name
 	}
@@ -103,8 +106,9 @@ func (w *World) NewSocket(c Call, name string, t *Task, family kernel.Family, ty
 			return fail(err)
 		}
 		s = w.newSocket(name, t, family, typ, proto, dev)
+		fd := w.allocFD(s)
 		if s.Sk.Class == kernel.ClassOther || s.Sk.Class == kernel.ClassRDS {
-			return ok(3)
+			return ok(fd)
 		}
 		p := w.newSocket(name+".peer", t, family, typ, proto, dev)
 		p.ack, p.autoRead = po.Ack, po.AutoRead
@@ -112,9 +116,8 @@ func (w *World) NewSocket(c Call, name string, t *Task, family kernel.Family, ty
 			p.Sk.Rcvbuf = po.Rcvbuf
 			p.Sk.RcvbufLocked = true
 		}
-		s.Peer, p.Peer = s, s
-		s.Peer = p
-		return ok(3)
+		s.Peer, p.Peer = p, s
+		return ok(fd)
 	})
 	return s, r
 }
@@ -194,6 +197,27 @@ func (w *World) newSocket(name string, t *Task, family kernel.Family, typ kernel
 	w.sockets = append(w.sockets, s)
 	w.Monitor.Tracked(sk, t.Task)
 	return s
+}
+
+// allocFD gives s the lowest free file descriptor above stderr, as
+// get_unused_fd_flags does, and returns it.
+func (w *World) allocFD(s *Socket) int64 {
+	fd := 3
+	for fd < len(w.fds) && w.fds[fd] != nil {
+		fd++
+	}
+	if fd >= len(w.fds) {
+		w.fds = append(w.fds, make([]*Socket, fd+1-len(w.fds))...)
+	}
+	w.fds[fd], s.FD = s, fd
+	return int64(fd)
+}
+
+// releaseFD frees s's descriptor.
+func (w *World) releaseFD(s *Socket) {
+	if s.FD > 0 {
+		w.fds[s.FD], s.FD = nil, 0
+	}
 }
 
 // Setsockopt models setsockopt(2).
@@ -277,7 +301,7 @@ func (w *World) Accept(c Call, s *Socket, name string) (*Socket, Result) {
 		child.Sk.InheritFlags(s.Sk)
 		client.tcp.Connect(child.tcp.Window())
 		child.tcp.Connect(client.tcp.Window())
-		return ok(4)
+		return ok(w.allocFD(child))
 	})
 	return child, r
 }
@@ -303,7 +327,7 @@ func (w *World) Shutdown(c Call, s *Socket, wr bool) Result {
 // Close models close(2). A TCP socket with unread data resets its peer.
 func (w *World) Close(c Call, s *Socket) Result {
 	return w.syscall(c, "close", s, func() Result {
-		if s.Sk.Dead() {
+		if s.FD == 0 || s.Sk.Dead() {
 			return fail(kernel.EBADF)
 		}
 		w.closeSocket(s)
@@ -312,6 +336,7 @@ func (w *World) Close(c Call, s *Socket) Result {
 }
 
 func (w *World) closeSocket(s *Socket) {
+	w.releaseFD(s)
 	switch {
 	case s.tcp != nil:
 		if s.tcp.Close() && s.Peer != nil {
@@ -358,10 +383,15 @@ func (w *World) Send(c Call, s *Socket, lens []int, flags kernel.MsgFlags) Resul
 	for _, n := range lens {
 		total += n
 	}
-	buf := mm.NewBuffer(w.Host, max(total, 1))
+	var buf *mm.Buffer
 	if s.Task != nil && s.Task.HugePages {
 		buf = mm.NewHugeBuffer(w.Host, max(total, 1), hugePageOrder)
+	} else {
+		buf = mm.NewBuffer(w.Host, max(total, 1))
 	}
+	// The model forgets the buffer once the call returns: pages the stack
+	// still pins live on until their last put_page.
+	defer buf.Unmap()
 	iov := make([]mm.Iovec, len(lens))
 	off := 0
 	for i, n := range lens {

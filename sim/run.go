@@ -77,7 +77,10 @@ func setup(stmts []scenario.Stmt, opts Options) (*kernel.Profile, error) {
 		name = opts.Profile
 	}
 	p, err := kernel.Lookup(name)
-	if err != nil {
+	switch {
+	case err != nil && opts.Profile != "":
+		return nil, fmt.Errorf("--profile: %v", err)
+	case err != nil:
 		return nil, scenario.ErrorList{{Pos: pos, Msg: err.Error(), Near: name}}
 	}
 	for _, b := range opts.Bugs {
@@ -193,10 +196,19 @@ func (in *interp) exec(st scenario.Stmt) {
 		checked = false
 		in.network(c, st)
 	}
-	if checked && r.Blocked {
-		in.mismatch(st, "the call to return", "it blocks forever: nothing left in the network will wake it")
+	if checked {
+		in.verify(st, r)
 	}
-	if want := st.Expectation(); checked && !want.IsZero() {
+}
+
+// verify compares a call's result with the statement's expectation. A
+// call that blocks for ever never returns, so that is the one mismatch.
+func (in *interp) verify(st scenario.Stmt, r Result) {
+	want := st.Expectation()
+	switch {
+	case r.Blocked:
+		in.mismatch(st, "the call to return", "it blocks forever: nothing left in the network will wake it")
+	case !want.IsZero():
 		if got, match := compare(want, r); !match {
 			in.mismatch(st, want.String(), got)
 		}
@@ -212,12 +224,7 @@ func (in *interp) noSocket(c Call, st scenario.Stmt, ss scenario.Sock) {
 		in.mismatch(st, "socket "+ss.String()+" to exist", "its socket(2) call failed")
 		return
 	}
-	r := in.w.syscall(c, "badf", nil, func() Result { return fail(kernel.EBADF) })
-	if want := st.Expectation(); !want.IsZero() {
-		if got, match := compare(want, r); !match {
-			in.mismatch(st, want.String(), got)
-		}
-	}
+	in.verify(st, in.w.syscall(c, "badf", nil, func() Result { return fail(kernel.EBADF) }))
 }
 
 // network runs the statements that drive time and the network, and the
@@ -288,7 +295,7 @@ func (in *interp) hold(ss scenario.Sock, dir string, on bool) {
 // mismatch records an unmet expectation.
 func (in *interp) mismatch(st scenario.Stmt, want, got string) {
 	in.mismatches++
-	in.w.trace.add(Record{Mismatch: &Mismatch{Step: in.w.step, Source: st.Pos().String(), Expected: want, Got: got}})
+	in.w.trace.add(Record{Mismatch: &Mismatch{Step: in.w.step, Source: posString(st.Pos()), Expected: want, Got: got}})
 }
 
 // finish settles the network, checks the invariants at quiescence, then

@@ -37,6 +37,9 @@ const (
 // its device, its implicit peer, and the scenario's control of its path.
 type Socket struct {
 	Name string
+	// FD is the program's descriptor for the socket, 0 for an implicit
+	// peer or once closed.
+	FD   int
 	Sk   *sock.Sock
 	Task *Task
 	Dev  *Device
@@ -175,7 +178,7 @@ func (w *World) deliver(r *Socket, f frame) Event {
 		e.Text += " FIN"
 	}
 	if !accepted {
-		e.Text += " (out of order: dropped)"
+		e.Text += " (not the next expected: dropped and acknowledged again)"
 		w.sendAck(r)
 		return e
 	}

@@ -235,7 +235,7 @@ func (in *interp) expect(s *scenario.Expect) {
 	for _, c := range s.Checks {
 		got := state[c.Key]
 		if got != c.Value.Text && got != fmt.Sprint(c.Value.N) || (c.Value.Kind == scenario.ValueWord && got != c.Value.Text) {
-			in.mismatch(s, fmt.Sprintf("%s %s=%s", s.Sock, c.Key, c.Value.Text), fmt.Sprintf("%s=%s", c.Key, got))
+			in.mismatch(s, fmt.Sprintf("%s=%s", c.Key, c.Value.Text), fmt.Sprintf("%s=%s", c.Key, got))
 		}
 	}
 }

@@ -35,6 +35,11 @@ type World struct {
 	tasks   []*Task
 	devices []*Device
 	sockets []*Socket
+	// fds maps the program's file descriptors to sockets; nil is free.
+	fds []*Socket
+	// reported holds the violations already in the trace, so that one
+	// that lasts is reported once.
+	reported map[string]bool
 
 	step    uint64
 	trace   Trace
@@ -60,11 +65,12 @@ type Task struct {
 func New(p *kernel.Profile, seed uint64) *World {
 	streams := engine.NewStreams(seed)
 	w := &World{
-		Host:    kernel.NewHost(p),
-		Net:     sock.DefaultSysctl(p),
-		Streams: streams,
-		Faults:  engine.NewFaults(streams),
-		Monitor: check.NewMonitor(),
+		Host:     kernel.NewHost(p),
+		Net:      sock.DefaultSysctl(p),
+		Streams:  streams,
+		Faults:   engine.NewFaults(streams),
+		Monitor:  check.NewMonitor(),
+		reported: map[string]bool{},
 	}
 	w.Host.Faults = w.Faults
 	w.Host.Trace = func(id kernel.ObjectID, text string) {
@@ -170,6 +176,11 @@ func (w *World) end(e Event) {
 func (w *World) checkInvariants(quiescent bool) {
 	for _, v := range w.Monitor.Check(w.Host, quiescent) {
 		w.failed = true
+		key := fmt.Sprintf("%v|%v|%s", v.Rule, v.Object, v.Message)
+		if w.reported[key] {
+			continue
+		}
+		w.reported[key] = true
 		w.trace.add(Record{Violation: violationRecord(v)})
 	}
 }

@@ -529,7 +529,7 @@ func TestRecvErrqueueFreesTimestampSkb(t *testing.T) {
 	require.Zero(t, s.QueueErr(notify.Record{Origin: kernel.SO_EE_ORIGIN_TIMESTAMPING, Info: kernel.SCM_TSTAMP_SND, Truesize: 704, Skb: clone}))
 	r, err := s.RecvErrqueue()
 	require.Zero(t, err)
-	require.Equal(t, "timestamp SCM_TSTAMP_SND key 0", r.String())
+	require.Equal(t, "timestamp SCM_TSTAMP_SND key=0", r.String())
 	require.True(t, clone.Freed())
 	require.True(t, u.Freed(), "freeing the clone dropped the last uarg reference")
 	r, _ = s.RecvErrqueue()

@@ -115,9 +115,9 @@ func TestWrongExpectation(t *testing.T) {
 	z.requireStatus(t, exitFindings, "run", wrong)
 	require.Empty(t, z.stderr)
 	for _, want := range []string{
-		"MISMATCH at step 5 (testdata/wrong.zcs:6:1):\n  expected: 4095\n       got: 4096\n",
-		"(testdata/wrong.zcs:8:1):\n  expected: zerocopy [0,0] copied\n       got: zerocopy [0,0]\n",
-		"(testdata/wrong.zcs:9:1):\n  expected: s zckey=7\n       got: zckey=1\n",
+		"MISMATCH at step 5 (testdata/wrong.zcs:6):\n  expected: 4095\n       got: 4096\n",
+		"(testdata/wrong.zcs:8):\n  expected: zerocopy [0,0] copied\n       got: zerocopy [0,0]\n",
+		"(testdata/wrong.zcs:9):\n  expected: zckey=7\n       got: zckey=1\n",
 		"# FAILED: ",
 		" 0 violations, 3 mismatches\n",
 	} {
@@ -133,9 +133,9 @@ func TestWrongExpectation(t *testing.T) {
 		}
 	}
 	require.Equal(t, []map[string]any{
-		{"source": "testdata/wrong.zcs:6:1", "expected": "4095", "got": "4096"},
-		{"source": "testdata/wrong.zcs:8:1", "expected": "zerocopy [0,0] copied", "got": "zerocopy [0,0]"},
-		{"source": "testdata/wrong.zcs:9:1", "expected": "s zckey=7", "got": "zckey=1"},
+		{"source": "testdata/wrong.zcs:6", "expected": "4095", "got": "4096"},
+		{"source": "testdata/wrong.zcs:8", "expected": "zerocopy [0,0] copied", "got": "zerocopy [0,0]"},
+		{"source": "testdata/wrong.zcs:9", "expected": "zckey=7", "got": "zckey=1"},
 	}, got)
 }
 
