@@ -22,7 +22,7 @@ type Trace struct {
 	Records []Record
 }
 
-func (t *Trace) add(r Record) { t.Records = append(t.Records, r) }
+func (tr *Trace) add(r Record) { tr.Records = append(tr.Records, r) }
 
 // Record is one line of the trace. Exactly one field is set; its JSON
 // "kind" names which.
@@ -142,8 +142,8 @@ func (r Record) kind() (string, any) {
 
 // WriteJSON writes the trace as JSON Lines: one object per record, with a
 // "kind" field first.
-func (t *Trace) WriteJSON(w io.Writer) error {
-	for _, r := range t.Records {
+func (tr *Trace) WriteJSON(w io.Writer) error {
+	for _, r := range tr.Records {
 		kind, v := r.kind()
 		body, err := json.Marshal(v)
 		if err != nil {
@@ -168,9 +168,9 @@ func (t *Trace) WriteJSON(w io.Writer) error {
 //	         uarg#7  msg_zerocopy_alloc on sock#3: id 0, …
 //
 // verbose adds every object a step touched.
-func (t *Trace) WriteText(w io.Writer, verbose bool) error {
+func (tr *Trace) WriteText(w io.Writer, verbose bool) error {
 	var b strings.Builder
-	for _, r := range t.Records {
+	for _, r := range tr.Records {
 		switch {
 		case r.Config != nil:
 			c := r.Config
@@ -211,8 +211,8 @@ func (t *Trace) WriteText(w io.Writer, verbose bool) error {
 }
 
 // OK reports whether the run met every expectation without a violation.
-func (t *Trace) OK() bool {
-	for _, r := range t.Records {
+func (tr *Trace) OK() bool {
+	for _, r := range tr.Records {
 		if r.Violation != nil || r.Mismatch != nil || (r.Summary != nil && !r.Summary.OK) {
 			return false
 		}

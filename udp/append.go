@@ -34,10 +34,11 @@ func (u *Sock) setupCork() cork {
 	return cork{gsoSize: u.gsoSize, fragsize: u.Route.MTU}
 }
 
-// pageFrag is struct page_frag as sk_page_frag_refill uses it: the kernel
-// page copied data is appended to, and the offset of its free space.
 // PageFrag returns the page of the socket's page frag, or nil.
 func (u *Sock) PageFrag() *mm.Page { return u.pfrag.page }
+
+// pageFrag is struct page_frag as sk_page_frag_refill uses it: the kernel
+// page copied data is appended to, and the offset of its free space.
 
 type pageFrag struct {
 	page *mm.Page
