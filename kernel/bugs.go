@@ -4,7 +4,7 @@ import "slices"
 
 // Historical bugs the model can re-introduce. Each is named after what went
 // wrong; the catalog of scenarios that trigger them lives with the
-// simulator. A profile switches a bug on with Bugs[BugX] = true.
+// simulator. A profile switches a bug on with Switch(BugX, true).
 const (
 	// BugAbortGap (RFC v1, fixed in RFC v2): an aborted send still
 	// consumed an id, leaving a gap in the notification ids.

@@ -11,7 +11,7 @@ import (
 // with the step at which it happened, never a panic.
 func ExampleHost() {
 	p, _ := kernel.Lookup("linux-6.18")
-	p.Bugs[kernel.BugCopiedAfterOverwrite] = true
+	p.Switch(kernel.BugCopiedAfterOverwrite, true)
 	h := kernel.NewHost(p)
 	fmt.Println(p.Name, p.Bugs.Sorted(), "optmem_max", p.OptmemMax)
 

@@ -12,6 +12,10 @@ const (
 	// UshrtMax is USHRT_MAX; msg_zerocopy_realloc stops extending a uarg at
 	// UshrtMax-1 calls.
 	UshrtMax = 1<<16 - 1
+	// MaxHeader is MAX_HEADER on a distribution x86_64 config
+	// (LL_MAX_HEADER 128 + 48 for tunnels): the linear part the RFC's
+	// datagram and packet zerocopy paths give their skbs.
+	MaxHeader = 128 + 48
 )
 
 // MsgFlags are the flags of send(2), sendmsg(2) and recvmsg(2)
@@ -213,6 +217,7 @@ const (
 	SOF_TIMESTAMPING_OPT_CMSG     Timestamping = 1 << 10
 	SOF_TIMESTAMPING_OPT_TSONLY   Timestamping = 1 << 11
 	SOF_TIMESTAMPING_OPT_STATS    Timestamping = 1 << 12
+	SOF_TIMESTAMPING_OPT_ID_TCP   Timestamping = 1 << 16
 )
 
 // TimestampingNames names the SO_TIMESTAMPING flags.
@@ -229,6 +234,7 @@ var TimestampingNames = NewSymbols(
 	Symbol[Timestamping]{"SOF_TIMESTAMPING_OPT_CMSG", SOF_TIMESTAMPING_OPT_CMSG},
 	Symbol[Timestamping]{"SOF_TIMESTAMPING_OPT_TSONLY", SOF_TIMESTAMPING_OPT_TSONLY},
 	Symbol[Timestamping]{"SOF_TIMESTAMPING_OPT_STATS", SOF_TIMESTAMPING_OPT_STATS},
+	Symbol[Timestamping]{"SOF_TIMESTAMPING_OPT_ID_TCP", SOF_TIMESTAMPING_OPT_ID_TCP},
 )
 
 // String renders the flags as a union of names.

@@ -189,7 +189,7 @@ func TestParseTimestamping(t *testing.T) {
 	back, err := kernel.ParseTimestamping(all.String())
 	require.NoError(t, err)
 	require.Equal(t, all, back)
-	require.Equal(t, kernel.Timestamping(0x1fdf), all)
+	require.Equal(t, kernel.Timestamping(0x11fdf), all)
 }
 
 func TestClassify(t *testing.T) {

@@ -5,20 +5,22 @@
 // # Model
 //
 // A Page is a kernel page (alloc_pages, freed by its last put_page) or a
-// user page (held by the process's mapping for the whole run). A Buffer is
-// page-aligned user memory. Pinning a user page for an skb frag
+// user page, held by the process's mapping until Buffer.Unmap (munmap) and
+// then only by the pins of the network stack; Mapped tells the two apart.
+// A Buffer is page-aligned user memory. Pinning a user page for an skb frag
 // (get_user_pages in __zerocopy_sg_from_iter) is a Get; unref'ing the frag
 // (skb_frag_unref) is a Put.
 //
 // # Invariants
 //
-// A page's count never goes below its floor (0 for kernel pages, 1 for user
-// pages) nor up from zero; a kernel page is freed exactly once, when its
-// count reaches zero. Every misuse is reported to the page's kernel.Host as
+// A page's count never goes below its floor (1 for a mapped user page, 0
+// for a kernel or unmapped user page) nor up from zero; a page is freed
+// exactly once, when its count reaches zero. Every misuse is reported to the page's kernel.Host as
 // a violation of kernel.RuleRefcount, never a panic.
 //
 // # Linux correspondence
 //
 // get_page, put_page, alloc_pages (with __GFP_COMP for order > 0),
-// pin_user_pages / iov_iter_get_pages.
+// pin_user_pages / iov_iter_get_pages, munmap; iov_iter_count and
+// iov_iter_advance (Iter).
 package mm

@@ -63,6 +63,35 @@ func TestUserPageFloor(t *testing.T) {
 	require.Len(t, h.Live(), 2)
 }
 
+// TestUnmap: munmap drops the mapping's reference. An unpinned page is
+// freed at once; a pinned one is no longer Mapped, so its floor falls to 0
+// and the network stack's last put_page frees it.
+func TestUnmap(t *testing.T) {
+	h := host(t)
+	b := mm.NewBuffer(h, 2*kernel.PageSize)
+	idle, pinned := b.Pages[0], b.Pages[1]
+	require.True(t, idle.Mapped())
+	pinned.Get()
+	b.Unmap()
+	require.True(t, idle.Freed(), "an unpinned page goes with its mapping")
+	require.False(t, pinned.Freed(), "the stack's pin keeps the page")
+	require.False(t, pinned.Mapped())
+	require.True(t, pinned.Unmapped)
+	require.Equal(t, 1, pinned.Refs())
+	require.True(t, pinned.InFlight(), "an unmapped page is in flight while pinned at all")
+	require.Equal(t, []*mm.Page{pinned}, b.InFlight())
+
+	b.Unmap()
+	require.Equal(t, 1, pinned.Refs(), "a second munmap drops nothing")
+	pinned.Put()
+	require.True(t, pinned.Freed(), "the last put_page frees an unmapped page")
+	require.Empty(t, h.Live())
+	skbtest.NoViolations(t, h)
+
+	k := mm.AllocPages(h, 0)
+	require.False(t, k.Mapped(), "kernel pages are never mapped")
+}
+
 func TestNewBufferSizes(t *testing.T) {
 	h := host(t)
 	for _, tt := range []struct{ size, pages int }{{0, 0}, {1, 1}, {4096, 1}, {4097, 2}, {65536, 16}} {

@@ -45,7 +45,7 @@ func (p *Page) InFlight() bool {
 	return p.refs > 0
 }
 
-// String renders the page as "page#4(user,refs 2)".
+// String renders the page as "upage#4(user,order 0,refs 2)".
 func (p *Page) String() string {
 	kind := "kernel"
 	if p.User {
@@ -103,16 +103,7 @@ type Buffer struct {
 }
 
 // NewBuffer maps size bytes of user memory starting at a page boundary.
-func NewBuffer(h *kernel.Host, size int) *Buffer {
-	n := (size + kernel.PageSize - 1) / kernel.PageSize
-	b := &Buffer{Pages: make([]*Page, n)}
-	for i := range b.Pages {
-		p := &Page{User: true, refs: 1}
-		h.Track(&p.Tracked, "upage", p)
-		b.Pages[i] = p
-	}
-	return b
-}
+func NewBuffer(h *kernel.Host, size int) *Buffer { return NewHugeBuffer(h, size, 0) }
 
 // NewHugeBuffer maps size bytes of user memory backed by compound pages of
 // the given order, as a MAP_HUGETLB or transparent-huge-page mapping is

@@ -157,6 +157,8 @@ func TestRecordString(t *testing.T) {
 	for _, tt := range tests {
 		require.Equal(t, tt.want, tt.r.String())
 	}
+	require.Equal(t, "SCM_TSTAMP_SND", notify.TstampName(kernel.SCM_TSTAMP_SND))
+	require.Equal(t, "SCM_TSTAMP_9", notify.TstampName(9))
 	require.True(t, zcRecord(0, 0, false).IsZerocopy())
 	require.False(t, tstamp.IsZerocopy())
 	require.False(t, zcRecord(0, 0, false).Copied())

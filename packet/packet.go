@@ -17,9 +17,6 @@ const (
 	HardHeaderLen = 14
 	// VlanHLen is VLAN_HLEN, the slack packet_snd allows above the MTU.
 	VlanHLen = 4
-	// MaxHeader is MAX_HEADER on a distribution x86_64 config: the
-	// linear part of the RFC's zerocopy packet skbs.
-	MaxHeader = 176
 	// llReserved is LL_RESERVED_SPACE of an Ethernet device: the
 	// headroom (prepad) packet_snd allocates.
 	llReserved = 16
@@ -172,7 +169,7 @@ func (p *Sock) packetSnd(it *mm.Iter, holder kernel.ObjectID, flags kernel.MsgFl
 	linear := min(n, HardHeaderLen)
 	switch {
 	case zc:
-		linear = min(n, max(linear, MaxHeader))
+		linear = min(n, max(linear, kernel.MaxHeader))
 	case llReserved+n < kernel.PageSize || linear == 0:
 		linear = n
 	}

@@ -104,13 +104,15 @@ func TestCheckAccepts(t *testing.T) {
 
 // TestFindingTCPTimestampKeys records a model fix the calibration found:
 // on TCP the SOF_TIMESTAMPING_OPT_ID key counts bytes (tcp_tx_timestamp:
-// tskey = seq + len - 1, reported less sk_tskey = write_seq at
-// setsockopt), not datagrams. Linux 6.18 answered 999 and 1999 for two
-// 1000-byte sends; the model used to say 0 and 1.
+// tskey = seq + len - 1, reported less sk_tskey, which
+// sock_set_timestamping sets to snd_una), not datagrams. Linux 6.18
+// answered 999 and 1999 for two 1000-byte sends after 500 acknowledged
+// bytes; the model used to say 0 and 1.
 func TestFindingTCPTimestampKeys(t *testing.T) {
 	src := `socket t AF_INET SOCK_STREAM
 connect t => 0
 send t 500 0 => 500
+settle
 setsockopt t SOL_SOCKET SO_TIMESTAMPING SOF_TIMESTAMPING_TX_SOFTWARE|SOF_TIMESTAMPING_SOFTWARE|SOF_TIMESTAMPING_OPT_ID|SOF_TIMESTAMPING_OPT_TSONLY => 0
 settle
 send t 1000 0 => 1000

@@ -228,7 +228,12 @@ func (w *World) Setsockopt(c Call, s *Socket, opt kernel.SockOpt, val int) Resul
 			wasID := s.Sk.Tsflags&kernel.SOF_TIMESTAMPING_OPT_ID != 0
 			err := s.tcp.Setsockopt(opt, val)
 			if err == 0 && opt == kernel.SO_TIMESTAMPING && !wasID {
-				s.tskeyBase = s.tcp.WriteSeq() // sk_tskey = write_seq
+				// sock_set_timestamping: keys count from snd_una, or
+				// from write_seq with SOF_TIMESTAMPING_OPT_ID_TCP.
+				s.tskeyBase = s.tcp.SndUna()
+				if s.Sk.Tsflags&kernel.SOF_TIMESTAMPING_OPT_ID_TCP != 0 {
+					s.tskeyBase = s.tcp.WriteSeq()
+				}
 			}
 			return fail(err)
 		case s.dgrm != nil && s.dgrm.udp != nil:
@@ -410,6 +415,28 @@ func (w *World) Send(c Call, s *Socket, lens []int, flags kernel.MsgFlags) Resul
 		})
 	}
 	return w.syscall(c, "send", s, func() Result { return fail(kernel.EOPNOTSUPP) })
+}
+
+// Sendmmsg models sendmmsg(2) as __sys_sendmmsg does it: one sendmsg per
+// message (each a step of its own, its text marked "(message i)") until one
+// fails. It returns how many were sent, or the first error if none was;
+// Send and Blocked are those of the last message tried.
+func (w *World) Sendmmsg(c Call, s *Socket, msgs [][]int, flags kernel.MsgFlags) Result {
+	sent := 0
+	var last Result
+	for i, m := range msgs {
+		last = w.Send(Call{Source: c.Source, Text: fmt.Sprintf("%s (message %d)", c.Text, i)}, s, m, flags)
+		if last.Errno != 0 {
+			break
+		}
+		sent++
+	}
+	res := ok(int64(sent))
+	if sent == 0 && last.Errno != 0 {
+		res = fail(last.Errno)
+	}
+	res.Send, res.Blocked = last.Send, last.Blocked
+	return res
 }
 
 func sendResult(r sock.SendResult) Result {

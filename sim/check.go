@@ -1,6 +1,8 @@
 package sim
 
 import (
+	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/zcsim/zcsim/kernel"
@@ -34,7 +36,7 @@ const defaultDevice = "lo"
 
 func (r *resolver) fail(pos scenario.Pos, near, format string, args ...any) {
 	if len(r.errs) < scenario.MaxErrors {
-		r.errs = append(r.errs, &scenario.Error{Pos: pos, Msg: sprintf(format, args...), Near: near})
+		r.errs = append(r.errs, &scenario.Error{Pos: pos, Msg: fmt.Sprintf(format, args...), Near: near})
 	}
 }
 
@@ -193,7 +195,7 @@ func (r *resolver) stmt(st scenario.Stmt, bugs map[kernel.Bug]bool) {
 	case *scenario.VhostSend:
 		r.need(r.devices, "device", s.Device)
 	case *scenario.Fault:
-		if sites := kernel.FaultSites(); !contains(sites, s.Site.Name) {
+		if sites := kernel.FaultSites(); !slices.Contains(sites, s.Site.Name) {
 			r.fail(s.Site.Pos, s.Site.Name, "unknown fault site (known: %s)", strings.Join(sites, ", "))
 		}
 		if _, err := engine.ParseRule(s.Rule.Name); err != nil {
@@ -202,7 +204,7 @@ func (r *resolver) stmt(st scenario.Stmt, bugs map[kernel.Bug]bool) {
 	case *scenario.Expect:
 		r.sock(s.Sock)
 		for _, c := range s.Checks {
-			if !contains(expectKeys, c.Key) {
+			if !slices.Contains(expectKeys, c.Key) {
 				r.fail(c.Pos, c.Key, "unknown state key (known: %s)", strings.Join(expectKeys, ", "))
 			}
 		}

@@ -271,15 +271,22 @@ func (w *World) txComplete(dev *Device, b *skb.Buff) {
 // Complete finishes up to n held transmissions of a device with manual TX
 // completion, oldest first (n ≤ 0: all). It returns how many it finished.
 func (w *World) Complete(dev *Device, n int) int {
-	if n <= 0 || n > len(dev.held) {
-		n = len(dev.held)
-	}
-	done := dev.held[:n]
-	dev.held = dev.held[n:]
+	done := dev.takeHeld(n)
 	for _, b := range done {
 		b.Free()
 	}
-	return n
+	return len(done)
+}
+
+// takeHeld removes and returns up to n of the frames the device holds for
+// a manual TX completion, oldest first (n ≤ 0: all).
+func (d *Device) takeHeld(n int) []*skb.Buff {
+	if n <= 0 || n > len(d.held) {
+		n = len(d.held)
+	}
+	out := d.held[:n:n]
+	d.held = d.held[n:]
+	return out
 }
 
 // deliverLater delivers a frame to the socket's peer after the link delay.

@@ -9,15 +9,11 @@ package sim
 // anyway, before the original's pages are released. It returns how many
 // frames it failed.
 func (w *World) TxError(dev *Device, n int) int {
-	if n <= 0 || n > len(dev.held) {
-		n = len(dev.held)
-	}
-	failed := dev.held[:n]
-	dev.held = dev.held[n:]
+	failed := dev.takeHeld(n)
 	for _, b := range failed {
 		b.Note("%s: transmit failed", dev.Name)
 		b.TxError()
 		b.Free()
 	}
-	return n
+	return len(failed)
 }

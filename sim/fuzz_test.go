@@ -19,6 +19,8 @@ func FuzzRunScenario(f *testing.F) {
 		}
 		f.Add(src)
 	}
+	// Virtual time at its end (TestEndOfTime).
+	f.Add([]byte("device e nic delay=9223372036s\nsocket s AF_INET SOCK_STREAM via=e\nconnect s\nwait 9223372036s\nwait 854ms\nsend s 1 0\n"))
 	f.Fuzz(func(t *testing.T, src []byte) {
 		trace, err := RunScenario("fuzz.zcs", src, Options{Seed: 1})
 		if err != nil {

@@ -2,7 +2,6 @@ package sim
 
 import (
 	"fmt"
-	"slices"
 	"sort"
 
 	"github.com/zcsim/zcsim/kernel"
@@ -153,9 +152,9 @@ func (in *interp) exec(st scenario.Stmt) {
 	case *scenario.Socket:
 		r = in.socket(c, s)
 	case *scenario.Setsockopt:
-		r = w.Setsockopt(c, in.sock(s.Sock), sockOpt(s.Level.Name, s.Opt.Name), optValue(s))
+		r = w.Setsockopt(c, in.sock(s.Sock), sockOpt(s.Opt.Name), optValue(s))
 	case *scenario.Getsockopt:
-		r = w.Getsockopt(c, in.sock(s.Sock), sockOpt(s.Level.Name, s.Opt.Name))
+		r = w.Getsockopt(c, in.sock(s.Sock), sockOpt(s.Opt.Name))
 	case *scenario.Connect:
 		r = w.Connect(c, in.sock(s.Sock))
 	case *scenario.Listen:
@@ -175,7 +174,11 @@ func (in *interp) exec(st scenario.Stmt) {
 	case *scenario.Sendmsg:
 		r = w.Send(c, in.sock(s.Sock), lengths(s.Iov), msgFlags(s.Flags))
 	case *scenario.Sendmmsg:
-		r = in.sendmmsg(c, s)
+		msgs := make([][]int, len(s.Msgs))
+		for i, m := range s.Msgs {
+			msgs[i] = lengths(m)
+		}
+		r = w.Sendmmsg(c, in.sock(s.Sock), msgs, msgFlags(s.Flags))
 	case *scenario.Recvmsg:
 		r = w.Recvmsg(c, in.sock(s.Sock), 1<<16, msgFlags(s.Flags))
 	case *scenario.Recv:
@@ -352,7 +355,3 @@ func sortedKeys[V any](m map[string]V) []string {
 	sort.Strings(keys)
 	return keys
 }
-
-func contains(list []string, s string) bool { return slices.Contains(list, s) }
-
-func sprintf(format string, args ...any) string { return fmt.Sprintf(format, args...) }

@@ -87,11 +87,11 @@ func (s *Socket) mss() int {
 }
 
 // bySock finds the world's socket for a struct sock.
+//
+// Preconditions: sk is a socket of this world.
 func (w *World) bySock(sk *sock.Sock) *Socket {
-	for _, s := range w.sockets {
-		if s.Sk == sk {
-			return s
-		}
+	if s := w.bySockOrNil(sk); s != nil {
+		return s
 	}
 	panic(fmt.Sprintf("sim: packet from unknown %v", sk))
 }
@@ -135,6 +135,7 @@ func (w *World) ownedPages(sk *sock.Sock) []*mm.Page {
 	return []*mm.Page{p}
 }
 
+// bySockOrNil finds the world's socket for a struct sock, or nil.
 func (w *World) bySockOrNil(sk *sock.Sock) *Socket {
 	for _, s := range w.sockets {
 		if s.Sk == sk {
@@ -156,9 +157,17 @@ func (s *Socket) heldOrNil() []frame {
 func (w *World) deliver(r *Socket, f frame) Event {
 	e := Event{Socket: r.Name}
 	f.skb = w.received(f)
-	if r.Sk.Freed() {
+	if r.Sk.Freed() || (r.tcp != nil && r.Sk.Dead() && f.len > 0) {
+		// Data for a closed socket: tcp_rcv_state_process resets an
+		// orphaned connection that still gets data, and with no socket
+		// at all tcp_v4_rcv answers with tcp_v4_send_reset.
 		f.skb.Free()
-		e.Text = fmt.Sprintf("%s: gone, frame dropped", r.Name)
+		e.Text = fmt.Sprintf("%s: closed, frame dropped", r.Name)
+		if r.tcp != nil && f.len > 0 {
+			r.tcp.Reset()
+			w.remoteReset(r.Peer)
+			e.Text += "; it answers with RST"
+		}
 		return e
 	}
 	if r.dgrm != nil {

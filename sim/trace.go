@@ -145,21 +145,29 @@ func (r Record) kind() (string, any) {
 func (tr *Trace) WriteJSON(w io.Writer) error {
 	for _, r := range tr.Records {
 		kind, v := r.kind()
-		body, err := json.Marshal(v)
-		if err != nil {
-			return err
-		}
-		line := fmt.Sprintf(`{"kind":%q`, kind)
-		if len(body) > 2 {
-			line += "," + string(body[1:])
-		} else {
-			line += "}"
-		}
-		if _, err := fmt.Fprintln(w, line); err != nil {
+		if err := WriteJSONLine(w, kind, v); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// WriteJSONLine writes one JSON Lines record, the shape every zcsim report
+// shares: v, a struct, marshalled as an object whose first field is
+// "kind".
+func WriteJSONLine(w io.Writer, kind string, v any) error {
+	body, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	line := fmt.Sprintf(`{"kind":%q`, kind)
+	if len(body) > 2 {
+		line += "," + string(body[1:])
+	} else {
+		line += "}"
+	}
+	_, err = fmt.Fprintln(w, line)
+	return err
 }
 
 // WriteText writes the trace as a timeline for people:

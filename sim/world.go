@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/zcsim/zcsim/check"
 	"github.com/zcsim/zcsim/kernel"
@@ -185,9 +186,18 @@ func (w *World) checkInvariants(quiescent bool) {
 	}
 }
 
-// schedule queues a network event at t: when it runs it is a step of its
-// own, recorded and checked like a call.
-func (w *World) schedule(at engine.Time, op, label string, fn func() Event) engine.Handle {
+// endOfTime is the last instant of virtual time.
+const endOfTime = engine.Time(math.MaxInt64)
+
+// after queues a network event d from now: when it runs it is a step of
+// its own, recorded and checked like a call. Virtual time saturates: an
+// event that would fall after its last instant (a scenario that waited
+// almost for ever) runs at that instant.
+func (w *World) after(d engine.Duration, op, label string, fn func() Event) engine.Handle {
+	at := w.Now().Add(d)
+	if d > 0 && at < w.Now() {
+		at = endOfTime
+	}
 	h, err := w.Loop.Schedule(at, label, func() {
 		w.begin()
 		e := fn()
@@ -202,11 +212,6 @@ func (w *World) schedule(at engine.Time, op, label string, fn func() Event) engi
 	return h
 }
 
-// after queues a network event d from now.
-func (w *World) after(d engine.Duration, op, label string, fn func() Event) engine.Handle {
-	return w.schedule(w.Now().Add(d), op, label, fn)
-}
-
 // Settle runs the network until nothing is left to happen: every packet
 // delivered, acknowledged and completed, every timer fired. It returns an
 // error if that takes more than a million events (a livelock).
@@ -215,8 +220,12 @@ func (w *World) Settle() error {
 	return err
 }
 
-// Advance lets d of virtual time pass, running the events due.
+// Advance lets d of virtual time pass, running the events due. It fails,
+// running nothing, if that would pass the last instant of virtual time.
 func (w *World) Advance(d engine.Duration) error {
+	if d > endOfTime.Sub(w.Now()) {
+		return fmt.Errorf("waiting %v from %v would pass the end of virtual time", d, w.Now())
+	}
 	_, err := w.Loop.RunUntil(w.Now().Add(d), maxEvents)
 	return err
 }

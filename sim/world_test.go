@@ -722,6 +722,7 @@ func TestInputErrors(t *testing.T) {
 		{"setrlimit t9 RLIMIT_MEMLOCK 0\n", `test.zcs:1:11: undefined task (at "t9")`},
 		{"capset t9 CAP_IPC_LOCK\n", `test.zcs:1:8: undefined task`},
 		{"capdrop t9 CAP_IPC_LOCK\n", `test.zcs:1:9: undefined task`},
+		{"capdrop main CAP_NET_RAW\n", `test.zcs:1:14: unknown capability`},
 		{"complete eth9\n", `test.zcs:1:10: undefined device`},
 		{"fault sock_omalloc p=2\n", `test.zcs:1:20: bad fault rule`},
 		{"socket s AF_INET SOCK_STREAM\nexpect s colour=red\n", `test.zcs:2:10: unknown state key`},
@@ -884,4 +885,21 @@ settle
 	require.Equal(t, "delack", timer.Op)
 	require.EqualValues(t, 40*engine.Millisecond+50*engine.Microsecond, timer.Time)
 	require.Equal(t, 1, strings.Count(tr.text(t), "delayed-ACK timer fires"))
+}
+
+// Virtual time saturates at its last instant: a scenario that waits almost
+// for ever still runs to the end, and a wait past the end is a mismatch,
+// never a panic.
+func TestEndOfTime(t *testing.T) {
+	tr := runSrc(t, `
+device eth0 nic delay=9223372036s
+socket s AF_INET SOCK_STREAM via=eth0
+connect s => 0
+wait 9223372036s
+wait 854ms
+send s 100 0 => 100
+wait 1s
+`)
+	requireMismatches(t, tr, "test.zcs:7: the network to settle | waiting 1s from 9223372036854ms would pass the end of virtual time")
+	require.Equal(t, int64(endOfTime), tr.Records[len(tr.Records)-1].Summary.Time)
 }

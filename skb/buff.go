@@ -74,7 +74,12 @@ const (
 var destructorNames = [...]string{"none", "sock_wfree", "sock_rfree", "sock_ofree", "wmem_queued"}
 
 // String names the destructor.
-func (d Destructor) String() string { return destructorNames[d] }
+func (d Destructor) String() string {
+	if int(d) < len(destructorNames) {
+		return destructorNames[d]
+	}
+	return fmt.Sprintf("destructor %d", d)
+}
 
 // Owner is the socket an skb's truesize is charged to. Uncharge returns the
 // charge when the skb is orphaned or freed.

@@ -46,14 +46,7 @@ func (b *Buff) Copy() (*Buff, kernel.Errno) {
 	n.Len, n.DataLen, n.Segs = b.Len, b.DataLen, b.Segs
 	n.shinfo.GSOSize = b.shinfo.GSOSize
 	n.shinfo.Flags = b.shinfo.Flags &^ kernel.SKBFL_ALL_ZEROCOPY
-	for _, f := range b.shinfo.Frags {
-		f.Page.Get()
-		n.shinfo.Frags = append(n.shinfo.Frags, f)
-	}
-	for _, l := range b.shinfo.FragList {
-		l.Get()
-		n.shinfo.FragList = append(n.shinfo.FragList, l)
-	}
+	n.shinfo.shareData(b.shinfo)
 	n.Truesize = b.Truesize
 	if hasFrags {
 		if err := ZerocopyClone(n, b, true); err != 0 {
@@ -63,6 +56,20 @@ func (b *Buff) Copy() (*Buff, kernel.Errno) {
 	}
 	n.Note("pskb_copy of %v", b.Ident())
 	return n, 0
+}
+
+// shareData gives s, a fresh shared info, the frags and frag_list of old,
+// taking a reference on each frag page (skb_frag_ref) and each frag_list
+// skb (skb_clone_fraglist), as pskb_copy and pskb_expand_head do.
+func (s *SharedInfo) shareData(old *SharedInfo) {
+	for _, f := range old.Frags {
+		f.Page.Get()
+		s.Frags = append(s.Frags, f)
+	}
+	for _, l := range old.FragList {
+		l.Get()
+		s.FragList = append(s.FragList, l)
+	}
 }
 
 // ExpandHead models pskb_expand_head. For a cloned skb it makes the shared
@@ -81,14 +88,7 @@ func (b *Buff) ExpandHead() kernel.Errno {
 	old := b.shinfo
 	s := newShinfo(b.Host())
 	s.Flags, s.GSOSize, s.NoUarg = old.Flags, old.GSOSize, old.NoUarg
-	for _, f := range old.Frags {
-		f.Page.Get()
-		s.Frags = append(s.Frags, f)
-	}
-	for _, l := range old.FragList {
-		l.Get()
-		s.FragList = append(s.FragList, l)
-	}
+	s.shareData(old)
 	if u := b.Zcopy(); u != nil {
 		u.Get(s.Ident())
 		s.Uarg = u

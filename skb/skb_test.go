@@ -211,6 +211,7 @@ func TestOwner(t *testing.T) {
 		names = append(names, d.String())
 	}
 	require.Equal(t, []string{"none", "sock_wfree", "sock_rfree", "sock_ofree", "wmem_queued"}, names)
+	require.Equal(t, "destructor 9", skb.Destructor(9).String())
 }
 
 func TestClone(t *testing.T) {

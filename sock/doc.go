@@ -16,8 +16,10 @@
 //
 // A Sock starts with one reference, its descriptor's, dropped by Close,
 // which also sets SOCK_DEAD. Each msg_zerocopy uarg holds another until its
-// completion. The last Put purges the error queue (sk_destruct) and frees
-// the socket; a charge still held then is reported as a leak.
+// completion. After the last Put the socket lives on while transmitted skbs
+// still charge sk_wmem_alloc (the kernel's wmem bias: sk_free leaves the
+// struct to the last sock_wfree); then sk_destruct purges the error queue
+// and frees it, and a charge still held is reported as a leak.
 //
 // # Invariants
 //

@@ -43,8 +43,10 @@ func (s State) String() string {
 // Ownership: a new Sock has one reference (sk_refcnt), owned by its file
 // descriptor and dropped by Close. Every msg_zerocopy uarg holds one more
 // until its completion (sock_hold in msg_zerocopy_alloc). When the last
-// reference goes, sk_destruct purges the error queue and the socket is
-// freed; every charge it still holds is then a leak.
+// reference is gone and no transmitted skb charges sk_wmem_alloc any more
+// (whichever comes last: Put or the skb's sock_wfree), sk_destruct purges
+// the error queue and the socket is freed; every charge it still holds is
+// then a leak.
 type Sock struct {
 	kernel.Tracked
 	Family   kernel.Family

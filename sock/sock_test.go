@@ -399,6 +399,18 @@ func TestHoldPutClose(t *testing.T) {
 	)
 }
 
+func TestInheritFlags(t *testing.T) {
+	e := skbtest.NewEnv(t, "linux-6.18")
+	listener := e.TCP()
+	listener.Tsflags = kernel.SOF_TIMESTAMPING_SOFTWARE
+	child := e.Sock(kernel.AF_INET, kernel.SOCK_STREAM, kernel.IPPROTO_TCP)
+	require.False(t, child.ZerocopyFlag())
+	child.InheritFlags(listener)
+	require.True(t, child.ZerocopyFlag(), "SOCK_ZEROCOPY is copied by sk_clone_lock")
+	require.Equal(t, kernel.SOF_TIMESTAMPING_SOFTWARE, child.Tsflags)
+	require.Zero(t, child.ZCKey(), "the ids start afresh")
+}
+
 func TestDestructPurgesAndReportsLeaks(t *testing.T) {
 	e := skbtest.NewEnv(t, "linux-6.18")
 	s := e.UDP()

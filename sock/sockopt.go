@@ -86,7 +86,8 @@ const timestampingMask kernel.Timestamping = 1<<19 - 1
 // SOF_TIMESTAMPING_MASK, or OPT_STATS without OPT_TSONLY, is EINVAL, and so
 // is switching on OPT_ID on a TCP socket in TCP_CLOSE or TCP_LISTEN.
 // Switching on OPT_ID otherwise restarts the key at 0 (a connected TCP
-// socket's keys count from snd_una, which the TCP send path adds). All
+// socket's keys count from snd_una, or write_seq with
+// SOF_TIMESTAMPING_OPT_ID_TCP: a base the TCP layer keeps). All
 // three refusals were measured on Linux 6.18.
 func (s *Sock) setTimestamping(flags kernel.Timestamping) kernel.Errno {
 	if flags&^timestampingMask != 0 ||

@@ -59,9 +59,20 @@ func (c *Conn) Close() (reset bool) {
 	return reset
 }
 
-// Reset models tcp_reset, a reset from the peer: the error ECONNRESET for
-// the next call (unless the socket is orphaned), then tcp_done.
-func (c *Conn) Reset() { c.abort(kernel.ECONNRESET) }
+// Reset models tcp_reset, a reset from the peer: the error the next call
+// reports (unless the socket is orphaned) is EPIPE in CLOSE_WAIT, where
+// the peer had already closed, ECONNREFUSED while connecting, ECONNRESET
+// otherwise; then tcp_done.
+func (c *Conn) Reset() {
+	switch c.Sk.State {
+	case sock.CLOSE_WAIT:
+		c.abort(kernel.EPIPE)
+	case sock.SYN_SENT:
+		c.abort(kernel.ECONNREFUSED)
+	default:
+		c.abort(kernel.ECONNRESET)
+	}
+}
 
 // GiveUp models tcp_write_err after tcp_retries2 retransmission timeouts:
 // the error ETIMEDOUT, then tcp_done.
@@ -97,7 +108,7 @@ func (c *Conn) finish() {
 		r.skb.Free()
 	}
 	c.rcvQueue = nil
-	c.pfrag.release()
+	c.pfrag.Release()
 	c.Sk.State = sock.CLOSE
 	c.Sk.Note("tcp_done")
 	c.Sk.Put()

@@ -60,7 +60,7 @@ type Conn struct {
 	shutWr   bool
 	finQueue bool
 	done     bool
-	pfrag    pageFrag
+	pfrag    mm.PageFrag
 
 	// Receive side: in-order data not yet read by the application.
 	rcvQueue []*rcvSkb
@@ -193,37 +193,4 @@ func (c *Conn) RtxQueue() []*Segment { return append([]*Segment(nil), c.rtx...) 
 func (c *Conn) Done() bool { return c.done }
 
 // PageFrag returns the page of the socket's sk_page_frag, or nil.
-func (c *Conn) PageFrag() *mm.Page { return c.pfrag.page }
-
-// pageFrag is sk_page_frag: the socket's current page for copied payload,
-// an order-3 compound page (SKB_FRAG_PAGE_ORDER) filled from the start.
-type pageFrag struct {
-	page *mm.Page
-	off  int
-}
-
-const fragPageOrder = 3
-
-// refill models sk_page_frag_refill: keep the page while it has room; reuse
-// it from the start if nothing else references it; else take a new one.
-func (p *pageFrag) refill(h *kernel.Host) {
-	if p.page != nil {
-		if p.off < p.page.Size() {
-			return
-		}
-		if p.page.Refs() == 1 {
-			p.off = 0
-			return
-		}
-		p.page.Put()
-	}
-	p.page, p.off = mm.AllocPages(h, fragPageOrder), 0
-}
-
-// release drops the socket's page (sk_destruct's put_page of sk_frag).
-func (p *pageFrag) release() {
-	if p.page != nil {
-		p.page.Put()
-		p.page = nil
-	}
-}
+func (c *Conn) PageFrag() *mm.Page { return c.pfrag.Page }

@@ -97,8 +97,14 @@ func (s *SendCall) start() {
 		}
 	}
 	if sk.State != sock.ESTABLISHED && sk.State != sock.CLOSE_WAIT {
-		// sk_stream_wait_connect: not connecting, so -EPIPE.
-		s.fail(kernel.EPIPE)
+		// sk_stream_wait_connect: a pending error first (sock_error: the
+		// reset or timeout that closed the connection, reported once),
+		// else not connecting, so -EPIPE.
+		err := c.takeError()
+		if err == 0 {
+			err = kernel.EPIPE
+		}
+		s.fail(err)
 		return
 	}
 	s.loop()
@@ -201,15 +207,15 @@ func (s *SendCall) append(seg *Segment, n int) (added int, newSeg bool) {
 		s.it.Advance(added)
 		s.res.Copied = s.res.Copied || s.uarg != nil
 	case !s.zc:
-		c.pfrag.refill(c.host())
-		if !b.CanCoalesce(c.pfrag.page, c.pfrag.off) && len(b.Shinfo().Frags) >= kernel.MaxSkbFrags {
+		c.pfrag.Refill(c.host())
+		if !b.CanCoalesce(c.pfrag.Page, c.pfrag.Off) && len(b.Shinfo().Frags) >= kernel.MaxSkbFrags {
 			return 0, true
 		}
-		added = min(n, c.pfrag.page.Size()-c.pfrag.off)
+		added = min(n, c.pfrag.Page.Size()-c.pfrag.Off)
 		b.Shinfo().Flags &^= kernel.SKBFL_PURE_ZEROCOPY // tcp_downgrade_zcopy_pure
-		b.AppendPageFrag(c.pfrag.page, c.pfrag.off, added)
+		b.AppendPageFrag(c.pfrag.Page, c.pfrag.Off, added)
 		s.it.Advance(added)
-		c.pfrag.off += added
+		c.pfrag.Off += added
 	default:
 		if b.Len == 0 && c.host().Profile.PureZerocopy {
 			b.Shinfo().Flags |= kernel.SKBFL_PURE_ZEROCOPY

@@ -6,6 +6,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/zcsim/zcsim/kernel"
+	"github.com/zcsim/zcsim/mm"
 	"github.com/zcsim/zcsim/notify"
 	"github.com/zcsim/zcsim/sock"
 )
@@ -251,6 +252,77 @@ func TestLinearAreaHidesCopy(t *testing.T) {
 	p := newPair(t, "linux-4.14", true)
 	p.send(zc, 100)
 	p.w.deliver()
+	require.Equal(t, []string{"zerocopy [0,0]"}, ranges(p.read()))
+	p.closeAll()
+}
+
+// A reset from the peer (Reset) or retransmissions given up (GiveUp) end
+// the connection at once: its queues are purged, the clone still in flight
+// keeps the uarg until it is freed, and then the notification is queued on
+// the still-open socket. A later send consumes no id.
+func TestAbortPurgesQueues(t *testing.T) {
+	for _, tt := range []struct {
+		name  string
+		state sock.State
+		abort func(*Conn)
+		err   kernel.Errno
+	}{
+		{"Reset", sock.ESTABLISHED, (*Conn).Reset, kernel.ECONNRESET},
+		{"ResetInCloseWait", sock.CLOSE_WAIT, (*Conn).Reset, kernel.EPIPE},
+		{"GiveUp", sock.ESTABLISHED, (*Conn).GiveUp, kernel.ETIMEDOUT},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			p := newPair(t, "linux-6.18", false)
+			r := p.send(zc, 4096)
+			p.c.Sk.State = tt.state
+			require.Len(t, p.w.inFlight, 1)
+			tt.abort(p.c)
+			require.True(t, p.c.Done())
+			require.Empty(t, p.c.WriteQueue())
+			require.Empty(t, p.c.RtxQueue())
+			require.Equal(t, sock.CLOSE, p.c.Sk.State)
+			require.Equal(t, 1, r.Uarg.Refcnt(), "the clone in flight still holds it")
+			require.Empty(t, p.read())
+			for _, pk := range p.w.inFlight {
+				pk.Skb.Free()
+			}
+			p.w.inFlight = nil
+			require.Equal(t, []string{"zerocopy [0,0]"}, ranges(p.read()))
+
+			next := p.send(zc, 4096)
+			require.Equal(t, -1, next.N)
+			require.Equal(t, tt.err, next.Err, "sock_error reports the abort once")
+			require.False(t, next.ZC)
+			require.Equal(t, uint32(1), p.c.Sk.ZCKey(), "no id consumed")
+			require.Equal(t, kernel.EPIPE, p.send(zc, 4096).Err, "then the closed socket's EPIPE")
+			p.noViolations()
+		})
+	}
+}
+
+// Interrupt ends a call blocked on the send buffer with the bytes queued so
+// far; the id it took stays consumed.
+func TestInterruptBlockedCall(t *testing.T) {
+	p := newPair(t, "linux-6.18", false)
+	require.Zero(t, p.c.Sk.Setsockopt(kernel.SO_SNDBUF, 4096))
+	buf := mm.NewBuffer(p.h, 256<<10)
+	call := p.c.Sendmsg([]mm.Iovec{{Buf: buf, Len: 256 << 10}}, zc, kernel.ObjectID{Kind: "sendmsg", Serial: 1})
+	require.True(t, call.Blocked())
+	require.False(t, call.Done())
+	call.Interrupt(kernel.EINTR)
+	require.True(t, call.Done())
+	require.False(t, call.Blocked())
+	r := call.Result()
+	require.Positive(t, r.N)
+	require.Less(t, r.N, 256<<10)
+	require.True(t, r.ZC)
+	require.Equal(t, uint32(0), r.ID)
+	require.Equal(t, uint32(1), p.c.Sk.ZCKey())
+	call.Interrupt(kernel.EINTR)
+	require.Equal(t, r, call.Result(), "interrupting a finished call changes nothing")
+	require.NoError(t, p.ledger.Sent(r.ID, "send", r.N))
+	p.drain()
+	p.w.txComplete()
 	require.Equal(t, []string{"zerocopy [0,0]"}, ranges(p.read()))
 	p.closeAll()
 }

@@ -159,13 +159,11 @@ func (c *Conn) writeXmit(nonagle int, one bool) {
 // tcp_mss_split_point. It returns how many bytes may go now, 0 for none.
 func (c *Conn) splitPoint(seg *Segment, cwndBytes, nonagle int) int {
 	mss := c.MSS()
-	window := int(c.sndUna + uint32(c.sndWnd) - seg.Seq) // may be negative
-	if int32(c.sndUna+uint32(c.sndWnd)-seg.Seq) < 0 {
-		window = 0
-	}
 	if seg.Fin && seg.Skb.Len == 0 {
-		return boolInt(window >= 0) // a bare FIN needs no window
+		return 1 // a bare FIN needs no window
 	}
+	// tcp_wnd_end - seq, none when the window ends before seg.
+	window := max(int(int32(c.sndUna+uint32(c.sndWnd)-seg.Seq)), 0)
 	limit := min(seg.Skb.Len, cwndBytes, window)
 	if limit < min(seg.Skb.Len, mss) {
 		return 0 // tcp_snd_wnd_test: not even one segment fits

@@ -55,7 +55,8 @@ type Notification struct {
 	Len      uint32
 	Copied   bool
 	Truesize int
-	Uarg     kernel.ObjectID
+	// Uarg is the uarg that completed, for histories and checkers.
+	Uarg kernel.ObjectID
 }
 
 // Hi returns the last id of the range.

@@ -1,6 +1,10 @@
 package ubuf
 
-import "github.com/zcsim/zcsim/kernel"
+import (
+	"fmt"
+
+	"github.com/zcsim/zcsim/kernel"
+)
 
 // Outcome says what msg_zerocopy_alloc or msg_zerocopy_realloc did, so a
 // timeline can say why a send got a new id or failed.
@@ -39,7 +43,12 @@ var outcomeNames = [...]string{
 }
 
 // String says what happened in words.
-func (o Outcome) String() string { return outcomeNames[o] }
+func (o Outcome) String() string {
+	if int(o) < len(outcomeNames) {
+		return outcomeNames[o]
+	}
+	return fmt.Sprintf("outcome %d", o)
+}
 
 // Failed reports whether the outcome left the caller without a uarg; the
 // send then fails with ENOBUFS.
@@ -84,12 +93,16 @@ func Alloc(h *kernel.Host, sk Socket, task *Task, size uint32, holder kernel.Obj
 	return u, Allocated
 }
 
-// nextID is the id after id: u32 arithmetic, or u16 under kernel.BugID16.
-func nextID(p *kernel.Profile, id uint32) uint32 {
+// nextID is the id after id.
+func nextID(p *kernel.Profile, id uint32) uint32 { return wrapID(p, id+1) }
+
+// wrapID reduces an id to the counter's width: u32, or u16 under
+// kernel.BugID16.
+func wrapID(p *kernel.Profile, id uint32) uint32 {
 	if p.Bugs.Has(kernel.BugID16) {
-		return uint32(uint16(id + 1))
+		return uint32(uint16(id))
 	}
-	return id + 1
+	return id
 }
 
 // Realloc models msg_zerocopy_realloc(sk, size, uarg), where tail is the
@@ -118,10 +131,7 @@ func Realloc(h *kernel.Host, sk Socket, task *Task, size uint32, tail *Info, hol
 		}
 		return newAfterTail(h, sk, task, size, holder, FailLimit)
 	}
-	next := tail.ID + uint32(tail.Len)
-	if p.Bugs.Has(kernel.BugID16) {
-		next = uint32(uint16(next))
-	}
+	next := wrapID(p, tail.ID+uint32(tail.Len))
 	if next != sk.ZCKey() {
 		return newAfterTail(h, sk, task, size, holder, FailNotContiguous)
 	}

@@ -435,6 +435,7 @@ func TestOutcome(t *testing.T) {
 		require.Equal(t, o >= ubuf.FailOptmem, o.Failed(), s)
 	}
 	require.Equal(t, ubuf.Outcome(0), ubuf.NoUarg)
+	require.Equal(t, "outcome 99", ubuf.Outcome(99).String())
 }
 
 func TestNotificationHi(t *testing.T) {

@@ -35,45 +35,7 @@ func (u *Sock) setupCork() cork {
 }
 
 // PageFrag returns the page of the socket's page frag, or nil.
-func (u *Sock) PageFrag() *mm.Page { return u.pfrag.page }
-
-// pageFrag is struct page_frag as sk_page_frag_refill uses it: the kernel
-// page copied data is appended to, and the offset of its free space.
-
-type pageFrag struct {
-	page *mm.Page
-	off  int
-}
-
-// refill models skb_page_frag_refill(32, pfrag): reuse the page from the
-// start if nobody else references it, keep it if 32 bytes are left, else
-// drop it and allocate a fresh 32 KiB compound page. The kernel uses the
-// task's page frag (current->task_frag); the model keeps one per socket,
-// which no notification can tell apart.
-func (u *Sock) refill() {
-	f := &u.pfrag
-	if f.page != nil {
-		if f.page.Refs() == 1 {
-			f.off = 0
-			return
-		}
-		if f.off+32 <= f.page.Size() {
-			return
-		}
-		f.page.Put()
-	}
-	f.page = mm.AllocPages(u.host(), fragPageOrder)
-	f.off = 0
-}
-
-// rfcAppend reports whether the profile has the RFC's datagram zerocopy
-// rule (sock_can_zerocopy): a uarg is taken only when the data can go into
-// frags — scatter-gather, and for UDP a CHECKSUM_PARTIAL skb — and the
-// payload past MAX_HEADER is then always zerocopy, on corked appends too.
-// The merged kernels (b5947e5d1e71, v5.0) always take the uarg and copy
-// with the uarg attached instead. The knob is
-// kernel.Profile.DgramZerocopyPagedOnly.
-func rfcAppend(p *kernel.Profile) bool { return p.DgramZerocopyPagedOnly }
+func (u *Sock) PageFrag() *mm.Page { return u.pfrag.Page }
 
 // appendState is the local state of one __ip_append_data call.
 type appendState struct {
@@ -116,7 +78,6 @@ type appendState struct {
 //   - On error net_zcopy_put_abort(uarg, extra_uref) rolls back the id;
 //     the caller flushes the queue.
 func (u *Sock) ipAppendData(c *cork, a *call, length, transhdrlen int, flags kernel.MsgFlags) kernel.Errno {
-	p := u.host().Profile
 	s := &appendState{c: c, a: a, flags: flags, length: length, transhdrlen: transhdrlen,
 		fragheaderlen: u.Sk.IPHeaderLen(), mtu: c.fragsize, paged: c.gsoSize > 0}
 	if c.gsoSize > 0 {
@@ -138,7 +99,7 @@ func (u *Sock) ipAppendData(c *cork, a *call, length, transhdrlen int, flags ker
 		tail = c.queue[n-1]
 	}
 	if flags&kernel.MSG_ZEROCOPY != 0 && length > 0 && u.Sk.Zerocopy() {
-		if err := u.takeUarg(s, tail, rfcAppend(p)); err != 0 {
+		if err := u.takeUarg(s, tail); err != 0 {
 			return err
 		}
 	}
@@ -151,9 +112,16 @@ func (u *Sock) ipAppendData(c *cork, a *call, length, transhdrlen int, flags ker
 	return 0
 }
 
-// takeUarg is the MSG_ZEROCOPY block of __ip_append_data.
-func (u *Sock) takeUarg(s *appendState, tail *entry, rfc bool) kernel.Errno {
+// takeUarg is the MSG_ZEROCOPY block of __ip_append_data. Under
+// kernel.Profile.DgramZerocopyPagedOnly it follows the RFC's rule
+// (sock_can_zerocopy): a uarg is taken only when the data can go into
+// frags — scatter-gather, and for UDP a CHECKSUM_PARTIAL skb — and the
+// payload past MAX_HEADER is then always zerocopy, on corked appends too.
+// The merged kernels (b5947e5d1e71, v5.0) always take the uarg and copy
+// with the uarg attached instead.
+func (u *Sock) takeUarg(s *appendState, tail *entry) kernel.Errno {
 	h := u.host()
+	rfc := h.Profile.DgramZerocopyPagedOnly
 	var tailUarg *ubuf.Info
 	if tail != nil {
 		tailUarg = tail.b.Zcopy()
@@ -251,14 +219,16 @@ func (u *Sock) appendTo(s *appendState, tail *entry, n int) (int, kernel.Errno) 
 		}
 		return got, err
 	}
-	u.refill()
+	// The kernel uses the task's page frag (current->task_frag); the model
+	// keeps one per socket, which no notification can tell apart.
 	f := &u.pfrag
-	if !b.CanCoalesce(f.page, f.off) && len(b.Shinfo().Frags) == kernel.MaxSkbFrags {
+	f.Refill(u.host())
+	if !b.CanCoalesce(f.Page, f.Off) && len(b.Shinfo().Frags) == kernel.MaxSkbFrags {
 		return 0, kernel.EMSGSIZE
 	}
-	n = min(n, f.page.Size()-f.off)
-	b.AppendPageFrag(f.page, f.off, n)
-	f.off += n
+	n = min(n, f.Page.Size()-f.Off)
+	b.AppendPageFrag(f.Page, f.Off, n)
+	f.Off += n
 	u.Sk.WmemAlloc += n
 	s.a.it.Advance(n)
 	return n, 0
@@ -286,7 +256,7 @@ func (u *Sock) allocNewSkb(s *appendState, prev *entry) (*entry, kernel.Errno) {
 	case s.flags&kernel.MSG_MORE != 0 && !u.Route.SG:
 		linearCap = s.mtu - s.fragheaderlen - s.transhdrlen
 	case s.rfcZC:
-		linearCap = max(min(fraglen, MaxHeader)-s.fragheaderlen-s.transhdrlen, 0)
+		linearCap = max(min(fraglen, kernel.MaxHeader)-s.fragheaderlen-s.transhdrlen, 0)
 	case !s.paged && (fraglen+allocExtra < skbMaxAlloc || !u.Route.SG):
 		linearCap = datalen - s.transhdrlen
 	default:

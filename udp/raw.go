@@ -58,7 +58,7 @@ func (u *Sock) rawSendHdrinc(a *call, length int, flags kernel.MsgFlags) kernel.
 	linear := length
 	zc := flags&kernel.MSG_ZEROCOPY != 0 && u.Sk.Zerocopy() && u.Route.SG
 	if zc {
-		linear = min(length, MaxHeader)
+		linear = min(length, kernel.MaxHeader)
 	}
 	b, err := u.allocSendSkb(linear, flags)
 	if err != 0 {

@@ -21,10 +21,6 @@ const (
 	// FragHeaderLen is sizeof(struct frag_hdr), which every IPv6 fragment
 	// carries.
 	FragHeaderLen = 8
-	// MaxHeader is MAX_HEADER on a distribution x86_64 config
-	// (LL_MAX_HEADER 128 + 48 for tunnels): the linear part of the RFC's
-	// zerocopy skbs.
-	MaxHeader = 176
 	// MaxSegments is UDP_MAX_SEGMENTS in v6.x (128; 64 before).
 	MaxSegments = 128
 	// allocExtra is what __ip_append_data adds to alloclen for the link
@@ -33,8 +29,6 @@ const (
 	// skbMaxAlloc is SKB_MAX_ALLOC: an order-2 allocation less the shared
 	// info. Larger non-paged fragments go into page frags instead.
 	skbMaxAlloc = kernel.PageSize<<2 - 320
-	// fragPageOrder is SKB_FRAG_PAGE_ORDER: sk_page_frag_refill's 32 KiB.
-	fragPageOrder = 3
 	// maxWaits bounds how often one call waits for send-buffer space.
 	maxWaits = 64
 )
@@ -67,7 +61,7 @@ type Sock struct {
 	recverr   bool // IP_RECVERR / IPV6_RECVERR
 	pending   bool // up->pending: a corked datagram is being built
 	cork      cork // inet->cork and sk_write_queue
-	pfrag     pageFrag
+	pfrag     mm.PageFrag
 	skErr     kernel.Errno // sk_err
 	calls     uint64
 	closed    bool
@@ -167,10 +161,7 @@ func (u *Sock) Close() {
 	}
 	u.closed = true
 	u.flushPending()
-	if u.pfrag.page != nil {
-		u.pfrag.page.Put()
-		u.pfrag = pageFrag{}
-	}
+	u.pfrag.Release()
 	u.Sk.Close()
 }
 

@@ -51,7 +51,7 @@ func NewEnv(t testing.TB, profile string, bugs ...kernel.Bug) *Env {
 		t.Fatal(err)
 	}
 	for _, b := range bugs {
-		p.Bugs[b] = true
+		p.Switch(b, true)
 	}
 	u := &ubuf.User{UID: 1000}
 	return &Env{

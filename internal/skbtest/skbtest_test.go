@@ -69,3 +69,12 @@ func TestRefsAndViolations(t *testing.T) {
 	require.False(t, f.Fail("x"))
 	require.False(t, f.Fail("y"))
 }
+
+// NewEnv switches bugs through Profile.Switch, so a bug that is a knob
+// (B18) sets its knob too.
+func TestNewEnvSwitchesKnobBugs(t *testing.T) {
+	e := skbtest.NewEnv(t, "linux-6.18", kernel.BugTCPLinear, kernel.BugID16)
+	require.Equal(t, kernel.TCPLinearPre418, e.P.TCPLinear)
+	require.Equal(t, []kernel.Bug{kernel.BugID16, kernel.BugTCPLinear}, e.P.Bugs.Sorted())
+	require.Same(t, e.P, e.H.Profile)
+}

@@ -131,7 +131,7 @@ func (r *replayer) socket(o *strace.Socket) {
 	if res.Errno == 0 && fd >= 0 {
 		pred = fmt.Sprint(fd) // fd numbers are not modelled: success is
 	}
-	r.compare(&o.Header, fd, name, text, obs, pred, "", res)
+	r.compare(&o.Header, fd, name, text, obs, pred, "")
 	if fd >= 0 {
 		e := &fdEntry{fd: fd, family: fam}
 		if res.Errno == 0 {
@@ -174,7 +174,7 @@ func (r *replayer) socketPair(o *strace.SocketPair) {
 		if res.Errno == 0 {
 			pred = "0"
 		}
-		r.compare(&o.Header, fd, name, text, o.Result.String(), pred, "", res)
+		r.compare(&o.Header, fd, name, text, o.Result.String(), pred, "")
 	}
 }
 
@@ -201,7 +201,7 @@ func (r *replayer) sockopt(o *strace.SockOpt) {
 		if res.Errno == 0 {
 			pred = fmt.Sprintf("0 [%d]", res.Ret)
 		}
-		r.compare(&o.Header, o.Fd, e.s.Name, text, obs, pred, "", res)
+		r.compare(&o.Header, o.Fd, e.s.Name, text, obs, pred, "")
 		return
 	}
 	val, ok := optValue(o.Value)
@@ -211,7 +211,7 @@ func (r *replayer) sockopt(o *strace.SockOpt) {
 	}
 	text := fmt.Sprintf("setsockopt(%d, %s, %d)", o.Fd, name, val)
 	res := r.w.Setsockopt(r.call(&o.Header, text), e.s, opt, val)
-	r.compare(&o.Header, o.Fd, e.s.Name, text, o.Result.String(), res.String(), "", res)
+	r.compare(&o.Header, o.Fd, e.s.Name, text, o.Result.String(), res.String(), "")
 }
 
 func (r *replayer) bind(o *strace.Bind) {
@@ -225,7 +225,7 @@ func (r *replayer) bind(o *strace.Bind) {
 	r.between(&o.Header)
 	text := fmt.Sprintf("bind(%d, %v)", o.Fd, o.Addr.Addr)
 	res := r.w.Bind(r.call(&o.Header, text), e.s)
-	r.compare(&o.Header, o.Fd, e.s.Name, text, o.Result.String(), res.String(), "", res)
+	r.compare(&o.Header, o.Fd, e.s.Name, text, o.Result.String(), res.String(), "")
 }
 
 func (r *replayer) connect(o *strace.Connect) {
@@ -239,7 +239,7 @@ func (r *replayer) connect(o *strace.Connect) {
 	r.between(&o.Header)
 	text := fmt.Sprintf("connect(%d, %v)", o.Fd, o.Addr.Addr)
 	res := r.w.Connect(r.call(&o.Header, text), e.s)
-	r.compare(&o.Header, o.Fd, e.s.Name, text, o.Result.String(), res.String(), "", res)
+	r.compare(&o.Header, o.Fd, e.s.Name, text, o.Result.String(), res.String(), "")
 	if res.Errno != 0 || !e.s.IsTCP() {
 		return
 	}
@@ -272,7 +272,7 @@ func (r *replayer) listen(o *strace.Listen) {
 	r.between(&o.Header)
 	text := fmt.Sprintf("listen(%d, %d)", o.Fd, o.Backlog)
 	res := r.w.Listen(r.call(&o.Header, text), e.s)
-	r.compare(&o.Header, o.Fd, e.s.Name, text, o.Result.String(), res.String(), "", res)
+	r.compare(&o.Header, o.Fd, e.s.Name, text, o.Result.String(), res.String(), "")
 }
 
 // accept returns the connection of a traced client when one connected to
@@ -303,7 +303,7 @@ func (r *replayer) accept(o *strace.Accept) {
 	if child != nil {
 		name = child.Name
 	}
-	r.compare(&o.Header, o.Fd, name, text, obs, pred, "", res)
+	r.compare(&o.Header, o.Fd, name, text, obs, pred, "")
 	if fd < 0 {
 		return
 	}
@@ -320,7 +320,6 @@ func (r *replayer) takePending(l *fdEntry) *fdEntry {
 	for i, c := range r.pending {
 		if c.remote.Port() == l.local.Port() || l.local.Port() == 0 || c.remote.Port() == 0 {
 			r.pending = append(r.pending[:i], r.pending[i+1:]...)
-			c.accepted = true
 			return c
 		}
 	}
@@ -342,7 +341,7 @@ func (r *replayer) send(o *strace.Send) {
 	flags := msgFlags(o.Flags)
 	text := fmt.Sprintf("%s(%d, %v, %v)", o.Syscall, o.Fd, o.Iov, flags)
 	res := r.w.Send(r.call(&o.Header, text), e.s, ints(o.Iov), flags)
-	r.compare(&o.Header, o.Fd, e.s.Name, text, o.Result.String(), res.String(), why(res), res)
+	r.compare(&o.Header, o.Fd, e.s.Name, text, o.Result.String(), res.String(), why(res))
 }
 
 // feed ties a datagram receiver the program traced to the sender that
@@ -377,25 +376,15 @@ func (r *replayer) sendmmsg(o *strace.SendMmsg) {
 	r.between(&o.Header)
 	flags := msgFlags(o.Flags)
 	text := fmt.Sprintf("sendmmsg(%d, %d messages, %v)", o.Fd, len(o.Msgs), flags)
-	sent := 0
-	var first, last sim.Result
+	msgs := make([][]int, len(o.Msgs))
 	for i, m := range o.Msgs {
-		res := r.w.Send(r.call(&o.Header, fmt.Sprintf("%s (message %d)", text, i)), e.s, ints(m.Iov), flags)
-		last = res
-		if res.Errno != 0 {
-			first = res
-			break
-		}
-		sent++
+		msgs[i] = ints(m.Iov)
 	}
-	res := sim.Result{Ret: int64(sent)}
-	if sent == 0 && first.Errno != 0 {
-		res = first
-	}
+	res := r.w.Sendmmsg(r.call(&o.Header, text), e.s, msgs, flags)
 	if int64(len(o.Msgs)) < o.Vlen && o.Result.Kind == strace.ResultValue {
 		r.note(fmt.Sprintf("line %d: strace printed %d of %d messages; only those were replayed", line(&o.Header), len(o.Msgs), o.Vlen))
 	}
-	r.compare(&o.Header, o.Fd, e.s.Name, text, o.Result.String(), res.String(), why(last), res)
+	r.compare(&o.Header, o.Fd, e.s.Name, text, o.Result.String(), res.String(), why(res))
 }
 
 func (r *replayer) recv(o *strace.Recv) {
@@ -412,7 +401,7 @@ func (r *replayer) recv(o *strace.Recv) {
 			target = e.feed
 		}
 		res := r.w.Recv(r.call(&o.Header, text), target, int(max(o.Len, 0)), flags)
-		r.compare(&o.Header, o.Fd, target.Name, text, o.Result.String(), res.String(), why(res), res)
+		r.compare(&o.Header, o.Fd, target.Name, text, o.Result.String(), res.String(), why(res))
 		return
 	}
 	res := r.w.Recvmsg(r.call(&o.Header, text), e.s, int(max(o.Len, 0)), flags)
@@ -473,7 +462,7 @@ func (r *replayer) close(o *strace.Close) {
 	r.between(&o.Header)
 	text := fmt.Sprintf("close(%d)", o.Fd)
 	res := r.w.Close(r.call(&o.Header, text), e.s)
-	r.compare(&o.Header, o.Fd, e.s.Name, text, o.Result.String(), res.String(), "", res)
+	r.compare(&o.Header, o.Fd, e.s.Name, text, o.Result.String(), res.String(), "")
 	for i, p := range r.pending {
 		if p == e {
 			r.pending = append(r.pending[:i], r.pending[i+1:]...)
@@ -491,7 +480,7 @@ func (r *replayer) shutdown(o *strace.Shutdown) {
 	wr := o.How != "SHUT_RD" && o.How != "0"
 	text := fmt.Sprintf("shutdown(%d, %s)", o.Fd, o.How)
 	res := r.w.Shutdown(r.call(&o.Header, text), e.s, wr)
-	r.compare(&o.Header, o.Fd, e.s.Name, text, o.Result.String(), res.String(), "", res)
+	r.compare(&o.Header, o.Fd, e.s.Name, text, o.Result.String(), res.String(), "")
 }
 
 // rlimit replays prlimit64/setrlimit of RLIMIT_MEMLOCK: a new soft limit
@@ -518,7 +507,7 @@ func (r *replayer) rlimit(o *strace.Rlimit) {
 		text = fmt.Sprintf("%s(RLIMIT_MEMLOCK, %s)", o.Syscall, limitString(o.New.Cur))
 		res = r.w.Setrlimit(r.call(&o.Header, text), r.task, limit)
 	}
-	r.compare(&o.Header, -1, "", text, obs, res.String()+pred, "", res)
+	r.compare(&o.Header, -1, "", text, obs, res.String()+pred, "")
 }
 
 func limitString(l strace.Limit) string {
@@ -539,7 +528,7 @@ func observed(h *strace.Header) (string, int) {
 
 // compare records a call whose observed and predicted renderings must be
 // equal.
-func (r *replayer) compare(h *strace.Header, fd int, sock, text, obs, pred, why string, _ sim.Result) {
+func (r *replayer) compare(h *strace.Header, fd int, sock, text, obs, pred, why string) {
 	r.add(h, fd, sock, text, obs, pred, why, "", obs == pred)
 }
 

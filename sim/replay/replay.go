@@ -84,8 +84,6 @@ type fdEntry struct {
 	// feed is, for a datagram socket another traced socket sends to, the
 	// model socket those datagrams land on (the sender's implicit peer).
 	feed *sim.Socket
-	// accepted is set once a traced listener accepted this client.
-	accepted bool
 }
 
 // inet reports whether the socket has the model's full data path.

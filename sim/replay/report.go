@@ -1,7 +1,6 @@
 package replay
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
@@ -150,20 +149,7 @@ func (r *Report) WriteText(w io.Writer) error {
 // disagreement, one "ignored" per ignored call name with its count, one
 // "note" each, and "summary" last — the shape of zcsim run's --json.
 func (r *Report) WriteJSON(w io.Writer) error {
-	put := func(kind string, v any) error {
-		body, err := json.Marshal(v)
-		if err != nil {
-			return err
-		}
-		line := fmt.Sprintf(`{"kind":%q`, kind)
-		if len(body) > 2 {
-			line += "," + string(body[1:])
-		} else {
-			line += "}"
-		}
-		_, err = fmt.Fprintln(w, line)
-		return err
-	}
+	put := func(kind string, v any) error { return sim.WriteJSONLine(w, kind, v) }
 	if err := put("config", r.Config); err != nil {
 		return err
 	}

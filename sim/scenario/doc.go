@@ -76,7 +76,8 @@
 // socket (SOCK_*), PROTOCOL (IPPROTO_*), LEVEL (SOL_*, IPPROTO_*), OPTNAME
 // (SO_*, TCP_*, UDP_*, IP_*, IPV6_*), flags (MSG_*), the union after
 // SO_TIMESTAMPING (SOF_TIMESTAMPING_*), ERRNO (E*), SHUT (SHUT_RD, SHUT_WR,
-// SHUT_RDWR), CAP (CAP_IPC_LOCK, CAP_NET_ADMIN, CAP_NET_RAW) and SCM_TSTAMP
+// SHUT_RDWR), CAP (CAP_IPC_LOCK, the one
+// capability the model has) and SCM_TSTAMP
 // (SCM_TSTAMP_SND, _SCHED, _ACK, _COMPLETION). K, M and G mean KiB, MiB and
 // GiB: 64K is 65536. Durations are whole numbers; there are no fractions.
 //

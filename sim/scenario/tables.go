@@ -53,10 +53,10 @@ func setOf(names ...string) nameSet {
 // Tables that the kernel package does not export, because they name
 // things outside a socket's uapi: the SCM_TSTAMP_* kinds of a timestamp
 // record (linux/errqueue.h), shutdown(2)'s how, the rlimit and the
-// capabilities a scenario may change.
+// capability a scenario may change (the model has only CAP_IPC_LOCK).
 var (
 	tstampKinds = tableOf[int]("timestamp kind", setOf("SCM_TSTAMP_SND", "SCM_TSTAMP_SCHED", "SCM_TSTAMP_ACK", "SCM_TSTAMP_COMPLETION"))
 	shutHows    = tableOf[int]("shutdown mode", setOf("SHUT_RD", "SHUT_WR", "SHUT_RDWR"))
 	rlimits     = tableOf[int]("resource", setOf("RLIMIT_MEMLOCK"))
-	capNames    = tableOf[int]("capability", setOf("CAP_IPC_LOCK", "CAP_NET_ADMIN", "CAP_NET_RAW"))
+	capNames    = tableOf[int]("capability", setOf("CAP_IPC_LOCK"))
 )
