@@ -1,0 +1,110 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// zcsim bugs lists the catalog; an entry replays with its bug on and finds
+// what it names (exit 1); --check runs every entry both ways (exit 0).
+func TestBugsCommand(t *testing.T) {
+	list := runCLI("bugs")
+	list.requireStatus(t, exitOK, "bugs")
+	entries := strings.Count(list.stdout, "\n") - 1
+	require.GreaterOrEqual(t, entries, 15, list.stdout)
+	require.Contains(t, list.stdout, "abort-gap")
+
+	one := runCLI("bugs", "R1")
+	one.requireStatus(t, exitFindings, "bugs", "R1")
+	require.Contains(t, one.stdout, "VIOLATION")
+	require.Contains(t, one.stdout, "invariant 1 (ids)")
+	require.Equal(t, one.stdout, runCLI("bugs", "abort-gap").stdout, "an entry is named by id or switch")
+
+	check := runCLI("bugs", "--check")
+	check.requireStatus(t, exitOK, "bugs", "--check")
+	require.Contains(t, check.stdout, "entries behave")
+	require.NotContains(t, check.stdout, "FAIL")
+
+	bad := runCLI("bugs", "nope")
+	bad.requireStatus(t, exitUsage, "bugs", "nope")
+	require.Empty(t, bad.stdout)
+	require.Contains(t, bad.stderr, `unknown bug "nope"`)
+}
+
+// zcsim profiles --diff names the knobs that differ, with both values.
+func TestProfilesDiff(t *testing.T) {
+	d := runCLI("profiles", "--diff", "linux-5.0", "linux-6.18")
+	d.requireStatus(t, exitOK, "profiles", "--diff")
+	require.Regexp(t, `OptmemMax\s+20480\s+131072`, d.stdout)
+	require.NotContains(t, d.stdout, "UargByteLimit", "equal knobs are not listed")
+
+	same := runCLI("profiles", "--diff", "linux-6.18", "linux-6.18")
+	same.requireStatus(t, exitOK, "profiles", "--diff")
+	require.NotContains(t, same.stdout, "OptmemMax")
+
+	bad := runCLI("profiles", "--diff", "nope", "linux-6.18")
+	bad.requireStatus(t, exitUsage, "profiles", "--diff", "nope")
+	require.Empty(t, bad.stdout)
+	require.Contains(t, bad.stderr, `unknown profile "nope"`)
+}
+
+// zcsim replay --strace agrees with a recorded log (exit 0), reports a
+// divergence with line, observed and predicted (exit 1), and refuses a
+// malformed log with file:line:col and nothing on stdout (exit 2).
+func TestReplayCommand(t *testing.T) {
+	atRoot(t)
+	log := filepath.Join("sim", "replay", "testdata", "probe_udp.log")
+	ok := runCLI("replay", "--strace", log)
+	ok.requireStatus(t, exitOK, "replay", log)
+	require.Contains(t, ok.stdout, "all agree")
+
+	js := runCLI("replay", "--strace", log, "--json")
+	js.requireStatus(t, exitOK, "replay", log, "--json")
+	lines := strings.Split(strings.TrimSpace(js.stdout), "\n")
+	var first, last map[string]any
+	require.NoError(t, json.Unmarshal([]byte(lines[0]), &first))
+	require.NoError(t, json.Unmarshal([]byte(lines[len(lines)-1]), &last))
+	require.Equal(t, "config", first["kind"])
+	require.Equal(t, "summary", last["kind"])
+
+	// The same log, with one observed result the model cannot predict.
+	src, err := os.ReadFile(log)
+	require.NoError(t, err)
+	text := string(src)
+	i := strings.Index(text, "sendmsg(")
+	require.Positive(t, i)
+	j := i + strings.Index(text[i:], ") = ")
+	end := j + strings.Index(text[j:], "\n")
+	doctored := text[:j] + ") = -1 ENOBUFS (No buffer space available)" + text[end:]
+	bad := filepath.Join(t.TempDir(), "diverge.log")
+	require.NoError(t, os.WriteFile(bad, []byte(doctored), 0o644))
+	div := runCLI("replay", "--strace", bad)
+	div.requireStatus(t, exitFindings, "replay", bad)
+	require.Contains(t, div.stdout, "-1 ENOBUFS")
+
+	junk := filepath.Join(t.TempDir(), "junk.log")
+	require.NoError(t, os.WriteFile(junk, []byte("this is not strace output(\n"), 0o644))
+	in := runCLI("replay", "--strace", junk)
+	in.requireStatus(t, exitUsage, "replay", junk)
+	require.Empty(t, in.stdout)
+	require.Contains(t, in.stderr, "junk.log:1:")
+
+	missing := runCLI("replay", "--strace", filepath.Join(t.TempDir(), "nope.log"))
+	missing.requireStatus(t, exitUsage, "replay", "nope.log")
+	require.Empty(t, missing.stdout)
+}
+
+// zcsim probe refuses what the live kernel cannot do on loopback, naming
+// file:line:col, before touching the kernel.
+func TestProbeRefusesModelOnlyStatements(t *testing.T) {
+	atRoot(t)
+	r := runCLI("probe", filepath.Join("examples", "tcp-nic.zcs"))
+	r.requireStatus(t, exitUsage, "probe", "examples/tcp-nic.zcs")
+	require.Empty(t, r.stdout)
+	require.Contains(t, r.stderr, "examples/tcp-nic.zcs:3:1: probe:")
+}
