@@ -222,8 +222,12 @@ func (p *Profile) Clone() *Profile {
 const DefaultProfile = "linux-6.18"
 
 // profiles are the built-in profiles, oldest first.
-var profiles = []Profile{
-	{
+var profiles = builtinProfiles()
+
+// builtinProfiles builds the profiles oldest first, each from the one
+// before, so that every entry lists what changed between the two kernels.
+func builtinProfiles() []Profile {
+	rfc := Profile{
 		Name:            "rfc-v2",
 		Describe:        "the RFC v2 patch set \"socket sendmsg MSG_ZEROCOPY\" on v4.10-rc7 (2017)",
 		OptIn:           false,
@@ -241,64 +245,44 @@ var profiles = []Profile{
 		DgramZerocopyPagedOnly: true,
 		GSOMaxSize:             65536,
 		Bugs:                   BugSet{BugTCPLinear: true},
-	},
-	{
-		Name:                  "linux-4.14",
-		Describe:              "the first merge: TCP only, SO_ZEROCOPY before connect",
-		OptIn:                 true,
-		ZerocopyClasses:       []SocketClass{ClassTCP},
-		OptRefusal:            ENOTSUPP,
-		OptClosedOnly:         true,
-		UargByteLimit:         1 << 19,
-		UargLenLimit:          UshrtMax - 1,
-		OptmemMax:             20480,
-		OmallocTruesize:       768,
-		OmallocEstimate:       576,
-		MemlockDefault:        64 << 10,
-		NotifyMergeEnd:        QueueTail,
-		TCPLinear:             TCPLinearPre418,
-		TCPZerocopyStateCheck: true,
-		GSOMaxSize:            65536,
-		Bugs:                  BugSet{BugTCPLinear: true},
-	},
-	{
-		Name:                  "linux-5.0",
-		Describe:              "UDP MSG_ZEROCOPY (b5947e5d1e71), zerocopy payload in frags only",
-		OptIn:                 true,
-		ZerocopyClasses:       []SocketClass{ClassTCP, ClassUDP, ClassRDS},
-		OptRefusal:            ENOTSUPP,
-		UargByteLimit:         1 << 19,
-		UargLenLimit:          UshrtMax - 1,
-		OptmemMax:             20480,
-		OmallocTruesize:       768,
-		OmallocEstimate:       576,
-		MemlockDefault:        64 << 10,
-		MemlockInfinityExempt: true,
-		NotifyMergeEnd:        QueueTail,
-		TCPZerocopyStateCheck: true,
-		TCPZerocopyCloseWait:  true,
-		UDPSegment:            true,
-		GSOMaxSize:            65536,
-	},
-	{
-		Name:                  "linux-6.18",
-		Describe:              "today's kernel, as measured on the development machines",
-		OptIn:                 true,
-		ZerocopyClasses:       []SocketClass{ClassTCP, ClassUDP, ClassRDS},
-		OptRefusal:            EOPNOTSUPP,
-		UargByteLimit:         1 << 19,
-		UargLenLimit:          UshrtMax - 1,
-		OptmemMax:             131072,
-		OmallocTruesize:       832,
-		OmallocEstimate:       576,
-		MemlockDefault:        8 << 20,
-		MemlockInfinityExempt: true,
-		NotifyMergeEnd:        QueueTail,
-		CopyUbufsHighOrder:    true,
-		PureZerocopy:          true,
-		UDPSegment:            true,
-		GSOMaxSize:            512 << 10,
-	},
+	}
+	v414 := derive(rfc, "linux-4.14", "the first merge: TCP only, SO_ZEROCOPY before connect", func(p *Profile) {
+		p.OptIn = true
+		p.ZerocopyClasses = []SocketClass{ClassTCP}
+		p.OptRefusal = ENOTSUPP
+		p.OptClosedOnly = true
+		p.NotifyMergeEnd = QueueTail
+		p.TCPZerocopyStateCheck = true
+		p.DgramZerocopyPagedOnly = false
+	})
+	v50 := derive(v414, "linux-5.0", "UDP MSG_ZEROCOPY (b5947e5d1e71), zerocopy payload in frags only", func(p *Profile) {
+		p.ZerocopyClasses = []SocketClass{ClassTCP, ClassUDP, ClassRDS}
+		p.OptClosedOnly = false
+		p.MemlockInfinityExempt = true
+		p.TCPZerocopyCloseWait = true
+		p.UDPSegment = true
+		p.Switch(BugTCPLinear, false)
+	})
+	v618 := derive(v50, "linux-6.18", "today's kernel, as measured on the development machines", func(p *Profile) {
+		p.OptRefusal = EOPNOTSUPP
+		p.OptmemMax = 131072
+		p.OmallocTruesize = 832
+		p.MemlockDefault = 8 << 20
+		p.CopyUbufsHighOrder = true
+		p.PureZerocopy = true
+		p.TCPZerocopyStateCheck = false
+		p.TCPZerocopyCloseWait = false
+		p.GSOMaxSize = 512 << 10
+	})
+	return []Profile{rfc, v414, v50, v618}
+}
+
+// derive returns a copy of base under a new name, changed by change.
+func derive(base Profile, name, describe string, change func(*Profile)) Profile {
+	p := base.Clone()
+	p.Name, p.Describe = name, describe
+	change(p)
+	return *p
 }
 
 // Profiles returns a copy of every built-in profile, oldest kernel first.
