@@ -367,10 +367,19 @@ func (w *World) Setrlimit(c Call, t *Task, limit uint64) Result {
 	})
 }
 
-// SetCapIPCLock gives or takes CAP_IPC_LOCK (capset).
-func (w *World) SetCapIPCLock(c Call, t *Task, on bool) Result {
+// SetCapability gives or takes a capability of a task (capset):
+// CAP_IPC_LOCK (exempt from RLIMIT_MEMLOCK) or CAP_NET_ADMIN (may force
+// buffer sizes).
+func (w *World) SetCapability(c Call, t *Task, capability string, on bool) Result {
 	return w.syscall(c, "capset", nil, func() Result {
-		t.CapIPCLock = on
+		switch capability {
+		case "CAP_IPC_LOCK":
+			t.CapIPCLock = on
+		case "CAP_NET_ADMIN":
+			t.CapNetAdmin = on
+		default:
+			return fail(kernel.EINVAL)
+		}
 		return ok(0)
 	})
 }

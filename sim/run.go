@@ -192,9 +192,9 @@ func (in *interp) exec(st scenario.Stmt) {
 		}
 		r = w.Setrlimit(c, w.Task(s.Task.Name), limit)
 	case *scenario.Capdrop:
-		r = w.SetCapIPCLock(c, w.Task(s.Task.Name), false)
+		r = w.SetCapability(c, w.Task(s.Task.Name), s.Cap.Name, false)
 	case *scenario.Capset:
-		r = w.SetCapIPCLock(c, w.Task(s.Task.Name), true)
+		r = w.SetCapability(c, w.Task(s.Task.Name), s.Cap.Name, true)
 	default:
 		checked = false
 		in.network(c, st)

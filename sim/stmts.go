@@ -78,6 +78,7 @@ func (in *interp) task(s *scenario.Task) {
 	_, capLock := s.Options.Lookup("cap_ipc_lock")
 	t := w.AddTask(s.Name.Name, user, memlock, capLock)
 	_, t.HugePages = s.Options.Lookup("hugepages")
+	_, t.CapNetAdmin = s.Options.Lookup("cap_net_admin")
 }
 
 // namedUser pairs a scenario user name with its uid.

@@ -903,3 +903,23 @@ wait 1s
 	requireMismatches(t, tr, "test.zcs:7: the network to settle | waiting 1s from 9223372036854ms would pass the end of virtual time")
 	require.Equal(t, int64(endOfTime), tr.Records[len(tr.Records)-1].Summary.Time)
 }
+
+// The FORCE forms of the buffer options need CAP_NET_ADMIN, which an
+// ordinary task lacks; a task option or capset gives it.
+func TestForceNeedsNetAdmin(t *testing.T) {
+	tr := runSrc(t, `
+user root uid=0
+task admin user=root cap_net_admin
+socket s AF_INET SOCK_DGRAM
+socket a AF_INET SOCK_DGRAM task=admin
+setsockopt s SOL_SOCKET SO_SNDBUFFORCE 1M => EPERM
+setsockopt s SOL_SOCKET SO_SNDBUF 1M => 0
+setsockopt a SOL_SOCKET SO_RCVBUFFORCE 1M => 0
+capset main CAP_NET_ADMIN => 0
+setsockopt s SOL_SOCKET SO_SNDBUFFORCE 1M => 0
+expect s sndbuf=2097152
+capdrop main CAP_NET_ADMIN => 0
+setsockopt s SOL_SOCKET SO_RCVBUFFORCE 1M => EPERM
+`)
+	requireOK(t, tr)
+}

@@ -204,6 +204,10 @@ func TestBufferSizes(t *testing.T) {
 	for _, tt := range tests {
 		e := skbtest.NewEnv(t, "linux-6.18")
 		s := e.Sock(kernel.AF_INET, kernel.SOCK_DGRAM, 0)
+		if tt.opt == kernel.SO_SNDBUFFORCE || tt.opt == kernel.SO_RCVBUFFORCE {
+			require.Equal(t, kernel.EPERM, s.Setsockopt(tt.opt, tt.val), "FORCE needs CAP_NET_ADMIN")
+			s.Task.CapNetAdmin = true
+		}
 		require.Zero(t, s.Setsockopt(tt.opt, tt.val))
 		get := kernel.SO_SNDBUF
 		if tt.opt == kernel.SO_RCVBUF || tt.opt == kernel.SO_RCVBUFFORCE {

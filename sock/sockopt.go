@@ -9,10 +9,15 @@ import (
 // Setsockopt models sock_setsockopt for the SOL_SOCKET options zcsim knows:
 // SO_ZEROCOPY (per the profile, see SetZerocopy), SO_SNDBUF and SO_RCVBUF
 // (doubled, clamped to wmem_max/rmem_max and to the minimums, see bufSize),
-// their FORCE forms (not clamped to the maxima), SO_RCVLOWAT (capped for
+// their FORCE forms (not clamped to the maxima, and EPERM unless the task
+// has CAP_NET_ADMIN: sockopt_capable), SO_RCVLOWAT (capped for
 // TCP, see tcpSetRcvlowat) and SO_TIMESTAMPING (see setTimestamping). Any
 // other option is ENOPROTOOPT; protocol levels are the protocols' business.
 func (s *Sock) Setsockopt(opt kernel.SockOpt, val int) kernel.Errno {
+	forced := opt == kernel.SO_SNDBUFFORCE || opt == kernel.SO_RCVBUFFORCE
+	if forced && s.Task != nil && !s.Task.CapNetAdmin {
+		return kernel.EPERM
+	}
 	switch opt {
 	case kernel.SO_ZEROCOPY:
 		return s.SetZerocopy(val)

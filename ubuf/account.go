@@ -21,6 +21,8 @@ type Task struct {
 	Memlock uint64
 	// CapIPCLock exempts the task from locked-page accounting.
 	CapIPCLock bool
+	// CapNetAdmin lets the task set SO_SNDBUFFORCE and SO_RCVBUFFORCE.
+	CapNetAdmin bool
 	// PinnedVM is the per-process counter charged instead of the user's
 	// when the profile has kernel.BugMemlockPerProcess.
 	PinnedVM uint64

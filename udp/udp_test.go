@@ -122,6 +122,7 @@ func TestNICZerocopyAndFragments(t *testing.T) {
 // notifications merge on the error queue.
 func TestBatchCoalescing(t *testing.T) {
 	e := newUDP(t, "linux-6.18", loRoute, hold)
+	e.u.Sk.Task.CapNetAdmin = true
 	require.Zero(t, e.u.Setsockopt(kernel.SO_SNDBUFFORCE, 1<<20))
 	for _, batch := range []struct{ n, count int }{{32000, 4}, {3000, 10}, {100, 100}} {
 		for range batch.count {

@@ -14,14 +14,16 @@ func newReplayCmd() *cobra.Command {
 	var file string
 	var asJSON bool
 	cmd := &cobra.Command{
-		Use:   "replay --strace FILE [--profile P] [--json] [--cap-ipc-lock] [--optmem-max N]",
+		Use:   "replay --strace FILE [--profile P] [--json] [--cap-ipc-lock] [--cap-net-admin] [--optmem-max N]",
 		Short: "replay an strace log on the model and report where the kernel and the model differ",
 		Long: `replay reads an strace log of a real program and replays its socket calls on
 the model, predicting every return value and every error-queue read from the
 model alone; the log's results are used only for comparison. Each
 divergence is reported with its line, the call, the observed and the
 predicted result and the model's reason. Traced sockets use loopback; the
-traced task has no CAP_IPC_LOCK unless --cap-ipc-lock. Between two calls
+traced task has no CAP_IPC_LOCK unless --cap-ipc-lock, and no CAP_NET_ADMIN
+(which SO_SNDBUFFORCE and SO_RCVBUFFORCE need) unless --cap-net-admin: give
+both for a program traced as root. Between two calls
 the network settles, unless the log has timestamps (-t, -tt, -ttt, -r):
 then virtual time advances by the real gap. See docs/replay.md.
 
@@ -56,6 +58,7 @@ malformed input (file:line:col).`,
 	cmd.Flags().StringVar(&opts.Profile, "profile", "", "kernel profile (default linux-6.18; see zcsim profiles)")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON Lines")
 	cmd.Flags().BoolVar(&opts.CapIPCLock, "cap-ipc-lock", false, "the traced task has CAP_IPC_LOCK")
+	cmd.Flags().BoolVar(&opts.CapNetAdmin, "cap-net-admin", false, "the traced task has CAP_NET_ADMIN")
 	cmd.Flags().IntVar(&opts.OptmemMax, "optmem-max", 0, "net.core.optmem_max (default: the profile's)")
 	cmd.Flags().Uint64Var(&opts.Seed, "seed", 1, "root seed of every random stream")
 	return cmd

@@ -59,11 +59,15 @@ func TestProfilesDiff(t *testing.T) {
 func TestReplayCommand(t *testing.T) {
 	atRoot(t)
 	log := filepath.Join("sim", "replay", "testdata", "probe_udp.log")
-	ok := runCLI("replay", "--strace", log)
-	ok.requireStatus(t, exitOK, "replay", log)
+	// The probe that made the log ran as root: SO_RCVBUFFORCE succeeded.
+	unprivileged := runCLI("replay", "--strace", log)
+	unprivileged.requireStatus(t, exitFindings, "replay", log)
+	require.Regexp(t, `SO_RCVBUFFORCE.*observed 0 +predicted -1 EPERM`, unprivileged.stdout)
+	ok := runCLI("replay", "--strace", log, "--cap-net-admin")
+	ok.requireStatus(t, exitOK, "replay", log, "--cap-net-admin")
 	require.Contains(t, ok.stdout, "all agree")
 
-	js := runCLI("replay", "--strace", log, "--json")
+	js := runCLI("replay", "--strace", log, "--json", "--cap-net-admin")
 	js.requireStatus(t, exitOK, "replay", log, "--json")
 	lines := strings.Split(strings.TrimSpace(js.stdout), "\n")
 	var first, last map[string]any
@@ -83,7 +87,7 @@ func TestReplayCommand(t *testing.T) {
 	doctored := text[:j] + ") = -1 ENOBUFS (No buffer space available)" + text[end:]
 	bad := filepath.Join(t.TempDir(), "diverge.log")
 	require.NoError(t, os.WriteFile(bad, []byte(doctored), 0o644))
-	div := runCLI("replay", "--strace", bad)
+	div := runCLI("replay", "--strace", bad, "--cap-net-admin")
 	div.requireStatus(t, exitFindings, "replay", bad)
 	require.Contains(t, div.stdout, "-1 ENOBUFS")
 

@@ -25,6 +25,10 @@ type Options struct {
 	// RLIMIT_MEMLOCK). Without it the task has none, as an ordinary
 	// program.
 	CapIPCLock bool
+	// CapNetAdmin gives the traced task CAP_NET_ADMIN, which
+	// SO_SNDBUFFORCE and SO_RCVBUFFORCE need (a program run as root has
+	// it). Without it those options fail with EPERM.
+	CapNetAdmin bool
 	// OptmemMax, if positive, sets net.core.optmem_max; otherwise the
 	// profile's default.
 	OptmemMax int
@@ -124,6 +128,7 @@ func newReplayer(file string, p *kernel.Profile, log *strace.Log, opts Options) 
 	}
 	main := w.Task("main")
 	task := w.AddTask("main", main.User, main.Memlock, opts.CapIPCLock)
+	task.CapNetAdmin = opts.CapNetAdmin
 	dev := sim.DefaultDevice("lo", sim.Loopback)
 	w.AddDevice(dev)
 	r := &replayer{w: w, task: task, dev: dev, file: file,
@@ -136,7 +141,7 @@ func newReplayer(file string, p *kernel.Profile, log *strace.Log, opts Options) 
 		}
 	}
 	r.rep = &Report{Config: Config{Schema: SchemaVersion, File: file, Profile: p.Name, Seed: opts.Seed,
-		CapIPCLock: opts.CapIPCLock, OptmemMax: w.Net.OptmemMax, Memlock: main.Memlock, Path: "loopback"}}
+		CapIPCLock: opts.CapIPCLock, CapNetAdmin: opts.CapNetAdmin, OptmemMax: w.Net.OptmemMax, Memlock: main.Memlock, Path: "loopback"}}
 	r.rep.Config.Timestamps = timestampKind(log)
 	r.timed = r.rep.Config.Timestamps != "none"
 	return r

@@ -17,7 +17,7 @@ import (
 )
 
 // options reads a fixture's NAME.replay sidecar: the replay flags its
-// recording needs (--optmem-max N, --cap-ipc-lock).
+// recording needs (--optmem-max N, --cap-ipc-lock, --cap-net-admin).
 func options(t *testing.T, log string) replay.Options {
 	t.Helper()
 	var o replay.Options
@@ -36,6 +36,8 @@ func options(t *testing.T, log string) replay.Options {
 			o.OptmemMax = n
 		case "--cap-ipc-lock":
 			o.CapIPCLock = true
+		case "--cap-net-admin":
+			o.CapNetAdmin = true
 		default:
 			t.Fatalf("%s: unknown option %q", log, f[i])
 		}

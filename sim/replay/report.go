@@ -25,12 +25,13 @@ type Report struct {
 
 // Config is the first record of a report: what the model assumed.
 type Config struct {
-	Schema     int    `json:"schema"`
-	File       string `json:"file"`
-	Profile    string `json:"profile"`
-	Seed       uint64 `json:"seed"`
-	CapIPCLock bool   `json:"cap_ipc_lock"`
-	OptmemMax  int    `json:"optmem_max"`
+	Schema      int    `json:"schema"`
+	File        string `json:"file"`
+	Profile     string `json:"profile"`
+	Seed        uint64 `json:"seed"`
+	CapIPCLock  bool   `json:"cap_ipc_lock"`
+	CapNetAdmin bool   `json:"cap_net_admin"`
+	OptmemMax   int    `json:"optmem_max"`
 	// Memlock is the traced task's RLIMIT_MEMLOCK at the start, in bytes.
 	Memlock uint64 `json:"memlock"`
 	// Path is the device traced sockets use ("loopback").
@@ -95,12 +96,14 @@ func (r *Report) Divergences() []Call {
 func (r *Report) WriteText(w io.Writer) error {
 	var b strings.Builder
 	c := r.Config
-	cap := "without"
-	if c.CapIPCLock {
-		cap = "with"
+	with := func(on bool) string {
+		if on {
+			return "with"
+		}
+		return "without"
 	}
-	fmt.Fprintf(&b, "replay of %s under %s: %s path, %s CAP_IPC_LOCK, RLIMIT_MEMLOCK %d, optmem_max %d, timestamps %s\n",
-		c.File, c.Profile, c.Path, cap, c.Memlock, c.OptmemMax, c.Timestamps)
+	fmt.Fprintf(&b, "replay of %s under %s: %s path, %s CAP_IPC_LOCK, %s CAP_NET_ADMIN, RLIMIT_MEMLOCK %d, optmem_max %d, timestamps %s\n",
+		c.File, c.Profile, c.Path, with(c.CapIPCLock), with(c.CapNetAdmin), c.Memlock, c.OptmemMax, c.Timestamps)
 	for _, k := range r.Calls {
 		mark := "ok  "
 		if !k.Agree {

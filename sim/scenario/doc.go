@@ -86,7 +86,7 @@
 // ones:
 //
 //	user    uid=N (required)
-//	task    user=NAME (required), memlock=SIZE|unlimited, cap_ipc_lock,
+//	task    user=NAME (required), memlock=SIZE|unlimited, cap_ipc_lock, cap_net_admin,
 //	        hugepages
 //	device  sg=on|off, csum=on|off, gso=on|off, tso=on|off,
 //	        gso_max_size=SIZE, mtu=N, delay=DUR, loss=P (0 to 1),

@@ -68,7 +68,7 @@ var statements = map[string]func(*lineParser) Stmt{
 
 var (
 	userOpts   = []optSpec{{key: "uid", kind: optNumber, required: true}}
-	taskOpts   = []optSpec{{key: "user", kind: optName, required: true}, {key: "memlock", kind: optNumberOr, words: []string{"unlimited"}}, {key: "cap_ipc_lock", kind: optBare}, {key: "hugepages", kind: optBare}}
+	taskOpts   = []optSpec{{key: "user", kind: optName, required: true}, {key: "memlock", kind: optNumberOr, words: []string{"unlimited"}}, {key: "cap_ipc_lock", kind: optBare}, {key: "cap_net_admin", kind: optBare}, {key: "hugepages", kind: optBare}}
 	tapOpts    = []optSpec{{key: "on", kind: optName, required: true}}
 	deviceOpts = []optSpec{
 		{key: "sg", kind: optWords, words: onOff},

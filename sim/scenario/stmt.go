@@ -78,7 +78,7 @@ type User struct {
 type Task struct {
 	Line
 	Name    Ident
-	Options Options // user (required), memlock, cap_ipc_lock, hugepages
+	Options Options // user (required), memlock, cap_ipc_lock, cap_net_admin, hugepages
 }
 
 // Device is "device NAME KIND [options]": a network device of KIND nic,

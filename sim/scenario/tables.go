@@ -58,5 +58,5 @@ var (
 	tstampKinds = tableOf[int]("timestamp kind", setOf("SCM_TSTAMP_SND", "SCM_TSTAMP_SCHED", "SCM_TSTAMP_ACK", "SCM_TSTAMP_COMPLETION"))
 	shutHows    = tableOf[int]("shutdown mode", setOf("SHUT_RD", "SHUT_WR", "SHUT_RDWR"))
 	rlimits     = tableOf[int]("resource", setOf("RLIMIT_MEMLOCK"))
-	capNames    = tableOf[int]("capability", setOf("CAP_IPC_LOCK"))
+	capNames    = tableOf[int]("capability", setOf("CAP_IPC_LOCK", "CAP_NET_ADMIN"))
 )
