@@ -33,6 +33,7 @@ var knobDocs = []Knob{
 	{"TCPLinear", "linear bytes of a new zerocopy TCP skb (bug B18): 1408 before v4.18, 0 since"},
 	{"TCPZerocopyStateCheck", "MSG_ZEROCOPY on a TCP socket not ESTABLISHED is EINVAL (v4.14 to v5.4; f859a4484703)"},
 	{"TCPZerocopyCloseWait", "that state check lets CLOSE_WAIT through (13d7f46386e0)"},
+	{"TCPScalingRatio", "receive window = free rcvbuf × measured len/truesize (v6.6, dfa2f0483360); half of it before"},
 	{"DgramZerocopyPagedOnly", "datagrams take a uarg only when the payload can use frags (RFC); v5.0 copies with the uarg"},
 	{"UDPSegment", "the UDP_SEGMENT option exists (v4.18, bec1f6f69736)"},
 	{"GSOMaxSize", "largest device gso_max_size: 64 KiB, 512 KiB since BIG TCP (v5.19, 7c4e983c4f3c)"},

@@ -152,6 +152,11 @@ type Profile struct {
 	// TCPZerocopyCloseWait: that check lets CLOSE_WAIT through
 	// (13d7f46386e0, after v4.14).
 	TCPZerocopyCloseWait bool
+	// TCPScalingRatio: the receive window is the free receive buffer
+	// scaled by the measured payload-to-truesize ratio of received
+	// segments (tp->scaling_ratio, v6.6, dfa2f0483360 "tcp: get rid of
+	// sysctl_tcp_adv_win_scale"); before, half of it (tcp_adv_win_scale 1).
+	TCPScalingRatio bool
 
 	// DgramZerocopyPagedOnly: a datagram send takes a uarg only when its
 	// payload can go into frags (scatter-gather and, for UDP, a
@@ -272,6 +277,7 @@ func builtinProfiles() []Profile {
 		p.PureZerocopy = true
 		p.TCPZerocopyStateCheck = false
 		p.TCPZerocopyCloseWait = false
+		p.TCPScalingRatio = true
 		p.GSOMaxSize = 512 << 10
 	})
 	return []Profile{rfc, v414, v50, v618}

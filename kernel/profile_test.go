@@ -205,6 +205,7 @@ func TestDiff(t *testing.T) {
 		"PureZerocopy: false -> true",
 		"TCPZerocopyStateCheck: true -> false",
 		"TCPZerocopyCloseWait: true -> false",
+		"TCPScalingRatio: false -> true",
 		"GSOMaxSize: 65536 -> 524288",
 	}, got)
 	require.Empty(t, kernel.Diff(b, b))

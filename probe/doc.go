@@ -44,7 +44,8 @@
 // [Options.Profile]). Results are rendered as the scenario language
 // writes outcomes ("4096", "-1 ENOBUFS", "zerocopy [0,3] copied",
 // "timestamp SCM_TSTAMP_SND key=999", a getsockopt's value; a socket is
-// "3" on both sides) and compared by line. The scenario's own "=>"
+// the program's lowest free descriptor on both sides) and compared by
+// line. The scenario's own "=>"
 // expectations are checked against the kernel too ([Stmt.MeetsExpectation]).
 //
 // # Calibration
@@ -53,13 +54,13 @@
 // zero-length sends, mixed copy and zerocopy sends, failing sends,
 // MSG_ZEROCOPY without SO_ZEROCOPY, SO_ZEROCOPY on RAW, PF_PACKET and
 // AF_UNIX, optmem exhaustion with TX timestamps between notifications,
-// and RLIMIT_MEMLOCK edges. Its expectations hold on the model everywhere
+// RLIMIT_MEMLOCK edges, and the TCP receive window of a peer that does
+// not read. Its expectations hold on the model everywhere
 // and, when root on a kernel with loopback MSG_ZEROCOPY ([Supported]),
 // on the kernel, with 100% agreement.
 //
-// Known difference, kept out of the suite: the model's TCP receive
-// window is (rcvbuf - rmem_alloc) / 2 (tcp_win_from_space before 6.6);
-// Linux 6.18 scales by the measured skb->len/truesize ratio
-// (scaling_ratio), so an unread peer accepts more than 64 KiB on
-// loopback. The model then holds back data the kernel delivers.
+// Known difference, kept out of the suite: the TCP receive window of an
+// unread peer (tcp-window.zcs stays clear of it) ends within 1 KiB of the
+// kernel's — the model's skbs carry less truesize overhead than the
+// kernel's, so its measured scaling_ratio is a little larger.
 package probe

@@ -66,6 +66,9 @@ type Conn struct {
 	rcvQueue []*rcvSkb
 	rcvNxt   uint32
 	rcvFin   bool
+	// rcvMSS and scalingRatio are icsk_ack.rcv_mss and tp->scaling_ratio
+	// (0 until a segment was measured).
+	rcvMSS, scalingRatio int
 }
 
 // Nagle states of tp->nonagle (include/net/tcp.h).

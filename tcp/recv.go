@@ -28,6 +28,7 @@ func (c *Conn) Receive(b *skb.Buff, seq, endSeq uint32, fin bool) bool {
 		return false
 	}
 	if b != nil {
+		c.measureRcvMSS(b)
 		if b.Len == 0 {
 			b.Free()
 		} else {
@@ -50,9 +51,47 @@ func (c *Conn) Receive(b *skb.Buff, seq, endSeq uint32, fin bool) bool {
 // RcvNxt returns rcv_nxt, the next sequence number expected.
 func (c *Conn) RcvNxt() uint32 { return c.rcvNxt }
 
-// Window models the window tcp_select_window offers: half the receive
-// buffer not yet taken by queued skbs (tcp_adv_win_scale 1).
-func (c *Conn) Window() int { return max(0, (c.Sk.Rcvbuf-c.Sk.RmemAlloc)/2) }
+// Window models the window tcp_select_window offers from the receive
+// buffer not yet taken by queued skbs (tcp_space): scaled by
+// tp->scaling_ratio where the profile has it, else halved
+// (tcp_adv_win_scale 1).
+func (c *Conn) Window() int {
+	free := max(0, c.Sk.Rcvbuf-c.Sk.RmemAlloc)
+	if c.host().Profile.TCPScalingRatio {
+		return free * c.ratio() >> 8
+	}
+	return free / 2
+}
+
+// defaultScalingRatio is TCP_DEFAULT_SCALING_RATIO: half, in 1/256ths.
+const defaultScalingRatio = 128
+
+func (c *Conn) ratio() int {
+	if c.scalingRatio == 0 {
+		return defaultScalingRatio
+	}
+	return c.scalingRatio
+}
+
+// tcpMSSDefault is TCP_MSS_DEFAULT, where tcp_initialize_rcv_mss starts
+// rcv_mss.
+const tcpMSSDefault = 536
+
+// measureRcvMSS models tcp_measure_rcv_mss: a segment at least rcv_mss
+// long, and not exactly that long, sets scaling_ratio to its payload per
+// truesize in 1/256ths; rcv_mss follows the segments up to the MSS.
+func (c *Conn) measureRcvMSS(b *skb.Buff) {
+	if c.rcvMSS == 0 {
+		c.rcvMSS = tcpMSSDefault
+	}
+	if b.Len < c.rcvMSS {
+		return
+	}
+	if b.Len != c.rcvMSS {
+		c.scalingRatio = max(b.Len<<8/b.Truesize, 1)
+	}
+	c.rcvMSS = min(b.Len, c.MSS())
+}
 
 // Queued returns the bytes received and not yet read.
 func (c *Conn) Queued() int {
