@@ -166,7 +166,14 @@ func (c *Conn) splitPoint(seg *Segment, cwndBytes, nonagle int) int {
 	window := max(int(int32(c.sndUna+uint32(c.sndWnd)-seg.Seq)), 0)
 	limit := min(seg.Skb.Len, cwndBytes, window)
 	if limit < min(seg.Skb.Len, mss) {
-		return 0 // tcp_snd_wnd_test: not even one segment fits
+		// tcp_snd_wnd_test: not even one segment fits. With nothing in
+		// flight no ACK will come to open the window; the persist timer's
+		// tcp_write_wakeup then sends what the window takes, split off
+		// (the model does not wait for the timer).
+		if window > 0 && len(c.rtx) == 0 {
+			return limit
+		}
+		return 0
 	}
 	partial := limit % mss
 	if limit < seg.Skb.Len {
