@@ -50,8 +50,9 @@ func (b *Buff) zcopyClear(success bool) {
 // ZerocopyFromIter models __zerocopy_sg_from_iter followed by skb_zcopy_set
 // (skb_zerocopy_iter_stream / _dgram): pin up to n bytes of the user's pages
 // as frags, one frag per page chunk of each iovec, extending the last frag
-// when the chunk continues it. Each pinned page's full size is added to
-// truesize. It returns the bytes added; when no frag slot is left and
+// when the chunk continues it. Each chunk adds the whole pages it touches
+// to truesize (PAGE_ALIGN(copied + start)), a continued frag too, so
+// truesize never falls below len. It returns the bytes added; when no frag slot is left and
 // nothing was added, EMSGSIZE. If the skb already holds a different uarg it
 // returns EEXIST and adds nothing.
 func (b *Buff) ZerocopyFromIter(it *mm.Iter, n int, u *ubuf.Info, from kernel.ObjectID) (int, kernel.Errno) {
@@ -70,8 +71,10 @@ func (b *Buff) ZerocopyFromIter(it *mm.Iter, n int, u *ubuf.Info, from kernel.Ob
 			}
 			c.Page.Get()
 			b.shinfo.Frags = append(b.shinfo.Frags, Frag{Page: c.Page, Off: c.Off, Size: c.Len})
-			b.Truesize += kernel.PageSize
 		}
+		// Each batch of pinned pages counts whole pages:
+		// PAGE_ALIGN(copied + start), even when it continues a frag.
+		b.Truesize += align(c.Off%kernel.PageSize+c.Len, kernel.PageSize)
 		it.Advance(c.Len)
 		added += c.Len
 	}
