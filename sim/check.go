@@ -67,7 +67,7 @@ var expectKeys = []string{"zckey", "zerocopy", "optmem", "wmem", "wmem_queued", 
 // Bounds on the sizes a scenario may ask for: what the kernel itself
 // accepts or what a simulation can afford.
 const (
-	maxCallBytes = 256 << 20 // one call's payload
+	maxCallBytes = 16 << 20  // one call's payload: enough for any lesson, cheap to simulate
 	maxIovecs    = 1024      // UIO_MAXIOV
 	minMTU       = 1280      // IPV6_MIN_MTU, so that both families fit
 	maxMTU       = 65536     // the loopback MTU
