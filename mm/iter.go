@@ -38,16 +38,19 @@ type Chunk struct {
 
 // Peek returns the next chunk of at most max bytes without consuming it:
 // the rest of the current page of the current iovec. ok is false when the
-// iterator is exhausted, or when the iovec runs past its buffer (the
-// kernel's EFAULT on an unmapped address).
+// iterator is exhausted, or when the iovec has no buffer or runs past it
+// (the kernel's EFAULT on an unmapped address).
 func (it *Iter) Peek(max int) (c Chunk, ok bool) {
-	for it.i < len(it.iov) && it.off == it.iov[it.i].Len {
+	for it.i < len(it.iov) && it.off >= it.iov[it.i].Len {
 		it.i, it.off = it.i+1, 0
 	}
 	if it.i == len(it.iov) || max <= 0 {
 		return Chunk{}, false
 	}
 	v := it.iov[it.i]
+	if v.Buf == nil {
+		return Chunk{}, false
+	}
 	pos := v.Off + it.off
 	psize := v.Buf.PageSize()
 	if pos < 0 || pos/psize >= len(v.Buf.Pages) {

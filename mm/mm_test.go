@@ -230,3 +230,14 @@ func TestHugeBufferChunks(t *testing.T) {
 	_, ok := mm.NewIter(mm.Iovec{Buf: b, Off: 4 << 20, Len: 1}).Peek(1)
 	require.False(t, ok, "past the mapping: EFAULT")
 }
+
+// An iovec without a buffer, past its buffer or with a negative length
+// yields nothing (the kernel's EFAULT), never a bad chunk.
+func TestIterBadIovecs(t *testing.T) {
+	h := host(t)
+	buf := mm.NewBuffer(h, 4096)
+	for _, iov := range []mm.Iovec{{Buf: nil, Len: 10}, {Buf: buf, Off: 8192, Len: 10}, {Buf: buf, Len: -5}} {
+		_, ok := mm.NewIter(iov).Peek(100)
+		require.False(t, ok, "%+v", iov)
+	}
+}

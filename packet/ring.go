@@ -55,15 +55,23 @@ type Ring struct {
 // Frames returns the number of frames.
 func (r *Ring) Frames() int { return len(r.status) }
 
-// Status returns frame i's tp_status.
-func (r *Ring) Status(i int) Status { return r.status[i] }
+// Status returns frame i's tp_status; a frame outside the ring reads as
+// TP_STATUS_AVAILABLE (the zero Status).
+func (r *Ring) Status(i int) Status {
+	if i < 0 || i >= len(r.status) {
+		return TP_STATUS_AVAILABLE
+	}
+	return r.status[i]
+}
 
 // Request is what the process does to send from the ring: write n bytes
 // into frame i, set tp_len and then tp_status = TP_STATUS_SEND_REQUEST.
 // Writing a frame the kernel still owns is the misuse bug B3 made
-// invisible; it returns false and changes nothing.
+// invisible; it returns false and changes nothing, as it does for a frame
+// outside the ring or a negative length.
 func (r *Ring) Request(i, n int) bool {
-	if r.status[i] == TP_STATUS_SENDING || r.status[i] == TP_STATUS_SEND_REQUEST {
+	if i < 0 || i >= len(r.status) || n < 0 ||
+		r.status[i] == TP_STATUS_SENDING || r.status[i] == TP_STATUS_SEND_REQUEST {
 		return false
 	}
 	r.length[i], r.status[i] = n, TP_STATUS_SEND_REQUEST
