@@ -140,7 +140,7 @@ func (h *host) exec(st scenario.Stmt) (res string, isCall bool) {
 	case *scenario.Sendto:
 		return h.send(s.Sock, [][]int{{int(s.Len.N)}}, s.Flags, true), true
 	case *scenario.Sendmsg:
-		return h.send(s.Sock, [][]int{lens(s.Iov)}, s.Flags, false), true
+		return h.send(s.Sock, [][]int{scenario.Lengths(s.Iov)}, s.Flags, false), true
 	case *scenario.Sendmmsg:
 		return h.sendmmsg(s), true
 	case *scenario.Recvmsg:
@@ -170,16 +170,8 @@ func (h *host) exec(st scenario.Stmt) (res string, isCall bool) {
 // socket creates the socket and its peer: a listener on loopback for TCP
 // (the peer is accepted at connect), a bound receiver for UDP.
 func (h *host) socket(s *scenario.Socket) string {
-	fam, _ := kernel.FamilyNames.ByName(s.Family.Name)
-	var typ kernel.SockType
-	for _, f := range s.Type.Names {
-		t, _ := kernel.SockTypeNames.ByName(f.Name)
-		typ |= t
-	}
-	proto := int(s.Protocol.N)
-	if p, ok := kernel.ProtocolNames.ByName(s.Protocol.Text); ok {
-		proto = int(p)
-	}
+	fam, typ, p := s.Args()
+	proto := int(p)
 	fd, err := unix.Socket(int(fam), int(typ)|unix.SOCK_CLOEXEC, proto)
 	if err != nil {
 		return errRes(err)
@@ -225,16 +217,7 @@ func loAddr(fam int) unix.Sockaddr {
 }
 
 func (h *host) setsockopt(s *scenario.Setsockopt) error {
-	o, _ := kernel.SockOptNames.ByName(s.Opt.Name)
-	v := int(s.Value.N)
-	if !s.Flags.IsZero() {
-		var t kernel.Timestamping
-		for _, f := range s.Flags.Names {
-			b, _ := kernel.TimestampingNames.ByName(f.Name)
-			t |= b
-		}
-		v = int(t)
-	}
+	o, v := s.Option()
 	return unix.SetsockoptInt(h.fd(s.Sock), int(o.Level), int(o.Name), v)
 }
 
@@ -258,7 +241,7 @@ func (h *host) connect(s scenario.Sock) error {
 }
 
 func (h *host) send(s scenario.Sock, msgs [][]int, fl scenario.Flags, to bool) string {
-	flags := msgFlags(fl)
+	flags := int(fl.MsgFlags())
 	fd := h.fd(s)
 	var dst unix.Sockaddr
 	if hs := h.socks[s.Name]; to && hs != nil && !s.Peer {
@@ -287,7 +270,7 @@ func (h *host) send(s scenario.Sock, msgs [][]int, fl scenario.Flags, to bool) s
 func (h *host) sendmmsg(s *scenario.Sendmmsg) string {
 	sent := 0
 	for _, m := range s.Msgs {
-		r := h.send(s.Sock, [][]int{lens(m)}, s.Flags, false)
+		r := h.send(s.Sock, [][]int{scenario.Lengths(m)}, s.Flags, false)
 		if strings.HasPrefix(r, "-1") {
 			if sent == 0 {
 				return r
@@ -300,7 +283,7 @@ func (h *host) sendmmsg(s *scenario.Sendmmsg) string {
 }
 
 func (h *host) recvErr(s *scenario.Recvmsg) string {
-	flags := msgFlags(s.Flags)
+	flags := int(s.Flags.MsgFlags())
 	if flags&unix.MSG_ERRQUEUE == 0 {
 		return h.recvData(h.fd(s.Sock), 1<<16, flags)
 	}
@@ -312,7 +295,7 @@ func (h *host) recvErr(s *scenario.Recvmsg) string {
 }
 
 func (h *host) recv(s *scenario.Recv) string {
-	flags := msgFlags(s.Flags)
+	flags := int(s.Flags.MsgFlags())
 	if flags&unix.MSG_DONTWAIT == 0 {
 		h.settle() // a blocking read: the model lets the network run first
 	}
@@ -396,23 +379,6 @@ func iovs(buf []byte, ls []int) [][]byte {
 	for i, l := range ls {
 		out[i] = buf[off : off+l]
 		off += l
-	}
-	return out
-}
-
-func msgFlags(f scenario.Flags) int {
-	var v kernel.MsgFlags
-	for _, n := range f.Names {
-		b, _ := kernel.MsgFlagNames.ByName(n.Name)
-		v |= b
-	}
-	return int(v)
-}
-
-func lens(vs []scenario.Value) []int {
-	out := make([]int, len(vs))
-	for i, v := range vs {
-		out[i] = int(v.N)
 	}
 	return out
 }

@@ -152,9 +152,11 @@ func (in *interp) exec(st scenario.Stmt) {
 	case *scenario.Socket:
 		r = in.socket(c, s)
 	case *scenario.Setsockopt:
-		r = w.Setsockopt(c, in.sock(s.Sock), sockOpt(s.Opt.Name), optValue(s))
+		opt, val := s.Option()
+		r = w.Setsockopt(c, in.sock(s.Sock), opt, val)
 	case *scenario.Getsockopt:
-		r = w.Getsockopt(c, in.sock(s.Sock), sockOpt(s.Opt.Name))
+		opt, _ := kernel.SockOptNames.ByName(s.Opt.Name)
+		r = w.Getsockopt(c, in.sock(s.Sock), opt)
 	case *scenario.Connect:
 		r = w.Connect(c, in.sock(s.Sock))
 	case *scenario.Listen:
@@ -168,21 +170,21 @@ func (in *interp) exec(st scenario.Stmt) {
 	case *scenario.Close:
 		r = w.Close(c, in.sock(s.Sock))
 	case *scenario.Send:
-		r = w.Send(c, in.sock(s.Sock), []int{int(s.Len.N)}, msgFlags(s.Flags))
+		r = w.Send(c, in.sock(s.Sock), []int{int(s.Len.N)}, s.Flags.MsgFlags())
 	case *scenario.Sendto:
-		r = w.Send(c, in.sock(s.Sock), []int{int(s.Len.N)}, msgFlags(s.Flags))
+		r = w.Send(c, in.sock(s.Sock), []int{int(s.Len.N)}, s.Flags.MsgFlags())
 	case *scenario.Sendmsg:
-		r = w.Send(c, in.sock(s.Sock), lengths(s.Iov), msgFlags(s.Flags))
+		r = w.Send(c, in.sock(s.Sock), scenario.Lengths(s.Iov), s.Flags.MsgFlags())
 	case *scenario.Sendmmsg:
 		msgs := make([][]int, len(s.Msgs))
 		for i, m := range s.Msgs {
-			msgs[i] = lengths(m)
+			msgs[i] = scenario.Lengths(m)
 		}
-		r = w.Sendmmsg(c, in.sock(s.Sock), msgs, msgFlags(s.Flags))
+		r = w.Sendmmsg(c, in.sock(s.Sock), msgs, s.Flags.MsgFlags())
 	case *scenario.Recvmsg:
-		r = w.Recvmsg(c, in.sock(s.Sock), 1<<16, msgFlags(s.Flags))
+		r = w.Recvmsg(c, in.sock(s.Sock), 1<<16, s.Flags.MsgFlags())
 	case *scenario.Recv:
-		r = w.Recv(c, in.sock(s.Sock), int(s.Len.N), msgFlags(s.Flags))
+		r = w.Recv(c, in.sock(s.Sock), int(s.Len.N), s.Flags.MsgFlags())
 	case *scenario.VhostSend:
 		r = w.VhostSend(c, w.Device(s.Device.Name), int(s.Len.N), int(optNum(s.Options, "gso_size", 0)))
 	case *scenario.Setrlimit:

@@ -123,16 +123,7 @@ func lossPPM(p string) uint32 {
 
 func (in *interp) socket(c Call, s *scenario.Socket) Result {
 	w := in.w
-	family, _ := kernel.FamilyNames.ByName(s.Family.Name)
-	var typ kernel.SockType
-	for _, f := range s.Type.Names {
-		t, _ := kernel.SockTypeNames.ByName(f.Name)
-		typ |= t
-	}
-	proto := kernel.Protocol(s.Protocol.N)
-	if p, ok := kernel.ProtocolNames.ByName(s.Protocol.Text); ok {
-		proto = p
-	}
+	family, typ, proto := s.Args()
 	dev := w.Device(defaultDevice)
 	if via := optText(s.Options, "via"); via != "" {
 		dev = w.Device(via)
@@ -150,43 +141,6 @@ func (in *interp) socket(c Call, s *scenario.Socket) Result {
 	}
 	_, r := w.NewSocket(c, s.Name.Name, task, family, typ, proto, dev, po)
 	return r
-}
-
-// sockOpt is the option the parser checked name against (and its level).
-func sockOpt(name string) kernel.SockOpt {
-	o, _ := kernel.SockOptNames.ByName(name)
-	return o
-}
-
-// optValue is a setsockopt value: a number, or a union of SOF_TIMESTAMPING
-// flags.
-func optValue(s *scenario.Setsockopt) int {
-	if !s.Flags.IsZero() {
-		var v kernel.Timestamping
-		for _, f := range s.Flags.Names {
-			t, _ := kernel.TimestampingNames.ByName(f.Name)
-			v |= t
-		}
-		return int(v)
-	}
-	return int(s.Value.N)
-}
-
-func msgFlags(f scenario.Flags) kernel.MsgFlags {
-	var v kernel.MsgFlags
-	for _, n := range f.Names {
-		b, _ := kernel.MsgFlagNames.ByName(n.Name)
-		v |= b
-	}
-	return v
-}
-
-func lengths(vs []scenario.Value) []int {
-	out := make([]int, len(vs))
-	for i, v := range vs {
-		out[i] = int(v.N)
-	}
-	return out
 }
 
 // compare checks a result against an expectation and describes the result.

@@ -1,0 +1,54 @@
+package scenario
+
+import "github.com/zcsim/zcsim/kernel"
+
+// Args returns the socket(2) arguments the statement spells: the family,
+// the type with its creation flags, and the protocol (a name or a number;
+// 0 when absent). The parser has checked every name.
+func (s *Socket) Args() (kernel.Family, kernel.SockType, kernel.Protocol) {
+	family, _ := kernel.FamilyNames.ByName(s.Family.Name)
+	var typ kernel.SockType
+	for _, f := range s.Type.Names {
+		t, _ := kernel.SockTypeNames.ByName(f.Name)
+		typ |= t
+	}
+	proto := kernel.Protocol(s.Protocol.N)
+	if p, ok := kernel.ProtocolNames.ByName(s.Protocol.Text); ok {
+		proto = p
+	}
+	return family, typ, proto
+}
+
+// Option returns the socket option and the integer setsockopt(2) passes:
+// the number, or the union of SOF_TIMESTAMPING_* flags.
+func (s *Setsockopt) Option() (kernel.SockOpt, int) {
+	opt, _ := kernel.SockOptNames.ByName(s.Opt.Name)
+	if s.Flags.IsZero() {
+		return opt, int(s.Value.N)
+	}
+	var v kernel.Timestamping
+	for _, f := range s.Flags.Names {
+		t, _ := kernel.TimestampingNames.ByName(f.Name)
+		v |= t
+	}
+	return opt, int(v)
+}
+
+// MsgFlags returns the union as send and recv flags.
+func (f Flags) MsgFlags() kernel.MsgFlags {
+	var v kernel.MsgFlags
+	for _, n := range f.Names {
+		b, _ := kernel.MsgFlagNames.ByName(n.Name)
+		v |= b
+	}
+	return v
+}
+
+// Lengths returns the values of an iovec list as byte counts.
+func Lengths(vs []Value) []int {
+	out := make([]int, len(vs))
+	for i, v := range vs {
+		out[i] = int(v.N)
+	}
+	return out
+}
