@@ -15,8 +15,8 @@ type RuleKind uint8
 const (
 	Never  RuleKind = iota // "never": the site never fails (the default)
 	Always                 // "always": every call fails
-	Nth                    // "nth=N": only the site's Nth call of the run fails
-	From                   // "from=N": the site's Nth call of the run and every later one fail
+	Nth                    // "nth=N": only the site's Nth call after arming fails
+	From                   // "from=N": the site's Nth call after arming and every later one fail
 	Next                   // "next=N": the N calls after arming fail
 	Prob                   // "p=P": each call fails with probability P, drawn from stream "fault/<site>"
 )
@@ -25,8 +25,8 @@ const (
 const million = 1_000_000
 
 // Rule says when a fault site fails. It is a small comparable value; the zero Rule is
-// "never". Call numbers count every call of the site since the start of the run,
-// from 1, whether or not it was armed then.
+// "never". Call numbers count the site's calls since the rule was armed, from 1, so a
+// rule armed in the middle of a run means "the Nth time from now".
 type Rule struct {
 	Kind RuleKind
 	N    uint64 // Nth, From: a call number, from 1; Next: how many calls; otherwise 0
@@ -201,7 +201,7 @@ type Site struct {
 // site is a Site plus what its rule needs.
 type site struct {
 	Site
-	armedAt uint64     // Calls when the rule was armed; Next counts from here
+	armedAt uint64     // Calls when the rule was armed; Nth, From and Next count from here
 	rng     *rand.Rand // the "fault/<site>" stream, for Prob
 }
 
@@ -211,9 +211,9 @@ func (s *site) fails() bool {
 	case Always:
 		return true
 	case Nth:
-		return s.Calls == r.N
+		return s.Calls-s.armedAt == r.N
 	case From:
-		return s.Calls >= r.N
+		return s.Calls-s.armedAt >= r.N
 	case Next:
 		return s.Calls-s.armedAt <= r.N
 	case Prob:
@@ -242,8 +242,8 @@ func NewFaults(streams *Streams) *Faults {
 	return &Faults{streams: streams, sites: make(map[string]*site)}
 }
 
-// Arm sets the rule of site, replacing any earlier one; Rule{} disarms it. Call counts
-// carry on. It fails, changing nothing, if r is not valid.
+// Arm sets the rule of site, replacing any earlier one; Rule{} disarms it. The rule's
+// call numbers start from here; the site's totals carry on. It fails, changing nothing, if r is not valid.
 func (f *Faults) Arm(name string, r Rule) error {
 	if err := r.Validate(); err != nil {
 		return err
