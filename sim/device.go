@@ -104,6 +104,9 @@ type frame struct {
 	seq, endSeq uint32
 	fin         bool
 	moreFrags   bool
+	// gso is the segment size of a UDP GSO datagram the device sent whole
+	// (TSO); the receiver cuts it into datagrams (udp_rcv_segment).
+	gso int
 }
 
 // Xmit implements sock.Network: the path of a packet below the socket, as
@@ -124,9 +127,13 @@ func (w *World) Xmit(p sock.Packet) {
 	if !dev.SG && p.Skb.DataLen > 0 {
 		p.Skb.Linearize()
 	}
-	frames := []frame{{p.Skb, p.Skb.Len, p.Seq, p.EndSeq, p.Fin, p.MoreFrags}}
-	if mss := s.mss(); !dev.TSO && p.Skb.Len > mss && s.tcp != nil {
-		frames = w.segment(p, mss)
+	frames := []frame{{p.Skb, p.Skb.Len, p.Seq, p.EndSeq, p.Fin, p.MoreFrags, 0}}
+	if size := s.gsoSize(p.Skb); size > 0 {
+		if dev.TSO {
+			frames[0].gso = size
+		} else {
+			frames = w.segment(p, size)
+		}
 	}
 	for _, f := range frames {
 		w.wire(s, f)
@@ -138,7 +145,7 @@ func (w *World) Xmit(p sock.Packet) {
 func (w *World) segment(p sock.Packet, mss int) []frame {
 	segs, err := p.Skb.Segment(mss)
 	if err != 0 {
-		return []frame{{p.Skb, p.Skb.Len, p.Seq, p.EndSeq, p.Fin, false}}
+		return []frame{{p.Skb, p.Skb.Len, p.Seq, p.EndSeq, p.Fin, false, 0}}
 	}
 	p.Skb.Free()
 	frames := make([]frame, len(segs))

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/zcsim/zcsim/kernel"
 	"github.com/zcsim/zcsim/skb"
@@ -32,10 +33,11 @@ func (d *dgram) queued() []*skb.Buff {
 	return out
 }
 
-// receive models ip_defrag, then __udp_queue_rcv_skb → sock_queue_rcv_skb:
-// fragments wait until the last one completes the datagram, which is
-// charged to sk_rmem_alloc and queued, or dropped when the receive buffer
-// is full.
+// receive models ip_defrag, then udp_rcv_segment and __udp_queue_rcv_skb
+// → sock_queue_rcv_skb: fragments wait until the last one completes the
+// datagram; a GSO datagram the device sent whole is cut into its
+// segments; each datagram is charged to sk_rmem_alloc and queued, or
+// dropped when the receive buffer is full.
 func (d *dgram) receive(w *World, r *Socket, f frame) string {
 	b := f.skb
 	if f.moreFrags {
@@ -48,10 +50,26 @@ func (d *dgram) receive(w *World, r *Socket, f frame) string {
 		frag.Free()
 	}
 	d.frags = nil
+	if f.gso == 0 || n <= f.gso {
+		return d.queue(w, r, b, n)
+	}
+	b.Free()
+	var texts []string
+	for off := 0; off < n; off += f.gso {
+		seg := min(f.gso, n-off)
+		sb := skb.Alloc(w.Host, seg)
+		sb.AppendLinear(seg)
+		texts = append(texts, d.queue(w, r, sb, seg))
+	}
+	return strings.Join(texts, "; ")
+}
+
+// queue charges one datagram of n bytes in b to the receiver and queues it.
+func (d *dgram) queue(w *World, r *Socket, b *skb.Buff, n int) string {
 	sk := r.Sk
 	if sk.RmemAlloc+b.Truesize > sk.Rcvbuf {
 		b.Free()
-		return fmt.Sprintf("%s: receive buffer full, datagram of %d bytes dropped", r.Name, b.Len)
+		return fmt.Sprintf("%s: receive buffer full, datagram of %d bytes dropped", r.Name, n)
 	}
 	sk.RmemAlloc += b.Truesize
 	b.SetOwner(sk, skb.SockRfree)

@@ -79,11 +79,18 @@ func (s *Socket) IsTCP() bool { return s.tcp != nil }
 // Conn returns the TCP connection of a TCP socket, or nil.
 func (s *Socket) Conn() *tcp.Conn { return s.tcp }
 
-func (s *Socket) mss() int {
+// gsoSize is the segment size of a GSO skb s sends: the MSS for a TCP skb
+// larger than one, gso_size for a UDP_SEGMENT datagram larger than one
+// segment; 0 for an skb that goes out as it is.
+func (s *Socket) gsoSize(b *skb.Buff) int {
+	size := b.Shinfo().GSOSize
 	if s.tcp != nil {
-		return s.tcp.MSS()
+		size = s.tcp.MSS()
 	}
-	return s.Dev.MTU
+	if size > 0 && b.Len > size {
+		return size
+	}
+	return 0
 }
 
 // bySock finds the world's socket for a struct sock.

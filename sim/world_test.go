@@ -923,3 +923,23 @@ setsockopt s SOL_SOCKET SO_RCVBUFFORCE 1M => EPERM
 `)
 	requireOK(t, tr)
 }
+
+// A UDP_SEGMENT datagram reaches the receiver as its segments: cut by the
+// device's software GSO without TSO, or on receipt (udp_rcv_segment) when
+// the device sent it whole, as loopback does.
+func TestUDPGSOReceive(t *testing.T) {
+	tr := runSrc(t, `
+socket u AF_INET SOCK_DGRAM
+setsockopt u SOL_SOCKET SO_ZEROCOPY 1 => 0
+setsockopt u SOL_UDP UDP_SEGMENT 1000 => 0
+connect u => 0
+send u 2500 MSG_ZEROCOPY => 2500
+settle
+expect u.peer queued=3
+recv u.peer 4000 => 1000
+recv u.peer 4000 => 1000
+recv u.peer 4000 => 500
+recvmsg u MSG_ERRQUEUE => zerocopy [0,0] copied
+`)
+	requireOK(t, tr)
+}
