@@ -21,7 +21,7 @@ func (m *Monitor) Check(h *kernel.Host, quiescent bool) []kernel.Violation {
 	out := h.TakeViolations()
 	out = append(out, m.found...)
 	m.found = nil
-	w := walk(h)
+	w := m.walk(h)
 	out = append(out, m.checkSettled(h, w)...)
 	out = append(out, checkDataref(h, w)...)
 	out = append(out, checkUargHolders(h, w)...)
@@ -38,7 +38,9 @@ func (m *Monitor) Check(h *kernel.Host, quiescent bool) []kernel.Violation {
 	return out
 }
 
-// world is the Host's live objects by type, in creation order.
+// world is the Host's live objects by type, in creation order. The
+// Monitor reuses one across Checks, so a check after every step does not
+// allocate it anew.
 type world struct {
 	socks   []*sock.Sock
 	uargs   []*ubuf.Info
@@ -46,10 +48,19 @@ type world struct {
 	shinfos []*skb.SharedInfo
 	pages   []*mm.Page
 	uargsOf map[ubuf.Socket][]*ubuf.Info
+	// frags counts the frags pointing at each page (checkPageRefs).
+	frags map[*mm.Page]int
 }
 
-func walk(h *kernel.Host) *world {
-	w := &world{uargsOf: make(map[ubuf.Socket][]*ubuf.Info)}
+// walk sorts h's live objects into the Monitor's reused world.
+func (m *Monitor) walk(h *kernel.Host) *world {
+	w := &m.scratch
+	w.socks, w.uargs, w.skbs, w.shinfos, w.pages = w.socks[:0], w.uargs[:0], w.skbs[:0], w.shinfos[:0], w.pages[:0]
+	if w.uargsOf == nil {
+		w.uargsOf, w.frags = map[ubuf.Socket][]*ubuf.Info{}, map[*mm.Page]int{}
+	}
+	clear(w.uargsOf)
+	clear(w.frags)
 	h.LiveObjects(func(t *kernel.Tracked) {
 		switch o := t.Self().(type) {
 		case *sock.Sock:
@@ -162,7 +173,7 @@ func checkDataref(h *kernel.Host, w *world) []kernel.Violation {
 func checkUargHolders(h *kernel.Host, w *world) []kernel.Violation {
 	var out []kernel.Violation
 	for _, u := range w.uargs {
-		for _, id := range u.Holders() {
+		for id := range u.AllHolders() {
 			if id.Kind != "shinfo" {
 				continue
 			}
@@ -187,7 +198,7 @@ func checkUargHolders(h *kernel.Host, w *world) []kernel.Violation {
 			out = append(out, violation(h, kernel.RuleRefcount, &s.Tracked, "points at freed %v", s.Uarg.Ident()))
 			continue
 		}
-		if n := count(s.Uarg.Holders(), s.Ident()); n != 1 {
+		if n := s.Uarg.HeldBy(s.Ident()); n != 1 {
 			out = append(out, violation(h, kernel.RuleRefcount, &s.Tracked,
 				"points at %v and holds %d of its references, want 1", s.Uarg, n))
 		}
@@ -195,21 +206,11 @@ func checkUargHolders(h *kernel.Host, w *world) []kernel.Violation {
 	return out
 }
 
-func count(ids []kernel.ObjectID, id kernel.ObjectID) int {
-	n := 0
-	for _, x := range ids {
-		if x == id {
-			n++
-		}
-	}
-	return n
-}
-
 // checkPageRefs is rule 4: each frag of a live shared info owns a
 // reference on a live page.
 func checkPageRefs(h *kernel.Host, w *world) []kernel.Violation {
 	var out []kernel.Violation
-	frags := make(map[*mm.Page]int)
+	frags := w.frags
 	for _, s := range w.shinfos {
 		for _, f := range s.Frags {
 			if f.Page.Freed() {

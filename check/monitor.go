@@ -26,13 +26,14 @@ type Monitor struct {
 	// skb (its sk_page_frag): roots of the leak check.
 	OwnedPages func(sk *sock.Sock) []*mm.Page
 
-	socks  []*sockState
-	bySock map[*sock.Sock]*sockState
-	tasks  []*ubuf.Task
-	rx     []*skb.Buff
-	found  []kernel.Violation
-	settle []settled
-	seq    uint64
+	scratch world // reused by every Check
+	socks   []*sockState
+	bySock  map[*sock.Sock]*sockState
+	tasks   []*ubuf.Task
+	rx      []*skb.Buff
+	found   []kernel.Violation
+	settle  []settled
+	seq     uint64
 }
 
 // sockState is what the Monitor knows of one socket.

@@ -1,6 +1,9 @@
 package kernel
 
-import "fmt"
+import (
+	"fmt"
+	"strconv"
+)
 
 // Host is one simulated machine's kernel-wide state: the profile it runs,
 // the fault sites that may make an allocation fail, the registry of live
@@ -72,7 +75,10 @@ type ObjectID struct {
 }
 
 // String renders the id as "skb#12".
-func (id ObjectID) String() string { return fmt.Sprintf("%s#%d", id.Kind, id.Serial) }
+func (id ObjectID) String() string { return id.Kind + "#" + strconv.FormatUint(id.Serial, 10) }
+
+// MarshalText renders the id as String does, for JSON.
+func (id ObjectID) MarshalText() ([]byte, error) { return []byte(id.String()), nil }
 
 // Event is one entry of an object's reference history.
 type Event struct {

@@ -87,8 +87,8 @@ func notificationOf(r notify.Record) *Notification {
 
 // Touch is one entry of an object's history made during a step.
 type Touch struct {
-	Object string `json:"object"`
-	Text   string `json:"text"`
+	Object kernel.ObjectID `json:"object"`
+	Text   string          `json:"text"`
 }
 
 // Violation is a broken invariant.

@@ -75,7 +75,7 @@ func New(p *kernel.Profile, seed uint64) *World {
 	}
 	w.Host.Faults = w.Faults
 	w.Host.Trace = func(id kernel.ObjectID, text string) {
-		w.touched = append(w.touched, Touch{Object: id.String(), Text: text})
+		w.touched = append(w.touched, Touch{Object: id, Text: text})
 	}
 	w.Monitor.QueueSkbs = w.queueSkbs
 	w.Monitor.OwnedPages = w.ownedPages

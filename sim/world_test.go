@@ -610,7 +610,7 @@ close u => 0
 	var dead []string
 	for _, tc := range exit.Touched {
 		if tc.Text == "sock_orphan: SOCK_DEAD" {
-			dead = append(dead, tc.Object)
+			dead = append(dead, tc.Object.String())
 		}
 	}
 	require.Len(t, dead, 3, tr.text(t))

@@ -2,6 +2,8 @@ package ubuf
 
 import (
 	"fmt"
+	"iter"
+	"slices"
 
 	"github.com/zcsim/zcsim/kernel"
 )
@@ -100,6 +102,21 @@ func (u *Info) Refcnt() int { return u.refcnt }
 
 // Holders returns who holds the references, in the order taken.
 func (u *Info) Holders() []kernel.ObjectID { return append([]kernel.ObjectID(nil), u.holders...) }
+
+// AllHolders yields who holds the references, in the order taken, without
+// copying them. The uarg must not change while it is iterated.
+func (u *Info) AllHolders() iter.Seq[kernel.ObjectID] { return slices.Values(u.holders) }
+
+// HeldBy returns how many references holder holds.
+func (u *Info) HeldBy(holder kernel.ObjectID) int {
+	n := 0
+	for _, h := range u.holders {
+		if h == holder {
+			n++
+		}
+	}
+	return n
+}
 
 // Socket returns the owning socket of a MsgZerocopy uarg.
 func (u *Info) Socket() Socket { return u.sk }

@@ -2,6 +2,7 @@ package ubuf_test
 
 import (
 	"fmt"
+	"slices"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -394,6 +395,11 @@ func TestTransfer(t *testing.T) {
 	skbtest.Violations(t, e.H, skbtest.Violation{Rule: kernel.RuleRefcount, Object: u.Ident(),
 		Message: "sendmsg#1 hands on a reference it does not hold"})
 	skbtest.Refs(t, u, 2, call2, skbA)
+	require.Equal(t, []kernel.ObjectID{call2, skbA}, slices.Collect(u.AllHolders()))
+	require.Equal(t, 1, u.HeldBy(skbA))
+	require.Zero(t, u.HeldBy(call1))
+	u.Get(skbA)
+	require.Equal(t, 2, u.HeldBy(skbA))
 }
 
 func TestLegacy(t *testing.T) {
