@@ -418,9 +418,17 @@ func (w *World) Send(c Call, s *Socket, lens []int, flags kernel.MsgFlags) Resul
 	case s.dgrm != nil && s.dgrm.udp != nil:
 		return w.syscall(c, "send", s, func() Result {
 			w.Monitor.Before(s.Sk)
+			stuck := false
+			s.dgrm.udp.Wait = func() bool {
+				stuck = !w.waitWmem(c, s)
+				return !stuck
+			}
 			r := s.dgrm.udp.Sendmsg(iov, flags)
+			s.dgrm.udp.Wait = nil
 			w.Monitor.Sent(s.Sk, c.Source, r, buf)
-			return sendResult(r)
+			res := sendResult(r)
+			res.Blocked = stuck
+			return res
 		})
 	}
 	return w.syscall(c, "send", s, func() Result { return fail(kernel.EOPNOTSUPP) })
@@ -479,6 +487,19 @@ func (w *World) sendTCP(c Call, s *Socket, iov []mm.Iovec, flags kernel.MsgFlags
 	res.Blocked = blocked
 	w.record(c, "send", s, res)
 	return res
+}
+
+// waitWmem is a datagram send sleeping in sock_alloc_send_pskb for
+// send-buffer space: the call's step so far ends, the network runs (each
+// event a step of its own) until transmitted skbs free sk_wmem_alloc below
+// sk_sndbuf, and the call goes on in a new step. It reports false when the
+// network went idle first: the call could never wake.
+func (w *World) waitWmem(c Call, s *Socket) bool {
+	w.end(Event{Source: c.Source, Op: "send", Socket: s.Name, Text: c.Text + " blocks in sock_alloc_send_pskb"})
+	for s.Sk.WmemAlloc >= s.Sk.Sndbuf && w.Loop.Step() {
+	}
+	w.begin()
+	return s.Sk.WmemAlloc < s.Sk.Sndbuf
 }
 
 // Recvmsg models recvmsg(2). With MSG_ERRQUEUE it reads one error-queue

@@ -943,3 +943,36 @@ recvmsg u MSG_ERRQUEUE => zerocopy [0,0] copied
 `)
 	requireOK(t, tr)
 }
+
+// A blocking UDP send with a full send buffer sleeps in
+// sock_alloc_send_pskb while the network runs, and goes on once TX
+// completions free sk_wmem_alloc; with MSG_DONTWAIT it fails with EAGAIN,
+// and when nothing in the network can free memory it never returns.
+func TestUDPBlockingSend(t *testing.T) {
+	tr := runSrc(t, `
+device eth0 nic txcomplete=1ms
+socket u AF_INET SOCK_DGRAM via=eth0
+setsockopt u SOL_SOCKET SO_SNDBUF 4608 => 0
+connect u => 0
+send u 8000 0 => 8000
+send u 8000 0 => 8000
+send u 8000 MSG_DONTWAIT => EAGAIN
+`)
+	requireOK(t, tr)
+	blocked := tr.event(t, "blocks in sock_alloc_send_pskb")
+	require.Equal(t, int64(0), blocked.Time)
+	done := tr.event(t, "send u 8000 0 = 8000")
+	require.Equal(t, "send", done.Op)
+
+	stuck := runSrc(t, `
+device eth0 nic txcomplete=manual
+socket u AF_INET SOCK_DGRAM via=eth0
+setsockopt u SOL_SOCKET SO_SNDBUF 4608 => 0
+connect u => 0
+send u 8000 0 => 8000
+send u 8000 0
+`)
+	require.False(t, stuck.OK())
+	require.Len(t, stuck.mismatches(), 1)
+	require.Contains(t, stuck.mismatches()[0].Got, "blocks forever")
+}
