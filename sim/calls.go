@@ -387,12 +387,23 @@ func (w *World) SetCapability(c Call, t *Task, capability string, on bool) Resul
 // hugePageOrder is the order of a 2 MiB huge page on x86-64.
 const hugePageOrder = 9
 
-// Send models send(2)/sendto(2)/sendmsg(2) of iovecs with the given
-// lengths, from a fresh user buffer. A blocking TCP send that runs out of
-// send buffer waits while the network runs, as the kernel thread sleeps in
-// sk_stream_wait_memory; if the network goes idle first the call could
-// never return, and Result.Blocked says so.
+// Send models send(2), or sendmsg(2) without msg_name, of iovecs with the
+// given lengths, from a fresh user buffer: a datagram socket must be
+// connected (EDESTADDRREQ). A blocking send that runs out of send buffer
+// waits while the network runs, as the kernel thread sleeps in
+// sk_stream_wait_memory or sock_alloc_send_pskb; if the network goes idle
+// first the call could never return, and Result.Blocked says so.
 func (w *World) Send(c Call, s *Socket, lens []int, flags kernel.MsgFlags) Result {
+	return w.send(c, s, lens, flags, false)
+}
+
+// SendTo models sendto(2), or sendmsg(2) with msg_name, addressed to the
+// socket's peer; otherwise as Send.
+func (w *World) SendTo(c Call, s *Socket, lens []int, flags kernel.MsgFlags) Result {
+	return w.send(c, s, lens, flags, true)
+}
+
+func (w *World) send(c Call, s *Socket, lens []int, flags kernel.MsgFlags, to bool) Result {
 	total := 0
 	for _, n := range lens {
 		total += n
@@ -423,7 +434,12 @@ func (w *World) Send(c Call, s *Socket, lens []int, flags kernel.MsgFlags) Resul
 				stuck = !w.waitWmem(c, s)
 				return !stuck
 			}
-			r := s.dgrm.udp.Sendmsg(iov, flags)
+			var r sock.SendResult
+			if to {
+				r = s.dgrm.udp.Sendto(iov, flags)
+			} else {
+				r = s.dgrm.udp.Sendmsg(iov, flags)
+			}
 			s.dgrm.udp.Wait = nil
 			w.Monitor.Sent(s.Sk, c.Source, r, buf)
 			res := sendResult(r)

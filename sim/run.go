@@ -172,7 +172,7 @@ func (in *interp) exec(st scenario.Stmt) {
 	case *scenario.Send:
 		r = w.Send(c, in.sock(s.Sock), []int{int(s.Len.N)}, s.Flags.MsgFlags())
 	case *scenario.Sendto:
-		r = w.Send(c, in.sock(s.Sock), []int{int(s.Len.N)}, s.Flags.MsgFlags())
+		r = w.SendTo(c, in.sock(s.Sock), []int{int(s.Len.N)}, s.Flags.MsgFlags())
 	case *scenario.Sendmsg:
 		r = w.Send(c, in.sock(s.Sock), scenario.Lengths(s.Iov), s.Flags.MsgFlags())
 	case *scenario.Sendmmsg:

@@ -138,7 +138,7 @@ func (e *env) send(n int, flags kernel.MsgFlags) sock.SendResult {
 	if n == 0 {
 		iov = []mm.Iovec{{Buf: e.buf}}
 	}
-	return e.u.Sendmsg(iov, flags)
+	return e.u.Sendto(iov, flags)
 }
 
 // drain reads the error queue and checks every zerocopy range starts

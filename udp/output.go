@@ -7,8 +7,19 @@ import (
 	"github.com/zcsim/zcsim/sock"
 )
 
-// Sendmsg models sendmsg(2) on the socket: udp_sendmsg / udpv6_sendmsg,
-// or raw_sendmsg for a RAW socket, to the socket's peer.
+// Sendmsg models send(2), or sendmsg(2) without msg_name: the datagram
+// goes to the address connect set, and an unconnected socket fails with
+// EDESTADDRREQ before anything else (udp_sendmsg, raw_sendmsg). Otherwise
+// it is Sendto.
+func (u *Sock) Sendmsg(iov []mm.Iovec, flags kernel.MsgFlags) sock.SendResult {
+	if !u.connected {
+		return u.newCall(iov).result(-1, kernel.EDESTADDRREQ)
+	}
+	return u.Sendto(iov, flags)
+}
+
+// Sendto models sendto(2), or sendmsg(2) with msg_name, to the socket's
+// peer: udp_sendmsg / udpv6_sendmsg, or raw_sendmsg for a RAW socket.
 //
 // UDP: more than 65535 bytes is EMSGSIZE and MSG_OOB EOPNOTSUPP. Without
 // corking (neither UDP_CORK nor MSG_MORE, nothing pending) ip_make_skb
@@ -20,7 +31,7 @@ import (
 // append pushes it (udp_push_pending_frames).
 //
 // On success N is the payload length.
-func (u *Sock) Sendmsg(iov []mm.Iovec, flags kernel.MsgFlags) sock.SendResult {
+func (u *Sock) Sendto(iov []mm.Iovec, flags kernel.MsgFlags) sock.SendResult {
 	a := u.newCall(iov)
 	flags = u.dontwait(flags)
 	if u.raw() {

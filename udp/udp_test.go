@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/zcsim/zcsim/kernel"
+	"github.com/zcsim/zcsim/mm"
 	"github.com/zcsim/zcsim/ubuf"
 )
 
@@ -447,5 +448,21 @@ func TestRFCv2(t *testing.T) {
 func TestGSOOptionPredatesProfile(t *testing.T) {
 	e := newUDP(t, "rfc-v2", loRoute, hold)
 	require.Equal(t, kernel.ENOPROTOOPT, e.u.Setsockopt(kernel.UDP_SEGMENT, 1000))
+	e.finish(t)
+}
+
+// send(2) without an address needs a connected socket: EDESTADDRREQ before
+// anything is allocated, no id taken (udp_sendmsg).
+func TestSendWithoutAddress(t *testing.T) {
+	e := newUDP(t, "linux-6.18", nicRoute, nic)
+	r := e.u.Sendmsg([]mm.Iovec{{Buf: e.buf, Len: 100}}, zc)
+	require.Equal(t, kernel.EDESTADDRREQ, r.Err)
+	require.Equal(t, -1, r.N)
+	require.False(t, r.ZC)
+	require.Zero(t, e.sk.ZCKey())
+	require.Zero(t, e.u.Connect())
+	r = e.u.Sendmsg([]mm.Iovec{{Buf: e.buf, Len: 100}}, zc)
+	require.Equal(t, 100, r.N)
+	require.True(t, r.ZC)
 	e.finish(t)
 }

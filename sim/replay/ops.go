@@ -340,7 +340,11 @@ func (r *replayer) send(o *strace.Send) {
 	r.between(&o.Header)
 	flags := msgFlags(o.Flags)
 	text := fmt.Sprintf("%s(%d, %v, %v)", o.Syscall, o.Fd, o.Iov, flags)
-	res := r.w.Send(r.call(&o.Header, text), e.s, ints(o.Iov), flags)
+	send := r.w.Send
+	if o.To.Addr.IsValid() {
+		send = r.w.SendTo
+	}
+	res := send(r.call(&o.Header, text), e.s, ints(o.Iov), flags)
 	r.compare(&o.Header, o.Fd, e.s.Name, text, o.Result.String(), res.String(), why(res))
 }
 
