@@ -69,6 +69,10 @@ type Conn struct {
 	// rcvMSS and scalingRatio are icsk_ack.rcv_mss and tp->scaling_ratio
 	// (0 until a segment was measured).
 	rcvMSS, scalingRatio int
+	// rcvEdge is rcv_wup + rcv_wnd, the right edge of the window offered
+	// last, once edgeSet.
+	rcvEdge uint32
+	edgeSet bool
 }
 
 // Nagle states of tp->nonagle (include/net/tcp.h).

@@ -51,16 +51,23 @@ func (c *Conn) Receive(b *skb.Buff, seq, endSeq uint32, fin bool) bool {
 // RcvNxt returns rcv_nxt, the next sequence number expected.
 func (c *Conn) RcvNxt() uint32 { return c.rcvNxt }
 
-// Window models the window tcp_select_window offers from the receive
-// buffer not yet taken by queued skbs (tcp_space): scaled by
-// tp->scaling_ratio where the profile has it, else halved
-// (tcp_adv_win_scale 1).
+// Window models tcp_select_window: the window an ACK sent now offers. It
+// is the receive buffer not yet taken by queued skbs (tcp_space), scaled
+// by tp->scaling_ratio where the profile has it, else halved
+// (tcp_adv_win_scale 1) — but never so small that the right edge already
+// offered moves back (TCP does not shrink its window). The edge it offers
+// is remembered for the next call.
 func (c *Conn) Window() int {
 	free := max(0, c.Sk.Rcvbuf-c.Sk.RmemAlloc)
+	win := free / 2
 	if c.host().Profile.TCPScalingRatio {
-		return free * c.ratio() >> 8
+		win = free * c.ratio() >> 8
 	}
-	return free / 2
+	if offered := int(int32(c.rcvEdge - c.rcvNxt)); c.edgeSet && win < offered {
+		win = offered
+	}
+	c.rcvEdge, c.edgeSet = c.rcvNxt+uint32(win), true
+	return win
 }
 
 // defaultScalingRatio is TCP_DEFAULT_SCALING_RATIO: half, in 1/256ths.

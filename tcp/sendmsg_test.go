@@ -326,3 +326,16 @@ func TestInterruptBlockedCall(t *testing.T) {
 	require.Equal(t, []string{"zerocopy [0,0]"}, ranges(p.read()))
 	p.closeAll()
 }
+
+// The receiver never moves the right edge of its window back: a window
+// computed smaller than what remains of the one already offered is offered
+// as that remainder (tcp_select_window).
+func TestWindowDoesNotShrink(t *testing.T) {
+	p := newPair(t, "linux-6.18", false)
+	first := p.peer.Window()
+	p.peer.Sk.RmemAlloc += 100000 // the buffer fills without data arriving
+	require.Equal(t, first, p.peer.Window(), "the offered edge stays")
+	p.peer.Sk.RmemAlloc -= 100000
+	require.Equal(t, first, p.peer.Window())
+	p.closeAll()
+}
