@@ -23,35 +23,26 @@ func runSrc(t *testing.T, src string, opts ...Options) *Trace {
 	return tr
 }
 
-func (tr *Trace) mismatches() []*Mismatch {
-	var out []*Mismatch
+// pick returns the records' field that get selects, where set.
+func pick[T any](tr *Trace, get func(Record) *T) []*T {
+	var out []*T
 	for _, r := range tr.Records {
-		if r.Mismatch != nil {
-			out = append(out, r.Mismatch)
+		if v := get(r); v != nil {
+			out = append(out, v)
 		}
 	}
 	return out
+}
+
+func (tr *Trace) mismatches() []*Mismatch {
+	return pick(tr, func(r Record) *Mismatch { return r.Mismatch })
 }
 
 func (tr *Trace) violations() []*Violation {
-	var out []*Violation
-	for _, r := range tr.Records {
-		if r.Violation != nil {
-			out = append(out, r.Violation)
-		}
-	}
-	return out
+	return pick(tr, func(r Record) *Violation { return r.Violation })
 }
 
-func (tr *Trace) events() []*Event {
-	var out []*Event
-	for _, r := range tr.Records {
-		if r.Event != nil {
-			out = append(out, r.Event)
-		}
-	}
-	return out
-}
+func (tr *Trace) events() []*Event { return pick(tr, func(r Record) *Event { return r.Event }) }
 
 // event returns the first event whose text contains text.
 func (tr *Trace) event(t *testing.T, text string) *Event {
