@@ -6,6 +6,7 @@ import (
 	"github.com/zcsim/zcsim/kernel"
 	"github.com/zcsim/zcsim/mm"
 	"github.com/zcsim/zcsim/notify"
+	"github.com/zcsim/zcsim/packet"
 	"github.com/zcsim/zcsim/sock"
 	"github.com/zcsim/zcsim/tcp"
 	"github.com/zcsim/zcsim/ubuf"
@@ -192,7 +193,7 @@ func (w *World) newSocket(name string, t *Task, family kernel.Family, typ kernel
 	case kernel.ClassUDP, kernel.ClassRAW:
 		s.dgrm = &dgram{udp: udp.New(sk, dev.route(), w)}
 	case kernel.ClassPacket:
-		s.dgrm = &dgram{}
+		s.dgrm = &dgram{pkt: packet.New(sk, dev.route(), w)}
 	}
 	w.sockets = append(w.sockets, s)
 	w.Monitor.Tracked(sk, t.Task)
@@ -238,6 +239,8 @@ func (w *World) Setsockopt(c Call, s *Socket, opt kernel.SockOpt, val int) Resul
 			return fail(err)
 		case s.dgrm != nil && s.dgrm.udp != nil:
 			return fail(s.dgrm.udp.Setsockopt(opt, val))
+		case s.dgrm != nil && s.dgrm.pkt != nil:
+			return fail(s.dgrm.pkt.Setsockopt(opt, val))
 		case opt.Level == kernel.SOL_SOCKET:
 			return fail(s.Sk.Setsockopt(opt, val))
 		}
@@ -349,7 +352,9 @@ func (w *World) closeSocket(s *Socket) {
 		}
 	case s.dgrm != nil:
 		s.dgrm.purge()
-		if s.dgrm.udp != nil {
+		if s.dgrm.pkt != nil {
+			s.dgrm.pkt.Close()
+		} else if s.dgrm.udp != nil {
 			s.dgrm.udp.Close()
 		} else {
 			s.Sk.Close()
@@ -427,25 +432,15 @@ func (w *World) send(c Call, s *Socket, lens []int, flags kernel.MsgFlags, to bo
 	case s.tcp != nil:
 		return w.sendTCP(c, s, iov, flags, buf)
 	case s.dgrm != nil && s.dgrm.udp != nil:
-		return w.syscall(c, "send", s, func() Result {
-			w.Monitor.Before(s.Sk)
-			stuck := false
-			s.dgrm.udp.Wait = func() bool {
-				stuck = !w.waitWmem(c, s)
-				return !stuck
-			}
-			var r sock.SendResult
-			if to {
-				r = s.dgrm.udp.Sendto(iov, flags)
-			} else {
-				r = s.dgrm.udp.Sendmsg(iov, flags)
-			}
-			s.dgrm.udp.Wait = nil
-			w.Monitor.Sent(s.Sk, c.Source, r, buf)
-			res := sendResult(r)
-			res.Blocked = stuck
-			return res
-		})
+		u := s.dgrm.udp
+		send := u.Sendmsg
+		if to {
+			send = u.Sendto
+		}
+		return w.sendDgram(c, s, buf, &u.Wait, func() sock.SendResult { return send(iov, flags) })
+	case s.dgrm != nil && s.dgrm.pkt != nil:
+		p := s.dgrm.pkt
+		return w.sendDgram(c, s, buf, &p.Wait, func() sock.SendResult { return p.Sendmsg(iov, flags) })
 	}
 	return w.syscall(c, "send", s, func() Result { return fail(kernel.EOPNOTSUPP) })
 }
@@ -503,6 +498,25 @@ func (w *World) sendTCP(c Call, s *Socket, iov []mm.Iovec, flags kernel.MsgFlags
 	res.Blocked = blocked
 	w.record(c, "send", s, res)
 	return res
+}
+
+// sendDgram runs a datagram socket's send as one call whose waits for
+// send-buffer space (the protocol's Wait hook, wait) let the network run.
+func (w *World) sendDgram(c Call, s *Socket, buf *mm.Buffer, wait *func() bool, send func() sock.SendResult) Result {
+	return w.syscall(c, "send", s, func() Result {
+		w.Monitor.Before(s.Sk)
+		stuck := false
+		*wait = func() bool {
+			stuck = !w.waitWmem(c, s)
+			return !stuck
+		}
+		r := send()
+		*wait = nil
+		w.Monitor.Sent(s.Sk, c.Source, r, buf)
+		res := sendResult(r)
+		res.Blocked = stuck
+		return res
+	})
 }
 
 // waitWmem is a datagram send sleeping in sock_alloc_send_pskb for

@@ -5,14 +5,16 @@ import (
 	"strings"
 
 	"github.com/zcsim/zcsim/kernel"
+	"github.com/zcsim/zcsim/packet"
 	"github.com/zcsim/zcsim/skb"
 	"github.com/zcsim/zcsim/udp"
 )
 
-// dgram is a datagram socket: its send path (UDP, RAW) if it sends, and the
-// datagrams it received and has not read.
+// dgram is a datagram socket: its send path if it sends (udp for UDP and
+// RAW, pkt for PF_PACKET), and the datagrams it received and has not read.
 type dgram struct {
 	udp *udp.Sock
+	pkt *packet.Sock
 	rx  []datagram
 	// frags holds the IP fragments of a datagram being reassembled.
 	frags []*skb.Buff
