@@ -196,6 +196,7 @@ func (w *World) newSocket(name string, t *Task, family kernel.Family, typ kernel
 		s.dgrm = &dgram{pkt: packet.New(sk, dev.route(), w)}
 	}
 	w.sockets = append(w.sockets, s)
+	w.narration = append(w.narration, fmt.Sprintf("%s is %v", name, sk.Ident()))
 	w.Monitor.Tracked(sk, t.Task)
 	return s
 }

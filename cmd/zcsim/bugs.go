@@ -11,16 +11,17 @@ import (
 )
 
 func newBugsCmd() *cobra.Command {
-	var check, verbose bool
+	var check, brief bool
 	var seed uint64
 	cmd := &cobra.Command{
-		Use:   "bugs [--check] [-v] [ID]",
+		Use:   "bugs [--check] [--brief] [ID]",
 		Short: "list, replay or check the catalog of real kernel bugs",
 		Long: `bugs lists the catalog of historical kernel bugs the model can replay: id,
 profile switch, what a run with the bug must detect, and the scenario.
 
 bugs ID replays one entry with its bug switched on and prints the narrated
-timeline (-v: every object each step touched); ID is a catalog id such as
+timeline with every object each step touched (--brief: one line per step);
+ID is a catalog id such as
 B6 or the switch's name such as udp-more-refcnt.
 
 bugs --check runs every entry twice: with the bug on it must show its
@@ -37,13 +38,13 @@ replay found its bug or an entry misbehaves, 2 for an unknown ID.`,
 			case check:
 				return checkBugs(cmd, seed)
 			case len(args) == 1:
-				return replayBug(cmd, args[0], seed, verbose)
+				return replayBug(cmd, args[0], seed, !brief)
 			}
 			return listBugs(cmd)
 		},
 	}
 	cmd.Flags().BoolVar(&check, "check", false, "check that every entry shows its bug when on and runs clean when off")
-	cmd.Flags().BoolVarP(&verbose, "verbose", "v", false, "show every object each step touched")
+	cmd.Flags().BoolVar(&brief, "brief", false, "one line per step, without the objects it touched")
 	cmd.Flags().Uint64Var(&seed, "seed", 1, "root seed of every random stream")
 	return cmd
 }
@@ -65,7 +66,7 @@ func listBugs(cmd *cobra.Command) error {
 
 // replayBug runs one entry with its bug on and prints the header and the
 // timeline.
-func replayBug(cmd *cobra.Command, id string, seed uint64, verbose bool) error {
+func replayBug(cmd *cobra.Command, id string, seed uint64, touched bool) error {
 	e, ok := bugs.Lookup(id)
 	if !ok {
 		return fail(cmd, fmt.Errorf("zcsim bugs: unknown bug %q (zcsim bugs lists them)", id))
@@ -77,7 +78,7 @@ func replayBug(cmd *cobra.Command, id string, seed uint64, verbose bool) error {
 	var out bytes.Buffer
 	fmt.Fprintf(&out, "# %s: %s\n# fixed by %s; affected %s\n# switch %s on; expect a %s\n",
 		e.ID, e.Title, e.Commit, e.Kernels, e.Bug, e.Symptom())
-	if err := trace.WriteText(&out, verbose); err != nil {
+	if err := trace.WriteText(&out, touched); err != nil {
 		return fail(cmd, err)
 	}
 	if !trace.OK() {

@@ -51,7 +51,7 @@ func TestDeterministic(t *testing.T) {
 	testdata := atRoot(t)
 	files := append(examples(t), filepath.Join(testdata, "lossy.zcs"), filepath.Join(testdata, "wrong.zcs"))
 	for _, f := range files {
-		for _, mode := range [][]string{{"-v"}, {"--json"}, {"--seed", "42"}} {
+		for _, mode := range [][]string{{"--brief"}, {"--json"}, {"--seed", "42"}} {
 			args := append(append([]string{"run"}, mode...), f)
 			first, second := runCLI(args...), runCLI(args...)
 			if first != second {
@@ -73,7 +73,7 @@ func withoutConfig(out string) string {
 func TestSeedChangesNothingWithoutRandomness(t *testing.T) {
 	atRoot(t)
 	for _, f := range examples(t) {
-		for _, mode := range []string{"-v", "--json"} {
+		for _, mode := range []string{"--brief", "--json"} {
 			one := runCLI("run", mode, "--seed", "1", f)
 			other := runCLI("run", mode, "--seed", "987654321", f)
 			require.Equal(t, one.status, other.status, f)

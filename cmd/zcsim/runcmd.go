@@ -11,14 +11,16 @@ import (
 
 func newRunCmd() *cobra.Command {
 	var opts sim.Options
-	var asJSON, verbose bool
+	var asJSON, brief bool
 	cmd := &cobra.Command{
-		Use:   "run [--profile P] [--seed N] [--json] FILE...",
+		Use:   "run [--profile P] [--seed N] [--json] [--brief] FILE...",
 		Short: "run scenario files and print what the kernel did",
 		Long: `run executes each scenario file on a fresh simulated machine and prints its
-timeline: every step with its virtual time, what it did and, with -v, every
-object it touched. --json prints JSON Lines instead: a config record, one
-record per event, violations, mismatches and a summary.
+timeline: every step with its virtual time and what it did, and under it every
+object the step touched with what happened to it (references taken and
+dropped, refcounts, charges); --brief prints one line per step. --json prints
+JSON Lines instead: a config record, one record per event, violations,
+mismatches and a summary.
 
 Exit status 0 when every expectation and invariant held, 1 on a mismatch or
 violation, 2 when a file cannot be read or parsed.`,
@@ -37,7 +39,7 @@ violation, 2 when a file cannot be read or parsed.`,
 				if asJSON {
 					err = trace.WriteJSON(&out)
 				} else {
-					err = trace.WriteText(&out, verbose)
+					err = trace.WriteText(&out, !brief)
 				}
 				if err != nil {
 					return fail(cmd, err)
@@ -53,6 +55,6 @@ violation, 2 when a file cannot be read or parsed.`,
 	cmd.Flags().StringVar(&opts.Profile, "profile", "", "kernel profile (overrides the scenario's profile line; see zcsim profiles)")
 	cmd.Flags().Uint64Var(&opts.Seed, "seed", 1, "root seed of every random stream")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON Lines")
-	cmd.Flags().BoolVarP(&verbose, "verbose", "v", false, "show every object each step touched")
+	cmd.Flags().BoolVar(&brief, "brief", false, "one line per step, without the objects it touched")
 	return cmd
 }
