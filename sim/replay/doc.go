@@ -29,7 +29,8 @@
 //
 // # Mapping
 //
-//	socket, socketpair             World.NewSocket (fd numbers are not modelled)
+//	socket                         World.NewSocket (a successful socket keeps the traced fd number)
+//	socketpair                     its descriptors are not followed (AF_UNIX only)
 //	setsockopt, getsockopt         World.Setsockopt/Getsockopt for the options package kernel names
 //	bind, connect, listen          World.Bind/Connect/Listen
 //	accept, accept4                World.AcceptFrom or World.Accept

@@ -183,6 +183,21 @@ func TestIPv6ComparedOnReturnOnly(t *testing.T) {
 	require.Contains(t, strings.Join(rep.Notes, "\n"), "IPV6_RECVERR")
 }
 
+// TestSocketPairForgetsItsFds: a socketpair can only be AF_UNIX, so its
+// descriptors stop being followed even when they reuse the number of a
+// socket whose close the log does not show.
+func TestSocketPairForgetsItsFds(t *testing.T) {
+	log := `socket(AF_INET, SOCK_DGRAM, IPPROTO_IP) = 4
+socketpair(AF_UNIX, SOCK_STREAM, 0, [4, 6]) = 0
+sendto(4, "x", 1, 0, NULL, 0) = 1
+`
+	rep, err := replay.Replay("pair.log", []byte(log), replay.Options{})
+	require.NoError(t, err)
+	require.True(t, rep.OK(), "divergences: %+v", rep.Divergences())
+	require.Contains(t, rep.Ignored, strace.IgnoredCount{Name: "socketpair (AF_UNIX pairs are not modelled)", Count: 1})
+	require.Contains(t, rep.Ignored, strace.IgnoredCount{Name: "sendto (socket the model does not follow)", Count: 1})
+}
+
 func TestWriteJSON(t *testing.T) {
 	rep, err := replay.Replay("tcp.log", []byte(tcpLog), replay.Options{})
 	require.NoError(t, err)

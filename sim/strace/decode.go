@@ -153,7 +153,7 @@ func decodeSocket(h Header, a []Value) (Op, *badArg) {
 }
 
 func decodeSocketPair(h Header, a []Value) (Op, *badArg) {
-	op := &SocketPair{Header: h, Domain: a[0].Symbol(), Type: a[1].Symbols(), Protocol: a[2].Symbol()}
+	op := &SocketPair{Socket: Socket{Header: h, Domain: a[0].Symbol(), Type: a[1].Symbols(), Protocol: a[2].Symbol()}}
 	if h.Result.Kind == ResultValue {
 		fds := a[3].Exit()
 		if fds.Kind != KindArray || len(fds.Elems) != 2 {

@@ -36,7 +36,7 @@ func TestDecode(t *testing.T) {
 		{"socket", "socket(AF_INET6, SOCK_DGRAM|SOCK_CLOEXEC, IPPROTO_IP) = 3",
 			&Socket{Domain: "AF_INET6", Type: []string{"SOCK_DGRAM", "SOCK_CLOEXEC"}, Protocol: "IPPROTO_IP"}},
 		{"socketpair", "socketpair(AF_UNIX, SOCK_STREAM, 0, [5, 6]) = 0",
-			&SocketPair{Domain: "AF_UNIX", Type: []string{"SOCK_STREAM"}, Protocol: "0", Fds: [2]int{5, 6}}},
+			&SocketPair{Socket: Socket{Domain: "AF_UNIX", Type: []string{"SOCK_STREAM"}, Protocol: "0"}, Fds: [2]int{5, 6}}},
 		{"bind v4", `bind(3<socket:[1]>, {sa_family=AF_INET, sin_port=htons(8000), sin_addr=inet_addr("127.0.0.1")}, 16) = 0`,
 			&Bind{Fd: 3, Addr: SockAddr{Family: "AF_INET", Addr: lo(8000)}}},
 		{"connect v6", `connect(4, {sa_family=AF_INET6, sin6_port=htons(8000), sin6_flowinfo=htonl(0), inet_pton(AF_INET6, "::1", &sin6_addr), sin6_scope_id=0}, 28) = 0`,

@@ -35,13 +35,11 @@ type Socket struct {
 	Protocol string   `json:"protocol"`
 }
 
-// SocketPair is socketpair(domain, type, protocol, [fd0, fd1]).
+// SocketPair is socketpair(domain, type, protocol, [fd0, fd1]): the
+// arguments of a socket call, and the two descriptors.
 type SocketPair struct {
-	Header
-	Domain   string   `json:"domain"`
-	Type     []string `json:"type"`
-	Protocol string   `json:"protocol"`
-	Fds      [2]int   `json:"fds"`
+	Socket
+	Fds [2]int `json:"fds"`
 }
 
 // SockAddr is a decoded socket address. For AF_INET and AF_INET6 Addr
