@@ -6,6 +6,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"pgregory.net/rapid"
 
+	"github.com/zcsim/zcsim/internal/skbtest"
 	"github.com/zcsim/zcsim/kernel"
 	"github.com/zcsim/zcsim/mm"
 	"github.com/zcsim/zcsim/notify"
@@ -338,12 +339,7 @@ func TestStateMachine(t *testing.T) {
 				r.Request(rapid.IntRange(0, r.Frames()-1).Draw(t, "frame"), rapid.IntRange(0, 5000).Draw(t, "len"))
 			},
 			"complete": func(t *rapid.T) {
-				if len(e.net.held) == 0 {
-					t.Skip("nothing held")
-				}
-				i := rapid.IntRange(0, len(e.net.held)-1).Draw(t, "i")
-				b := e.net.held[i]
-				e.net.held = append(e.net.held[:i], e.net.held[i+1:]...)
+				b := skbtest.DrawHeld(t, &e.net.held)
 				if rapid.Bool().Draw(t, "loopback") {
 					b.OrphanFragsRx()
 				}

@@ -6,6 +6,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"pgregory.net/rapid"
 
+	"github.com/zcsim/zcsim/internal/skbtest"
 	"github.com/zcsim/zcsim/kernel"
 	"github.com/zcsim/zcsim/notify"
 	"github.com/zcsim/zcsim/sock"
@@ -94,12 +95,7 @@ func TestStateMachine(t *testing.T) {
 				e.net.release(rapid.SampledFrom([]delivery{nic, loopback}).Draw(t, "how"))
 			},
 			"complete one": func(t *rapid.T) {
-				if len(e.net.held) == 0 {
-					t.Skip("nothing held")
-				}
-				i := rapid.IntRange(0, len(e.net.held)-1).Draw(t, "i")
-				b := e.net.held[i]
-				e.net.held = append(e.net.held[:i], e.net.held[i+1:]...)
+				b := skbtest.DrawHeld(t, &e.net.held)
 				if rapid.Bool().Draw(t, "loopback") {
 					e.net.deliver(b)
 				} else {

@@ -11,6 +11,7 @@ package skbtest
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -21,6 +22,7 @@ import (
 	"github.com/zcsim/zcsim/skb"
 	"github.com/zcsim/zcsim/sock"
 	"github.com/zcsim/zcsim/ubuf"
+	"pgregory.net/rapid"
 )
 
 // report fails t once with every mismatch found, if any.
@@ -300,4 +302,16 @@ type Uncharge struct {
 // Uncharge implements skb.Owner.
 func (o *Owner) Uncharge(d skb.Destructor, truesize int) {
 	o.Uncharges = append(o.Uncharges, Uncharge{d, truesize})
+}
+
+// DrawHeld removes and returns one skb the test's device holds, chosen by
+// the state machine; with none held it skips the action.
+func DrawHeld(t *rapid.T, held *[]*skb.Buff) *skb.Buff {
+	if len(*held) == 0 {
+		t.Skip("nothing held")
+	}
+	i := rapid.IntRange(0, len(*held)-1).Draw(t, "i")
+	b := (*held)[i]
+	*held = slices.Delete(*held, i, i+1)
+	return b
 }

@@ -2,14 +2,17 @@ package skbtest_test
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
+	"pgregory.net/rapid"
 
 	"github.com/zcsim/zcsim/internal/skbtest"
 	"github.com/zcsim/zcsim/kernel"
 	"github.com/zcsim/zcsim/mm"
+	"github.com/zcsim/zcsim/skb"
 )
 
 // recorder is a testing.TB that records failures instead of failing.
@@ -77,4 +80,21 @@ func TestNewEnvSwitchesKnobBugs(t *testing.T) {
 	require.Equal(t, kernel.TCPLinearPre418, e.P.TCPLinear)
 	require.Equal(t, []kernel.Bug{kernel.BugID16, kernel.BugTCPLinear}, e.P.Bugs.Sorted())
 	require.Same(t, e.P, e.H.Profile)
+}
+
+// DrawHeld takes exactly the skb it returns out of the held list and keeps
+// the others in order.
+func TestDrawHeld(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		held := make([]*skb.Buff, rapid.IntRange(1, 6).Draw(t, "n"))
+		for i := range held {
+			held[i] = new(skb.Buff)
+		}
+		before := slices.Clone(held)
+		b := skbtest.DrawHeld(t, &held)
+		i := slices.Index(before, b)
+		require.GreaterOrEqual(t, i, 0)
+		want := slices.Delete(before, i, i+1)
+		require.True(t, slices.Equal(want, held), "held %p, want %p", held, want)
+	})
 }
