@@ -40,7 +40,7 @@
 //
 // # Model run and comparison
 //
-// The same source runs on sim.RunScenario under linux-6.18 (or
+// The same source runs on interp.Run under linux-6.18 (or
 // [Options.Profile]). Results are rendered as the scenario language
 // writes outcomes ("4096", "-1 ENOBUFS", "zerocopy [0,3] copied",
 // "timestamp SCM_TSTAMP_SND key=999", a getsockopt's value; a socket is

@@ -19,6 +19,7 @@ import (
 	"github.com/zcsim/zcsim/kernel"
 	"github.com/zcsim/zcsim/notify"
 	"github.com/zcsim/zcsim/sim"
+	"github.com/zcsim/zcsim/sim/interp"
 	"github.com/zcsim/zcsim/sim/scenario"
 )
 
@@ -160,7 +161,7 @@ func meets(w scenario.Outcome, got string) bool {
 // modelRun runs the scenario on the model and renders each call line's
 // result as the host run does.
 func modelRun(file string, src []byte, profile string) (map[int]string, error) {
-	tr, err := sim.RunScenario(file, src, sim.Options{Profile: profile, Seed: 1})
+	tr, err := interp.Run(file, src, interp.Options{Profile: profile, Seed: 1})
 	if err != nil {
 		return nil, err
 	}

@@ -10,7 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/zcsim/zcsim/probe"
-	"github.com/zcsim/zcsim/sim"
+	"github.com/zcsim/zcsim/sim/interp"
 	"github.com/zcsim/zcsim/sim/scenario"
 )
 
@@ -37,7 +37,7 @@ func TestCalibrationModel(t *testing.T) {
 		t.Run(filepath.Base(f), func(t *testing.T) {
 			src, err := os.ReadFile(f)
 			require.NoError(t, err)
-			tr, err := sim.RunScenario(f, src, sim.Options{Seed: 1})
+			tr, err := interp.Run(f, src, interp.Options{Seed: 1})
 			require.NoError(t, err)
 			var out bytes.Buffer
 			require.NoError(t, tr.WriteText(&out, false))
@@ -129,7 +129,7 @@ send u 1000 0 => 1000
 recvmsg u MSG_ERRQUEUE => timestamp SCM_TSTAMP_SND key=0
 recvmsg u MSG_ERRQUEUE => timestamp SCM_TSTAMP_SND key=1
 `
-	tr, err := sim.RunScenario("tskey.zcs", []byte(src), sim.Options{Seed: 1})
+	tr, err := interp.Run("tskey.zcs", []byte(src), interp.Options{Seed: 1})
 	require.NoError(t, err)
 	var out bytes.Buffer
 	require.NoError(t, tr.WriteText(&out, false))

@@ -58,6 +58,22 @@ func (w *World) syscall(c Call, op string, s *Socket, fn func() Result) Result {
 	return r
 }
 
+// Control runs fn, a statement that is not a system call (a scenario's
+// set-up or network control), as a step of its own described by text.
+func (w *World) Control(c Call, op, text string, fn func()) {
+	w.begin()
+	if fn != nil {
+		fn()
+	}
+	w.end(Event{Source: c.Source, Op: op, Text: text})
+}
+
+// FailCall records a call that fails with err before it reaches a socket,
+// such as a call on a descriptor that names none (EBADF).
+func (w *World) FailCall(c Call, op string, err kernel.Errno) Result {
+	return w.syscall(c, op, nil, func() Result { return fail(err) })
+}
+
 // record ends a call's step with an event describing its result, then
 // starts the timers the call may need.
 func (w *World) record(c Call, op string, s *Socket, r Result) {

@@ -49,8 +49,10 @@
 //
 // # Front ends
 //
-// RunScenario runs a scenario file (package scenario) and returns its
-// Trace; other front ends (strace replay, property tests) call the same
-// World methods. Trace renders as a timeline for people or as JSON Lines,
-// whose schema is documented on the record types (SchemaVersion).
+// Front ends sit above the World and drive it through its exported calls:
+// the scenario interpreter (package sim/interp), the strace replay
+// (package sim/replay) and property tests. They add their own records to
+// the trace (Emit: a config, mismatches, a summary). Trace renders as a
+// timeline for people or as JSON Lines, whose schema is documented on the
+// record types (SchemaVersion).
 package sim

@@ -246,6 +246,18 @@ func (w *World) sendAck(r *Socket) {
 	}
 }
 
+// HoldData makes s's frames wait on the link until ReleaseData.
+func (s *Socket) HoldData() { s.holdData = true }
+
+// HoldAcks makes the ACKs s receives wait until ReleaseAcks.
+func (s *Socket) HoldAcks() { s.holdAck = true }
+
+// DropData makes the link lose the next n frames s sends.
+func (s *Socket) DropData(n int) { s.dropData += n }
+
+// DropAcks makes the link lose the next n ACKs s would receive.
+func (s *Socket) DropAcks(n int) { s.dropAck += n }
+
 // ReleaseAcks delivers the ACKs held on s's path.
 func (w *World) ReleaseAcks(s *Socket) {
 	s.holdAck = false

@@ -50,6 +50,8 @@ type World struct {
 	narration []string
 	// failed is set once a violation was found, so a run can stop early.
 	failed bool
+	// violations counts the violation records in the trace.
+	violations int
 }
 
 // Task is a process: a named ubuf.Task.
@@ -92,6 +94,17 @@ func (w *World) Now() engine.Time { return w.Loop.Now() }
 
 // Trace returns the records so far.
 func (w *World) Trace() *Trace { return &w.trace }
+
+// Emit appends a record a front end made (its config, a mismatch, its
+// summary) to the trace.
+func (w *World) Emit(r Record) { w.trace.add(r) }
+
+// Step returns the number of the last step: the address of the event that
+// ran last.
+func (w *World) Step() uint64 { return w.step }
+
+// ViolationsReported returns how many violation records the trace holds.
+func (w *World) ViolationsReported() int { return w.violations }
 
 // AddUser returns the user with uid, creating it.
 func (w *World) AddUser(uid int) *ubuf.User {
@@ -182,8 +195,29 @@ func (w *World) checkInvariants(quiescent bool) {
 			continue
 		}
 		w.reported[key] = true
+		w.violations++
 		w.trace.add(Record{Violation: violationRecord(v)})
 	}
+}
+
+// CheckQuiescent runs the checkers that only hold when nothing is in
+// flight (leaks, conserved accounting); call it after Settle.
+func (w *World) CheckQuiescent() { w.checkInvariants(true) }
+
+// Exit models the program's exit as one step: every socket still open is
+// closed, as do_exit's file table teardown closes them.
+func (w *World) Exit() {
+	var open []*Socket
+	for _, s := range w.sockets {
+		if !s.Sk.Dead() && !s.Sk.Freed() {
+			open = append(open, s)
+		}
+	}
+	w.begin()
+	for _, s := range open {
+		w.closeSocket(s)
+	}
+	w.end(Event{Op: "exit", Text: fmt.Sprintf("exit: the program's %d open sockets are closed", len(open))})
 }
 
 // endOfTime is the last instant of virtual time.

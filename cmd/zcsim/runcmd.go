@@ -6,11 +6,11 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/zcsim/zcsim/sim"
+	"github.com/zcsim/zcsim/sim/interp"
 )
 
 func newRunCmd() *cobra.Command {
-	var opts sim.Options
+	var opts interp.Options
 	var asJSON, brief bool
 	cmd := &cobra.Command{
 		Use:   "run [--profile P] [--seed N] [--json] [--brief] FILE...",
@@ -32,7 +32,7 @@ violation, 2 when a file cannot be read or parsed.`,
 				if err != nil {
 					return fail(cmd, err)
 				}
-				trace, err := sim.RunScenario(f, src, opts)
+				trace, err := interp.Run(f, src, opts)
 				if err != nil {
 					return fail(cmd, err)
 				}

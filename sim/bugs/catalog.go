@@ -29,6 +29,7 @@ import (
 
 	"github.com/zcsim/zcsim/kernel"
 	"github.com/zcsim/zcsim/sim"
+	"github.com/zcsim/zcsim/sim/interp"
 )
 
 //go:embed *.zcs
@@ -73,13 +74,13 @@ func (e Entry) Source() []byte {
 // Run runs the entry's scenario with its bug switched on or off. The trace
 // names the file "bugs/FILE".
 func (e Entry) Run(on bool, seed uint64) (*sim.Trace, error) {
-	opts := sim.Options{Seed: seed}
+	opts := interp.Options{Seed: seed}
 	if on {
 		opts.Bugs = []kernel.Bug{e.Bug}
 	} else {
 		opts.Off = []kernel.Bug{e.Bug}
 	}
-	return sim.RunScenario("bugs/"+e.File, e.Source(), opts)
+	return interp.Run("bugs/"+e.File, e.Source(), opts)
 }
 
 // entries is the catalog, in id order (R before B, then by number).

@@ -1,4 +1,4 @@
-package sim
+package interp
 
 import (
 	"fmt"
@@ -38,7 +38,7 @@ const sends = 200
 // per second of wall time and heap allocations per send.
 func benchmarkLong(b *testing.B, typ string, size int) {
 	src := longScenario(typ, sends, size)
-	tr, err := RunScenario("long.zcs", src, Options{Seed: 1})
+	tr, err := Run("long.zcs", src, Options{Seed: 1})
 	if err != nil || !tr.OK() {
 		b.Fatalf("the long %s scenario fails: %v", typ, err)
 	}
@@ -47,7 +47,7 @@ func benchmarkLong(b *testing.B, typ string, size int) {
 	runtime.ReadMemStats(&before)
 	b.ResetTimer()
 	for b.Loop() {
-		if _, err := RunScenario("long.zcs", src, Options{Seed: 1}); err != nil {
+		if _, err := Run("long.zcs", src, Options{Seed: 1}); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -1,4 +1,4 @@
-package sim
+package interp
 
 import (
 	"bytes"
@@ -10,7 +10,7 @@ import (
 // FuzzRunScenario runs arbitrary scenario text: whatever the input, the
 // simulator either reports input errors or runs it to the end and renders
 // its trace, and never panics.
-func FuzzRunScenario(f *testing.F) {
+func FuzzRun(f *testing.F) {
 	files, _ := filepath.Glob(filepath.Join("..", "examples", "*.zcs"))
 	for _, name := range files {
 		src, err := os.ReadFile(name)
@@ -22,7 +22,7 @@ func FuzzRunScenario(f *testing.F) {
 	// Virtual time at its end (TestEndOfTime).
 	f.Add([]byte("device e nic delay=9223372036s\nsocket s AF_INET SOCK_STREAM via=e\nconnect s\nwait 9223372036s\nwait 854ms\nsend s 1 0\n"))
 	f.Fuzz(func(t *testing.T, src []byte) {
-		trace, err := RunScenario("fuzz.zcs", src, Options{Seed: 1})
+		trace, err := Run("fuzz.zcs", src, Options{Seed: 1})
 		if err != nil {
 			if trace != nil {
 				t.Fatalf("both a trace and an error: %v", err)

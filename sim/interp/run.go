@@ -1,10 +1,11 @@
-package sim
+package interp
 
 import (
 	"fmt"
 	"sort"
 
 	"github.com/zcsim/zcsim/kernel"
+	"github.com/zcsim/zcsim/sim"
 	"github.com/zcsim/zcsim/sim/engine"
 	"github.com/zcsim/zcsim/sim/scenario"
 )
@@ -22,7 +23,7 @@ type Options struct {
 	Off []kernel.Bug
 }
 
-// RunScenario parses and runs one scenario. Input errors — syntax, an
+// Run parses and runs one scenario. Input errors — syntax, an
 // undefined name, an invalid value — come back as a scenario.ErrorList
 // naming file:line:col, before anything runs. Otherwise the trace holds
 // the config record, one event per step, every violation and unmet
@@ -32,7 +33,7 @@ type Options struct {
 // checked at quiescence; then the program "exits": every open socket is
 // closed, the network settles again, and nothing but user memory may be
 // left.
-func RunScenario(file string, src []byte, opts Options) (*Trace, error) {
+func Run(file string, src []byte, opts Options) (*sim.Trace, error) {
 	stmts, err := scenario.Parse(file, src)
 	if err != nil {
 		return nil, err
@@ -52,15 +53,15 @@ func RunScenario(file string, src []byte, opts Options) (*Trace, error) {
 	if len(r.errs) > 0 {
 		return nil, r.errs
 	}
-	w := New(p, opts.Seed)
+	w := sim.New(p, opts.Seed)
 	in := &interp{w: w}
-	w.trace.add(Record{Config: &Config{Schema: SchemaVersion, File: file, Profile: p.Name, Seed: opts.Seed, Bugs: bugStrings(p.Bugs.Sorted())}})
-	w.AddDevice(DefaultDevice(defaultDevice, Loopback))
+	w.Emit(sim.Record{Config: &sim.Config{Schema: sim.SchemaVersion, File: file, Profile: p.Name, Seed: opts.Seed, Bugs: bugStrings(p.Bugs.Sorted())}})
+	w.AddDevice(sim.DefaultDevice(defaultDevice, sim.Loopback))
 	for _, st := range stmts {
 		in.exec(st)
 	}
 	in.finish()
-	return &w.trace, nil
+	return w.Trace(), nil
 }
 
 // setup picks the profile (the option, the profile statement, or the
@@ -98,13 +99,13 @@ func setup(stmts []scenario.Stmt, opts Options) (*kernel.Profile, error) {
 
 // interp runs statements on a world and checks their expectations.
 type interp struct {
-	w          *World
+	w          *sim.World
 	mismatches int
 	named      []namedUser
 }
 
-func (in *interp) call(st scenario.Stmt) Call {
-	return Call{Source: posString(st.Pos()), Text: scenario.FormatCall(st)}
+func (in *interp) call(st scenario.Stmt) sim.Call {
+	return sim.Call{Source: posString(st.Pos()), Text: scenario.FormatCall(st)}
 }
 
 func posString(p scenario.Pos) string { return fmt.Sprintf("%s:%d", p.File, p.Line) }
@@ -113,7 +114,7 @@ func posString(p scenario.Pos) string { return fmt.Sprintf("%s:%d", p.File, p.Li
 func (in *interp) exec(st scenario.Stmt) {
 	w := in.w
 	c := in.call(st)
-	var r Result
+	var r sim.Result
 	checked := true
 	if ss, ok := sockOf(st); ok && in.sock(ss) == nil {
 		// The socket call that should have made it failed: as for an fd
@@ -125,26 +126,26 @@ func (in *interp) exec(st scenario.Stmt) {
 	case *scenario.Comment, *scenario.Profile, *scenario.Bug:
 		return
 	case *scenario.Note:
-		w.control(c, "note", "note: "+s.Text, nil)
+		w.Control(c, "note", "note: "+s.Text, nil)
 		return
 	case *scenario.Sysctl:
-		w.control(c, "sysctl", c.Text, func() { in.sysctl(s) })
+		w.Control(c, "sysctl", c.Text, func() { in.sysctl(s) })
 		return
 	case *scenario.User:
-		w.control(c, "user", c.Text, func() {
+		w.Control(c, "user", c.Text, func() {
 			uid := int(optNum(s.Options, "uid", 0))
 			in.named = append(in.named, namedUser{s.Name.Name, uid})
 			w.AddUser(uid)
 		})
 		return
 	case *scenario.Task:
-		w.control(c, "task", c.Text, func() { in.task(s) })
+		w.Control(c, "task", c.Text, func() { in.task(s) })
 		return
 	case *scenario.Device:
-		w.control(c, "device", c.Text, func() { w.AddDevice(device(s, w.Profile())) })
+		w.Control(c, "device", c.Text, func() { w.AddDevice(device(s, w.Profile())) })
 		return
 	case *scenario.Tap:
-		w.control(c, "tap", c.Text, func() {
+		w.Control(c, "tap", c.Text, func() {
 			d := w.Device(optText(s.Options, "on"))
 			d.Taps = append(d.Taps, s.Name.Name)
 		})
@@ -208,7 +209,7 @@ func (in *interp) exec(st scenario.Stmt) {
 
 // verify compares a call's result with the statement's expectation. A
 // call that blocks for ever never returns, so that is the one mismatch.
-func (in *interp) verify(st scenario.Stmt, r Result) {
+func (in *interp) verify(st scenario.Stmt, r sim.Result) {
 	want := st.Expectation()
 	switch {
 	case r.Blocked:
@@ -222,56 +223,56 @@ func (in *interp) verify(st scenario.Stmt, r Result) {
 
 // noSocket runs a statement on a socket whose socket(2) failed: a system
 // call gets EBADF, anything else cannot be done.
-func (in *interp) noSocket(c Call, st scenario.Stmt, ss scenario.Sock) {
+func (in *interp) noSocket(c sim.Call, st scenario.Stmt, ss scenario.Sock) {
 	switch st.(type) {
 	case *scenario.Hold, *scenario.Release, *scenario.Drop, *scenario.Zckey, *scenario.Expect:
-		in.w.control(c, "control", c.Text, nil)
+		in.w.Control(c, "control", c.Text, nil)
 		in.mismatch(st, "socket "+ss.String()+" to exist", "its socket(2) call failed")
 		return
 	}
-	in.verify(st, in.w.syscall(c, "badf", nil, func() Result { return fail(kernel.EBADF) }))
+	in.verify(st, in.w.FailCall(c, "badf", kernel.EBADF))
 }
 
 // network runs the statements that drive time and the network, and the
 // state checks.
-func (in *interp) network(c Call, st scenario.Stmt) {
+func (in *interp) network(c sim.Call, st scenario.Stmt) {
 	w := in.w
 	switch s := st.(type) {
 	case *scenario.Wait:
-		w.control(c, "wait", c.Text, nil)
+		w.Control(c, "wait", c.Text, nil)
 		in.runErr(st, w.Advance(engine.Duration(s.Dur.N)))
 	case *scenario.Settle:
-		w.control(c, "settle", c.Text, nil)
+		w.Control(c, "settle", c.Text, nil)
 		in.runErr(st, w.Settle())
 	case *scenario.Hold:
-		w.control(c, "hold", c.Text, func() { in.hold(s.Sock, s.Dir.Name, true) })
+		w.Control(c, "hold", c.Text, func() { in.hold(s.Sock, s.Dir.Name, true) })
 	case *scenario.Release:
-		w.control(c, "release", c.Text, func() { in.hold(s.Sock, s.Dir.Name, false) })
+		w.Control(c, "release", c.Text, func() { in.hold(s.Sock, s.Dir.Name, false) })
 	case *scenario.Drop:
-		w.control(c, "drop", c.Text, func() {
+		w.Control(c, "drop", c.Text, func() {
 			n := int(max(s.Count.N, 1))
 			sk := in.sock(s.Sock)
 			if s.Dir.Name == "data" {
-				sk.dropData += n
+				sk.DropData(n)
 			} else {
-				sk.dropAck += n
+				sk.DropAcks(n)
 			}
 		})
 	case *scenario.Complete:
-		w.control(c, "complete", c.Text, func() { w.Complete(w.Device(s.Device.Name), int(s.Count.N)) })
+		w.Control(c, "complete", c.Text, func() { w.Complete(w.Device(s.Device.Name), int(s.Count.N)) })
 	case *scenario.Txerror:
-		w.control(c, "txerror", c.Text, func() { w.TxError(w.Device(s.Device.Name), int(s.Count.N)) })
+		w.Control(c, "txerror", c.Text, func() { w.TxError(w.Device(s.Device.Name), int(s.Count.N)) })
 	case *scenario.Fault:
 		rule, _ := engine.ParseRule(s.Rule.Name)
-		w.control(c, "fault", c.Text, func() { w.Faults.Arm(s.Site.Name, rule) })
+		w.Control(c, "fault", c.Text, func() { w.Faults.Arm(s.Site.Name, rule) })
 	case *scenario.Zckey:
-		w.control(c, "zckey", c.Text, func() {
+		w.Control(c, "zckey", c.Text, func() {
 			sk := in.sock(s.Sock).Sk
 			sk.SetZCKey(uint32(s.Value.N))
 			w.Monitor.Renumber(sk)
 		})
 	case *scenario.Expect:
-		w.control(c, "expect", c.Text, nil)
+		w.Control(c, "expect", c.Text, nil)
 		in.expect(s)
 	}
 }
@@ -287,11 +288,11 @@ func (in *interp) hold(ss scenario.Sock, dir string, on bool) {
 	s := in.sock(ss)
 	switch {
 	case dir == "data" && on:
-		s.holdData = true
+		s.HoldData()
 	case dir == "data":
 		in.w.ReleaseData(s)
 	case on:
-		s.holdAck = true
+		s.HoldAcks()
 	default:
 		in.w.ReleaseAcks(s)
 	}
@@ -300,7 +301,7 @@ func (in *interp) hold(ss scenario.Sock, dir string, on bool) {
 // mismatch records an unmet expectation.
 func (in *interp) mismatch(st scenario.Stmt, want, got string) {
 	in.mismatches++
-	in.w.trace.add(Record{Mismatch: &Mismatch{Step: in.w.step, Source: posString(st.Pos()), Expected: want, Got: got}})
+	in.w.Emit(sim.Record{Mismatch: &sim.Mismatch{Step: in.w.Step(), Source: posString(st.Pos()), Expected: want, Got: got}})
 }
 
 // finish settles the network, checks the invariants at quiescence, then
@@ -309,35 +310,20 @@ func (in *interp) mismatch(st scenario.Stmt, want, got string) {
 func (in *interp) finish() {
 	w := in.w
 	if err := w.Settle(); err != nil {
-		in.w.trace.add(Record{Mismatch: &Mismatch{Step: w.step, Source: "end of scenario", Expected: "the network to settle", Got: err.Error()}})
+		w.Emit(sim.Record{Mismatch: &sim.Mismatch{Step: w.Step(), Source: "end of scenario", Expected: "the network to settle", Got: err.Error()}})
 		in.mismatches++
 	}
-	w.checkInvariants(true)
-	var open []*Socket
-	for _, s := range w.sockets {
-		if !s.Sk.Dead() && !s.Sk.Freed() {
-			open = append(open, s)
-		}
-	}
-	w.begin()
-	for _, s := range open {
-		w.closeSocket(s)
-	}
-	w.end(Event{Op: "exit", Text: fmt.Sprintf("exit: the program's %d open sockets are closed", len(open))})
+	w.CheckQuiescent()
+	w.Exit()
 	if err := w.Settle(); err == nil {
-		w.checkInvariants(true)
+		w.CheckQuiescent()
 	}
-	violations := 0
-	for _, r := range w.trace.Records {
-		if r.Violation != nil {
-			violations++
-		}
-	}
-	w.trace.add(Record{Summary: &Summary{Steps: w.step, Time: int64(w.Now()), Violations: violations,
+	violations := w.ViolationsReported()
+	w.Emit(sim.Record{Summary: &sim.Summary{Steps: w.Step(), Time: int64(w.Now()), Violations: violations,
 		Mismatches: in.mismatches, OK: violations == 0 && in.mismatches == 0}})
 }
 
-func (in *interp) sock(s scenario.Sock) *Socket { return in.w.Socket(s.String()) }
+func (in *interp) sock(s scenario.Sock) *sim.Socket { return in.w.Socket(s.String()) }
 
 func bugStrings(bugs []kernel.Bug) []string {
 	var out []string

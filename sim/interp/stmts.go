@@ -1,4 +1,4 @@
-package sim
+package interp
 
 import (
 	"fmt"
@@ -7,18 +7,10 @@ import (
 
 	"github.com/zcsim/zcsim/kernel"
 	"github.com/zcsim/zcsim/notify"
+	"github.com/zcsim/zcsim/sim"
 	"github.com/zcsim/zcsim/sim/engine"
 	"github.com/zcsim/zcsim/sim/scenario"
 )
-
-// control runs a statement that is not a system call as a step of its own.
-func (w *World) control(c Call, op, text string, fn func()) {
-	w.begin()
-	if fn != nil {
-		fn()
-	}
-	w.end(Event{Source: c.Source, Op: op, Text: text})
-}
 
 func optText(os scenario.Options, key string) string {
 	o, _ := os.Lookup(key)
@@ -90,9 +82,9 @@ type namedUser struct {
 // device builds the device a device statement describes; a gso_max_size
 // above the profile's GSO_MAX_SIZE is clamped to it, as older kernels
 // refuse larger values.
-func device(s *scenario.Device, p *kernel.Profile) *Device {
-	kind := map[string]DeviceKind{"nic": NIC, "loopback": Loopback, "tun": Tun}[s.Kind.Name]
-	d := DefaultDevice(s.Name.Name, kind)
+func device(s *scenario.Device, p *kernel.Profile) *sim.Device {
+	kind := map[string]sim.DeviceKind{"nic": sim.NIC, "loopback": sim.Loopback, "tun": sim.Tun}[s.Kind.Name]
+	d := sim.DefaultDevice(s.Name.Name, kind)
 	d.SG = optOn(s.Options, "sg", d.SG)
 	d.Csum = optOn(s.Options, "csum", d.Csum)
 	d.GSO = optOn(s.Options, "gso", d.GSO)
@@ -121,7 +113,7 @@ func lossPPM(p string) uint32 {
 	return uint32(n)
 }
 
-func (in *interp) socket(c Call, s *scenario.Socket) Result {
+func (in *interp) socket(c sim.Call, s *scenario.Socket) sim.Result {
 	w := in.w
 	family, typ, proto := s.Args()
 	dev := w.Device(defaultDevice)
@@ -132,19 +124,19 @@ func (in *interp) socket(c Call, s *scenario.Socket) Result {
 	if t := optText(s.Options, "task"); t != "" {
 		task = w.Task(t)
 	}
-	po := PeerOptions{Rcvbuf: int(optNum(s.Options, "peer_rcvbuf", 0)), AutoRead: optText(s.Options, "peer_read") == "auto"}
+	po := sim.PeerOptions{Rcvbuf: int(optNum(s.Options, "peer_rcvbuf", 0)), AutoRead: optText(s.Options, "peer_read") == "auto"}
 	switch optText(s.Options, "peer_ack") {
 	case "delayed":
-		po.Ack = AckDelayed
+		po.Ack = sim.AckDelayed
 	case "quickack":
-		po.Ack = AckQuick
+		po.Ack = sim.AckQuick
 	}
 	_, r := w.NewSocket(c, s.Name.Name, task, family, typ, proto, dev, po)
 	return r
 }
 
 // compare checks a result against an expectation and describes the result.
-func compare(want scenario.Outcome, r Result) (got string, match bool) {
+func compare(want scenario.Outcome, r sim.Result) (got string, match bool) {
 	got = r.String()
 	if r.Record != nil {
 		got = r.Record.String()
