@@ -46,6 +46,6 @@ func ExampleParseDuration() {
 	_, err := engine.ParseDuration("1.5ms")
 	fmt.Println(err)
 	// Output:
-	// 1500us 1500000
+	// 1.5ms 1500000
 	// ParseDuration("1.5ms"): column 2: fractions are not allowed; use an integer in a smaller unit (1.5ms is 1500us) (at ".5ms")
 }

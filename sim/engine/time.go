@@ -3,6 +3,7 @@ package engine
 import (
 	"math"
 	"strconv"
+	"strings"
 )
 
 // Time is a point in virtual time: integer nanoseconds since the start of the run.
@@ -32,30 +33,46 @@ func (t Time) Add(d Duration) Time { return t + Time(d) }
 // Sub returns the duration t-u.
 func (t Time) Sub(u Time) Duration { return Duration(t - u) }
 
-// String formats t as the duration since the start of the run, e.g. "1500us".
+// String formats t as the duration since the start of the run, e.g. "1.5ms".
 func (t Time) String() string { return Duration(t).String() }
 
-// String formats d exactly in the largest unit that divides it: "2ms", "1500us",
-// "7ns", "0s". Negative durations get a leading "-". [ParseDuration] reads back every
-// non-negative result.
+// units are the units [Duration.String] writes, largest first.
+var units = [...]struct {
+	size Duration
+	name string
+}{{Second, "s"}, {Millisecond, "ms"}, {Microsecond, "us"}, {Nanosecond, "ns"}}
+
+// String formats d exactly, in the largest unit it is at least one of, with
+// as many decimal places as the value needs and no more: "300.0008046s",
+// "1.5ms", "2ms", "7ns", "0s". Nothing is rounded: the digits are all the
+// nanoseconds of d. Negative durations get a leading "-". A result without
+// a fraction is one [ParseDuration] reads back; the scenario language has
+// no fractions, so a result with one is for reading, not for a scenario.
 func (d Duration) String() string {
 	m := uint64(d)
 	sign := ""
 	if d < 0 {
 		m, sign = -m, "-" // two's complement magnitude, exact even for math.MinInt64
 	}
-	unit := "ns"
-	switch {
-	case m == 0:
+	if m == 0 {
 		return "0s"
-	case m%uint64(Second) == 0:
-		m, unit = m/uint64(Second), "s"
-	case m%uint64(Millisecond) == 0:
-		m, unit = m/uint64(Millisecond), "ms"
-	case m%uint64(Microsecond) == 0:
-		m, unit = m/uint64(Microsecond), "us"
 	}
-	return sign + strconv.FormatUint(m, 10) + unit
+	u := units[len(units)-1]
+	for _, c := range units {
+		if m >= uint64(c.size) {
+			u = c
+			break
+		}
+	}
+	size := uint64(u.size)
+	out := sign + strconv.FormatUint(m/size, 10)
+	if frac := m % size; frac != 0 {
+		digits := len(strconv.FormatUint(size, 10)) - 1 // 9, 6 or 3 places
+		f := strconv.FormatUint(frac, 10)
+		f = strings.Repeat("0", digits-len(f)) + f
+		out += "." + strings.TrimRight(f, "0")
+	}
+	return out + u.name
 }
 
 // ParseDuration parses a non-negative integer followed by a unit: ns, us, ms or s,
@@ -95,7 +112,7 @@ func ParseDuration(s string) (Duration, error) {
 		return fail(end+1, "unknown unit "+strconv.Quote(s[end:])+"; want ns, us, ms or s")
 	}
 	if overflow || v > uint64(math.MaxInt64/unit) {
-		return fail(1, "overflows virtual time; the maximum is "+Duration(math.MaxInt64).String())
+		return fail(1, "overflows virtual time; the maximum is "+strconv.FormatInt(math.MaxInt64, 10)+"ns")
 	}
 	return Duration(v) * unit, nil
 }

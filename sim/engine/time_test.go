@@ -17,13 +17,20 @@ func TestDurationString(t *testing.T) {
 	}{
 		{0, "0s"},
 		{7, "7ns"},
-		{1500 * engine.Microsecond, "1500us"},
+		{999, "999ns"},
+		{1000, "1us"},
+		{1001, "1.001us"},
+		{1500 * engine.Microsecond, "1.5ms"},
 		{2 * engine.Millisecond, "2ms"},
 		{3 * engine.Second, "3s"},
-		{1001 * engine.Millisecond, "1001ms"},
+		{1001 * engine.Millisecond, "1.001s"},
+		{40*engine.Millisecond + 5, "40.000005ms"},
+		{300000804600, "300.0008046s"},
+		{1*engine.Second + 1, "1.000000001s"},
 		{-250 * engine.Microsecond, "-250us"},
-		{math.MaxInt64, "9223372036854775807ns"},
-		{math.MinInt64, "-9223372036854775808ns"},
+		{-1500, "-1.5us"},
+		{math.MaxInt64, "9223372036.854775807s"},
+		{math.MinInt64, "-9223372036.854775808s"},
 	} {
 		require.Equal(t, tc.want, tc.d.String(), "Duration(%d)", int64(tc.d))
 	}
@@ -32,7 +39,7 @@ func TestDurationString(t *testing.T) {
 func TestTimeArithmetic(t *testing.T) {
 	start := engine.Time(0)
 	at := start.Add(1500 * engine.Microsecond)
-	require.Equal(t, "1500us", at.String())
+	require.Equal(t, "1.5ms", at.String())
 	require.Equal(t, 1500*engine.Microsecond, at.Sub(start))
 	require.Equal(t, -1500*engine.Microsecond, start.Sub(at))
 }

@@ -836,7 +836,7 @@ wait 854ms
 send s 100 0 => 100
 wait 1s
 `)
-	requireMismatches(t, tr, "test.zcs:7: the network to settle | waiting 1s from 9223372036854ms would pass the end of virtual time")
+	requireMismatches(t, tr, "test.zcs:7: the network to settle | waiting 1s from 9223372036.854s would pass the end of virtual time")
 	require.Equal(t, int64(math.MaxInt64), tr.Records[len(tr.Records)-1].Summary.Time)
 }
 
