@@ -15,6 +15,13 @@
 // expectation and what the call returned. Check runs both and says
 // whether the entry behaves; the package's tests check every entry.
 //
+// An entry whose bug lives where the scenario language cannot reach (B3:
+// the language has no PACKET_TX_RING) has no scenario; its Elsewhere names
+// the test that replays it instead, and Check skips it, saying so.
+//
+// Scenario paths ([Entry.Path]) are relative to the repository root, so a
+// path the catalog prints runs as printed there: zcsim run sim/bugs/….
+//
 // # Linux correspondence
 //
 // The ids follow the research notes: B1…B22 are bugs fixed in merged
@@ -50,8 +57,24 @@ type Entry struct {
 	// Rule is the invariant a run with the bug violates; 0 means the
 	// symptom is an expectation mismatch instead.
 	Rule kernel.Rule
-	// File is the scenario's file name in this package.
+	// File is the scenario's file name in this package; empty when the
+	// bug cannot be replayed from a scenario.
 	File string
+	// Elsewhere, for an entry without a scenario, says why and which test
+	// replays the bug instead.
+	Elsewhere string
+}
+
+// Dir is where the scenario files live, relative to the repository root.
+const Dir = "sim/bugs"
+
+// Path is the scenario's path relative to the repository root
+// ("sim/bugs/r1-abort-gap.zcs"), or "" for an entry without a scenario.
+func (e Entry) Path() string {
+	if e.File == "" {
+		return ""
+	}
+	return Dir + "/" + e.File
 }
 
 // Symptom says what a run with the bug switched on must detect.
@@ -62,8 +85,12 @@ func (e Entry) Symptom() string {
 	return "violation of " + e.Rule.String()
 }
 
-// Source returns the scenario file's text.
+// Source returns the scenario file's text, or nil for an entry without a
+// scenario.
 func (e Entry) Source() []byte {
+	if e.File == "" {
+		return nil
+	}
 	src, err := files.ReadFile(e.File)
 	if err != nil {
 		panic(fmt.Sprintf("bugs: %s: scenario %s is not embedded", e.ID, e.File))
@@ -72,51 +99,58 @@ func (e Entry) Source() []byte {
 }
 
 // Run runs the entry's scenario with its bug switched on or off. The trace
-// names the file "bugs/FILE".
+// names the file by its Path. An entry without a scenario is an error that
+// says where the bug is replayed instead.
 func (e Entry) Run(on bool, seed uint64) (*sim.Trace, error) {
+	if e.File == "" {
+		return nil, fmt.Errorf("bugs: %s has no scenario: %s", e.ID, e.Elsewhere)
+	}
 	opts := interp.Options{Seed: seed}
 	if on {
 		opts.Bugs = []kernel.Bug{e.Bug}
 	} else {
 		opts.Off = []kernel.Bug{e.Bug}
 	}
-	return interp.Run("bugs/"+e.File, e.Source(), opts)
+	return interp.Run(e.Path(), e.Source(), opts)
 }
 
 // entries is the catalog, in id order (R before B, then by number).
 var entries = []Entry{
 	{"R1", "an aborted send kept its id: a gap in the notification ids", "RFC v2 (msg_zerocopy_put_abort)",
-		"RFC v1", kernel.BugAbortGap, kernel.RuleIDs, "r1-abort-gap.zcs"},
+		"RFC v1", kernel.BugAbortGap, kernel.RuleIDs, "r1-abort-gap.zcs", ""},
 	{"R2", "the uarg held no socket reference: completion after close used a freed socket", "RFC v2 (sock_hold in msg_zerocopy_alloc)",
-		"RFC v1", kernel.BugNoSockRef, kernel.RuleRefcount, "r2-no-sock-ref.zcs"},
+		"RFC v1", kernel.BugNoSockRef, kernel.RuleRefcount, "r2-no-sock-ref.zcs", ""},
 	{"R3", "realloc failed the send instead of allocating a new uarg", "RFC v2 (msg_zerocopy_realloc falls back to alloc)",
-		"RFC v1", kernel.BugReallocFails, 0, "r3-realloc-fails.zcs"},
+		"RFC v1", kernel.BugReallocFails, 0, "r3-realloc-fails.zcs", ""},
 	{"R5", "notifications charged to sk_wmem_alloc instead of optmem", "RFC v2 (sock_omalloc)",
-		"RFC v1", kernel.BugNotifyWmem, 0, "r5-notify-wmem.zcs"},
+		"RFC v1", kernel.BugNotifyWmem, 0, "r5-notify-wmem.zcs", ""},
 	{"R6", "locked pages limited per process instead of per user", "RFC v2 (user_struct->locked_vm)",
-		"RFC v1", kernel.BugMemlockPerProcess, 0, "r6-memlock-per-process.zcs"},
+		"RFC v1", kernel.BugMemlockPerProcess, 0, "r6-memlock-per-process.zcs", ""},
 	{"R7", "16-bit notification ids", "RFC v2 (u32 id and sk_zckey)",
-		"RFC v1", kernel.BugID16, kernel.RuleIDs, "r7-id16.zcs"},
+		"RFC v1", kernel.BugID16, kernel.RuleIDs, "r7-id16.zcs", ""},
 	{"B2", "skb_copy_ubufs kept the uarg of an skb without frags", "b90ddd568792",
-		"v4.14 (fixed in v4.15-rc)", kernel.BugCopyUbufsNoFrags, kernel.RuleRxPages, "b02-copy-ubufs-no-frags.zcs"},
+		"v4.14 (fixed in v4.15-rc)", kernel.BugCopyUbufsNoFrags, kernel.RuleRxPages, "b02-copy-ubufs-no-frags.zcs", ""},
+	{"B3", "tpacket_snd skbs were not zerocopy: a clone read a ring frame after it was given back", "5cd8d46ea156 \"packet: copy user buffers before orphan or clone\"",
+		"before v4.20", kernel.BugRingNoCopy, kernel.RuleNotifyAfterPages, "",
+		"the scenario language has no PACKET_TX_RING; packet.TestTxRingClone replays it"},
 	{"B6", "corked UDP appends took a uarg reference nobody dropped", "100f6d8e0990 \"net: correct zerocopy refcnt with udp MSG_MORE\"",
-		"v5.0, v5.1", kernel.BugUDPMoreRefcnt, kernel.RuleRefcount, "b06-udp-more-refcnt.zcs"},
+		"v5.0, v5.1", kernel.BugUDPMoreRefcnt, kernel.RuleRefcount, "b06-udp-more-refcnt.zcs", ""},
 	{"B7", "a uarg born on a corked append lost its reference", "522924b58308 \"net: correct udp zerocopy refcnt also when zerocopy only on append\"",
-		"v5.2-rc3 to v5.2-rc5", kernel.BugUDPAppendRefcnt, kernel.RuleRefcount, "b07-udp-append-refcnt.zcs"},
+		"v5.2-rc3 to v5.2-rc5", kernel.BugUDPAppendRefcnt, kernel.RuleRefcount, "b07-udp-append-refcnt.zcs", ""},
 	{"B10", "vhost_net put a ubuf again after tun_sendmsg failed", "01e31bea7e62 \"vhost_net: fix ubuf refcount incorrectly when sendmsg fails\"",
-		"v4.14 to v5.10", kernel.BugLegacyDoublePut, kernel.RuleRefcount, "b10-legacy-double-put.zcs"},
+		"v4.14 to v5.10", kernel.BugLegacyDoublePut, kernel.RuleRefcount, "b10-legacy-double-put.zcs", ""},
 	{"B11", "COPIED read after the notification record overwrote it", "3bdd5ee0ec8c \"skbuff: fix incorrect msg_zerocopy copy notifications\"",
-		"v5.12", kernel.BugCopiedAfterOverwrite, kernel.RuleCopied, "b11-copied-after-overwrite.zcs"},
+		"v5.12", kernel.BugCopiedAfterOverwrite, kernel.RuleCopied, "b11-copied-after-overwrite.zcs", ""},
 	{"B14", "a TX timestamp clone kept the uarg: socket leak cycle", "50749f2dd685 \"tcp/udp: Fix memleaks of sk and zerocopy skbs with TX timestamp.\"",
-		"v4.14 to v6.2", kernel.BugTstampLeak, kernel.RuleRefcount, "b14-tstamp-leak.zcs"},
+		"v4.14 to v6.2", kernel.BugTstampLeak, kernel.RuleRefcount, "b14-tstamp-leak.zcs", ""},
 	{"B15", "skb_copy_ubufs overflowed MAX_SKB_FRAGS for BIG TCP skbs", "7e692df39336 \"tcp: fix skb_copy_ubufs() vs BIG TCP\"",
-		"v5.19 to v6.3", kernel.BugCopyUbufsOrder0, kernel.RuleBounds, "b15-copy-ubufs-order0.zcs"},
+		"v5.19 to v6.3", kernel.BugCopyUbufsOrder0, kernel.RuleBounds, "b15-copy-ubufs-order0.zcs", ""},
 	{"B16", "skb_segment read the frags before orphaning them", "2ea35288c83b \"skbuff: skb_segment, Call zero copy functions before using skbuff frags\"",
-		"before v6.6", kernel.BugSegmentStaleFrags, kernel.RuleRefcount, "b16-segment-stale-frags.zcs"},
+		"before v6.6", kernel.BugSegmentStaleFrags, kernel.RuleRefcount, "b16-segment-stale-frags.zcs", ""},
 	{"B18", "payload copied into the TCP linear area reported as not copied", "\"tcp: place all zerocopy payload in frags\" (v4.18; hash not found)",
-		"v4.14 to v4.17", kernel.BugTCPLinear, kernel.RuleCopied, "b18-tcp-linear.zcs"},
+		"v4.14 to v4.17", kernel.BugTCPLinear, kernel.RuleCopied, "b18-tcp-linear.zcs", ""},
 	{"B22", "skb_tx_error completed the uarg through a clone", "not identified (the clone guard of skb_tx_error)",
-		"before the guard", kernel.BugTxErrorClone, kernel.RuleNotifyAfterPages, "b22-tx-error-clone.zcs"},
+		"before the guard", kernel.BugTxErrorClone, kernel.RuleNotifyAfterPages, "b22-tx-error-clone.zcs", ""},
 }
 
 // Catalog returns every entry in catalog order.
@@ -141,13 +175,17 @@ type Verdict struct {
 	// OK is true when the run with the bug showed the entry's symptom and
 	// the run without it was clean.
 	OK bool
+	// Skipped, for an entry without a scenario, says why nothing ran (OK
+	// is then false, and On and Off are empty).
+	Skipped string
 }
 
 // Tally counts what a run found.
 type Tally struct {
 	// Violations counts violations by rule name.
-	Violations map[string]int
-	Mismatches int
+	Violations map[string]int `json:"violations"`
+	// Mismatches counts unmet expectations.
+	Mismatches int `json:"mismatches"`
 }
 
 // String renders a tally: "clean", or "2 refcount, 1 mismatch".
@@ -191,6 +229,9 @@ func tally(t *sim.Trace) Tally {
 // Check runs the entry twice, bug on and bug off, and judges both runs.
 // An error means the embedded scenario does not parse: a broken catalog.
 func (e Entry) Check(seed uint64) (Verdict, error) {
+	if e.File == "" {
+		return Verdict{Entry: e, Skipped: e.Elsewhere}, nil
+	}
 	on, err := e.Run(true, seed)
 	if err != nil {
 		return Verdict{}, err

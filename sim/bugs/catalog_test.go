@@ -1,6 +1,9 @@
 package bugs_test
 
 import (
+	"os"
+	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -17,6 +20,12 @@ func TestCatalogChecks(t *testing.T) {
 		t.Run(e.ID, func(t *testing.T) {
 			v, err := e.Check(1)
 			require.NoError(t, err)
+			if e.File == "" {
+				require.False(t, v.OK)
+				require.Equal(t, e.Elsewhere, v.Skipped)
+				t.Skipf("%s has no scenario: %s", e.ID, v.Skipped)
+			}
+			require.Empty(t, v.Skipped)
 			require.True(t, v.OK, "%s (%s): on: %v; off: %v; want %s on, clean off", e.ID, e.Bug, v.On, v.Off, e.Symptom())
 		})
 	}
@@ -32,17 +41,71 @@ func TestCatalogShape(t *testing.T) {
 	ids, files := map[string]bool{}, map[string]bool{}
 	for _, e := range cat {
 		require.False(t, ids[e.ID], "duplicate id %s", e.ID)
-		require.False(t, files[e.File], "duplicate file %s", e.File)
-		ids[e.ID], files[e.File] = true, true
+		ids[e.ID] = true
 		require.True(t, known[e.Bug], "%s: unknown switch %s", e.ID, e.Bug)
 		require.NotEmpty(t, e.Title, e.ID)
 		require.NotEmpty(t, e.Commit, e.ID)
 		require.NotEmpty(t, e.Kernels, e.ID)
+		if e.File == "" {
+			requireReplayedElsewhere(t, e)
+			continue
+		}
+		require.Empty(t, e.Elsewhere, "%s has a scenario", e.ID)
+		require.False(t, files[e.File], "duplicate file %s", e.File)
+		files[e.File] = true
+		// The path is relative to the repository root and names the file.
+		onDisk, err := os.ReadFile(filepath.Join("..", "..", filepath.FromSlash(e.Path())))
+		require.NoError(t, err, "%s: %s", e.ID, e.Path())
+		require.Equal(t, string(onDisk), string(e.Source()), e.Path())
 		src := string(e.Source())
 		for _, word := range []string{"Symptom:", "Root cause:", "Fix"} {
 			require.Contains(t, src, word, "%s: the lesson explains itself", e.File)
 		}
 		require.NotContains(t, src, "\nbug ", "%s: the catalog switches the bug, not the file", e.File)
+	}
+}
+
+// requireReplayedElsewhere checks that an entry without a scenario names
+// a test, as package.TestName, that exists in that package.
+func requireReplayedElsewhere(t *testing.T, e bugs.Entry) {
+	t.Helper()
+	m := regexp.MustCompile(`\b([a-z]+)\.(Test[A-Za-z0-9_]+)\b`).FindStringSubmatch(e.Elsewhere)
+	require.NotNil(t, m, "%s: Elsewhere %q names no package.TestName", e.ID, e.Elsewhere)
+	tests, err := filepath.Glob(filepath.Join("..", "..", m[1], "*_test.go"))
+	require.NoError(t, err)
+	for _, f := range tests {
+		src, err := os.ReadFile(f)
+		require.NoError(t, err)
+		if strings.Contains(string(src), "\nfunc "+m[2]+"(t *testing.T) {") {
+			return
+		}
+	}
+	t.Fatalf("%s: no test %s in package %s", e.ID, m[2], m[1])
+}
+
+// An entry without a scenario says so when run, and is skipped by Check.
+func TestEntryWithoutScenario(t *testing.T) {
+	e, ok := bugs.Lookup("B3")
+	require.True(t, ok)
+	require.Equal(t, kernel.BugRingNoCopy, e.Bug)
+	require.Empty(t, e.Path())
+	require.Nil(t, e.Source())
+	_, err := e.Run(true, 1)
+	require.ErrorContains(t, err, "B3 has no scenario: the scenario language has no PACKET_TX_RING")
+	v, err := e.Check(1)
+	require.NoError(t, err)
+	require.False(t, v.OK)
+	require.NotEmpty(t, v.Skipped)
+}
+
+// Every switch the kernel package knows is in the catalog.
+func TestCatalogCoversEverySwitch(t *testing.T) {
+	listed := map[kernel.Bug]bool{}
+	for _, e := range bugs.Catalog() {
+		listed[e.Bug] = true
+	}
+	for _, b := range kernel.KnownBugs() {
+		require.True(t, listed[b], "switch %s has no catalog entry", b)
 	}
 }
 
