@@ -18,8 +18,8 @@ import (
 func (r *replayer) op(op strace.Op) {
 	h := op.Head()
 	r.clock(h)
-	if h.Result.Kind == strace.ResultUnknown || h.Result.Kind == strace.ResultUnfinished {
-		r.ignore(h.Syscall, "no result in the log")
+	if noResult(h) {
+		r.unresolved(op)
 		return
 	}
 	switch o := op.(type) {
@@ -56,6 +56,101 @@ func (r *replayer) op(op strace.Op) {
 	}
 }
 
+// noResult reports whether the log shows no result for the call.
+func noResult(h *strace.Header) bool {
+	switch h.Result.Kind {
+	case strace.ResultUnknown, strace.ResultUnfinished, strace.ResultInterrupted:
+		return true
+	}
+	return false
+}
+
+// opFd returns the descriptor a decoded call works on, if it has one.
+func opFd(op strace.Op) (int, bool) {
+	switch o := op.(type) {
+	case *strace.SockOpt:
+		return o.Fd, true
+	case *strace.Bind:
+		return o.Fd, true
+	case *strace.Connect:
+		return o.Fd, true
+	case *strace.Listen:
+		return o.Fd, true
+	case *strace.Accept:
+		return o.Fd, true
+	case *strace.Send:
+		return o.Fd, true
+	case *strace.SendMmsg:
+		return o.Fd, true
+	case *strace.Recv:
+		return o.Fd, true
+	case *strace.Close:
+		return o.Fd, true
+	case *strace.Shutdown:
+		return o.Fd, true
+	}
+	return -1, false
+}
+
+// unresolved reports a call whose result the log does not show: on a
+// socket the replay follows it is undetermined and not run on the model,
+// with what the kernel may have done; elsewhere it is ignored as usual.
+func (r *replayer) unresolved(op strace.Op) {
+	h := op.Head()
+	fd, hasFd := opFd(op)
+	switch op.(type) {
+	case *strace.Ignored, *strace.SocketPair:
+		r.ignore(h.Syscall, "no result in the log")
+		return
+	case *strace.Close:
+		if e := r.fds[fd]; e == nil || e.s == nil {
+			r.ignore(h.Syscall, "no result in the log")
+			return
+		}
+	}
+	name := ""
+	if hasFd {
+		if _, isSend := op.(*strace.Send); isSend && h.Syscall == "write" && r.fds[fd] == nil {
+			r.ignore(h.Syscall, "not a socket the replay follows")
+			return
+		}
+		e := r.sock(h, fd, false)
+		if e == nil {
+			return
+		}
+		name = e.s.Name
+	} else {
+		fd = -1
+	}
+	r.add(h, fd, name, h.Syscall, h.Result.String(), notReplayed, unresolvedWhy(h, fd), Undetermined)
+}
+
+// notReplayed is the prediction of a call the model did not run.
+const notReplayed = "not replayed"
+
+// unresolvedWhy says why a call without a result is not compared, and
+// what the kernel may have done that the model does not know.
+func unresolvedWhy(h *strace.Header, fd int) string {
+	var why string
+	switch h.Result.Kind {
+	case strace.ResultInterrupted:
+		why = fmt.Sprintf("interrupted by a signal (%s): strace shows no result; not replayed", h.Result.Errno)
+		switch h.Syscall {
+		case "send", "sendto", "sendmsg", "sendmmsg", "write":
+			why += "; a restart code means the call queued nothing (tcp_sendmsg_locked and udp_sendmsg return the bytes already taken instead), unless the socket corks UDP data (MSG_MORE, UDP_CORK): __ip_append_data may have queued part of it"
+		case "connect":
+			why += fmt.Sprintf("; the handshake goes on in the background (__inet_stream_connect leaves the SYN sent), so later calls on fd %d may diverge", fd)
+		case "recv", "recvfrom", "recvmsg", "accept", "accept4":
+			why += "; a restart code means the call took nothing (it returns what it took before the signal instead)"
+		}
+	case strace.ResultUnfinished:
+		why = "the log ends before the call returns: strace shows no result; not replayed; the call may have taken effect (a send may have queued part of its data)"
+	default:
+		why = "the process ended during the call: strace shows no result; not replayed; the call may have taken effect (a send may have queued part of its data)"
+	}
+	return why
+}
+
 // ignored1 lists a call the decoder does not model; getsockname still
 // teaches the replay a socket's address.
 func (r *replayer) ignored1(o *strace.Ignored) {
@@ -73,7 +168,16 @@ func (r *replayer) ignored1(o *strace.Ignored) {
 		return
 	}
 	if a, ok := strace.AddrArg(c.Args[1]); ok && a.Addr.IsValid() {
-		e.local = a.Addr
+		r.setLocal(e, a.Addr)
+	}
+}
+
+// setLocal records a socket's local address and indexes a datagram socket
+// by its port, for feed.
+func (r *replayer) setLocal(e *fdEntry, a netip.AddrPort) {
+	e.local = a
+	if e.s != nil && !e.s.IsTCP() && a.Port() != 0 {
+		r.dgrams[a.Port()] = append(r.dgrams[a.Port()], e)
 	}
 }
 
@@ -82,6 +186,11 @@ func (r *replayer) ignored1(o *strace.Ignored) {
 func (r *replayer) sock(h *strace.Header, fd int, dataPath bool) *fdEntry {
 	e := r.fds[fd]
 	switch {
+	case e == nil && h.Syscall != "write" && h.Syscall != "close":
+		// Only sockets take this call: the log never showed the socket
+		// or accept that created the descriptor.
+		r.unknownFds[fd]++
+		return nil
 	case e == nil:
 		r.ignore(h.Syscall, "not a socket the replay follows")
 		return nil
@@ -205,7 +314,7 @@ func (r *replayer) bind(o *strace.Bind) {
 		return
 	}
 	if o.Addr.Addr.IsValid() {
-		e.local = o.Addr.Addr
+		r.setLocal(e, o.Addr.Addr)
 	}
 	r.between(&o.Header)
 	text := fmt.Sprintf("bind(%d, %v)", o.Fd, o.Addr.Addr)
@@ -236,12 +345,13 @@ func (r *replayer) connect(o *strace.Connect) {
 }
 
 // tracedListener reports whether a traced listening socket may own addr:
-// one bound to its port, or one whose port the log never showed.
+// one bound to its port, or one whose port the log never showed. It drops
+// the listeners that no longer listen or whose fd was closed.
 func (r *replayer) tracedListener(addr netip.AddrPort) bool {
-	for _, l := range r.fds {
-		if l.s == nil || !l.s.IsTCP() || l.s.Sk.State != sock.LISTEN {
-			continue
-		}
+	r.listeners = slices.DeleteFunc(r.listeners, func(l *fdEntry) bool {
+		return r.fds[l.fd] != l || l.s.Sk.State != sock.LISTEN
+	})
+	for _, l := range r.listeners {
 		if l.local.Port() == 0 || l.local.Port() == addr.Port() {
 			return true
 		}
@@ -258,6 +368,9 @@ func (r *replayer) listen(o *strace.Listen) {
 	text := fmt.Sprintf("listen(%d, %d)", o.Fd, o.Backlog)
 	res := r.w.Listen(r.call(&o.Header, text), e.s)
 	r.compare(&o.Header, o.Fd, e.s.Name, text, o.Result.String(), res.String(), "")
+	if res.Errno == 0 && e.s.IsTCP() && !slices.Contains(r.listeners, e) {
+		r.listeners = append(r.listeners, e)
+	}
 }
 
 // accept returns the connection of a traced client when one connected to
@@ -322,15 +435,71 @@ func (r *replayer) send(o *strace.Send) {
 		return
 	}
 	r.feed(e, o.To.Addr)
-	r.between(&o.Header)
 	flags := msgFlags(o.Flags)
 	text := fmt.Sprintf("%s(%d, %v, %v)", o.Syscall, o.Fd, o.Iov, flags)
 	send := r.w.Send
 	if o.To.Addr.IsValid() {
 		send = r.w.SendTo
 	}
-	res := send(r.call(&o.Header, text), e.s, ints(o.Iov), flags)
-	r.compare(&o.Header, o.Fd, e.s.Name, text, o.Result.String(), res.String(), why(res))
+	obs := o.Result.String()
+	if o.Abbrev != "" {
+		r.abbreviatedSend(o, e, text, func(lens []int) sim.Result {
+			return send(r.call(&o.Header, text), e.s, lens, flags)
+		})
+		return
+	}
+	im := importBuffers(o.Syscall, o.Iov)
+	if !r.runnable(&o.Header, o.Fd, e.s.Name, text, im) {
+		return
+	}
+	r.between(&o.Header)
+	res := send(r.call(&o.Header, text), e.s, im.lens, flags)
+	r.compare(&o.Header, o.Fd, e.s.Name, text, obs, res.String(), why(res))
+}
+
+// runnable decides whether the model can run a call whose buffers the
+// syscall entry imported: an errno of the entry itself is the prediction
+// (compared here); an answer that depends on what strace does not show,
+// or a call larger than the replay simulates, is undetermined and not run.
+func (r *replayer) runnable(h *strace.Header, fd int, name, text string, im imported) bool {
+	switch {
+	case im.errno != 0:
+		r.compare(h, fd, name, text, h.Result.String(), "-1 "+im.errno.String(), im.why)
+		return false
+	case im.undet:
+		r.add(h, fd, name, text, h.Result.String(), notReplayed, im.why+"; not replayed", Undetermined)
+		return false
+	case im.total() > r.maxBytes:
+		r.add(h, fd, name, text, h.Result.String(), notReplayed, r.tooBig(im.total()), Undetermined)
+		return false
+	}
+	return true
+}
+
+// tooBig says why a call over the replay's bound was not run.
+func (r *replayer) tooBig(n int) string {
+	return fmt.Sprintf("the call moves %d bytes, more than the replay simulates (%d): not replayed, so the model's state lacks it and later calls on this socket may diverge", n, r.maxBytes)
+}
+
+// abbreviatedSend handles a send whose buffers strace abbreviated: the
+// prediction is undetermined. A send the log shows succeeding with n
+// bytes is run on the model as one n-byte buffer, so that its state (data
+// queued, zerocopy ids) stays close to the kernel's; a failed one queued
+// nothing and is not run.
+func (r *replayer) abbreviatedSend(o *strace.Send, e *fdEntry, text string, send func([]int) sim.Result) {
+	obs := o.Result.String()
+	n, ok := o.Result.Ret()
+	switch {
+	case !ok || n < 0:
+		r.add(&o.Header, o.Fd, e.s.Name, text, obs, notReplayed, o.Abbrev+"; not replayed (a failed send queues nothing)", Undetermined)
+	case n > int64(r.maxBytes):
+		r.add(&o.Header, o.Fd, e.s.Name, text, obs, notReplayed, o.Abbrev+"; "+r.tooBig(int(n)), Undetermined)
+	default:
+		r.between(&o.Header)
+		res := send([]int{int(n)})
+		r.add(&o.Header, o.Fd, e.s.Name, text, obs, res.String(),
+			fmt.Sprintf("%s; the model replayed it as one %d-byte buffer (the observed result) to keep its state close to the kernel's", o.Abbrev, n), Undetermined)
+	}
 }
 
 // feed ties a datagram receiver the program traced to the sender that
@@ -346,13 +515,17 @@ func (r *replayer) feed(from *fdEntry, to netip.AddrPort) {
 	if !to.IsValid() || to.Port() == 0 {
 		return
 	}
-	for _, fd := range sortedFds(r.fds) {
-		rx := r.fds[fd]
-		if rx == from || rx.s == nil || rx.s.IsTCP() || rx.feed != nil || rx.local.Port() != to.Port() {
+	var pick *fdEntry
+	for _, rx := range r.dgrams[to.Port()] {
+		if r.fds[rx.fd] != rx || rx == from || rx.feed != nil || rx.local.Port() != to.Port() {
 			continue
 		}
-		rx.feed = from.s.Peer
-		return
+		if pick == nil || rx.fd < pick.fd {
+			pick = rx
+		}
+	}
+	if pick != nil {
+		pick.feed = from.s.Peer
 	}
 }
 
@@ -362,13 +535,30 @@ func (r *replayer) sendmmsg(o *strace.SendMmsg) {
 		return
 	}
 	r.feed(e, netip.AddrPort{})
-	r.between(&o.Header)
 	flags := msgFlags(o.Flags)
 	text := fmt.Sprintf("sendmmsg(%d, %d messages, %v)", o.Fd, len(o.Msgs), flags)
-	msgs := make([][]int, len(o.Msgs))
-	for i, m := range o.Msgs {
-		msgs[i] = ints(m.Iov)
+	if o.Abbrev != "" {
+		r.add(&o.Header, o.Fd, e.s.Name, text, o.Result.String(), notReplayed,
+			o.Abbrev+"; not replayed, so the model's state lacks what the call sent", Undetermined)
+		return
 	}
+	msgs := make([][]int, len(o.Msgs))
+	total := 0
+	for i, m := range o.Msgs {
+		im := importBuffers("sendmmsg", m.Iov)
+		if im.errno != 0 || im.undet {
+			r.add(&o.Header, o.Fd, e.s.Name, text, o.Result.String(), notReplayed,
+				fmt.Sprintf("message %d: %s; not replayed, so the model's state lacks what the call sent", i, im.why), Undetermined)
+			return
+		}
+		msgs[i] = im.lens
+		total += im.total()
+	}
+	if total > r.maxBytes {
+		r.add(&o.Header, o.Fd, e.s.Name, text, o.Result.String(), notReplayed, r.tooBig(total), Undetermined)
+		return
+	}
+	r.between(&o.Header)
 	res := r.w.Sendmmsg(r.call(&o.Header, text), e.s, msgs, flags)
 	if int64(len(o.Msgs)) < o.Vlen && o.Result.Kind == strace.ResultValue {
 		r.note(fmt.Sprintf("line %d: strace printed %d of %d messages; only those were replayed", line(&o.Header), len(o.Msgs), o.Vlen))
@@ -381,19 +571,16 @@ func (r *replayer) recv(o *strace.Recv) {
 	if e == nil {
 		return
 	}
-	r.between(&o.Header)
 	flags := msgFlags(o.Flags)
 	text := fmt.Sprintf("%s(%d, %d, %v)", o.Syscall, o.Fd, o.Len, flags)
 	if !o.ErrQueue {
-		target := e.s
-		if e.feed != nil {
-			target = e.feed
-		}
-		res := r.w.Recv(r.call(&o.Header, text), target, int(max(o.Len, 0)), flags)
-		r.compare(&o.Header, o.Fd, target.Name, text, o.Result.String(), res.String(), why(res))
+		r.recvData(o, e, text, flags)
 		return
 	}
-	res := r.w.Recvmsg(r.call(&o.Header, text), e.s, int(max(o.Len, 0)), flags)
+	// An error-queue read copies one notification whatever the buffers
+	// (sock_recv_errqueue): their lengths do not matter.
+	r.between(&o.Header)
+	res := r.w.Recvmsg(r.call(&o.Header, text), e.s, int(min(o.Len, maxRWCount)), flags)
 	obs := o.Result.String()
 	var ext *strace.ExtErr
 	printed := len(o.Cmsgs) == 0
@@ -422,7 +609,47 @@ func (r *replayer) recv(o *strace.Recv) {
 	if res.Errno == kernel.EAGAIN {
 		w = "the model's error queue is empty"
 	}
-	r.add(&o.Header, o.Fd, e.s.Name, text, obs, pred, w, how, agree)
+	v := Diverge
+	if agree {
+		v = Agree
+	}
+	r.addHow(&o.Header, o.Fd, e.s.Name, text, obs, pred, w, how, v)
+}
+
+// recvData replays a read of data. Its lengths go through the syscall
+// entry's checks; when strace abbreviated them, a read the log shows
+// returning n bytes is run as a read of n (undetermined), a failed one
+// took nothing and is not run.
+func (r *replayer) recvData(o *strace.Recv, e *fdEntry, text string, flags kernel.MsgFlags) {
+	target := e.s
+	if e.feed != nil {
+		target = e.feed
+	}
+	obs := o.Result.String()
+	if o.Abbrev != "" {
+		n, ok := o.Result.Ret()
+		if !ok || n < 0 {
+			r.add(&o.Header, o.Fd, target.Name, text, obs, notReplayed, o.Abbrev+"; not replayed (a failed read takes nothing)", Undetermined)
+			return
+		}
+		r.between(&o.Header)
+		res := r.w.Recv(r.call(&o.Header, text), target, int(min(uint64(n), maxRWCount)), flags)
+		r.add(&o.Header, o.Fd, target.Name, text, obs, res.String(),
+			fmt.Sprintf("%s; the model read %d bytes (the observed result) to keep its state close to the kernel's", o.Abbrev, n), Undetermined)
+		return
+	}
+	lens := []uint64{o.Len}
+	if o.Syscall == "recvmsg" {
+		lens = o.Iov
+	}
+	im := importBuffers(o.Syscall, lens)
+	if im.errno != 0 || im.undet {
+		r.runnable(&o.Header, o.Fd, target.Name, text, im)
+		return
+	}
+	r.between(&o.Header)
+	res := r.w.Recv(r.call(&o.Header, text), target, im.total(), flags)
+	r.compare(&o.Header, o.Fd, target.Name, text, obs, res.String(), why(res))
 }
 
 // recordOf turns a logged sock_extended_err into the model's record type.
@@ -518,17 +745,31 @@ func observed(h *strace.Header) (string, int) {
 // compare records a call whose observed and predicted renderings must be
 // equal.
 func (r *replayer) compare(h *strace.Header, fd int, sock, text, obs, pred, why string) {
-	r.add(h, fd, sock, text, obs, pred, why, "", obs == pred)
+	v := Diverge
+	if obs == pred {
+		v = Agree
+	}
+	r.addHow(h, fd, sock, text, obs, pred, why, "", v)
 }
 
-func (r *replayer) add(h *strace.Header, fd int, sock, text, obs, pred, why, how string, agree bool) {
+// add records a call with its verdict; why is the model's reason on a
+// divergence (its last event when empty) and the reason on an
+// undetermined call.
+func (r *replayer) add(h *strace.Header, fd int, sock, text, obs, pred, why string, v Verdict) {
+	r.addHow(h, fd, sock, text, obs, pred, why, "", v)
+}
+
+func (r *replayer) addHow(h *strace.Header, fd int, sock, text, obs, pred, why, how string, v Verdict) {
 	c := Call{Line: line(h), Pid: h.Pid, Syscall: h.Syscall, Fd: fd, Socket: sock, Text: text,
-		Observed: obs, Predicted: pred, Agree: agree, Compared: how}
-	if !agree {
+		Observed: obs, Predicted: pred, Verdict: v, Compared: how}
+	switch v {
+	case Diverge:
 		c.Why = why
 		if c.Why == "" {
 			c.Why = r.lastEvent()
 		}
+	case Undetermined:
+		c.Why = why
 	}
 	r.rep.Calls = append(r.rep.Calls, c)
 }
@@ -632,21 +873,4 @@ func msgFlags(names []string) kernel.MsgFlags {
 		}
 	}
 	return f
-}
-
-func ints(xs []int64) []int {
-	out := make([]int, len(xs))
-	for i, x := range xs {
-		out[i] = int(x)
-	}
-	return out
-}
-
-func sortedFds(m map[int]*fdEntry) []int {
-	out := make([]int, 0, len(m))
-	for fd := range m {
-		out = append(out, fd)
-	}
-	slices.Sort(out)
-	return out
 }

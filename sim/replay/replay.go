@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/netip"
 	"os"
+	"slices"
 
 	"github.com/zcsim/zcsim/kernel"
 	"github.com/zcsim/zcsim/sim"
@@ -12,8 +13,11 @@ import (
 )
 
 // SchemaVersion is the version of the JSON Lines report. It changes when a
-// field changes meaning or disappears.
-const SchemaVersion = 1
+// field changes meaning or disappears. Version 2 replaced a call's "agree"
+// with "verdict" (agree, diverge, undetermined) and added the summary's
+// "undetermined", "unreplayed" and "verdict"; its "ok" now also needs one
+// call that agrees.
+const SchemaVersion = 2
 
 // Options say what machine the traced program is assumed to have run on.
 type Options struct {
@@ -32,6 +36,12 @@ type Options struct {
 	// OptmemMax, if positive, sets net.core.optmem_max; otherwise the
 	// profile's default.
 	OptmemMax int
+	// MaxCallBytes bounds the bytes one replayed call may ask the model
+	// to move; 0 means DefaultMaxCallBytes. A larger call is not run: it
+	// is reported undetermined, never truncated. The model's cost grows
+	// faster than linearly with a send's size (every step checks every
+	// live page).
+	MaxCallBytes int
 }
 
 // ReplayFile reads, parses and replays the strace log in file.
@@ -51,6 +61,12 @@ func ReplayFile(file string, opts Options) (*Report, error) {
 func Replay(file string, src []byte, opts Options) (*Report, error) {
 	if opts.OptmemMax < 0 {
 		return nil, fmt.Errorf("optmem_max %d is negative", opts.OptmemMax)
+	}
+	if opts.MaxCallBytes < 0 {
+		return nil, fmt.Errorf("max call bytes %d is negative", opts.MaxCallBytes)
+	}
+	if opts.MaxCallBytes == 0 {
+		opts.MaxCallBytes = DefaultMaxCallBytes
 	}
 	if opts.Profile == "" {
 		opts.Profile = kernel.DefaultProfile
@@ -119,6 +135,15 @@ type replayer struct {
 	rep      *Report
 	ignored  map[string]int
 	ignOrder []string
+	maxBytes int
+	// listeners are the traced TCP sockets listen succeeded on, in
+	// order; dgrams indexes the traced datagram sockets by the local port
+	// the log showed.
+	listeners []*fdEntry
+	dgrams    map[uint16][]*fdEntry
+	// unknownFds counts, per descriptor the log never created, the calls
+	// made on it.
+	unknownFds map[int]int
 }
 
 func newReplayer(file string, p *kernel.Profile, log *strace.Log, opts Options) *replayer {
@@ -133,7 +158,7 @@ func newReplayer(file string, p *kernel.Profile, log *strace.Log, opts Options) 
 	w.AddDevice(dev)
 	r := &replayer{w: w, task: task, dev: dev, file: file,
 		calls: map[int]*strace.Call{}, fds: map[int]*fdEntry{}, names: map[int]int{},
-		ignored: map[string]int{}}
+		ignored: map[string]int{}, maxBytes: opts.MaxCallBytes, dgrams: map[uint16][]*fdEntry{}, unknownFds: map[int]int{}}
 	for i := range log.Calls {
 		c := &log.Calls[i]
 		if len(c.Lines) > 0 {
@@ -238,20 +263,43 @@ func (r *replayer) finish() {
 		r.note(fmt.Sprintf("%d IPv6 error-queue reads (lines %s) were compared on the return value only: strace 6.1 prints no cmsg data for IPV6_RECVERR",
 			len(r.v6Lines), lineList(r.v6Lines)))
 	}
-	r.rep.Trace = r.w.Trace()
 	s := &r.rep.Summary
+	if len(r.unknownFds) > 0 {
+		fds := make([]int, 0, len(r.unknownFds))
+		for fd, n := range r.unknownFds {
+			fds = append(fds, fd)
+			s.Unreplayed += n
+		}
+		slices.Sort(fds)
+		r.note(fmt.Sprintf("%d calls on %d descriptors the log never created (fd %s) could not be replayed: the capture started after their socket() or accept(), or they came from a call the replay does not follow (dup, fork, SCM_RIGHTS)",
+			s.Unreplayed, len(fds), lineList(fds)))
+	}
+	r.rep.Trace = r.w.Trace()
 	for _, c := range r.rep.Calls {
 		s.Calls++
-		if c.Agree {
+		switch c.Verdict {
+		case Agree:
 			s.Agree++
-		} else {
+		case Diverge:
 			s.Diverge++
+		default:
+			s.Undetermined++
 		}
 	}
 	for _, ig := range r.rep.Ignored {
 		s.Ignored += ig.Count
 	}
-	s.OK = s.Diverge == 0
+	s.OK = s.Diverge == 0 && s.Agree > 0
+	switch {
+	case s.Diverge > 0:
+		s.Verdict = fmt.Sprintf("%d diverge", s.Diverge)
+	case s.Agree == 0:
+		s.Verdict = "nothing checked"
+	case s.Undetermined > 0:
+		s.Verdict = fmt.Sprintf("agree, %d undetermined", s.Undetermined)
+	default:
+		s.Verdict = "agree"
+	}
 }
 
 func lineList(ls []int) string {

@@ -41,6 +41,22 @@ type Config struct {
 	Timestamps string `json:"timestamps"`
 }
 
+// Verdict is the outcome of one compared call.
+type Verdict string
+
+// The verdicts of a call.
+const (
+	// Agree: the model predicts what the log observed.
+	Agree Verdict = "agree"
+	// Diverge: the model predicts something else.
+	Diverge Verdict = "diverge"
+	// Undetermined: the log does not tell enough to predict or to
+	// compare (an argument strace abbreviated, a call a signal
+	// interrupted, a length whose answer depends on the process's
+	// memory, a call larger than the replay simulates); Why says which.
+	Undetermined Verdict = "undetermined"
+)
+
 // Call is one replayed system call. Observed and Predicted are rendered
 // alike, as strace prints a result ("4096", "-1 EAGAIN"), followed for an
 // error-queue read by the record ("0 zerocopy [0,4] COPIED"), for
@@ -54,36 +70,53 @@ type Call struct {
 	// Fd is the call's fd argument, -1 when it has none.
 	Fd int `json:"fd"`
 	// Socket is the model socket the call went to.
-	Socket    string `json:"socket,omitempty"`
-	Text      string `json:"text"`
-	Observed  string `json:"observed"`
-	Predicted string `json:"predicted"`
-	Agree     bool   `json:"agree"`
-	// Why is the model's reason for its prediction, on a divergence: the
+	Socket   string `json:"socket,omitempty"`
+	Text     string `json:"text"`
+	Observed string `json:"observed"`
+	// Predicted is the model's result, or "not replayed" for an
+	// undetermined call the model did not run.
+	Predicted string  `json:"predicted"`
+	Verdict   Verdict `json:"verdict"`
+	// Why is, on a divergence, the model's reason for its prediction: the
 	// send's msg_zerocopy_alloc/realloc outcome ("mm_account_pinned_pages
-	// failed"), or the model's event text.
+	// failed"), or the model's event text; on an undetermined call, why
+	// the log does not tell, and what the model did instead.
 	Why string `json:"why,omitempty"`
 	// Compared, when set, says the comparison was partial and why.
 	Compared string `json:"compared,omitempty"`
 }
 
-// Summary is the last record of a report.
+// Summary is the last record of a report. Calls = Agree + Diverge +
+// Undetermined. Unreplayed counts the calls on descriptors the log never
+// created (a capture that starts mid-run), Ignored the calls the replay
+// does not model; neither is in Calls. OK holds when nothing diverges and
+// at least one call agrees: a replay that checked nothing is not a
+// success. Verdict says the same in words: "agree", "agree, N
+// undetermined", "N diverge" or "nothing checked".
 type Summary struct {
-	Calls   int  `json:"calls"`
-	Agree   int  `json:"agree"`
-	Diverge int  `json:"diverge"`
-	Ignored int  `json:"ignored"`
-	OK      bool `json:"ok"`
+	Calls        int    `json:"calls"`
+	Agree        int    `json:"agree"`
+	Diverge      int    `json:"diverge"`
+	Undetermined int    `json:"undetermined"`
+	Unreplayed   int    `json:"unreplayed"`
+	Ignored      int    `json:"ignored"`
+	Verdict      string `json:"verdict"`
+	OK           bool   `json:"ok"`
 }
 
-// OK reports whether every replayed call agreed with the model.
+// OK reports whether the replay checked something and nothing diverged.
 func (r *Report) OK() bool { return r.Summary.OK }
 
 // Divergences returns the calls where the model disagrees with the log.
-func (r *Report) Divergences() []Call {
+func (r *Report) Divergences() []Call { return r.with(Diverge) }
+
+// Undetermined returns the calls the log does not tell enough to check.
+func (r *Report) Undetermined() []Call { return r.with(Undetermined) }
+
+func (r *Report) with(v Verdict) []Call {
 	var out []Call
 	for _, c := range r.Calls {
-		if !c.Agree {
+		if c.Verdict == v {
 			out = append(out, c)
 		}
 	}
@@ -105,10 +138,7 @@ func (r *Report) WriteText(w io.Writer) error {
 	fmt.Fprintf(&b, "replay of %s under %s: %s path, %s CAP_IPC_LOCK, %s CAP_NET_ADMIN, RLIMIT_MEMLOCK %d, optmem_max %d, timestamps %s\n",
 		c.File, c.Profile, c.Path, with(c.CapIPCLock), with(c.CapNetAdmin), c.Memlock, c.OptmemMax, c.Timestamps)
 	for _, k := range r.Calls {
-		mark := "ok  "
-		if !k.Agree {
-			mark = "DIFF"
-		}
+		mark := map[Verdict]string{Agree: "ok  ", Diverge: "DIFF", Undetermined: "??  "}[k.Verdict]
 		fmt.Fprintf(&b, "%s line %-5d %-44s observed %-28s predicted %s", mark, k.Line, k.Text, k.Observed, k.Predicted)
 		if k.Compared != "" {
 			fmt.Fprintf(&b, "  [%s]", k.Compared)
@@ -125,6 +155,12 @@ func (r *Report) WriteText(w io.Writer) error {
 			b.WriteString("\n")
 		}
 	}
+	if u := r.Undetermined(); len(u) > 0 {
+		fmt.Fprintf(&b, "\nundetermined:\n")
+		for _, k := range u {
+			fmt.Fprintf(&b, "  line %d: %s: observed %s: %s\n", k.Line, k.Text, k.Observed, k.Why)
+		}
+	}
 	if len(r.Ignored) > 0 {
 		fmt.Fprintf(&b, "\nignored calls:\n")
 		for _, ig := range r.Ignored {
@@ -138,19 +174,17 @@ func (r *Report) WriteText(w io.Writer) error {
 		}
 	}
 	s := r.Summary
-	verdict := "all agree"
-	if !s.OK {
-		verdict = fmt.Sprintf("%d diverge", s.Diverge)
-	}
-	fmt.Fprintf(&b, "\n%d calls replayed, %d agree, %s; %d ignored\n", s.Calls, s.Agree, verdict, s.Ignored)
+	fmt.Fprintf(&b, "\n%d calls replayed: %d agree, %d diverge, %d undetermined; %d on descriptors the log never created; %d ignored: %s\n",
+		s.Calls, s.Agree, s.Diverge, s.Undetermined, s.Unreplayed, s.Ignored, s.Verdict)
 	_, err := io.WriteString(w, b.String())
 	return err
 }
 
 // WriteJSON writes the report as JSON Lines, each record with a "kind":
-// "config" first, then one "call" per replayed call, one "divergence" per
-// disagreement, one "ignored" per ignored call name with its count, one
-// "note" each, and "summary" last — the shape of zcsim run's --json.
+// "config" first (its "schema" is [SchemaVersion]), then one "call" per
+// replayed call with its "verdict", one "divergence" per disagreement,
+// one "ignored" per ignored call name with its count, one "note" each,
+// and "summary" last — the shape of zcsim run's --json.
 func (r *Report) WriteJSON(w io.Writer) error {
 	put := func(kind string, v any) error { return sim.WriteJSONLine(w, kind, v) }
 	if err := put("config", r.Config); err != nil {

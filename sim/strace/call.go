@@ -72,22 +72,27 @@ type ResultKind uint8
 
 // Result forms.
 const (
-	ResultValue      ResultKind = iota // = 4096, = 0x7f..., = 3<TCP:[...]>
-	ResultErrno                        // = -1 EAGAIN (Resource temporarily unavailable)
-	ResultUnknown                      // = ? (exit_group, a process killed mid-call)
-	ResultUnfinished                   // "<unfinished ...>" never resumed in the log
+	ResultValue       ResultKind = iota // = 4096, = 0x7f..., = 3<TCP:[...]>
+	ResultErrno                         // = -1 EAGAIN (Resource temporarily unavailable)
+	ResultUnknown                       // = ? (exit_group, a process killed mid-call)
+	ResultUnfinished                    // "<unfinished ...>" never resumed in the log
+	ResultInterrupted                   // = ? ERESTARTSYS (To be restarted if SA_RESTART is set)
 )
 
-// MarshalText prints a ResultKind as "value", "errno", "unknown" or
-// "unfinished".
+// MarshalText prints a ResultKind as "value", "errno", "unknown",
+// "unfinished" or "interrupted".
 func (k ResultKind) MarshalText() ([]byte, error) {
-	return []byte([...]string{"value", "errno", "unknown", "unfinished"}[k]), nil
+	return []byte([...]string{"value", "errno", "unknown", "unfinished", "interrupted"}[k]), nil
 }
 
 // Result is what a call returned. For [ResultValue], Value is the number
 // (Int; Fd with its decoration under -y) and Comment the parenthesised text
 // strace may add (= 0 (Timeout)); for [ResultErrno], Errno is the name
-// (EAGAIN), Value the raw return (-1) and Comment the message.
+// (EAGAIN), Value the raw return (-1) and Comment the message; for
+// [ResultInterrupted], Errno is the kernel-internal restart code strace
+// shows instead of a result (ERESTARTSYS, ERESTARTNOINTR, ERESTARTNOHAND,
+// ERESTART_RESTARTBLOCK: the call was interrupted by a signal and never
+// returned to the program as such) and Comment the message.
 type Result struct {
 	Kind    ResultKind `json:"kind"`
 	Value   Value      `json:"value,omitzero"`
@@ -104,13 +109,15 @@ func (r Result) Ret() (int64, bool) {
 }
 
 // String prints r the way strace does, without the message: "4096",
-// "-1 EAGAIN", "?".
+// "-1 EAGAIN", "?", "? ERESTARTSYS".
 func (r Result) String() string {
 	switch r.Kind {
 	case ResultErrno:
 		return r.Value.Text + " " + r.Errno
 	case ResultUnknown, ResultUnfinished:
 		return "?"
+	case ResultInterrupted:
+		return "? " + r.Errno
 	}
 	return r.Value.Text
 }

@@ -2,6 +2,7 @@ package strace
 
 import (
 	"encoding/binary"
+	"math"
 	"net/netip"
 	"sort"
 	"strings"
@@ -143,9 +144,22 @@ func intArg(v Value, what string) (int64, *badArg) {
 	return n, nil
 }
 
+// fdArg reads a descriptor, an int in the syscall ABI: strace prints it
+// with %d, so anything outside the range of a C int is malformed.
 func fdArg(v Value) (int, *badArg) {
 	n, bad := intArg(v, "fd")
+	if bad == nil && (n < math.MinInt32 || n > math.MaxInt32) {
+		return 0, &badArg{v, "fd is out of the range of an int"}
+	}
 	return int(n), bad
+}
+
+// sizeArg reads a size_t (a length) as the 64 bits the syscall receives:
+// strace prints it unsigned (18446744073709551615), and a -1 written in its
+// place is the same bits.
+func sizeArg(v Value, what string) (uint64, *badArg) {
+	n, bad := intArg(v, what)
+	return uint64(n), bad
 }
 
 func decodeSocket(h Header, a []Value) (Op, *badArg) {
@@ -265,11 +279,11 @@ func decodeSend(h Header, a []Value) (Op, *badArg) {
 	if bad != nil {
 		return nil, bad
 	}
-	n, bad := intArg(a[2], "length")
+	n, bad := sizeArg(a[2], "length")
 	if bad != nil {
 		return nil, bad
 	}
-	op := &Send{Header: h, Fd: fd, Iov: []int64{n}, Len: n, Flags: flagList(a[3]), ZeroCopy: a[3].Has("MSG_ZEROCOPY", msgZeroCopy)}
+	op := &Send{Header: h, Fd: fd, Iov: []uint64{n}, Len: n, Flags: flagList(a[3]), ZeroCopy: a[3].Has("MSG_ZEROCOPY", msgZeroCopy)}
 	if len(a) == 6 && !a[4].IsNull() {
 		if op.To, bad = sockAddr(a[4]); bad != nil {
 			return nil, bad
@@ -283,62 +297,113 @@ func decodeWrite(h Header, a []Value) (Op, *badArg) {
 	if bad != nil {
 		return nil, bad
 	}
-	n, bad := intArg(a[2], "length")
-	return &Send{Header: h, Fd: fd, Iov: []int64{n}, Len: n}, bad
+	n, bad := sizeArg(a[2], "length")
+	return &Send{Header: h, Fd: fd, Iov: []uint64{n}, Len: n}, bad
 }
 
-// iovLens returns the iov_len of each element of an iovec array.
-func iovLens(v Value) ([]int64, *badArg) {
+// iovLens returns the iov_len of each element of an iovec array, or why
+// strace's text does not tell them: an address instead of the array, an
+// iovec printed as {...}, a list cut at strace's limit ("...").
+func iovLens(v Value) ([]uint64, string, *badArg) {
 	v = v.Exit()
-	if v.Kind != KindArray {
-		return nil, &badArg{v, "msg_iov is not an array"}
+	if v.Kind == KindInt {
+		return nil, "strace printed msg_iov as an address (it could not read the iovec array)", nil
 	}
-	out := make([]int64, 0, len(v.Elems))
+	if v.Kind != KindArray {
+		return nil, "", &badArg{v, "msg_iov is not an array"}
+	}
+	out := make([]uint64, 0, len(v.Elems))
+	abbrev := ""
 	for _, e := range v.Elems {
 		if e.Kind == KindOmitted {
+			abbrev = sprintf("strace cut the iovec array after %d entries (...)", len(out))
 			continue
 		}
 		l, ok := e.Field("iov_len")
 		if !ok {
-			return nil, &badArg{e, "iovec without iov_len"}
+			if abbreviated(e) {
+				abbrev = "strace abbreviated an iovec ({...})"
+				continue
+			}
+			return nil, "", &badArg{e, "iovec without iov_len"}
 		}
-		n, bad := intArg(l, "iov_len")
+		n, bad := sizeArg(l, "iov_len")
 		if bad != nil {
-			return nil, bad
+			return nil, "", bad
 		}
 		out = append(out, n)
 	}
-	return out, nil
+	return out, abbrev, nil
 }
 
-func sum(xs []int64) int64 {
-	var s int64
+// abbreviated reports whether strace left members of a struct out: {...}
+// or {a=1, ...}.
+func abbreviated(v Value) bool {
+	if v.Kind != KindStruct {
+		return false
+	}
+	for _, f := range v.Fields {
+		if f.Name == "" && f.Value.Kind == KindOmitted {
+			return true
+		}
+	}
+	return false
+}
+
+// sum adds lengths, saturating at 2^64-1: the kernel never adds them past
+// what fits (__import_iovec clamps the total to MAX_RW_COUNT), and a sum
+// that wrapped would read as a small length.
+func sum(xs []uint64) uint64 {
+	var s uint64
 	for _, x := range xs {
+		if s+x < s {
+			return math.MaxUint64
+		}
 		s += x
 	}
 	return s
 }
 
-// msghdr decodes the iov lengths and destination of a struct msghdr.
-func msghdr(v Value) ([]int64, SockAddr, *badArg) {
-	if v.Kind != KindStruct {
-		return nil, SockAddr{}, &badArg{v, "expected a struct msghdr"}
+// msghdr decodes the iov lengths and destination of a struct msghdr, or
+// says why the lengths are unknown (abbrev): the struct printed as {...}
+// or as an address, msg_iov missing or abbreviated, or fewer iovecs
+// printed than msg_iovlen counts.
+func msghdr(v Value) (iov []uint64, to SockAddr, abbrev string, bad *badArg) {
+	switch {
+	case v.Kind == KindInt:
+		return nil, SockAddr{}, "strace printed the struct msghdr as an address", nil
+	case v.Kind != KindStruct:
+		return nil, SockAddr{}, "", &badArg{v, "expected a struct msghdr"}
 	}
-	var iov []int64
-	if f, ok := v.Field("msg_iov"); ok && !f.IsNull() {
-		var bad *badArg
-		if iov, bad = iovLens(f); bad != nil {
-			return nil, SockAddr{}, bad
+	f, ok := v.Field("msg_iov")
+	switch {
+	case !ok && abbreviated(v):
+		abbrev = "strace abbreviated the struct msghdr ({...})"
+	case !ok:
+		abbrev = "strace printed no msg_iov"
+	case !f.IsNull():
+		if iov, abbrev, bad = iovLens(f); bad != nil {
+			return nil, SockAddr{}, "", bad
 		}
 	}
-	var to SockAddr
+	if n, ok := fieldInt(v, "msg_iovlen"); ok && abbrev == "" && uint64(n) != uint64(len(iov)) {
+		abbrev = sprintf("msg_iovlen is %d but strace printed %d iovecs", uint64(n), len(iov))
+	}
 	if f, ok := v.Field("msg_name"); ok && f.Kind == KindStruct {
-		var bad *badArg
 		if to, bad = sockAddr(f); bad != nil {
-			return nil, SockAddr{}, bad
+			return nil, SockAddr{}, "", bad
 		}
 	}
-	return iov, to, nil
+	return iov, to, abbrev, nil
+}
+
+// fieldInt returns the number in a struct member, if it is one.
+func fieldInt(v Value, name string) (int64, bool) {
+	f, ok := v.Field(name)
+	if !ok {
+		return 0, false
+	}
+	return f.AsInt()
 }
 
 func decodeSendMsg(h Header, a []Value) (Op, *badArg) {
@@ -346,11 +411,11 @@ func decodeSendMsg(h Header, a []Value) (Op, *badArg) {
 	if bad != nil {
 		return nil, bad
 	}
-	iov, to, bad := msghdr(a[1])
+	iov, to, abbrev, bad := msghdr(a[1])
 	if bad != nil {
 		return nil, bad
 	}
-	return &Send{Header: h, Fd: fd, Iov: iov, Len: sum(iov), Flags: flagList(a[2]), ZeroCopy: a[2].Has("MSG_ZEROCOPY", msgZeroCopy), To: to}, nil
+	return &Send{Header: h, Fd: fd, Iov: iov, Len: sum(iov), Flags: flagList(a[2]), ZeroCopy: a[2].Has("MSG_ZEROCOPY", msgZeroCopy), To: to, Abbrev: abbrev}, nil
 }
 
 func decodeSendMmsg(h Header, a []Value) (Op, *badArg) {
@@ -366,27 +431,38 @@ func decodeSendMmsg(h Header, a []Value) (Op, *badArg) {
 	msgs := a[1].Exit()
 	if msgs.Kind != KindArray {
 		if msgs.Kind == KindInt {
+			op.Abbrev = "strace printed the mmsghdr vector as an address"
 			return op, nil
 		}
 		return nil, &badArg{msgs, "expected an array of struct mmsghdr"}
 	}
 	for _, m := range msgs.Elems {
 		if m.Kind == KindOmitted {
+			op.Abbrev = sprintf("strace cut the mmsghdr vector after %d messages (...)", len(op.Msgs))
 			continue
 		}
 		hdr, ok := m.Field("msg_hdr")
 		if !ok {
+			if abbreviated(m) {
+				op.Abbrev = sprintf("strace abbreviated message %d ({...})", len(op.Msgs))
+				continue
+			}
 			return nil, &badArg{m, "mmsghdr without msg_hdr"}
 		}
-		iov, _, bad := msghdr(hdr)
+		iov, _, abbrev, bad := msghdr(hdr)
 		if bad != nil {
 			return nil, bad
 		}
+		if abbrev != "" {
+			op.Abbrev = sprintf("message %d: %s", len(op.Msgs), abbrev)
+		}
 		mm := Mmsg{Iov: iov}
 		if l, ok := m.Field("msg_len"); ok {
-			if mm.MsgLen, bad = intArg(l, "msg_len"); bad != nil {
+			n, bad := intArg(l, "msg_len")
+			if bad != nil {
 				return nil, bad
 			}
+			mm.MsgLen = uint64(uint32(n)) // unsigned int msg_len
 		}
 		op.Msgs = append(op.Msgs, mm)
 	}
@@ -398,7 +474,7 @@ func decodeRecv(h Header, a []Value) (Op, *badArg) {
 	if bad != nil {
 		return nil, bad
 	}
-	n, bad := intArg(a[2], "length")
+	n, bad := sizeArg(a[2], "length")
 	return &Recv{Header: h, Fd: fd, Len: n, Flags: flagList(a[3]), ErrQueue: a[3].Has("MSG_ERRQUEUE", msgErrQueue)}, bad
 }
 
@@ -409,15 +485,13 @@ func decodeRecvMsg(h Header, a []Value) (Op, *badArg) {
 	}
 	op := &Recv{Header: h, Fd: fd, Flags: flagList(a[2]), ErrQueue: a[2].Has("MSG_ERRQUEUE", msgErrQueue)}
 	m := a[1].Exit()
+	iov, _, abbrev, bad := msghdr(m)
+	if bad != nil {
+		return nil, bad
+	}
+	op.Iov, op.Len, op.Abbrev = iov, sum(iov), abbrev
 	if m.Kind != KindStruct {
 		return op, nil
-	}
-	if f, ok := m.Field("msg_iov"); ok && !f.IsNull() {
-		iov, bad := iovLens(f)
-		if bad != nil {
-			return nil, bad
-		}
-		op.Len = sum(iov)
 	}
 	if ctl, ok := m.Field("msg_control"); ok && ctl.Kind == KindArray {
 		for _, e := range ctl.Elems {

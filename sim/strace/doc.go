@@ -66,8 +66,10 @@
 //
 // Results: "= 4096", "= 3<TCP:[5218]>", "= 0x7f5ed3c4e000", "= -1 EAGAIN
 // (Resource temporarily unavailable)" ([ResultErrno]), "= ?"
-// ([ResultUnknown]), each optionally followed by a parenthesised comment
-// and a -T duration or "<unavailable>".
+// ([ResultUnknown]), "= ? ERESTARTSYS (To be restarted if SA_RESTART is
+// set)" and the other ERESTART* codes of a call a signal interrupted
+// ([ResultInterrupted]), each optionally followed by a parenthesised
+// comment and a -T duration or "<unavailable>".
 //
 // # Errors
 //

@@ -107,28 +107,34 @@ type SockOpt struct {
 }
 
 // Send is send, sendto, sendmsg or write. Iov holds the length of each
-// buffer (one for send, sendto and write), Len their sum, Flags the flags
-// (none for write), ZeroCopy whether MSG_ZEROCOPY (0x4000000) is among
-// them, To the destination of sendto/sendmsg when given.
+// buffer (one for send, sendto and write) as the size_t the kernel reads,
+// Len their sum (saturating at 2^64-1), Flags the flags (none for write),
+// ZeroCopy whether MSG_ZEROCOPY (0x4000000) is among them, To the
+// destination of sendto/sendmsg when given. Abbrev, when set, says why
+// the lengths are not known (strace printed the msghdr as {...}, cut the
+// iovec array, printed an address): Iov then holds only what was printed
+// and must not be read as the call's buffers.
 type Send struct {
 	Header
 	Fd       int      `json:"fd"`
-	Iov      []int64  `json:"iov"`
-	Len      int64    `json:"len"`
+	Iov      []uint64 `json:"iov"`
+	Len      uint64   `json:"len"`
 	Flags    []string `json:"flags,omitempty"`
 	ZeroCopy bool     `json:"zerocopy,omitempty"`
 	To       SockAddr `json:"to,omitzero"`
+	Abbrev   string   `json:"abbrev,omitempty"`
 }
 
 // Mmsg is one message of a sendmmsg: its buffer lengths and, when the
 // call returned, how many bytes the kernel took (msg_len).
 type Mmsg struct {
-	Iov    []int64 `json:"iov"`
-	MsgLen int64   `json:"msg_len"`
+	Iov    []uint64 `json:"iov"`
+	MsgLen uint64   `json:"msg_len"`
 }
 
 // SendMmsg is sendmmsg(fd, msgs, vlen, flags); the result is the number
-// of messages sent, and strace prints only those.
+// of messages sent, and strace prints only those. Abbrev, when set, says
+// why some message's lengths are not known, as for [Send].
 type SendMmsg struct {
 	Header
 	Fd       int      `json:"fd"`
@@ -136,6 +142,7 @@ type SendMmsg struct {
 	Vlen     int64    `json:"vlen"`
 	Flags    []string `json:"flags,omitempty"`
 	ZeroCopy bool     `json:"zerocopy,omitempty"`
+	Abbrev   string   `json:"abbrev,omitempty"`
 }
 
 // ExtErr is a struct sock_extended_err as carried by an IP_RECVERR or
@@ -160,14 +167,17 @@ type Cmsg struct {
 	Ext   *ExtErr `json:"ext,omitempty"`
 }
 
-// Recv is recv, recvfrom or recvmsg. Len is the buffer size asked for
-// (the sum of the iov lengths for recvmsg), Flags the call's flags,
-// ErrQueue whether MSG_ERRQUEUE (0x2000) is among them, Cmsgs the control
-// messages received.
+// Recv is recv, recvfrom or recvmsg. Len is the buffer size asked for, a
+// size_t (the saturating sum of the iov lengths for recvmsg, whose Iov
+// lists them), Flags the call's flags, ErrQueue whether MSG_ERRQUEUE
+// (0x2000) is among them, Cmsgs the control messages received. Abbrev,
+// when set, says why a recvmsg's lengths are not known, as for [Send].
 type Recv struct {
 	Header
 	Fd       int      `json:"fd"`
-	Len      int64    `json:"len"`
+	Len      uint64   `json:"len"`
+	Iov      []uint64 `json:"iov,omitempty"`
+	Abbrev   string   `json:"abbrev,omitempty"`
 	Flags    []string `json:"flags,omitempty"`
 	ErrQueue bool     `json:"errqueue,omitempty"`
 	Cmsgs    []Cmsg   `json:"cmsgs,omitempty"`

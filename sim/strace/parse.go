@@ -373,6 +373,15 @@ func (p *parser) result(c *cursor, call *Call) bool {
 	switch {
 	case c.eat("?"):
 		r.Kind = ResultUnknown
+		c.skipSpaces()
+		if name := c.ident(); name != "" {
+			if !strings.HasPrefix(name, "ERESTART") {
+				c.i -= len(name)
+				p.errorAt(c, "expected a restart code (ERESTARTSYS) after \"= ?\"")
+				return false
+			}
+			r.Kind, r.Errno = ResultInterrupted, name
+		}
 	default:
 		v, err := c.value()
 		if err != nil {
