@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/zcsim/zcsim/sim/replay"
 	"github.com/zcsim/zcsim/sim/strace"
+	"github.com/zcsim/zcsim/sim/strace/stracetest"
 )
 
 // options reads a fixture's NAME.replay sidecar: the replay flags its
@@ -229,17 +231,77 @@ func TestWriteText(t *testing.T) {
 	require.Contains(t, out, "1 diverge")
 }
 
-// FuzzReplay: whatever the log, a replay returns a report or an error and
-// never panics.
+// FuzzReplay: whatever the log, a replay returns a report or an error
+// naming line:col, never panics; its verdict counts add up to the calls
+// it compared; OK means something agreed and nothing diverged; every
+// undetermined call says why; and replaying the same log twice prints
+// byte-identical text and JSON. It starts from recorded logs and from
+// generated ones (stracetest).
 func FuzzReplay(f *testing.F) {
 	f.Add([]byte(tcpLog))
 	if b, err := os.ReadFile("../strace/testdata/udp4_ttt.log"); err == nil {
 		f.Add(b)
 	}
+	for seed := range uint64(16) {
+		src, _ := stracetest.Log(seed, 16)
+		f.Add([]byte(src))
+	}
+	// A small bound keeps every input fast; the bound's own path is
+	// exercised by the huge sizes the generator writes.
+	opts := replay.Options{MaxCallBytes: 1 << 20}
 	f.Fuzz(func(t *testing.T, src []byte) {
-		rep, err := replay.Replay("fuzz.log", src, replay.Options{})
-		if err == nil && rep.Summary.Calls != len(rep.Calls) {
-			t.Fatalf("summary counts %d calls, report has %d", rep.Summary.Calls, len(rep.Calls))
+		rep, err := replay.Replay("fuzz.log", src, opts)
+		if err != nil {
+			var list *strace.ErrorList
+			if !errors.As(err, &list) {
+				t.Fatalf("error %v is not an *strace.ErrorList", err)
+			}
+			for _, e := range list.Errs {
+				if !strings.HasPrefix(e.Error(), fmt.Sprintf("fuzz.log:%d:%d: ", e.Line, e.Col)) || e.Line < 1 || e.Col < 1 {
+					t.Fatalf("error %q does not name fuzz.log:line:col", e.Error())
+				}
+			}
+			return
+		}
+		checkSummary(t, rep)
+		again, err := replay.Replay("fuzz.log", src, opts)
+		if err != nil {
+			t.Fatalf("second replay failed: %v", err)
+		}
+		if a, b := render(t, rep), render(t, again); a != b {
+			t.Fatalf("two replays of the same log differ:\n%s\n---\n%s", a, b)
 		}
 	})
+}
+
+// checkSummary checks that a report's summary is what its calls say.
+func checkSummary(t *testing.T, rep *replay.Report) {
+	t.Helper()
+	s := rep.Summary
+	n := map[replay.Verdict]int{}
+	for _, c := range rep.Calls {
+		n[c.Verdict]++
+		if c.Verdict == replay.Undetermined && c.Why == "" {
+			t.Errorf("line %d: undetermined without a reason", c.Line)
+		}
+		if c.Verdict == replay.Agree && c.Observed != c.Predicted && c.Compared == "" {
+			t.Errorf("line %d: agrees on %q against %q", c.Line, c.Observed, c.Predicted)
+		}
+	}
+	if len(n) > 3 || s.Calls != len(rep.Calls) || s.Agree != n[replay.Agree] || s.Diverge != n[replay.Diverge] ||
+		s.Undetermined != n[replay.Undetermined] || s.Agree+s.Diverge+s.Undetermined != s.Calls {
+		t.Errorf("summary %+v does not count the calls %v", s, n)
+	}
+	if s.OK != (s.Diverge == 0 && s.Agree > 0) || s.OK != rep.OK() {
+		t.Errorf("summary %+v: OK is %v", s, s.OK)
+	}
+}
+
+// render prints a report as text and as JSON.
+func render(t *testing.T, rep *replay.Report) string {
+	t.Helper()
+	var b bytes.Buffer
+	require.NoError(t, rep.WriteText(&b))
+	require.NoError(t, rep.WriteJSON(&b))
+	return b.String()
 }

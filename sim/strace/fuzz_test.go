@@ -3,13 +3,19 @@ package strace
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"os"
+	"reflect"
+	"strings"
 	"testing"
+
+	"github.com/zcsim/zcsim/sim/strace/stracetest"
 )
 
-// FuzzParse feeds arbitrary text to Parse and Decode. They must never
-// panic, every error must point inside the input, and every call must
-// name lines that exist.
+// FuzzParse feeds arbitrary text to Parse and Decode, starting from the
+// recorded fixtures and from generated logs (stracetest). They must never
+// panic, every error must be "fuzz:line:col: ..." inside the input, every
+// call must name lines that exist, and parsing is deterministic.
 func FuzzParse(f *testing.F) {
 	for _, path := range fixtures(f) {
 		src, err := os.ReadFile(path)
@@ -21,10 +27,18 @@ func FuzzParse(f *testing.F) {
 			f.Add(line)
 		}
 	}
+	for seed := range uint64(16) {
+		src, _ := stracetest.Log(seed, 12)
+		f.Add([]byte(src))
+	}
 	f.Fuzz(func(t *testing.T, src []byte) {
 		lines := bytes.Count(src, []byte{'\n'}) + 1
 		log, err := Parse("fuzz", src)
 		checkErrors(t, err, lines)
+		again, err2 := Parse("fuzz", src)
+		if !reflect.DeepEqual(log, again) || fmt.Sprint(err) != fmt.Sprint(err2) {
+			t.Fatal("parsing the same text twice gave different results")
+		}
 		for _, c := range log.Calls {
 			for _, l := range c.Lines {
 				if l < 1 || l > lines {
@@ -49,6 +63,9 @@ func checkErrors(t *testing.T, err error, lines int) {
 	for _, e := range list.Errs {
 		if e.Line < 1 || e.Line > lines || e.Col < 1 {
 			t.Fatalf("error outside the input (%d lines): %v", lines, e)
+		}
+		if want := fmt.Sprintf("fuzz:%d:%d: ", e.Line, e.Col); !strings.HasPrefix(e.Error(), want) || e.Msg == "" {
+			t.Fatalf("error %q does not start with %q and say what is wrong", e.Error(), want)
 		}
 	}
 }
