@@ -1,0 +1,284 @@
+package gen
+
+import (
+	"fmt"
+	"strings"
+)
+
+// action is one kind of body statement.
+type action int
+
+const (
+	aSend action = iota
+	aSendto
+	aSendmsg
+	aSendmmsg
+	aErrqueue
+	aRecv
+	aSetsockopt
+	aGetsockopt
+	aWait
+	aSettle
+	aHold
+	aRelease
+	aDrop
+	aComplete
+	aTxerror
+	aFault
+	aZckey
+	aVhost
+	aConnect
+	aAccept
+	aShutdown
+	aClose
+	aSocket
+	aCreds
+	aNarrate
+	numActions
+)
+
+var actionNames = [numActions]string{
+	"send", "sendto", "sendmsg", "sendmmsg", "errqueue", "recv", "setsockopt", "getsockopt",
+	"wait", "settle", "hold", "release", "drop", "complete", "txerror", "fault", "zckey",
+	"vhost", "connect", "accept", "shutdown", "close", "socket", "creds", "narrate",
+}
+
+// actionBase is each action's weight before the swarm draw, and the
+// feature it needs (0: always available).
+var actionBase = [numActions]struct {
+	weight int
+	needs  Features
+}{
+	aSend: {10, 0}, aSendto: {4, 0}, aSendmsg: {4, 0}, aSendmmsg: {2, 0},
+	aErrqueue: {8, 0}, aRecv: {5, 0}, aSetsockopt: {2, 0}, aGetsockopt: {1, Sockopts},
+	aWait: {3, 0}, aSettle: {3, 0}, aHold: {2, Hold}, aRelease: {2, Hold}, aDrop: {2, Drop},
+	aComplete: {3, ManualTX}, aTxerror: {1, ManualTX}, aFault: {2, Faults}, aZckey: {1, Zckey},
+	aVhost: {2, Vhost}, aConnect: {1, Connect}, aAccept: {1, Connect}, aShutdown: {1, Close},
+	aClose: {1, Close}, aSocket: {1, 0}, aCreds: {2, Memlock}, aNarrate: {1, Narrate},
+}
+
+// drawWeights is swarm testing's second draw: each available action's base
+// weight times 0 to 4, and sends never off.
+func (g *gen) drawWeights() {
+	for a := range numActions {
+		b := actionBase[a]
+		if !g.feat.Has(b.needs) {
+			continue
+		}
+		g.weights[a] = b.weight * g.r.IntN(5)
+	}
+	if g.weights[aSend] == 0 {
+		g.weights[aSend] = actionBase[aSend].weight
+	}
+}
+
+func (g *gen) drawAction() action {
+	total := 0
+	for _, w := range g.weights {
+		total += w
+	}
+	n := g.r.IntN(total)
+	for a, w := range g.weights {
+		if n < w {
+			return action(a)
+		}
+		n -= w
+	}
+	return aSend
+}
+
+// body writes between a quarter of Config.Stmts and all of them (and the
+// rest of a new socket's setup).
+func (g *gen) body() {
+	end := g.lines + g.cfg.Stmts/4 + g.r.IntN(g.cfg.Stmts-g.cfg.Stmts/4+1)
+	for g.lines < end {
+		g.act(g.drawAction())
+	}
+}
+
+// drain ends some scenarios as a careful program does: settle, then read
+// the error queues.
+func (g *gen) drain() {
+	if g.chance(2) {
+		return
+	}
+	g.line("settle")
+	for _, s := range g.socks {
+		for range 1 + g.r.IntN(3) {
+			g.line("recvmsg %s MSG_ERRQUEUE", s.name)
+		}
+	}
+}
+
+func (g *gen) act(a action) {
+	switch a {
+	case aSend, aSendto:
+		s := g.sender()
+		g.line("%s %s %s %s", actionNames[a], s, g.size(g.payload(g.mtuOf(s))), g.sendFlags())
+	case aSendmsg:
+		s := g.sender()
+		g.line("sendmsg %s %s %s", s, g.iovec(g.mtuOf(s)), g.sendFlags())
+	case aSendmmsg:
+		s := g.sender()
+		msgs := make([]string, 1+g.r.IntN(pick(g, 2, 4, 8)))
+		for i := range msgs {
+			msgs[i] = g.iovec(g.mtuOf(s))
+		}
+		g.line("sendmmsg %s %s %s", s, strings.Join(msgs, " "), g.sendFlags())
+	case aErrqueue:
+		flags := "MSG_ERRQUEUE"
+		if g.chance(3) {
+			flags = pick(g, "MSG_ERRQUEUE|MSG_DONTWAIT", "MSG_DONTWAIT|MSG_ERRQUEUE", "MSG_ERRQUEUE|MSG_PEEK")
+		}
+		g.line("recvmsg %s %s", g.sockName(false), flags)
+	case aRecv:
+		g.recv()
+	case aSetsockopt:
+		s := g.anySock()
+		g.setsockopt(g.maybePeer(s.name), s)
+	case aGetsockopt:
+		g.getsockopt()
+	default:
+		g.control(a)
+	}
+}
+
+// recv reads data, mostly on a peer so the window opens and ACKs flow.
+func (g *gen) recv() {
+	s := g.sockName(!g.chance(4))
+	flags := ""
+	if g.chance(2) {
+		flags = " " + pick(g, "0", "MSG_DONTWAIT", "MSG_PEEK", "MSG_WAITALL", "MSG_TRUNC|MSG_DONTWAIT")
+	}
+	if g.chance(5) {
+		g.line("recvmsg %s %s", s, pick(g, "0", "MSG_DONTWAIT"))
+		return
+	}
+	g.line("recv %s %s%s", s, g.size(pick(g, 0, 1, 100, 1500, 4096, 65536, 1<<20)), flags)
+}
+
+// control writes the statements that steer time, the network and the
+// credentials.
+func (g *gen) control(a action) {
+	switch a {
+	case aWait:
+		g.line("wait %s", g.duration())
+	case aSettle:
+		g.line("settle")
+	case aHold, aRelease, aDrop:
+		dir := pick(g, "data", "ack")
+		s := g.sockName(g.chance(6))
+		switch {
+		case a != aDrop:
+			g.line("%s %s %s", actionNames[a], s, dir)
+		case g.chance(2):
+			g.line("drop %s %s", s, dir)
+		default:
+			g.line("drop %s %s %d", s, dir, 1+g.r.IntN(4))
+		}
+	case aComplete, aTxerror:
+		d := g.someDevice()
+		if g.chance(2) {
+			g.line("%s %s", actionNames[a], d)
+		} else {
+			g.line("%s %s %d", actionNames[a], d, g.r.IntN(4))
+		}
+	case aFault:
+		g.line("fault %s %s", pick(g, "sock_omalloc", "skb_copy_ubufs", "alloc_skb", "tun_get_user"), g.rule())
+	case aZckey:
+		g.line("zckey %s %s", g.sockName(false), pick(g, "0xffffffff", "0xfffffffe", "0xfffffff0", "4294967295", "65535", "65536", "0"))
+	case aVhost:
+		g.vhost()
+	default:
+		g.lifecycle(a)
+	}
+}
+
+// vhost writes a vhost_send of at most maxSegments segments, so that one
+// statement stays one bounded burst of steps.
+func (g *gen) vhost() {
+	if g.chance(2) {
+		g.line("vhost_send %s %s", g.someDevice(), g.size(min(g.payload(1500), maxSegments*1448)))
+		return
+	}
+	gso := pick(g, 1, 536, 1448, 1460, 9000, 65535)
+	g.line("vhost_send %s %s gso_size=%d", g.someDevice(), g.size(min(g.payload(1500), maxSegments*gso)), gso)
+}
+
+// maxSegments bounds the segments one generated vhost_send makes.
+const maxSegments = 256
+
+// lifecycle writes the connection and credential statements.
+func (g *gen) lifecycle(a action) {
+	switch a {
+	case aConnect:
+		g.line("%s %s", pick(g, "connect", "bind", "listen"), g.sockName(g.chance(6)))
+	case aAccept:
+		g.accepted++
+		name := fmt.Sprintf("a%d", g.accepted)
+		parent := g.anySock()
+		g.line("accept %s %s", parent.name, name)
+		g.socks = append(g.socks, &sock{name: name, kind: parent.kind, inet6: parent.inet6, mtu: parent.mtu, accepted: true})
+	case aShutdown:
+		g.line("shutdown %s %s", g.sockName(g.chance(6)), pick(g, "SHUT_RD", "SHUT_WR", "SHUT_RDWR"))
+	case aClose:
+		g.line("close %s", g.sockName(g.chance(8)))
+	case aSocket:
+		if len(g.socks) < 2*g.cfg.Sockets {
+			g.newSocket()
+		} else {
+			g.line("settle")
+		}
+	case aCreds:
+		g.creds()
+	case aNarrate:
+		g.narrate()
+	}
+}
+
+func (g *gen) creds() {
+	t := pick(g, g.tasks...)
+	switch g.r.IntN(3) {
+	case 0:
+		g.line("setrlimit %s RLIMIT_MEMLOCK %s", t, pick(g, "unlimited", "0", "4K", "64K", "1M", "4096"))
+	case 1:
+		g.line("capset %s %s", t, pick(g, "CAP_IPC_LOCK", "CAP_NET_ADMIN"))
+	default:
+		g.line("capdrop %s %s", t, pick(g, "CAP_IPC_LOCK", "CAP_NET_ADMIN"))
+	}
+}
+
+// narrate writes a note, a comment, or an expect whose values are guesses:
+// its mismatches are not the oracle's business.
+func (g *gen) narrate() {
+	switch g.r.IntN(3) {
+	case 0:
+		g.line("note step with => and | in the text # a trailing comment")
+	case 1:
+		g.line("# a comment between statements")
+	default:
+		key := pick(g, "zckey", "zerocopy", "optmem", "wmem", "wmem_queued", "rmem", "errqueue",
+			"locked_vm", "sndbuf", "rcvbuf", "refcnt", "unsent", "unacked", "queued")
+		extra := ""
+		if g.chance(3) {
+			extra = " state=" + pick(g, "TCP_ESTABLISHED", "TCP_CLOSE", "TCP_LISTEN")
+		}
+		g.line("expect %s %s=%d%s", g.sockName(g.chance(4)), key, g.r.IntN(3), extra)
+	}
+}
+
+// rule writes a fault rule.
+func (g *gen) rule() string {
+	switch g.r.IntN(6) {
+	case 0:
+		return pick(g, "always", "never")
+	case 1:
+		return fmt.Sprintf("nth=%d", 1+g.r.IntN(5))
+	case 2:
+		return fmt.Sprintf("from=%d", 1+g.r.IntN(5))
+	case 3:
+		return fmt.Sprintf("next=%d", 1+g.r.IntN(3))
+	default:
+		return "p=" + pick(g, "0", "0.1", "0.25", "0.5", "1")
+	}
+}

@@ -1,0 +1,78 @@
+// Package gen generates random, well-formed scenarios in zcsim's scenario
+// language, for property testing the model against its invariants, and
+// shrinks a failing scenario to a minimal reproducer. It is the engine of
+// random exploration: fuzz targets feed it seeds, and a checker runs its
+// scenarios and reports what the invariants catch.
+//
+//	src := gen.Scenario(seed, gen.Config{Profile: "linux-6.18"})
+//	tr, err := interp.Run("gen.zcs", src, interp.Options{})  // err is always nil
+//	small := gen.Shrink(src, func(c []byte) bool { return sameViolation(c) })
+//
+// # Contract
+//
+// [Scenario] returns, for every seed and [Config]:
+//
+//   - a file that parses (package sim/scenario) and passes the
+//     interpreter's semantic checks: every name is defined before use,
+//     every size, MTU, counter and option value is within what the
+//     interpreter accepts. A run of it never fails with an input error.
+//   - the same bytes for the same seed and Config; the randomness is one
+//     PCG stream of the seed, and nothing depends on map order or time.
+//   - no expectations ("=>"): the invariants checked after every step are
+//     the oracle. expect statements, when drawn, state guessed values, so
+//     their mismatches mean nothing.
+//   - a leading comment with the seed, the drawn features and the action
+//     weights, then "profile NAME" and a "bug NAME" line per Config.Bugs.
+//
+// Every scenario is bounded: the body has between Stmts/4 and Stmts+5
+// statements, the setup at most 14 + 6×Sockets and the final drain at most
+// 1 + 3 per socket; the payloads of all sends and vhost_send together are at
+// most Bytes, one call's at most CallBytes (SmallCallBytes unless the Big
+// feature is drawn), one vhost_send makes at most 256 segments.
+//
+// # Swarm testing
+//
+// Each scenario first draws a random subset of the allowed [Features]
+// (each with probability 1/2, at least one socket kind), then a weight for
+// each action the drawn features enable (its base weight times 0 to 4,
+// sends never 0). So one file is all UDP on loopback, the next TCP across
+// a NIC with held ACKs, manual TX completion and armed faults; features
+// that would mask each other rarely meet in one file.
+//
+// # What is generated
+//
+// The setup: sysctls (optmem_max, wmem/rmem defaults and maxima,
+// tcp_wmem/tcp_rmem), users and tasks (memlock sizes or unlimited,
+// cap_ipc_lock, cap_net_admin, hugepages), devices (nic, tun, a second
+// loopback; sg, csum, gso, tso, gso_max_size, mtu from 1280 to 65536,
+// delay, loss, txcomplete as a delay or manual), taps, and sockets of
+// every modelled kind (TCP, UDP and RAW over AF_INET and AF_INET6, RAW with
+// IP_HDRINCL, AF_PACKET, AF_UNIX, combinations socket(2) refuses,
+// SOCK_NONBLOCK) with via, task and peer options, each followed by
+// SO_ZEROCOPY before or after connect, a few options, bind and listen.
+//
+// The body: send, sendto, sendmsg with 0 to 64 iovecs, sendmmsg, with
+// copy and zerocopy mixed, MSG_MORE, MSG_DONTWAIT and rarer flags; sizes
+// from 0 to CallBytes weighted toward small ones, with the boundaries that
+// matter (MSS, PAGE_SIZE ± 1, 64K ± 1, the MTU ± 1, UDP's largest
+// datagram). recvmsg MSG_ERRQUEUE at random moments, recv and recvmsg on
+// peers, setsockopt and getsockopt (SO_ZEROCOPY, buffer sizes and their
+// FORCE forms, TCP_CORK, UDP_CORK, UDP_SEGMENT, SO_TIMESTAMPING with flag
+// unions or numbers, IP_RECVERR, IPV6_RECVERR, SO_RCVLOWAT, options on the
+// wrong socket), connect, bind, listen, accept, shutdown, close, new
+// sockets, setrlimit, capset, capdrop, wait, settle, hold, release, drop,
+// complete, txerror, fault rules on every site, zckey near the 2^32 wrap,
+// vhost_send, expect, note and comments. Some files end by settling and
+// reading the error queues.
+//
+// # Shrinking
+//
+// [Shrink] is delta debugging over the text: it deletes runs of lines
+// (halving the run length down to one), then single tokens (options, union
+// members, iovec entries, counts), and replaces numbers by 0 or half of
+// themselves, keeping each change for which the caller's predicate still
+// holds, until nothing more can be removed or [MaxShrinkTries] candidates
+// were tried. The predicate decides what "the same failure" means (the
+// same violation rule, the same panic); a candidate that no longer parses
+// simply fails it.
+package gen

@@ -1,0 +1,241 @@
+package gen
+
+import (
+	"fmt"
+	"strings"
+)
+
+// setup writes what the body acts on: sysctls, users and tasks, devices and
+// taps, then the sockets with their options and connections.
+func (g *gen) setup() {
+	if g.on(Sysctl) {
+		g.sysctls()
+	}
+	if g.on(Memlock) {
+		g.users()
+	}
+	g.devices = []device{{name: "lo", kind: "loopback", mtu: 65536}}
+	g.makeDevices()
+	n := 1 + g.r.IntN(g.cfg.Sockets)
+	for range n {
+		g.newSocket()
+	}
+}
+
+func (g *gen) sysctls() {
+	for range 1 + g.r.IntN(3) {
+		switch g.r.IntN(4) {
+		case 0:
+			g.line("sysctl net.core.optmem_max %s", g.size(pick(g, 0, 1, 256, 1024, 2048, 4096, 10240, 20480, 81920)))
+		case 1:
+			g.line("sysctl net.core.%s %s", pick(g, "wmem_default", "rmem_default", "wmem_max", "rmem_max"),
+				g.size(pick(g, 1, 2048, 4608, 16384, 212992, 1<<20, 1<<31-1)))
+		default:
+			lo := pick(g, 1, 4096, 8192)
+			def := lo + pick(g, 0, 4096, 16384, 87380)
+			g.line("sysctl net.ipv4.%s %s %s %s", pick(g, "tcp_wmem", "tcp_rmem"), g.size(lo), g.size(def),
+				g.size(def+pick(g, 0, 16384, 4<<20)))
+		}
+	}
+}
+
+// users writes users and tasks with random memlock limits and
+// capabilities.
+func (g *gen) users() {
+	users := []string{"u1"}
+	g.line("user u1 uid=%d", pick(g, 1000, 1001))
+	if g.chance(2) {
+		users = append(users, "u2")
+		g.line("user u2 uid=%d", pick(g, 0, 1002, 65534))
+	}
+	for i := range 1 + g.r.IntN(3) {
+		var opts []string
+		opts = append(opts, "user="+pick(g, users...))
+		switch g.r.IntN(4) {
+		case 0:
+			opts = append(opts, "memlock=unlimited")
+		case 1, 2:
+			opts = append(opts, "memlock="+g.size(pick(g, 0, 4096, 8192, 65536, 1<<20, 8<<20)))
+		}
+		if g.chance(3) {
+			opts = append(opts, "cap_ipc_lock")
+		}
+		if g.chance(3) {
+			opts = append(opts, "cap_net_admin")
+		}
+		if g.chance(4) {
+			opts = append(opts, "hugepages")
+		}
+		name := fmt.Sprintf("p%d", i+1)
+		g.tasks = append(g.tasks, name)
+		g.line("task %s %s", name, strings.Join(g.shuffle(opts), " "))
+	}
+}
+
+func (g *gen) shuffle(s []string) []string {
+	g.r.Shuffle(len(s), func(i, j int) { s[i], s[j] = s[j], s[i] })
+	return s
+}
+
+func (g *gen) makeDevices() {
+	if g.on(NIC) {
+		for i := range 1 + g.r.IntN(2) {
+			g.device(fmt.Sprintf("eth%d", i), "nic")
+		}
+	}
+	if g.on(Tun) {
+		g.device("tun0", "tun")
+	}
+	if g.chance(6) {
+		g.device("lo2", "loopback")
+	}
+	if g.on(Tap) {
+		for i := range 1 + g.r.IntN(2) {
+			g.line("tap dump%d on=%s", i, pick(g, g.devices...).name)
+		}
+	}
+}
+
+// device writes one device with a random subset of its options.
+func (g *gen) device(name, kind string) {
+	d := device{name: name, kind: kind, mtu: 1500}
+	if kind == "loopback" {
+		d.mtu = 65536
+	}
+	var opts []string
+	onoff := func(key string) {
+		if g.chance(2) {
+			opts = append(opts, key+"="+pick(g, "on", "off"))
+		}
+	}
+	if kind == "nic" || g.chance(3) {
+		onoff("sg")
+		onoff("csum")
+	}
+	if g.on(UDP|TCP) && (g.on(NIC) || g.chance(3)) {
+		onoff("gso")
+		onoff("tso")
+		if g.chance(4) {
+			opts = append(opts, "gso_max_size="+g.size(pick(g, 1, 1500, 16384, 65536, 65537, 192<<10, 512<<10)))
+		}
+	}
+	if g.chance(2) {
+		d.mtu = pick(g, 1280, 1281, 1500, 1501, 4096, 9000, 65535, 65536)
+		opts = append(opts, fmt.Sprintf("mtu=%d", d.mtu))
+	}
+	if g.on(Link) {
+		if g.chance(2) {
+			opts = append(opts, "delay="+g.duration())
+		}
+		if g.chance(2) {
+			opts = append(opts, "loss="+pick(g, "0", "0.01", "0.1", "0.5", "1"))
+		}
+	}
+	if g.on(ManualTX) && kind != "loopback" {
+		if g.chance(3) {
+			opts = append(opts, "txcomplete="+g.duration())
+		} else {
+			d.manual = true
+			opts = append(opts, "txcomplete=manual")
+		}
+	}
+	g.devices = append(g.devices, d)
+	g.line("device %s %s%s", name, kind, joinOpts(g.shuffle(opts)))
+}
+
+func joinOpts(opts []string) string {
+	if len(opts) == 0 {
+		return ""
+	}
+	return " " + strings.Join(opts, " ")
+}
+
+// newSocket writes a socket statement and what a program does next: opt in
+// to zerocopy, set options, connect.
+func (g *gen) newSocket() {
+	s := &sock{name: fmt.Sprintf("s%d", len(g.socks)+1)}
+	kinds := []kind{}
+	for k, f := range []Features{TCP, UDP, Raw, Packet, Unix} {
+		if g.on(f) {
+			kinds = append(kinds, kind(k))
+		}
+	}
+	s.kind = pick(g, kinds...)
+	if g.on(Sockopts) && g.chance(12) {
+		s.kind = kBad
+	}
+	s.inet6 = g.on(Inet6) && g.chance(2)
+	d := pick(g, g.devices...)
+	s.mtu = d.mtu
+	g.socks = append(g.socks, s)
+	var opts []string
+	if d.name != "lo" || g.chance(2) {
+		opts = append(opts, "via="+d.name)
+	}
+	if len(g.tasks) > 1 && !g.chance(4) {
+		opts = append(opts, "task="+pick(g, g.tasks...))
+	}
+	if g.on(Peer) {
+		if g.chance(2) {
+			opts = append(opts, "peer_ack="+pick(g, "immediate", "delayed", "quickack"))
+		}
+		if g.chance(2) {
+			opts = append(opts, "peer_read="+pick(g, "manual", "auto"))
+		}
+	}
+	if g.on(Buffers) && g.chance(2) {
+		opts = append(opts, "peer_rcvbuf="+g.size(pick(g, 1, 1024, 4096, 65536, 1<<20)))
+	}
+	g.line("socket %s %s%s", s.name, g.socketType(s), joinOpts(g.shuffle(opts)))
+	g.socketSetup(s)
+}
+
+// socketType writes FAMILY TYPE [PROTOCOL] for s.
+func (g *gen) socketType(s *sock) string {
+	family := "AF_INET"
+	if s.inet6 {
+		family = "AF_INET6"
+	}
+	nb := ""
+	if g.on(Nonblock) && g.chance(3) {
+		nb = "|SOCK_NONBLOCK"
+	}
+	switch s.kind {
+	case kTCP:
+		return family + " SOCK_STREAM" + nb + pick(g, "", " IPPROTO_TCP", " 0", " 6")
+	case kUDP:
+		return family + " SOCK_DGRAM" + nb + pick(g, "", " IPPROTO_UDP", " 17")
+	case kRaw:
+		return family + " SOCK_RAW" + nb + pick(g, " IPPROTO_RAW", " IPPROTO_UDP", " IPPROTO_ICMP", " 255")
+	case kPacket:
+		return "AF_PACKET " + pick(g, "SOCK_RAW", "SOCK_DGRAM") + nb + pick(g, "", " 0x0300", " 768", " 0")
+	case kUnix:
+		return pick(g, "AF_UNIX", "AF_LOCAL") + " " + pick(g, "SOCK_STREAM", "SOCK_DGRAM") + nb
+	}
+	return pick(g, "AF_INET SOCK_STREAM IPPROTO_UDP", "AF_INET SOCK_DGRAM IPPROTO_TCP",
+		"AF_RDS SOCK_SEQPACKET", "AF_UNSPEC SOCK_STREAM", "AF_INET SOCK_SEQPACKET", "AF_INET6 SOCK_RAW 99")
+}
+
+// socketSetup writes the calls a program makes on a new socket, in a
+// random order: SO_ZEROCOPY before or after connect, a few options.
+func (g *gen) socketSetup(s *sock) {
+	var calls []func()
+	if !g.chance(8) {
+		calls = append(calls, func() { g.line("setsockopt %s SOL_SOCKET SO_ZEROCOPY %d", s.name, pick(g, 1, 1, 1, 0)) })
+	}
+	for range g.r.IntN(3) {
+		calls = append(calls, func() { g.setsockopt(s.name, s) })
+	}
+	if g.on(Connect) && s.kind == kTCP && g.chance(4) {
+		calls = append(calls, func() { g.line("bind %s", s.name) }, func() { g.line("listen %s", s.name) })
+	}
+	if s.kind == kTCP || s.kind == kUnix || !g.chance(3) {
+		calls = append(calls, func() { g.line("connect %s", s.name) })
+	}
+	if g.chance(3) {
+		g.r.Shuffle(len(calls), func(i, j int) { calls[i], calls[j] = calls[j], calls[i] })
+	}
+	for _, c := range calls {
+		c()
+	}
+}
