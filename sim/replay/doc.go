@@ -40,9 +40,16 @@
 //	close, shutdown                World.Close/Shutdown
 //	prlimit64, setrlimit           World.Setrlimit of RLIMIT_MEMLOCK; an old limit read back is compared
 //
-// Every other call, an option the model does not know, a call without a
-// result ("= ?", unfinished at exit) and any call on an unfollowed fd is
-// counted in [Report.Ignored].
+// Every other call, an option the model does not know and any call on an
+// unfollowed fd is counted in [Report.Ignored]; a call on a descriptor the
+// log never created (a capture that starts mid-run) in
+// [Summary.Unreplayed], with a note listing the descriptors.
+//
+// Before the model sees a call's buffers, their size_t lengths go through
+// the kernel's syscall-entry checks (import_ubuf's clamp to MAX_RW_COUNT,
+// vfs_write's access_ok, __copy_msghdr's UIO_MAXIOV, copy_iovec_from_user's
+// SSIZE_MAX, __import_iovec's access_ok); an errno of those checks is the
+// prediction.
 //
 // # Time
 //
@@ -63,9 +70,22 @@
 // msg_zerocopy_alloc/realloc outcome ("mm_account_pinned_pages failed"),
 // or the model's event for the call.
 //
+// # Verdicts
+//
+// Each call is [Agree], [Diverge] or [Undetermined]. Undetermined calls
+// say why ([Call.Why]) and are either not run ("not replayed") or run on
+// an assumption the reason states: a call strace shows without a result
+// (ERESTART* of a signal, "= ?", unfinished), an argument strace
+// abbreviated ({...}, a cut iovec array: a successful send is then run as
+// one buffer of the observed length, to keep the model's state), a length
+// whose answer depends on the buffer's address, a call over
+// [Options.MaxCallBytes]. [Report.OK] holds when nothing diverges and at
+// least one call agrees: a replay that checked nothing is no success.
+//
 // # Errors
 //
 // A log strace.Parse or strace.Decode rejects is an error naming
 // file:line:col (a *strace.ErrorList); nothing is replayed. Replay never
-// panics (FuzzReplay).
+// panics, its verdict counts add up and two replays of one log print the
+// same bytes (FuzzReplay).
 package replay

@@ -98,8 +98,15 @@ func opFd(op strace.Op) (int, bool) {
 func (r *replayer) unresolved(op strace.Op) {
 	h := op.Head()
 	fd, hasFd := opFd(op)
-	switch op.(type) {
-	case *strace.Ignored, *strace.SocketPair:
+	switch o := op.(type) {
+	case *strace.Ignored:
+		// A modelled call left unfinished keeps only the arguments
+		// printed before "<unfinished ...>"; the first is its fd.
+		if fd, hasFd = r.unfinishedFd(o); !hasFd {
+			r.ignore(h.Syscall, "no result in the log")
+			return
+		}
+	case *strace.SocketPair:
 		r.ignore(h.Syscall, "no result in the log")
 		return
 	case *strace.Close:
@@ -123,6 +130,20 @@ func (r *replayer) unresolved(op strace.Op) {
 		fd = -1
 	}
 	r.add(h, fd, name, h.Syscall, h.Result.String(), notReplayed, unresolvedWhy(h, fd), Undetermined)
+}
+
+// unfinishedFd returns the descriptor of a modelled call the decoder set
+// aside as unfinished, when it is a socket the replay follows.
+func (r *replayer) unfinishedFd(o *strace.Ignored) (int, bool) {
+	c := r.calls[line(&o.Header)]
+	if o.Reason != "unfinished" || c == nil || len(c.Args) == 0 {
+		return -1, false
+	}
+	n, ok := c.Args[0].AsInt()
+	if e := r.fds[int(n)]; !ok || e == nil || e.s == nil || n != int64(int32(n)) {
+		return -1, false
+	}
+	return int(n), true
 }
 
 // notReplayed is the prediction of a call the model did not run.

@@ -298,7 +298,7 @@ func (r *replayer) finish() {
 	case s.Undetermined > 0:
 		s.Verdict = fmt.Sprintf("agree, %d undetermined", s.Undetermined)
 	default:
-		s.Verdict = "agree"
+		s.Verdict = "all agree"
 	}
 }
 

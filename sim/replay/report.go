@@ -91,7 +91,7 @@ type Call struct {
 // created (a capture that starts mid-run), Ignored the calls the replay
 // does not model; neither is in Calls. OK holds when nothing diverges and
 // at least one call agrees: a replay that checked nothing is not a
-// success. Verdict says the same in words: "agree", "agree, N
+// success. Verdict says the same in words: "all agree", "agree, N
 // undetermined", "N diverge" or "nothing checked".
 type Summary struct {
 	Calls        int    `json:"calls"`
