@@ -2,39 +2,104 @@ package interp
 
 import (
 	"bytes"
+	"errors"
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/zcsim/zcsim/sim/gen"
+	"github.com/zcsim/zcsim/sim/scenario"
 )
 
-// FuzzRunScenario runs arbitrary scenario text: whatever the input, the
-// simulator either reports input errors or runs it to the end and renders
-// its trace, and never panics.
+// FuzzRun runs arbitrary scenario text. Its seeds are the hand-written
+// scenarios of the repository and, so that mutation starts from deep
+// states rather than from the parser's error paths, generated ones.
 func FuzzRun(f *testing.F) {
-	files, _ := filepath.Glob(filepath.Join("..", "examples", "*.zcs"))
-	for _, name := range files {
-		src, err := os.ReadFile(name)
-		if err != nil {
-			f.Fatal(err)
+	for _, pattern := range []string{"../../examples/*.zcs", "../bugs/*.zcs", "../../probe/testdata/*.zcs"} {
+		files, err := filepath.Glob(filepath.FromSlash(pattern))
+		if err != nil || len(files) == 0 {
+			f.Fatalf("no seed files %s: %v", pattern, err)
 		}
-		f.Add(src)
+		for _, name := range files {
+			src, err := os.ReadFile(name)
+			if err != nil {
+				f.Fatal(err)
+			}
+			f.Add(src)
+		}
 	}
 	// Virtual time at its end (TestEndOfTime).
 	f.Add([]byte("device e nic delay=9223372036s\nsocket s AF_INET SOCK_STREAM via=e\nconnect s\nwait 9223372036s\nwait 854ms\nsend s 1 0\n"))
-	f.Fuzz(func(t *testing.T, src []byte) {
-		trace, err := Run("fuzz.zcs", src, Options{Seed: 1})
-		if err != nil {
-			if trace != nil {
-				t.Fatalf("both a trace and an error: %v", err)
-			}
-			return
+	for seed := range uint64(48) {
+		f.Add(gen.Scenario(seed, gen.Config{Stmts: 30}))
+	}
+	f.Fuzz(func(t *testing.T, src []byte) { checkRun(t, src) })
+}
+
+// FuzzGenerated runs the generator's scenario of a seed, a feature set and
+// a statement bound: every input is a valid scenario, so all of the
+// fuzzer's effort goes into the model. Besides checkRun's properties, a
+// generated file never has input errors.
+func FuzzGenerated(f *testing.F) {
+	f.Add(uint64(0), uint32(0), uint8(40))
+	f.Add(uint64(1), uint32(gen.TCP|gen.NIC|gen.Hold|gen.Drop|gen.Faults), uint8(80))
+	f.Add(uint64(2), uint32(gen.UDP|gen.Cork|gen.Iovecs), uint8(60))
+	f.Add(uint64(3), uint32(gen.Raw|gen.Packet|gen.Tap|gen.ManualTX|gen.Vhost), uint8(60))
+	f.Add(uint64(4), uint32(gen.Memlock|gen.Sysctl|gen.Buffers|gen.TCP|gen.UDP), uint8(50))
+	f.Fuzz(func(t *testing.T, seed uint64, allow uint32, stmts uint8) {
+		src := gen.Scenario(seed, gen.Config{Allow: gen.Features(allow) & gen.AllFeatures, Stmts: 1 + int(stmts)%120})
+		if _, err := Run("fuzz.zcs", src, Options{Seed: seed}); err != nil {
+			t.Fatalf("generated scenario has input errors:\n%v\n%s", err, src)
 		}
-		var out bytes.Buffer
-		if err := trace.WriteText(&out, true); err != nil {
-			t.Fatal(err)
-		}
-		if err := trace.WriteJSON(&out); err != nil {
-			t.Fatal(err)
-		}
+		checkRun(t, src)
 	})
+}
+
+// checkRun runs src twice and checks what any input must give: either
+// input errors, all of them scenario errors naming fuzz.zcs:line:col, and
+// no trace; or a trace whose text and JSON renderings are the same bytes
+// both times. A panic fails the fuzz target by itself.
+func checkRun(t *testing.T, src []byte) {
+	text1, json1, err1 := render(t, src)
+	text2, json2, err2 := render(t, src)
+	if (err1 == nil) != (err2 == nil) || err1 != nil && err1.Error() != err2.Error() {
+		t.Fatalf("two runs disagree on the input errors:\n%v\n---\n%v", err1, err2)
+	}
+	if err1 != nil {
+		var list scenario.ErrorList
+		if !errors.As(err1, &list) || len(list) == 0 {
+			t.Fatalf("input error %T is not a scenario.ErrorList: %v", err1, err1)
+		}
+		for _, e := range list {
+			if e.Pos.File != "fuzz.zcs" || !e.Pos.IsValid() || e.Pos.Col < 1 {
+				t.Fatalf("error without file:line:col: %q", e.Error())
+			}
+		}
+		return
+	}
+	if !bytes.Equal(text1, text2) {
+		t.Fatalf("two runs print different timelines:\n%s\n---\n%s", text1, text2)
+	}
+	if !bytes.Equal(json1, json2) {
+		t.Fatalf("two runs print different JSON:\n%s\n---\n%s", json1, json2)
+	}
+}
+
+// render runs src and renders its trace as text and as JSON.
+func render(t *testing.T, src []byte) (text, json []byte, err error) {
+	trace, err := Run("fuzz.zcs", src, Options{Seed: 1})
+	if err != nil {
+		if trace != nil {
+			t.Fatalf("both a trace and an error: %v", err)
+		}
+		return nil, nil, err
+	}
+	var tb, jb bytes.Buffer
+	if err := trace.WriteText(&tb, true); err != nil {
+		t.Fatal(err)
+	}
+	if err := trace.WriteJSON(&jb); err != nil {
+		t.Fatal(err)
+	}
+	return tb.Bytes(), jb.Bytes(), nil
 }
