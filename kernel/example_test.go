@@ -18,7 +18,7 @@ func ExampleHost() {
 	var skb struct{ kernel.Tracked }
 	h.Track(&skb.Tracked, "skb", &skb)
 	h.Step = 1
-	skb.Note("alloc_skb")
+	skb.Note(kernel.Entry{Op: kernel.OpAllocSkb, Args: [4]int64{256}})
 	skb.Free()
 	h.Step = 2
 	skb.Free()
@@ -26,13 +26,13 @@ func ExampleHost() {
 	for _, v := range h.TakeViolations() {
 		fmt.Println(v)
 		for _, e := range v.History {
-			fmt.Printf("  step %d: %s\n", e.Step, e.Text)
+			fmt.Printf("  step %d: %s\n", e.Step, e.Text())
 		}
 	}
 	// Output:
 	// linux-6.18 [copied-after-overwrite] optmem_max 131072
 	// live: []
 	// step 2: invariant 4 (refcount): skb#1: freed twice
-	//   step 1: alloc_skb
+	//   step 1: alloc_skb linear 256
 	//   step 1: freed
 }

@@ -22,8 +22,9 @@ type Host struct {
 	// it before each event; history entries and violations carry it.
 	Step uint64
 	// Trace, if set, sees every history entry as it is noted: the
-	// simulator's timeline of which objects an event touched.
-	Trace func(id ObjectID, text string)
+	// simulator's timeline of which objects an event touched. The object
+	// is live (or being freed) during the call.
+	Trace func(t *Tracked, e Entry)
 
 	serial uint64
 	// live holds the tracked objects in creation order; freed ones are
@@ -32,6 +33,10 @@ type Host struct {
 	freed      int
 	byID       map[ObjectID]*Tracked
 	violations []Violation
+	// touched lists, once each, the objects created or noted since the
+	// last ClearTouched; gen numbers that period.
+	touched []*Tracked
+	gen     uint64
 }
 
 // FaultSource decides, call by call, whether a named fault site fails.
@@ -80,10 +85,11 @@ func (id ObjectID) String() string { return id.Kind + "#" + strconv.FormatUint(i
 // MarshalText renders the id as String does, for JSON.
 func (id ObjectID) MarshalText() ([]byte, error) { return []byte(id.String()), nil }
 
-// Event is one entry of an object's reference history.
+// Event is one entry of an object's reference history: the step that made
+// it and what happened.
 type Event struct {
 	Step uint64
-	Text string
+	Entry
 }
 
 // historyCap bounds an object's history: the first entries (its birth) and
@@ -100,6 +106,9 @@ type Tracked struct {
 	history []Event
 	dropped int
 	freed   bool
+	// mark is 1 + the Host's gen when the object was last added to its
+	// touched list.
+	mark uint64
 }
 
 // Track registers t, embedded in the object self, as a new live object of
@@ -109,7 +118,29 @@ func (h *Host) Track(t *Tracked, kind string, self any) *Tracked {
 	*t = Tracked{host: h, self: self, id: ObjectID{kind, h.serial}}
 	h.live = append(h.live, t)
 	h.byID[t.id] = t
+	t.touch()
 	return t
+}
+
+// touch adds t to its Host's touched list, once per period.
+func (t *Tracked) touch() {
+	if h := t.host; t.mark != h.gen+1 {
+		t.mark = h.gen + 1
+		h.touched = append(h.touched, t)
+	}
+}
+
+// Touched returns the objects created or noted since the last
+// ClearTouched, live or freed, each once, in the order first touched: what
+// an incremental invariant check examines. The slice is valid until
+// ClearTouched.
+func (h *Host) Touched() []*Tracked { return h.touched }
+
+// ClearTouched starts a new period for Touched.
+func (h *Host) ClearTouched() {
+	clear(h.touched)
+	h.touched = h.touched[:0]
+	h.gen++
 }
 
 // Ident returns the object's identity.
@@ -125,10 +156,20 @@ func (t *Tracked) Host() *Host { return t.host }
 // Freed reports whether the object has been freed.
 func (t *Tracked) Freed() bool { return t.freed }
 
-// Note appends an entry to the object's history.
-func (t *Tracked) Note(format string, args ...any) {
-	e := Event{Step: t.host.Step, Text: fmt.Sprintf(format, args...)}
-	if len(t.history) == historyCap {
+// historyStart is the capacity of a history's first allocation: most
+// objects (an skb, its shared info) live through fewer entries.
+const historyStart = 8
+
+// Note appends an entry to the object's history. It formats nothing: the
+// entry is rendered only when printed.
+func (t *Tracked) Note(en Entry) {
+	e := Event{Step: t.host.Step, Entry: en}
+	switch len(t.history) {
+	case 0:
+		if t.history == nil {
+			t.history = make([]Event, 0, historyStart)
+		}
+	case historyCap:
 		// Keep the first quarter (the birth) and slide the rest.
 		keep := historyCap / 4
 		copy(t.history[keep:], t.history[keep+1:])
@@ -136,8 +177,9 @@ func (t *Tracked) Note(format string, args ...any) {
 		t.dropped++
 	}
 	t.history = append(t.history, e)
+	t.touch()
 	if t.host.Trace != nil {
-		t.host.Trace(t.id, e.Text)
+		t.host.Trace(t, en)
 	}
 }
 
@@ -147,7 +189,7 @@ func (t *Tracked) History() []Event {
 	h := append([]Event(nil), t.history...)
 	if t.dropped > 0 {
 		keep := historyCap / 4
-		gap := Event{Step: h[keep].Step, Text: fmt.Sprintf("… %d entries omitted …", t.dropped)}
+		gap := Event{Step: h[keep].Step, Entry: Entry{Op: OpOmitted, Args: [4]int64{int64(t.dropped)}}}
 		h = append(h[:keep], append([]Event{gap}, h[keep:]...)...)
 	}
 	return h
@@ -160,7 +202,7 @@ func (t *Tracked) Free() {
 		t.Violate(RuleRefcount, "freed twice")
 		return
 	}
-	t.Note("freed")
+	t.Note(Entry{Op: OpFreed})
 	t.freed = true
 	h := t.host
 	delete(h.byID, t.id)

@@ -63,7 +63,7 @@ func TestDoubleFreeAndUseAfterFree(t *testing.T) {
 	h := newHost(t)
 	o := track(h, "skb")
 	h.Step = 3
-	o.Note("alloc")
+	o.Note(kernel.Entry{Op: kernel.OpAllocSkb, Args: [4]int64{128}})
 	require.True(t, o.CheckLive("clone"))
 	o.Free()
 	h.Step = 7
@@ -74,7 +74,10 @@ func TestDoubleFreeAndUseAfterFree(t *testing.T) {
 	require.Len(t, vs, 2)
 	require.Equal(t, "step 7: invariant 4 (refcount): skb#1: freed twice", vs[0].String())
 	require.Equal(t, "step 7: invariant 4 (refcount): skb#1: clone after free", vs[1].String())
-	wantHistory := []kernel.Event{{Step: 3, Text: "alloc"}, {Step: 3, Text: "freed"}}
+	wantHistory := []kernel.Event{
+		{Step: 3, Entry: kernel.Entry{Op: kernel.OpAllocSkb, Args: [4]int64{128}}},
+		{Step: 3, Entry: kernel.Entry{Op: kernel.OpFreed}},
+	}
 	if d := cmp.Diff(wantHistory, vs[0].History); d != "" {
 		t.Errorf("history (-want +got):\n%s", d)
 	}
@@ -96,20 +99,21 @@ func TestHistoryBounded(t *testing.T) {
 	o := track(h, "uarg")
 	for i := range 50 {
 		h.Step = uint64(i)
-		o.Note("event %d", i)
+		o.Note(kernel.Entry{Op: kernel.OpAllocSkb, Args: [4]int64{int64(i)}})
 	}
 	got := o.History()
 	require.Len(t, got, 49, "48 kept plus one gap entry")
 	for i := range 12 {
-		require.Equal(t, fmt.Sprintf("event %d", i), got[i].Text, "the birth is kept")
+		require.Equal(t, fmt.Sprintf("alloc_skb linear %d", i), got[i].Text(), "the birth is kept")
 	}
-	require.Equal(t, kernel.Event{Step: 14, Text: "… 2 entries omitted …"}, got[12])
-	require.Equal(t, kernel.Event{Step: 14, Text: "event 14"}, got[13])
-	require.Equal(t, kernel.Event{Step: 49, Text: "event 49"}, got[48])
+	require.Equal(t, "… 2 entries omitted …", got[12].Text())
+	require.Equal(t, uint64(14), got[12].Step)
+	require.Equal(t, kernel.Event{Step: 14, Entry: kernel.Entry{Op: kernel.OpAllocSkb, Args: [4]int64{14}}}, got[13])
+	require.Equal(t, "alloc_skb linear 49", got[48].Text())
 
 	o2 := track(h, "uarg")
-	for i := range 48 {
-		o2.Note("e%d", i)
+	for range 48 {
+		o2.Note(kernel.Entry{Op: kernel.OpConnect})
 	}
 	require.Len(t, o2.History(), 48, "no gap entry until something is dropped")
 }
@@ -142,11 +146,11 @@ func TestTraceHook(t *testing.T) {
 		Text string
 	}
 	var got []entry
-	h.Trace = func(id kernel.ObjectID, text string) { got = append(got, entry{id, text}) }
+	h.Trace = func(t *kernel.Tracked, e kernel.Entry) { got = append(got, entry{t.Ident(), e.Text()}) }
 	o := track(h, "skb")
-	o.Note("clone %d", 2)
+	o.Note(kernel.Entry{Op: kernel.OpSegment, Args: [4]int64{1448, 2}})
 	o.Free()
-	want := []entry{{o.Ident(), "clone 2"}, {o.Ident(), "freed"}}
+	want := []entry{{o.Ident(), "skb_segment mss 1448 into 2 segments"}, {o.Ident(), "freed"}}
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("trace (-want +got):\n%s", d)
 	}
@@ -178,4 +182,18 @@ func TestFail(t *testing.T) {
 	require.False(t, h.Fail(kernel.FaultAllocSkb))
 	require.Equal(t, []string{"skb_copy_ubufs", "skb_copy_ubufs", "alloc_skb"}, f.calls)
 	require.Equal(t, "sock_omalloc", kernel.FaultSockOmalloc)
+}
+
+func TestTouched(t *testing.T) {
+	h := newHost(t)
+	a := track(h, "skb")
+	b := track(h, "page")
+	a.Note(kernel.Entry{Op: kernel.OpConnect})
+	require.Equal(t, []*kernel.Tracked{&a.Tracked, &b.Tracked}, h.Touched(), "created objects, once each")
+	h.ClearTouched()
+	require.Empty(t, h.Touched())
+	b.Free()
+	a.Note(kernel.Entry{Op: kernel.OpConnect})
+	b.Note(kernel.Entry{Op: kernel.OpConnect})
+	require.Equal(t, []*kernel.Tracked{&b.Tracked, &a.Tracked}, h.Touched(), "noted and freed objects, in the order first touched")
 }

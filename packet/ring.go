@@ -106,7 +106,7 @@ func (p *Sock) SetTxRing(req TpacketReq) kernel.Errno {
 		status: make([]Status, req.FrameNr),
 		length: make([]int, req.FrameNr),
 	}
-	p.Sk.Note("PACKET_TX_RING %d frames of %d bytes", req.FrameNr, req.FrameSize)
+	p.Sk.Note(kernel.Entry{Op: kernel.OpTxRing, Args: [4]int64{int64(req.FrameNr), int64(req.FrameSize)}})
 	return 0
 }
 

@@ -208,7 +208,7 @@ func (w *World) tapCopy(tap string, b *skb.Buff) {
 	if err != 0 {
 		return
 	}
-	clone.Note("delivered to tap %s", tap)
+	clone.Note(kernel.Entry{Op: kernel.OpTapDeliver, Str: tap})
 	clone.OrphanFragsRx()
 	clone.Free()
 }
@@ -246,7 +246,7 @@ func (w *World) wire(s *Socket, f frame) {
 // lose frees a frame that never arrives.
 func (w *World) lose(f frame, why string) {
 	if f.skb != nil {
-		f.skb.Note("%s", why)
+		f.skb.Note(kernel.Entry{Str: why})
 		f.skb.Free()
 	}
 }

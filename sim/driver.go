@@ -1,5 +1,7 @@
 package sim
 
+import "github.com/zcsim/zcsim/kernel"
+
 // TxError finishes up to n held transmissions of a device with manual TX
 // completion, oldest first (n ≤ 0: all), as failed ones: the driver calls
 // skb_tx_error on each frame and frees it (dev_kfree_skb_any). A TCP frame
@@ -11,7 +13,7 @@ package sim
 func (w *World) TxError(dev *Device, n int) int {
 	failed := dev.takeHeld(n)
 	for _, b := range failed {
-		b.Note("%s: transmit failed", dev.Name)
+		b.Note(kernel.Entry{Op: kernel.OpXmitFailed, Str: dev.Name})
 		b.TxError()
 		b.Free()
 	}

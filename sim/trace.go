@@ -1,9 +1,11 @@
 package sim
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/zcsim/zcsim/kernel"
@@ -13,16 +15,61 @@ import (
 
 // SchemaVersion is the version of the JSON Lines trace. It changes when a
 // field changes meaning or disappears; adding a field does not change it.
-const SchemaVersion = 1
+//
+// Version 2 made each "touched" entry of an event typed: instead of a
+// "text" sentence, an entry carries "op" (the operation, e.g. "get",
+// "skb_clone"), "func" (the kernel function it models), the objects it
+// involved by role ("holder", "of", "into", …), "refcnt_before" and
+// "refcnt" as numbers when it changed a refcount, and its arguments as
+// numbers, booleans or Linux names. Readers of version 1 that matched the
+// text match "op" and the named fields; the sentence is what
+// "zcsim run" prints without --json. docs/json-schema.md lists every op.
+const SchemaVersion = 2
+
+// Sink receives the records of a run as they happen, so that a long run
+// need not keep its trace: a renderer writes each one out and forgets it.
+// The record and what it points to are valid only during the call; a sink
+// that keeps them copies them.
+type Sink interface {
+	Put(r *Record) error
+}
 
 // Trace is the ordered list of records a run produced. It renders as a
 // readable timeline (WriteText) or as JSON Lines (WriteJSON); both are
-// deterministic functions of the run.
+// deterministic functions of the run. With a Sink, the records go to it
+// as they are made and Records stays empty; OK and Err still answer.
 type Trace struct {
 	Records []Record
+	// Sink, if set, receives every record instead of Records.
+	Sink Sink
+
+	bad bool
+	err error
 }
 
-func (tr *Trace) add(r Record) { tr.Records = append(tr.Records, r) }
+// add keeps r, or hands it to the sink.
+func (tr *Trace) add(r Record) {
+	if r.Violation != nil || r.Mismatch != nil || (r.Summary != nil && !r.Summary.OK) {
+		tr.bad = true
+	}
+	if tr.Sink != nil {
+		if tr.err == nil {
+			tr.err = tr.Sink.Put(&r)
+		}
+		return
+	}
+	if r.Event != nil {
+		// The World reuses its event and touched list from step to step.
+		e := *r.Event
+		e.Touched = slices.Clone(e.Touched)
+		r.Event = &e
+	}
+	tr.Records = append(tr.Records, r)
+}
+
+// Err returns the first error the Sink returned, if any; records after it
+// were not written.
+func (tr *Trace) Err() error { return tr.err }
 
 // Record is one line of the trace. Exactly one field is set; its JSON
 // "kind" names which.
@@ -85,10 +132,26 @@ func notificationOf(r notify.Record) *Notification {
 	return &Notification{Errno: uint16(r.Errno), Origin: r.Origin, Type: r.Type, Code: r.Code, Info: r.Info, Data: r.Data}
 }
 
-// Touch is one entry of an object's history made during a step.
+// Touch is one entry of an object's history made during a step: the
+// object and what happened to it. In JSON it is one object: "object" then
+// the entry's fields (kernel.Entry.AppendJSON).
 type Touch struct {
-	Object kernel.ObjectID `json:"object"`
-	Text   string          `json:"text"`
+	Object kernel.ObjectID
+	Entry  kernel.Entry
+}
+
+// Text renders what happened as the timeline prints it.
+func (t Touch) Text() string { return t.Entry.Text() }
+
+// MarshalJSON writes {"object":"skb#3","op":…}.
+func (t Touch) MarshalJSON() ([]byte, error) { return t.appendJSON(nil), nil }
+
+func (t Touch) appendJSON(dst []byte) []byte {
+	dst = append(dst, `{"object":"`...)
+	dst = append(dst, t.Object.String()...)
+	dst = append(dst, '"')
+	dst = t.Entry.AppendJSON(dst)
+	return append(dst, '}')
 }
 
 // Violation is a broken invariant.
@@ -103,7 +166,7 @@ type Violation struct {
 func violationRecord(v kernel.Violation) *Violation {
 	r := &Violation{Step: v.Step, Rule: v.Rule.String(), Object: v.Object.String(), Message: v.Message}
 	for _, e := range v.History {
-		r.History = append(r.History, fmt.Sprintf("step %d: %s", e.Step, e.Text))
+		r.History = append(r.History, fmt.Sprintf("step %d: %s", e.Step, e.Text()))
 	}
 	return r
 }
@@ -142,10 +205,21 @@ func (r Record) kind() (string, any) {
 
 // WriteJSON writes the trace as JSON Lines: one object per record, with a
 // "kind" field first.
-func (tr *Trace) WriteJSON(w io.Writer) error {
-	for _, r := range tr.Records {
-		kind, v := r.kind()
-		if err := WriteJSONLine(w, kind, v); err != nil {
+func (tr *Trace) WriteJSON(w io.Writer) error { return tr.writeTo(NewJSONSink(w)) }
+
+// WriteText writes the trace as a timeline for people:
+//
+//	step 12  t=1500us  send s 4096 MSG_ZEROCOPY = 4096 (id 0: allocated a new uarg)
+//	         uarg#7  msg_zerocopy_alloc on sock#3: id 0, …
+//
+// verbose adds every object a step touched.
+func (tr *Trace) WriteText(w io.Writer, verbose bool) error {
+	return tr.writeTo(NewTextSink(w, verbose))
+}
+
+func (tr *Trace) writeTo(s Sink) error {
+	for i := range tr.Records {
+		if err := s.Put(&tr.Records[i]); err != nil {
 			return err
 		}
 	}
@@ -170,56 +244,103 @@ func WriteJSONLine(w io.Writer, kind string, v any) error {
 	return err
 }
 
-// WriteText writes the trace as a timeline for people:
-//
-//	step 12  t=1500us  send s 4096 MSG_ZEROCOPY = 4096 (id 0: allocated a new uarg)
-//	         uarg#7  msg_zerocopy_alloc on sock#3: id 0, …
-//
-// verbose adds every object a step touched.
-func (tr *Trace) WriteText(w io.Writer, verbose bool) error {
-	var b strings.Builder
-	for _, r := range tr.Records {
-		switch {
-		case r.Config != nil:
-			c := r.Config
-			fmt.Fprintf(&b, "# zcsim %s profile=%s seed=%d", c.File, c.Profile, c.Seed)
-			if len(c.Bugs) > 0 {
-				fmt.Fprintf(&b, " bugs=%s", strings.Join(c.Bugs, ","))
-			}
-			b.WriteString("\n")
-		case r.Event != nil:
-			e := r.Event
-			fmt.Fprintf(&b, "step %-4d t=%-8v %s\n", e.Step, engine.Time(e.Time), e.Text)
-			if verbose {
-				for _, tc := range e.Touched {
-					fmt.Fprintf(&b, "           %-10s %s\n", tc.Object, tc.Text)
-				}
-			}
-		case r.Violation != nil:
-			v := r.Violation
-			fmt.Fprintf(&b, "VIOLATION at step %d: %s: %s: %s\n", v.Step, v.Rule, v.Object, v.Message)
-			for _, h := range v.History {
-				fmt.Fprintf(&b, "           %s\n", h)
-			}
-		case r.Mismatch != nil:
-			m := r.Mismatch
-			fmt.Fprintf(&b, "MISMATCH at step %d (%s):\n  expected: %s\n       got: %s\n", m.Step, m.Source, m.Expected, m.Got)
-		case r.Summary != nil:
-			s := r.Summary
-			verdict := "ok"
-			if !s.OK {
-				verdict = "FAILED"
-			}
-			fmt.Fprintf(&b, "# %s: %d steps, %v virtual time, %d violations, %d mismatches\n",
-				verdict, s.Steps, engine.Time(s.Time), s.Violations, s.Mismatches)
-		}
+// NewJSONSink returns a Sink that writes each record to w as one JSON
+// Lines object, as WriteJSON does.
+func NewJSONSink(w io.Writer) Sink { return &jsonSink{w: w} }
+
+type jsonSink struct {
+	w   io.Writer
+	buf []byte
+}
+
+// Put writes r as one line.
+func (s *jsonSink) Put(r *Record) error {
+	kind, v := r.kind()
+	if r.Event == nil {
+		return WriteJSONLine(s.w, kind, v)
 	}
-	_, err := io.WriteString(w, b.String())
+	e := *r.Event
+	touched := e.Touched
+	e.Touched = nil
+	body, err := json.Marshal(&e)
+	if err != nil {
+		return err
+	}
+	b := append(s.buf[:0], `{"kind":"event",`...)
+	b = append(b, body[1:len(body)-1]...)
+	if len(touched) > 0 {
+		b = append(b, `,"touched":[`...)
+		for i, tc := range touched {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = tc.appendJSON(b)
+		}
+		b = append(b, ']')
+	}
+	b = append(b, "}\n"...)
+	s.buf = b
+	_, err = s.w.Write(b)
+	return err
+}
+
+// NewTextSink returns a Sink that writes each record to w as the timeline
+// WriteText prints; verbose adds every object a step touched.
+func NewTextSink(w io.Writer, verbose bool) Sink { return &textSink{w: w, verbose: verbose} }
+
+type textSink struct {
+	w       io.Writer
+	verbose bool
+	b       bytes.Buffer
+}
+
+// Put writes r's lines.
+func (s *textSink) Put(r *Record) error {
+	b := &s.b
+	b.Reset()
+	switch {
+	case r.Config != nil:
+		c := r.Config
+		fmt.Fprintf(b, "# zcsim %s profile=%s seed=%d", c.File, c.Profile, c.Seed)
+		if len(c.Bugs) > 0 {
+			fmt.Fprintf(b, " bugs=%s", strings.Join(c.Bugs, ","))
+		}
+		b.WriteString("\n")
+	case r.Event != nil:
+		e := r.Event
+		fmt.Fprintf(b, "step %-4d t=%-8v %s\n", e.Step, engine.Time(e.Time), e.Text)
+		if s.verbose {
+			for _, tc := range e.Touched {
+				fmt.Fprintf(b, "           %-10s %s\n", tc.Object, tc.Text())
+			}
+		}
+	case r.Violation != nil:
+		v := r.Violation
+		fmt.Fprintf(b, "VIOLATION at step %d: %s: %s: %s\n", v.Step, v.Rule, v.Object, v.Message)
+		for _, h := range v.History {
+			fmt.Fprintf(b, "           %s\n", h)
+		}
+	case r.Mismatch != nil:
+		m := r.Mismatch
+		fmt.Fprintf(b, "MISMATCH at step %d (%s):\n  expected: %s\n       got: %s\n", m.Step, m.Source, m.Expected, m.Got)
+	case r.Summary != nil:
+		sm := r.Summary
+		verdict := "ok"
+		if !sm.OK {
+			verdict = "FAILED"
+		}
+		fmt.Fprintf(b, "# %s: %d steps, %v virtual time, %d violations, %d mismatches\n",
+			verdict, sm.Steps, engine.Time(sm.Time), sm.Violations, sm.Mismatches)
+	}
+	_, err := s.w.Write(b.Bytes())
 	return err
 }
 
 // OK reports whether the run met every expectation without a violation.
 func (tr *Trace) OK() bool {
+	if tr.bad {
+		return false
+	}
 	for _, r := range tr.Records {
 		if r.Violation != nil || r.Mismatch != nil || (r.Summary != nil && !r.Summary.OK) {
 			return false

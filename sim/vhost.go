@@ -41,7 +41,7 @@ func (w *World) VhostSend(c Call, dev *Device, n, gso int) Result {
 		u := ubuf.NewLegacy(w.Host, holder)
 		b := w.guestSkb(n, u, holder)
 		if w.Host.Fail(kernel.FaultTunGetUser) {
-			b.Note("tun_get_user failed: freed")
+			b.Note(kernel.Entry{Op: kernel.OpTunFailed})
 			b.Free()
 			if w.Profile().Bugs.Has(kernel.BugLegacyDoublePut) {
 				u.Complete(holder, false) // B10: vhost_net_ubuf_put again
@@ -67,7 +67,7 @@ func (w *World) guestSkb(n int, u *ubuf.Info, holder kernel.ObjectID) *skb.Buff 
 	}
 	have := true
 	b.ZcopySet(u, holder, &have)
-	b.Note("tun_get_user: %d bytes of guest pages, %v attached", n, u.Ident())
+	b.Note(kernel.Entry{Op: kernel.OpTunGetUser, Holder: u.Ident(), Args: [4]int64{int64(n)}})
 	return b
 }
 

@@ -42,8 +42,11 @@ type World struct {
 	// that lasts is reported once.
 	reported map[string]bool
 
-	step    uint64
-	trace   Trace
+	step  uint64
+	trace Trace
+	// event is the step being recorded; the trace copies it if it keeps it.
+	event Event
+	// touched is the step's object entries, reused from step to step.
 	touched []Touch
 	// narration collects what a step did that the timeline should say,
 	// such as a notification being queued.
@@ -76,8 +79,8 @@ func New(p *kernel.Profile, seed uint64) *World {
 		reported: map[string]bool{},
 	}
 	w.Host.Faults = w.Faults
-	w.Host.Trace = func(id kernel.ObjectID, text string) {
-		w.touched = append(w.touched, Touch{Object: id, Text: text})
+	w.Host.Trace = func(t *kernel.Tracked, e kernel.Entry) {
+		w.touched = append(w.touched, Touch{Object: t.Ident(), Entry: e})
 	}
 	w.Monitor.QueueSkbs = w.queueSkbs
 	w.Monitor.OwnedPages = w.ownedPages
@@ -168,7 +171,7 @@ func (w *World) Failed() bool { return w.failed }
 func (w *World) begin() uint64 {
 	w.step++
 	w.Host.Step = w.step
-	w.touched, w.narration = nil, nil
+	w.touched, w.narration = w.touched[:0], w.narration[:0]
 	return w.step
 }
 
@@ -180,8 +183,9 @@ func (w *World) end(e Event) {
 	for _, n := range w.narration {
 		e.Text += "; " + n
 	}
-	w.touched, w.narration = nil, nil
-	w.trace.add(Record{Event: &e})
+	w.event = e
+	w.trace.add(Record{Event: &w.event})
+	w.touched, w.narration = w.touched[:0], w.narration[:0]
 	w.syncTimers()
 	w.checkInvariants(false)
 }

@@ -122,7 +122,7 @@ type Buff struct {
 func Alloc(h *kernel.Host, linear int) *Buff {
 	b := &Buff{LinearCap: linear, Truesize: Truesize(linear), users: 1, shinfo: newShinfo(h)}
 	h.Track(&b.Tracked, "skb", b)
-	b.Note("alloc_skb linear %d", linear)
+	b.Note(kernel.Entry{Op: kernel.OpAllocSkb, Args: [4]int64{int64(linear)}})
 	return b
 }
 
@@ -210,7 +210,7 @@ func (b *Buff) Free() {
 func (b *Buff) releaseData() {
 	s := b.shinfo
 	s.dataref--
-	b.Note("skb_release_data: dataref %d", s.dataref)
+	b.Note(kernel.Entry{Op: kernel.OpReleaseData, Before: int64(s.dataref + 1), After: int64(s.dataref)})
 	if s.dataref > 0 {
 		return
 	}

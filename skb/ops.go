@@ -25,8 +25,8 @@ func (b *Buff) Clone() (*Buff, kernel.Errno) {
 	b.Host().Track(&n.Tracked, "skb", n)
 	b.Cloned = true
 	b.shinfo.dataref++
-	n.Note("skb_clone of %v, dataref %d", b.Ident(), b.shinfo.dataref)
-	b.Note("cloned as %v", n.Ident())
+	n.Note(kernel.Entry{Op: kernel.OpClone, Holder: b.Ident(), Before: int64(b.shinfo.dataref - 1), After: int64(b.shinfo.dataref)})
+	b.Note(kernel.Entry{Op: kernel.OpClonedAs, Holder: n.Ident()})
 	return n, 0
 }
 
@@ -54,7 +54,7 @@ func (b *Buff) Copy() (*Buff, kernel.Errno) {
 			return nil, err
 		}
 	}
-	n.Note("pskb_copy of %v", b.Ident())
+	n.Note(kernel.Entry{Op: kernel.OpPskbCopy, Holder: b.Ident()})
 	return n, 0
 }
 
@@ -96,7 +96,7 @@ func (b *Buff) ExpandHead() kernel.Errno {
 	b.releaseData()
 	b.shinfo = s
 	b.Cloned = false
-	b.Note("pskb_expand_head: private shared info %v", s.Ident())
+	b.Note(kernel.Entry{Op: kernel.OpExpandHead, Holder: s.Ident()})
 	return 0
 }
 
@@ -143,7 +143,7 @@ func (b *Buff) Split(n int) (*Buff, kernel.Errno) {
 	if err := ZerocopyClone(b1, b, false); err != 0 {
 		return b1, err
 	}
-	b.Note("skb_split at %d into %v", n, b1.Ident())
+	b.Note(kernel.Entry{Op: kernel.OpSplit, Holder: b1.Ident(), Args: [4]int64{int64(n)}})
 	return b1, 0
 }
 
@@ -195,7 +195,7 @@ func (b *Buff) Segment(mss int) ([]*Buff, kernel.Errno) {
 		}
 		segs = append(segs, seg)
 	}
-	b.Note("skb_segment mss %d into %d segments", mss, len(segs))
+	b.Note(kernel.Entry{Op: kernel.OpSegment, Args: [4]int64{int64(mss), int64(len(segs))}})
 	return segs, 0
 }
 
@@ -312,7 +312,7 @@ func (b *Buff) CopyUbufs() kernel.Errno {
 		b.Violate(kernel.RuleBounds, "skb_copy_ubufs needs %d frags of %d bytes for %d bytes: more than MAX_SKB_FRAGS", count, psize, pagelen)
 	}
 	if h.Fail(kernel.FaultCopyUbufs) {
-		b.Note("skb_copy_ubufs: page allocation failed")
+		b.Note(kernel.Entry{Op: kernel.OpCopyUbufsFailed})
 		return kernel.ENOMEM
 	}
 	for _, f := range s.Frags {
@@ -322,7 +322,7 @@ func (b *Buff) CopyUbufs() kernel.Errno {
 	for left := pagelen; left > 0; left -= psize {
 		s.Frags = append(s.Frags, Frag{Page: mm.AllocPages(h, order), Size: min(left, psize)})
 	}
-	b.Note("skb_copy_ubufs: %d bytes into %d order-%d pages", pagelen, count, order)
+	b.Note(kernel.Entry{Op: kernel.OpCopyUbufs, Args: [4]int64{int64(pagelen), int64(count), int64(order)}})
 	b.zcopyClear(false)
 	return 0
 }
@@ -395,7 +395,7 @@ func (b *Buff) PullTail(delta int) kernel.Errno {
 	}
 	s.Frags = keep
 	b.DataLen -= delta
-	b.Note("__pskb_pull_tail %d bytes, data_len %d", delta, b.DataLen)
+	b.Note(kernel.Entry{Op: kernel.OpPullTail, Args: [4]int64{int64(delta), int64(b.DataLen)}})
 	if b.DataLen == 0 {
 		b.zcopyClear(false)
 	}

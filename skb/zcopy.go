@@ -24,7 +24,7 @@ func (b *Buff) ZcopySet(u *ubuf.Info, from kernel.ObjectID, haveRef *bool) {
 	}
 	s.Uarg = u
 	s.Flags |= u.Flags
-	b.Note("skb_zcopy_set %v", u)
+	b.Note(kernel.Entry{Op: kernel.OpZcopySet, Holder: u.Ident(), After: int64(u.Refcnt()), Args: [4]int64{int64(u.ID), int64(u.ID + uint32(u.Len) - 1), kernel.Bool(u.Flavour == ubuf.Legacy)}})
 }
 
 // SetNoUarg models skb_zcopy_set_nouarg: mark the skb zerocopy without a
@@ -40,7 +40,7 @@ func (b *Buff) SetNoUarg() {
 func (b *Buff) zcopyClear(success bool) {
 	s := b.shinfo
 	if u := b.Zcopy(); u != nil {
-		b.Note("skb_zcopy_clear success=%t", success)
+		b.Note(kernel.Entry{Op: kernel.OpZcopyClear, Args: [4]int64{kernel.Bool(success)}})
 		u.Complete(s.Ident(), success)
 	}
 	s.Uarg, s.NoUarg = nil, false
@@ -84,7 +84,7 @@ func (b *Buff) ZerocopyFromIter(it *mm.Iter, n int, u *ubuf.Info, from kernel.Ob
 	b.Len += added
 	b.DataLen += added
 	b.ZcopySet(u, from, nil)
-	b.Note("zerocopy %d bytes from user pages, %d frags", added, len(b.shinfo.Frags))
+	b.Note(kernel.Entry{Op: kernel.OpZerocopyFill, Args: [4]int64{int64(added), int64(len(b.shinfo.Frags))}})
 	return added, 0
 }
 

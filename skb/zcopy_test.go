@@ -273,9 +273,9 @@ func TestCopyUbufsCloned(t *testing.T) {
 	old := b.Shinfo()
 	c, _ := b.Clone()
 	var trail []string
-	f.H.Trace = func(id kernel.ObjectID, text string) {
-		if id == u.Ident() {
-			trail = append(trail, text)
+	f.H.Trace = func(t *kernel.Tracked, e kernel.Entry) {
+		if t.Ident() == u.Ident() {
+			trail = append(trail, e.Text())
 		}
 	}
 	require.Zero(t, b.OrphanFragsRx())

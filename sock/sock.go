@@ -101,7 +101,7 @@ func New(h *kernel.Host, net *Sysctl, task *ubuf.Task, family kernel.Family, typ
 		s.Sndbuf, s.Rcvbuf = net.TCPWmem[1], net.TCPRmem[1]
 	}
 	h.Track(&s.Tracked, "sock", s)
-	s.Note("socket(%v, %v, %v)", kernel.FamilyNames.Name(family), typ, proto)
+	s.Note(kernel.Entry{Op: kernel.OpSocket, Args: [4]int64{int64(family), int64(typ), int64(proto)}})
 	return s
 }
 
@@ -154,7 +154,7 @@ func (s *Sock) Omalloc() (int, bool) {
 		return size, true
 	}
 	if s.OmemAlloc+p.OmallocEstimate > s.Net.OptmemMax || s.Host().Fail(kernel.FaultSockOmalloc) {
-		s.Note("sock_omalloc refused: omem %d + %d > optmem_max %d", s.OmemAlloc, p.OmallocEstimate, s.Net.OptmemMax)
+		s.Note(kernel.Entry{Op: kernel.OpOmallocRefused, Args: [4]int64{int64(s.OmemAlloc), int64(p.OmallocEstimate), int64(s.Net.OptmemMax)}})
 		return 0, false
 	}
 	s.OmemAlloc += size
@@ -252,7 +252,7 @@ func (s *Sock) destruct() {
 // SOCK_DEAD, so completions from now on queue no notification.
 func (s *Sock) Orphan() {
 	s.dead = true
-	s.Note("sock_orphan: SOCK_DEAD")
+	s.Note(kernel.Entry{Op: kernel.OpOrphan})
 }
 
 // Close models the socket-layer part of close(2) for protocols without
@@ -275,7 +275,7 @@ func (s *Sock) QueueNotification(n ubuf.Notification) {
 	if merged {
 		s.Ofree(n.Truesize)
 	}
-	s.Note("notification [%d,%d] copied=%t merged=%t", n.Lo, n.Hi(), n.Copied, merged)
+	s.Note(kernel.Entry{Op: kernel.OpNotified, Args: [4]int64{int64(n.Lo), int64(n.Hi()), kernel.Bool(n.Copied), kernel.Bool(merged)}})
 	if s.OnNotify != nil {
 		s.OnNotify(n, merged)
 	}

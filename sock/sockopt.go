@@ -43,7 +43,7 @@ func (s *Sock) Setsockopt(opt kernel.SockOpt, val int) kernel.Errno {
 	default:
 		return kernel.ENOPROTOOPT
 	}
-	s.Note("setsockopt %s = %d", kernel.SockOptNames.Name(opt), val)
+	s.Note(kernel.Entry{Op: kernel.OpSetsockopt, Args: [4]int64{int64(opt.Level), int64(opt.Name), int64(val)}})
 	return 0
 }
 
@@ -127,7 +127,7 @@ func (s *Sock) SetZerocopy(val int) kernel.Errno {
 		return kernel.EINVAL
 	}
 	s.zerocopy = val == 1
-	s.Note("SO_ZEROCOPY = %d", val)
+	s.Note(kernel.Entry{Op: kernel.OpSoZerocopy, Args: [4]int64{int64(val)}})
 	return 0
 }
 

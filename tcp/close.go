@@ -110,6 +110,6 @@ func (c *Conn) finish() {
 	c.rcvQueue = nil
 	c.pfrag.Release()
 	c.Sk.State = sock.CLOSE
-	c.Sk.Note("tcp_done")
+	c.Sk.Note(kernel.Entry{Op: kernel.OpTCPDone})
 	c.Sk.Put()
 }

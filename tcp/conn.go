@@ -113,7 +113,7 @@ func (c *Conn) Connect(window int) kernel.Errno {
 	c.Sk.State = sock.ESTABLISHED
 	c.sndWnd, c.maxWindow = window, window
 	c.expandSndbuf()
-	c.Sk.Note("connected, window %d, sndbuf %d", window, c.Sk.Sndbuf)
+	c.Sk.Note(kernel.Entry{Op: kernel.OpConnected, Args: [4]int64{int64(window), int64(c.Sk.Sndbuf)}})
 	return 0
 }
 
@@ -168,7 +168,7 @@ func (c *Conn) Setsockopt(opt kernel.SockOpt, val int) kernel.Errno {
 		}
 		return c.Sk.Setsockopt(opt, val)
 	}
-	c.Sk.Note("setsockopt %s = %d", kernel.SockOptNames.Name(opt), val)
+	c.Sk.Note(kernel.Entry{Op: kernel.OpSetsockopt, Args: [4]int64{int64(opt.Level), int64(opt.Name), int64(val)}})
 	return 0
 }
 

@@ -141,7 +141,7 @@ func (u *Info) Get(holder kernel.ObjectID) {
 	}
 	u.refcnt++
 	u.holders = append(u.holders, holder)
-	u.Note("get by %v → refcnt %d", holder, u.refcnt)
+	u.Note(kernel.Entry{Op: kernel.OpUargGet, Holder: holder, Before: int64(u.refcnt - 1), After: int64(u.refcnt)})
 }
 
 // Complete models ops->complete (msg_zerocopy_complete for MsgZerocopy):
@@ -162,7 +162,7 @@ func (u *Info) Complete(holder kernel.ObjectID, success bool) {
 		u.Zerocopy = u.Zerocopy && success
 	}
 	u.refcnt--
-	u.Note("put by %v success=%t → refcnt %d", holder, success, u.refcnt)
+	u.Note(kernel.Entry{Op: kernel.OpUargPut, Holder: holder, Before: int64(u.refcnt + 1), After: int64(u.refcnt), Args: [4]int64{kernel.Bool(success)}})
 	if u.refcnt > 0 {
 		return
 	}
@@ -196,7 +196,7 @@ func (u *Info) Transfer(from, to kernel.ObjectID) {
 		return
 	}
 	u.holders = append(u.holders, to)
-	u.Note("reference of %v handed to %v", from, to)
+	u.Note(kernel.Entry{Op: kernel.OpUargHandoff, Holder: from, Peer: to})
 }
 
 // callback models __msg_zerocopy_callback: unaccount the pinned pages; then,
@@ -214,11 +214,11 @@ func (u *Info) callback() {
 		copied = true
 	}
 	if u.Len == 0 || sk.Dead() {
-		u.Note("completed without notification (len %d, dead %t)", u.Len, sk.Dead())
+		u.Note(kernel.Entry{Op: kernel.OpUargCompleteSilent, Args: [4]int64{int64(u.Len), kernel.Bool(sk.Dead())}})
 		sk.Ofree(u.Truesize)
 	} else {
 		n := Notification{Lo: u.ID, Len: uint32(u.Len), Copied: copied, Truesize: u.Truesize, Uarg: u.Ident()}
-		u.Note("completed: notify [%d,%d] copied=%t", n.Lo, n.Hi(), copied)
+		u.Note(kernel.Entry{Op: kernel.OpUargComplete, Args: [4]int64{int64(n.Lo), int64(n.Hi()), kernel.Bool(copied)}})
 		sk.QueueNotification(n)
 	}
 	u.Free()

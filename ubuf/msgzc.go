@@ -88,8 +88,8 @@ func Alloc(h *kernel.Host, sk Socket, task *Task, size uint32, holder kernel.Obj
 	if !h.Profile.Bugs.Has(kernel.BugNoSockRef) {
 		sk.Hold()
 	}
-	u.Note("msg_zerocopy_alloc on %v: id %d, %d bytes, %d pinned pages, optmem %d, held by %v",
-		sk.Ident(), u.ID, size, mmp.NumPg, truesize, holder)
+	u.Note(kernel.Entry{Op: kernel.OpZerocopyAlloc, Holder: holder, Peer: sk.Ident(), After: int64(u.refcnt),
+		Args: [4]int64{int64(u.ID), int64(size), int64(mmp.NumPg), int64(truesize)}})
 	return u, Allocated
 }
 
@@ -144,7 +144,7 @@ func Realloc(h *kernel.Host, sk Socket, task *Task, size uint32, tail *Info, hol
 	if sk.Stream() {
 		tail.Get(holder)
 	}
-	tail.Note("msg_zerocopy_realloc: extended to id %d..%d, %d bytes", tail.ID, next, tail.Bytelen)
+	tail.Note(kernel.Entry{Op: kernel.OpZerocopyRealloc, Args: [4]int64{int64(tail.ID), int64(next), int64(tail.Bytelen)}})
 	return tail, Extended
 }
 
@@ -175,7 +175,7 @@ func (u *Info) PutAbort(holder kernel.ObjectID, haveRef bool) {
 		u.sk.SetZCKey(u.sk.ZCKey() - 1)
 	}
 	u.Len--
-	u.Note("put_abort by %v: len %d", holder, u.Len)
+	u.Note(kernel.Entry{Op: kernel.OpPutAbort, Holder: holder, Args: [4]int64{int64(u.Len)}})
 	if haveRef {
 		u.Complete(holder, true)
 	}
@@ -186,6 +186,6 @@ func (u *Info) PutAbort(holder kernel.ObjectID, haveRef bool) {
 func NewLegacy(h *kernel.Host, holder kernel.ObjectID) *Info {
 	u := &Info{Flavour: Legacy, Flags: kernel.SKBFL_ZEROCOPY_FRAG, refcnt: 1, holders: []kernel.ObjectID{holder}}
 	h.Track(&u.Tracked, "ubuf", u)
-	u.Note("legacy ubuf allocated, held by %v", holder)
+	u.Note(kernel.Entry{Op: kernel.OpLegacyAlloc, Holder: holder, After: 1})
 	return u
 }

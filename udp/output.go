@@ -125,7 +125,7 @@ func (u *Sock) makeSkb(c *cork) *skb.Buff {
 		head.DataLen += e.b.Len
 	}
 	*c = cork{}
-	head.Note("__ip_make_skb: %d bytes, %d fragments", head.Len, len(s.FragList)+1)
+	head.Note(kernel.Entry{Op: kernel.OpMakeSkb, Args: [4]int64{int64(head.Len), int64(len(s.FragList) + 1)}})
 	return head
 }
 
@@ -171,7 +171,7 @@ func (u *Sock) ipSendSkb(b *skb.Buff) {
 			b.DataLen -= f.Len
 			f.SetOwner(u.Sk, skb.SockWfree)
 		}
-		b.Note("ip_do_fragment: %d fragments", len(frags)+1)
+		b.Note(kernel.Entry{Op: kernel.OpFragment, Args: [4]int64{int64(len(frags) + 1)}})
 	} else {
 		frags = nil
 	}

@@ -135,7 +135,7 @@ func (u *Sock) Setsockopt(opt kernel.SockOpt, val int) kernel.Errno {
 func (u *Sock) Connect() kernel.Errno {
 	u.connected = true
 	u.Sk.State = sock.ESTABLISHED
-	u.Sk.Note("connect")
+	u.Sk.Note(kernel.Entry{Op: kernel.OpConnect})
 	return 0
 }
 

@@ -603,7 +603,7 @@ close u => 0
 	require.Equal(t, "exit: the program's 3 open sockets are closed", exit.Text)
 	var dead []string
 	for _, tc := range exit.Touched {
-		if tc.Text == "sock_orphan: SOCK_DEAD" {
+		if tc.Text() == "sock_orphan: SOCK_DEAD" {
 			dead = append(dead, tc.Object.String())
 		}
 	}
@@ -750,7 +750,7 @@ note a note => is text
 	require.Contains(t, out, "# FAILED: ")
 	lines := strings.Split(strings.TrimSuffix(js.String(), "\n"), "\n")
 	require.Len(t, lines, len(tr.Records))
-	require.True(t, strings.HasPrefix(lines[0], `{"kind":"config","schema":1,"file":"test.zcs","profile":"linux-6.18","seed":9,"bugs":["abort-gap"]}`), lines[0])
+	require.True(t, strings.HasPrefix(lines[0], `{"kind":"config","schema":2,"file":"test.zcs","profile":"linux-6.18","seed":9,"bugs":["abort-gap"]}`), lines[0])
 	require.Contains(t, js.String(), `{"kind":"violation","step":3,"rule":"invariant 1 (ids)","object":"sock#1"`)
 	require.Contains(t, js.String(), `{"kind":"mismatch","step":3,"source":"test.zcs:4","expected":"0","got":"-1 EPIPE"}`)
 	require.True(t, strings.HasPrefix(lines[len(lines)-1], `{"kind":"summary",`))

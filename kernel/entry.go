@@ -1,0 +1,403 @@
+package kernel
+
+import (
+	"encoding/json"
+	"fmt"
+	"strconv"
+)
+
+// Op names what one entry of an object's history records: the kernel
+// operation applied to the object. Each Op fixes which fields of an Entry
+// it uses, the kernel function it models, and how it reads as text.
+//
+// The zero value, OpText, is an entry whose meaning is all in Entry.Str:
+// for rare, cold paths whose wording is built once.
+type Op uint8
+
+// The operations an object's history records. The comment of each gives
+// its timeline text, with the Entry fields it reads.
+const (
+	// OpText: Str.
+	OpText Op = iota
+	// OpFreed: "freed".
+	OpFreed
+	// OpOmitted: "… Args[0] entries omitted …", the gap of a bounded history.
+	OpOmitted
+	// OpSocket: "socket(family Args[0], type Args[1], protocol Args[2])".
+	OpSocket
+	// OpSetsockopt: "setsockopt SockOpt{Args[0], Args[1]} = Args[2]".
+	OpSetsockopt
+	// OpSoZerocopy: "SO_ZEROCOPY = Args[0]".
+	OpSoZerocopy
+	// OpConnect: "connect".
+	OpConnect
+	// OpConnected: "connected, window Args[0], sndbuf Args[1]".
+	OpConnected
+	// OpTCPDone: "tcp_done".
+	OpTCPDone
+	// OpOrphan: "sock_orphan: SOCK_DEAD".
+	OpOrphan
+	// OpOmallocRefused: "sock_omalloc refused: omem Args[0] + Args[1] > optmem_max Args[2]".
+	OpOmallocRefused
+	// OpNotified: "notification [Args[0],Args[1]] copied=Args[2] merged=Args[3]".
+	OpNotified
+	// OpUargGet: "get by Holder → refcnt After".
+	OpUargGet
+	// OpUargPut: "put by Holder success=Args[0] → refcnt After".
+	OpUargPut
+	// OpUargHandoff: "reference of Holder handed to Peer".
+	OpUargHandoff
+	// OpUargComplete: "completed: notify [Args[0],Args[1]] copied=Args[2]".
+	OpUargComplete
+	// OpUargCompleteSilent: "completed without notification (len Args[0], dead Args[1])".
+	OpUargCompleteSilent
+	// OpZerocopyAlloc: "msg_zerocopy_alloc on Peer: id Args[0], Args[1] bytes,
+	// Args[2] pinned pages, optmem Args[3], held by Holder".
+	OpZerocopyAlloc
+	// OpZerocopyRealloc: "msg_zerocopy_realloc: extended to id Args[0]..Args[1], Args[2] bytes".
+	OpZerocopyRealloc
+	// OpPutAbort: "put_abort by Holder: len Args[0]".
+	OpPutAbort
+	// OpLegacyAlloc: "legacy ubuf allocated, held by Holder".
+	OpLegacyAlloc
+	// OpZcopySet: "skb_zcopy_set Holder[id Args[0]..Args[1] refcnt After]", or
+	// "skb_zcopy_set Holder[legacy refcnt After]" when Args[2] is 1.
+	OpZcopySet
+	// OpZcopyClear: "skb_zcopy_clear success=Args[0]".
+	OpZcopyClear
+	// OpZerocopyFill: "zerocopy Args[0] bytes from user pages, Args[1] frags".
+	OpZerocopyFill
+	// OpClone: "skb_clone of Holder, dataref After" (on the clone).
+	OpClone
+	// OpClonedAs: "cloned as Holder" (on the original).
+	OpClonedAs
+	// OpPskbCopy: "pskb_copy of Holder".
+	OpPskbCopy
+	// OpExpandHead: "pskb_expand_head: private shared info Holder".
+	OpExpandHead
+	// OpSplit: "skb_split at Args[0] into Holder".
+	OpSplit
+	// OpSegment: "skb_segment mss Args[0] into Args[1] segments".
+	OpSegment
+	// OpCopyUbufsFailed: "skb_copy_ubufs: page allocation failed".
+	OpCopyUbufsFailed
+	// OpCopyUbufs: "skb_copy_ubufs: Args[0] bytes into Args[1] order-Args[2] pages".
+	OpCopyUbufs
+	// OpPullTail: "__pskb_pull_tail Args[0] bytes, data_len Args[1]".
+	OpPullTail
+	// OpAllocSkb: "alloc_skb linear Args[0]".
+	OpAllocSkb
+	// OpReleaseData: "skb_release_data: dataref After".
+	OpReleaseData
+	// OpMakeSkb: "__ip_make_skb: Args[0] bytes, Args[1] fragments".
+	OpMakeSkb
+	// OpFragment: "ip_do_fragment: Args[0] fragments".
+	OpFragment
+	// OpTapDeliver: "delivered to tap Str".
+	OpTapDeliver
+	// OpXmitFailed: "Str: transmit failed" (Str names the device).
+	OpXmitFailed
+	// OpTunFailed: "tun_get_user failed: freed".
+	OpTunFailed
+	// OpTunGetUser: "tun_get_user: Args[0] bytes of guest pages, Holder attached".
+	OpTunGetUser
+	// OpTxRing: "PACKET_TX_RING Args[0] frames of Args[1] bytes".
+	OpTxRing
+	opCount
+)
+
+// Entry is one typed record of what happened to an object: the operation,
+// the other objects it involved, the refcount it left, and its numeric
+// arguments. It is recorded with no formatting; Text renders it, and
+// AppendJSON writes its fields by name. Which fields an Op uses is said by
+// the Op's comment; the others are zero.
+type Entry struct {
+	// Op is the operation.
+	Op Op
+	// Holder is the object on the other side of the operation: the holder
+	// of a reference taken or dropped, the skb cloned or copied, the uarg
+	// attached.
+	Holder ObjectID
+	// Peer is a second object: the new holder of a handed-off reference,
+	// the socket a uarg was allocated on.
+	Peer ObjectID
+	// Before and After are the object's refcount (refcnt or dataref)
+	// before and after the operation, for the Ops that change one.
+	Before, After int64
+	// Args are the operation's numeric arguments; booleans are 0 or 1.
+	Args [4]int64
+	// Str is a name the operation refers to (a device, a tap) or, for
+	// OpText, the whole text. It is never built on a hot path.
+	Str string
+}
+
+// arg describes one element of Entry.Args for JSON.
+type arg struct {
+	name string
+	kind argKind
+}
+
+type argKind uint8
+
+const (
+	argInt argKind = iota
+	argBool
+	argFamily
+	argSockType
+	argProtocol
+)
+
+// opSpec is what an Op means: its JSON name, the kernel function it
+// models, which fields it uses, and its text.
+type opSpec struct {
+	name, fn       string
+	holder, peer   string // JSON names of Holder and Peer; "" when unused
+	refcnt         bool   // Before and After are used
+	str            string // JSON name of Str; "" when unused
+	args           []arg
+	text           func(e *Entry) string
+	sockoptInArgs0 bool // Args[0..1] are a SockOpt, Args[2] its value
+}
+
+// Bool is a boolean argument of an Entry: 1 for true, 0 for false.
+func Bool(v bool) int64 {
+	if v {
+		return 1
+	}
+	return 0
+}
+
+// flag reads a boolean argument.
+func flag(v int64) bool { return v != 0 }
+
+var opSpecs = [opCount]opSpec{
+	OpText: {name: "text", str: "text", text: func(e *Entry) string { return e.Str }},
+	OpFreed: {name: "freed", fn: "kfree",
+		text: func(*Entry) string { return "freed" }},
+	OpOmitted: {name: "omitted", args: []arg{{"entries", argInt}},
+		text: func(e *Entry) string { return fmt.Sprintf("… %d entries omitted …", e.Args[0]) }},
+	OpSocket: {name: "socket", fn: "__sock_create",
+		args: []arg{{"family", argFamily}, {"type", argSockType}, {"protocol", argProtocol}},
+		text: func(e *Entry) string {
+			return fmt.Sprintf("socket(%v, %v, %v)", FamilyNames.Name(Family(e.Args[0])), SockType(e.Args[1]), Protocol(e.Args[2]))
+		}},
+	OpSetsockopt: {name: "setsockopt", fn: "sock_setsockopt", sockoptInArgs0: true,
+		text: func(e *Entry) string {
+			return fmt.Sprintf("setsockopt %s = %d", SockOptNames.Name(e.sockOpt()), e.Args[2])
+		}},
+	OpSoZerocopy: {name: "so_zerocopy", fn: "sock_setsockopt", args: []arg{{"value", argInt}},
+		text: func(e *Entry) string { return fmt.Sprintf("SO_ZEROCOPY = %d", e.Args[0]) }},
+	OpConnect: {name: "connect", fn: "ip4_datagram_connect",
+		text: func(*Entry) string { return "connect" }},
+	OpConnected: {name: "connected", fn: "tcp_finish_connect", args: []arg{{"window", argInt}, {"sndbuf", argInt}},
+		text: func(e *Entry) string {
+			return fmt.Sprintf("connected, window %d, sndbuf %d", e.Args[0], e.Args[1])
+		}},
+	OpTCPDone: {name: "tcp_done", fn: "tcp_done", text: func(*Entry) string { return "tcp_done" }},
+	OpOrphan: {name: "orphan", fn: "sock_orphan",
+		text: func(*Entry) string { return "sock_orphan: SOCK_DEAD" }},
+	OpOmallocRefused: {name: "omalloc_refused", fn: "sock_omalloc",
+		args: []arg{{"omem", argInt}, {"size", argInt}, {"optmem_max", argInt}},
+		text: func(e *Entry) string {
+			return fmt.Sprintf("sock_omalloc refused: omem %d + %d > optmem_max %d", e.Args[0], e.Args[1], e.Args[2])
+		}},
+	OpNotified: {name: "notified", fn: "__msg_zerocopy_callback",
+		args: []arg{{"lo", argInt}, {"hi", argInt}, {"copied", argBool}, {"merged", argBool}},
+		text: func(e *Entry) string {
+			return fmt.Sprintf("notification [%d,%d] copied=%t merged=%t", e.Args[0], e.Args[1], flag(e.Args[2]), flag(e.Args[3]))
+		}},
+	OpUargGet: {name: "get", fn: "net_zcopy_get", holder: "holder", refcnt: true,
+		text: func(e *Entry) string { return fmt.Sprintf("get by %v → refcnt %d", e.Holder, e.After) }},
+	OpUargPut: {name: "put", fn: "net_zcopy_put", holder: "holder", refcnt: true, args: []arg{{"success", argBool}},
+		text: func(e *Entry) string {
+			return fmt.Sprintf("put by %v success=%t → refcnt %d", e.Holder, flag(e.Args[0]), e.After)
+		}},
+	OpUargHandoff: {name: "handoff", fn: "skb_zcopy_set", holder: "from", peer: "to",
+		text: func(e *Entry) string { return fmt.Sprintf("reference of %v handed to %v", e.Holder, e.Peer) }},
+	OpUargComplete: {name: "complete", fn: "__msg_zerocopy_callback",
+		args: []arg{{"lo", argInt}, {"hi", argInt}, {"copied", argBool}},
+		text: func(e *Entry) string {
+			return fmt.Sprintf("completed: notify [%d,%d] copied=%t", e.Args[0], e.Args[1], flag(e.Args[2]))
+		}},
+	OpUargCompleteSilent: {name: "complete_silent", fn: "__msg_zerocopy_callback",
+		args: []arg{{"len", argInt}, {"dead", argBool}},
+		text: func(e *Entry) string {
+			return fmt.Sprintf("completed without notification (len %d, dead %t)", e.Args[0], flag(e.Args[1]))
+		}},
+	OpZerocopyAlloc: {name: "msg_zerocopy_alloc", fn: "msg_zerocopy_alloc", holder: "holder", peer: "sock", refcnt: true,
+		args: []arg{{"id", argInt}, {"bytes", argInt}, {"pinned_pages", argInt}, {"optmem", argInt}},
+		text: func(e *Entry) string {
+			return fmt.Sprintf("msg_zerocopy_alloc on %v: id %d, %d bytes, %d pinned pages, optmem %d, held by %v",
+				e.Peer, e.Args[0], e.Args[1], e.Args[2], e.Args[3], e.Holder)
+		}},
+	OpZerocopyRealloc: {name: "msg_zerocopy_realloc", fn: "msg_zerocopy_realloc",
+		args: []arg{{"id", argInt}, {"next", argInt}, {"bytelen", argInt}},
+		text: func(e *Entry) string {
+			return fmt.Sprintf("msg_zerocopy_realloc: extended to id %d..%d, %d bytes", e.Args[0], e.Args[1], e.Args[2])
+		}},
+	OpPutAbort: {name: "put_abort", fn: "msg_zerocopy_put_abort", holder: "holder", args: []arg{{"len", argInt}},
+		text: func(e *Entry) string { return fmt.Sprintf("put_abort by %v: len %d", e.Holder, e.Args[0]) }},
+	OpLegacyAlloc: {name: "legacy_alloc", fn: "vhost_net_ubuf_get", holder: "holder", refcnt: true,
+		text: func(e *Entry) string { return fmt.Sprintf("legacy ubuf allocated, held by %v", e.Holder) }},
+	OpZcopySet: {name: "skb_zcopy_set", fn: "skb_zcopy_set", holder: "uarg", refcnt: true,
+		args: []arg{{"id", argInt}, {"hi", argInt}, {"legacy", argBool}},
+		text: func(e *Entry) string {
+			if flag(e.Args[2]) {
+				return fmt.Sprintf("skb_zcopy_set %v[legacy refcnt %d]", e.Holder, e.After)
+			}
+			return fmt.Sprintf("skb_zcopy_set %v[id %d..%d refcnt %d]", e.Holder, e.Args[0], e.Args[1], e.After)
+		}},
+	OpZcopyClear: {name: "skb_zcopy_clear", fn: "skb_zcopy_clear", args: []arg{{"success", argBool}},
+		text: func(e *Entry) string { return fmt.Sprintf("skb_zcopy_clear success=%t", flag(e.Args[0])) }},
+	OpZerocopyFill: {name: "zerocopy_sg", fn: "__zerocopy_sg_from_iter", args: []arg{{"bytes", argInt}, {"frags", argInt}},
+		text: func(e *Entry) string {
+			return fmt.Sprintf("zerocopy %d bytes from user pages, %d frags", e.Args[0], e.Args[1])
+		}},
+	OpClone: {name: "clone", fn: "skb_clone", holder: "of", refcnt: true,
+		text: func(e *Entry) string { return fmt.Sprintf("skb_clone of %v, dataref %d", e.Holder, e.After) }},
+	OpClonedAs: {name: "cloned_as", fn: "skb_clone", holder: "clone",
+		text: func(e *Entry) string { return fmt.Sprintf("cloned as %v", e.Holder) }},
+	OpPskbCopy: {name: "pskb_copy", fn: "pskb_copy", holder: "of",
+		text: func(e *Entry) string { return fmt.Sprintf("pskb_copy of %v", e.Holder) }},
+	OpExpandHead: {name: "pskb_expand_head", fn: "pskb_expand_head", holder: "shinfo",
+		text: func(e *Entry) string { return fmt.Sprintf("pskb_expand_head: private shared info %v", e.Holder) }},
+	OpSplit: {name: "skb_split", fn: "skb_split", holder: "into", args: []arg{{"at", argInt}},
+		text: func(e *Entry) string { return fmt.Sprintf("skb_split at %d into %v", e.Args[0], e.Holder) }},
+	OpSegment: {name: "skb_segment", fn: "skb_segment", args: []arg{{"mss", argInt}, {"segments", argInt}},
+		text: func(e *Entry) string { return fmt.Sprintf("skb_segment mss %d into %d segments", e.Args[0], e.Args[1]) }},
+	OpCopyUbufsFailed: {name: "skb_copy_ubufs_failed", fn: "skb_copy_ubufs",
+		text: func(*Entry) string { return "skb_copy_ubufs: page allocation failed" }},
+	OpCopyUbufs: {name: "skb_copy_ubufs", fn: "skb_copy_ubufs", args: []arg{{"bytes", argInt}, {"pages", argInt}, {"order", argInt}},
+		text: func(e *Entry) string {
+			return fmt.Sprintf("skb_copy_ubufs: %d bytes into %d order-%d pages", e.Args[0], e.Args[1], e.Args[2])
+		}},
+	OpPullTail: {name: "pskb_pull_tail", fn: "__pskb_pull_tail", args: []arg{{"bytes", argInt}, {"data_len", argInt}},
+		text: func(e *Entry) string {
+			return fmt.Sprintf("__pskb_pull_tail %d bytes, data_len %d", e.Args[0], e.Args[1])
+		}},
+	OpAllocSkb: {name: "alloc_skb", fn: "alloc_skb", args: []arg{{"linear", argInt}},
+		text: func(e *Entry) string { return fmt.Sprintf("alloc_skb linear %d", e.Args[0]) }},
+	OpReleaseData: {name: "skb_release_data", fn: "skb_release_data", refcnt: true,
+		text: func(e *Entry) string { return fmt.Sprintf("skb_release_data: dataref %d", e.After) }},
+	OpMakeSkb: {name: "ip_make_skb", fn: "__ip_make_skb", args: []arg{{"bytes", argInt}, {"fragments", argInt}},
+		text: func(e *Entry) string {
+			return fmt.Sprintf("__ip_make_skb: %d bytes, %d fragments", e.Args[0], e.Args[1])
+		}},
+	OpFragment: {name: "ip_do_fragment", fn: "ip_do_fragment", args: []arg{{"fragments", argInt}},
+		text: func(e *Entry) string { return fmt.Sprintf("ip_do_fragment: %d fragments", e.Args[0]) }},
+	OpTapDeliver: {name: "tap_deliver", fn: "dev_queue_xmit_nit", str: "tap",
+		text: func(e *Entry) string { return "delivered to tap " + e.Str }},
+	OpXmitFailed: {name: "xmit_failed", fn: "dev_hard_start_xmit", str: "device",
+		text: func(e *Entry) string { return e.Str + ": transmit failed" }},
+	OpTunFailed: {name: "tun_get_user_failed", fn: "tun_get_user",
+		text: func(*Entry) string { return "tun_get_user failed: freed" }},
+	OpTunGetUser: {name: "tun_get_user", fn: "tun_get_user", holder: "uarg", args: []arg{{"bytes", argInt}},
+		text: func(e *Entry) string {
+			return fmt.Sprintf("tun_get_user: %d bytes of guest pages, %v attached", e.Args[0], e.Holder)
+		}},
+	OpTxRing: {name: "packet_tx_ring", fn: "packet_set_ring", args: []arg{{"frames", argInt}, {"frame_size", argInt}},
+		text: func(e *Entry) string {
+			return fmt.Sprintf("PACKET_TX_RING %d frames of %d bytes", e.Args[0], e.Args[1])
+		}},
+}
+
+// String is the Op's JSON name, e.g. "get".
+func (o Op) String() string {
+	if o >= opCount {
+		return "op" + strconv.Itoa(int(o))
+	}
+	return opSpecs[o].name
+}
+
+// Func names the kernel function the Op models, or "" for none.
+func (o Op) Func() string {
+	if o >= opCount {
+		return ""
+	}
+	return opSpecs[o].fn
+}
+
+// Text renders the entry as the timeline prints it.
+func (e Entry) Text() string {
+	if e.Op >= opCount {
+		return e.Op.String()
+	}
+	return opSpecs[e.Op].text(&e)
+}
+
+// String is Text.
+func (e Entry) String() string { return e.Text() }
+
+// sockOpt is the option an OpSetsockopt entry set.
+func (e *Entry) sockOpt() SockOpt { return SockOpt{Level: Level(e.Args[0]), Name: int32(e.Args[1])} }
+
+// AppendJSON appends the entry's fields as JSON object members (without
+// braces, each preceded by a comma): "op", "func", the objects it
+// involved, "refcnt_before" and "refcnt" when it changed a refcount, and
+// its named arguments as numbers, booleans or Linux names.
+func (e Entry) AppendJSON(dst []byte) []byte {
+	if e.Op >= opCount {
+		return append(dst, `,"op":"`+e.Op.String()+`"`...)
+	}
+	s := &opSpecs[e.Op]
+	dst = append(dst, `,"op":"`...)
+	dst = append(dst, s.name...)
+	dst = append(dst, '"')
+	if s.fn != "" {
+		dst = append(dst, `,"func":"`...)
+		dst = append(dst, s.fn...)
+		dst = append(dst, '"')
+	}
+	dst = appendIDField(dst, s.holder, e.Holder)
+	dst = appendIDField(dst, s.peer, e.Peer)
+	if s.refcnt {
+		dst = append(dst, `,"refcnt_before":`...)
+		dst = strconv.AppendInt(dst, e.Before, 10)
+		dst = append(dst, `,"refcnt":`...)
+		dst = strconv.AppendInt(dst, e.After, 10)
+	}
+	if s.sockoptInArgs0 {
+		dst = appendStrField(dst, "optname", SockOptNames.Name(e.sockOpt()))
+		dst = append(dst, `,"level":`...)
+		dst = strconv.AppendInt(dst, e.Args[0], 10)
+		dst = append(dst, `,"value":`...)
+		dst = strconv.AppendInt(dst, e.Args[2], 10)
+	}
+	for i, a := range s.args {
+		v := e.Args[i]
+		switch a.kind {
+		case argBool:
+			dst = append(dst, `,"`+a.name+`":`...)
+			dst = strconv.AppendBool(dst, v != 0)
+		case argFamily:
+			dst = appendStrField(dst, a.name, FamilyNames.Name(Family(v)))
+		case argSockType:
+			dst = appendStrField(dst, a.name, fmt.Sprint(SockType(v)))
+		case argProtocol:
+			dst = appendStrField(dst, a.name, fmt.Sprint(Protocol(v)))
+		default:
+			dst = append(dst, `,"`+a.name+`":`...)
+			dst = strconv.AppendInt(dst, v, 10)
+		}
+	}
+	if s.str != "" {
+		dst = appendStrField(dst, s.str, e.Str)
+	}
+	return dst
+}
+
+func appendIDField(dst []byte, name string, id ObjectID) []byte {
+	if name == "" || id == (ObjectID{}) {
+		return dst
+	}
+	return appendStrField(dst, name, id.String())
+}
+
+// appendStrField appends ,"name":"v" with v quoted as JSON quotes it.
+func appendStrField(dst []byte, name, v string) []byte {
+	dst = append(dst, `,"`...)
+	dst = append(dst, name...)
+	dst = append(dst, `":`...)
+	q, _ := json.Marshal(v) // a string always marshals
+	return append(dst, q...)
+}
