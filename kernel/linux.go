@@ -7,6 +7,10 @@ import "fmt"
 const (
 	PageShift = 12
 	PageSize  = 1 << PageShift
+	// UioMaxiov is UIO_MAXIOV: the most iovecs one call takes
+	// (import_iovec: EINVAL beyond) and the most messages one sendmmsg
+	// sends (__sys_sendmmsg caps vlen to it).
+	UioMaxiov = 1024
 	// MaxSkbFrags is MAX_SKB_FRAGS with CONFIG_MAX_SKB_FRAGS=17, the default.
 	MaxSkbFrags = 17
 	// UshrtMax is USHRT_MAX; msg_zerocopy_realloc stops extending a uarg at

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/zcsim/zcsim/kernel"
 	"github.com/zcsim/zcsim/mm"
@@ -50,10 +51,17 @@ func (r Result) String() string {
 	return fmt.Sprint(r.Ret)
 }
 
-// syscall runs fn as one step and records it with its result.
+// syscall runs fn as one step and records it with its result. A call on
+// a socket the program closed fails with EBADF without running fn: its
+// descriptor names nothing any more (fdget in every socket call).
 func (w *World) syscall(c Call, op string, s *Socket, fn func() Result) Result {
 	w.begin()
-	r := fn()
+	var r Result
+	if s != nil && s.closed {
+		r = fail(kernel.EBADF)
+	} else {
+		r = fn()
+	}
 	w.record(c, op, s, r)
 	return r
 }
@@ -212,6 +220,7 @@ func (w *World) newSocket(name string, t *Task, family kernel.Family, typ kernel
 		s.dgrm = &dgram{pkt: packet.New(sk, dev.route(), w)}
 	}
 	w.sockets = append(w.sockets, s)
+	w.byName[name], w.bySk[sk] = s, s
 	w.narration = append(w.narration, fmt.Sprintf("%s is %v", name, sk.Ident()))
 	w.Monitor.Tracked(sk, t.Task)
 	return s
@@ -220,7 +229,7 @@ func (w *World) newSocket(name string, t *Task, family kernel.Family, typ kernel
 // allocFD gives s the lowest free file descriptor above stderr, as
 // get_unused_fd_flags does, and returns it.
 func (w *World) allocFD(s *Socket) int64 {
-	fd := 3
+	fd := w.lowFD
 	for fd < len(w.fds) && w.fds[fd] != nil {
 		fd++
 	}
@@ -228,12 +237,14 @@ func (w *World) allocFD(s *Socket) int64 {
 		w.fds = append(w.fds, make([]*Socket, fd+1-len(w.fds))...)
 	}
 	w.fds[fd], s.FD = s, fd
+	w.lowFD = fd + 1
 	return int64(fd)
 }
 
 // releaseFD frees s's descriptor.
 func (w *World) releaseFD(s *Socket) {
 	if s.FD > 0 {
+		w.lowFD = min(w.lowFD, s.FD)
 		w.fds[s.FD], s.FD = nil, 0
 	}
 }
@@ -355,6 +366,7 @@ func (w *World) Close(c Call, s *Socket) Result {
 		if s.FD == 0 || s.Sk.Dead() {
 			return fail(kernel.EBADF)
 		}
+		s.closed = true
 		w.closeSocket(s)
 		return ok(0)
 	})
@@ -368,7 +380,7 @@ func (w *World) closeSocket(s *Socket) {
 			w.remoteReset(s.Peer)
 		}
 	case s.dgrm != nil:
-		s.dgrm.purge()
+		s.dgrm.purge(w)
 		if s.dgrm.pkt != nil {
 			s.dgrm.pkt.Close()
 		} else if s.dgrm.udp != nil {
@@ -426,6 +438,9 @@ func (w *World) SendTo(c Call, s *Socket, lens []int, flags kernel.MsgFlags) Res
 }
 
 func (w *World) send(c Call, s *Socket, lens []int, flags kernel.MsgFlags, to bool) Result {
+	if s.closed {
+		return w.FailCall(c, "send", kernel.EBADF)
+	}
 	total := 0
 	for _, n := range lens {
 		total += n
@@ -462,15 +477,18 @@ func (w *World) send(c Call, s *Socket, lens []int, flags kernel.MsgFlags, to bo
 	return w.syscall(c, "send", s, func() Result { return fail(kernel.EOPNOTSUPP) })
 }
 
-// Sendmmsg models sendmmsg(2) as __sys_sendmmsg does it: one sendmsg per
-// message (each a step of its own, its text marked "(message i)") until one
-// fails. It returns how many were sent, or the first error if none was;
-// Send and Blocked are those of the last message tried.
+// Sendmmsg models sendmmsg(2) as __sys_sendmmsg does it: at most
+// UIO_MAXIOV messages are taken (vlen is capped, not refused), then one
+// sendmsg per message (each a step of its own, its text marked "(message
+// i)") until one fails. It returns how many were sent, or the first error
+// if none was; Send and Blocked are those of the last message tried.
 func (w *World) Sendmmsg(c Call, s *Socket, msgs [][]int, flags kernel.MsgFlags) Result {
+	msgs = msgs[:min(len(msgs), kernel.UioMaxiov)]
 	sent := 0
 	var last Result
+	head := abbreviate(c.Text, maxCallText)
 	for i, m := range msgs {
-		last = w.Send(Call{Source: c.Source, Text: fmt.Sprintf("%s (message %d)", c.Text, i)}, s, m, flags)
+		last = w.Send(Call{Source: c.Source, Text: fmt.Sprintf("%s (message %d)", head, i)}, s, m, flags)
 		if last.Errno != 0 {
 			break
 		}
@@ -482,6 +500,21 @@ func (w *World) Sendmmsg(c Call, s *Socket, msgs [][]int, flags kernel.MsgFlags)
 	}
 	res.Send, res.Blocked = last.Send, last.Blocked
 	return res
+}
+
+// maxCallText bounds the call text each message of a sendmmsg repeats.
+const maxCallText = 120
+
+// abbreviate cuts text to at most n bytes at a space, marking the cut.
+func abbreviate(text string, n int) string {
+	if len(text) <= n {
+		return text
+	}
+	cut := strings.LastIndexByte(text[:n], ' ')
+	if cut <= 0 {
+		cut = n
+	}
+	return text[:cut] + " …"
 }
 
 func sendResult(r sock.SendResult) Result {
@@ -572,7 +605,7 @@ func (w *World) Recvmsg(c Call, s *Socket, n int, flags kernel.MsgFlags) Result 
 // blocking read first lets the network run until data arrives.
 func (w *World) Recv(c Call, s *Socket, n int, flags kernel.MsgFlags) Result {
 	blocking := flags&kernel.MSG_DONTWAIT == 0 && s.Sk.Type&kernel.SOCK_NONBLOCK == 0
-	if blocking {
+	if blocking && !s.closed {
 		for !w.readable(s) && w.Loop.Step() {
 		}
 	}

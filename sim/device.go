@@ -104,6 +104,9 @@ type frame struct {
 	seq, endSeq uint32
 	fin         bool
 	moreFrags   bool
+	// ipID and fragOff place an IP fragment in its datagram (ip_defrag).
+	ipID    uint32
+	fragOff int
 	// gso is the segment size of a UDP GSO datagram the device sent whole
 	// (TSO); the receiver cuts it into datagrams (udp_rcv_segment).
 	gso int
@@ -127,7 +130,8 @@ func (w *World) Xmit(p sock.Packet) {
 	if !dev.SG && p.Skb.DataLen > 0 {
 		p.Skb.Linearize()
 	}
-	frames := []frame{{p.Skb, p.Skb.Len, p.Seq, p.EndSeq, p.Fin, p.MoreFrags, 0}}
+	frames := []frame{{skb: p.Skb, len: p.Skb.Len, seq: p.Seq, endSeq: p.EndSeq, fin: p.Fin,
+		moreFrags: p.MoreFrags, ipID: p.IPID, fragOff: p.FragOff}}
 	if size := s.gsoSize(p.Skb); size > 0 {
 		if dev.TSO {
 			frames[0].gso = size
@@ -145,7 +149,7 @@ func (w *World) Xmit(p sock.Packet) {
 func (w *World) segment(p sock.Packet, mss int) []frame {
 	segs, err := p.Skb.Segment(mss)
 	if err != 0 {
-		return []frame{{p.Skb, p.Skb.Len, p.Seq, p.EndSeq, p.Fin, false, 0}}
+		return []frame{{skb: p.Skb, len: p.Skb.Len, seq: p.Seq, endSeq: p.EndSeq, fin: p.Fin}}
 	}
 	p.Skb.Free()
 	frames := make([]frame, len(segs))
@@ -221,9 +225,16 @@ func (w *World) wire(s *Socket, f frame) {
 	switch dev.Kind {
 	case Loopback:
 		f.skb.Orphan() // loopback_xmit
-		f.skb.OrphanFragsRx()
+		if f.skb.OrphanFragsRx() != 0 {
+			w.lose(s, f, "is dropped: __netif_receive_skb_core cannot copy its user frags (skb_orphan_frags_rx)")
+			return
+		}
 	case Tun:
-		f.skb.OrphanFragsRx() // tun_net_xmit
+		err := f.skb.OrphanFragsRx() // tun_net_xmit
+		if err != 0 {
+			w.lose(s, f, "is dropped: tun_net_xmit cannot copy its user frags (skb_orphan_frags_rx)")
+			return
+		}
 		f.skb.Free()
 		f.skb = nil
 	default:
@@ -233,9 +244,9 @@ func (w *World) wire(s *Socket, f frame) {
 	switch {
 	case s.dropData > 0:
 		s.dropData--
-		w.lose(f, "dropped by the scenario")
+		w.lose(s, f, "is dropped by the scenario")
 	case dev.LossPPM > 0 && uint32(w.Streams.Rand("loss/"+dev.Name).IntN(1_000_000)) < dev.LossPPM:
-		w.lose(f, "lost on the link")
+		w.lose(s, f, "is lost on the link")
 	case s.holdData:
 		s.heldData = append(s.heldData, f)
 	default:
@@ -243,8 +254,9 @@ func (w *World) wire(s *Socket, f frame) {
 	}
 }
 
-// lose frees a frame that never arrives.
-func (w *World) lose(f frame, why string) {
+// lose frees a frame s sent that never arrives, and says so in the step.
+func (w *World) lose(s *Socket, f frame, why string) {
+	w.narration = append(w.narration, fmt.Sprintf("%s: a frame of %d bytes %s", s.Name, f.len, why))
 	if f.skb != nil {
 		f.skb.Note(kernel.Entry{Str: why})
 		f.skb.Free()

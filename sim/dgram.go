@@ -2,10 +2,12 @@ package sim
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/zcsim/zcsim/kernel"
 	"github.com/zcsim/zcsim/packet"
+	"github.com/zcsim/zcsim/sim/engine"
 	"github.com/zcsim/zcsim/skb"
 	"github.com/zcsim/zcsim/udp"
 )
@@ -16,8 +18,9 @@ type dgram struct {
 	udp *udp.Sock
 	pkt *packet.Sock
 	rx  []datagram
-	// frags holds the IP fragments of a datagram being reassembled.
-	frags []*skb.Buff
+	// partial holds the datagrams being reassembled from IP fragments
+	// (the ipq queues of ip_defrag), oldest first.
+	partial []*ipq
 }
 
 // datagram is a received datagram: the skb that completed it and its
@@ -27,8 +30,27 @@ type datagram struct {
 	len int
 }
 
+// ipq is one datagram being reassembled: the fragments that arrived, how
+// many payload bytes they cover from offset 0, and the ip_expire timer.
+type ipq struct {
+	id    uint32
+	frags []*skb.Buff
+	next  int
+	// gap is set once a fragment arrived beyond next: one was lost, and
+	// the datagram can only expire.
+	gap    bool
+	expire engine.Handle
+}
+
+// ipfragTime is net.ipv4.ipfrag_time: how long ip_defrag keeps an
+// incomplete datagram before ip_expire frees its fragments.
+const ipfragTime = 30 * engine.Second
+
 func (d *dgram) queued() []*skb.Buff {
-	out := append([]*skb.Buff(nil), d.frags...)
+	var out []*skb.Buff
+	for _, q := range d.partial {
+		out = append(out, q.frags...)
+	}
 	for _, g := range d.rx {
 		out = append(out, g.skb)
 	}
@@ -36,22 +58,32 @@ func (d *dgram) queued() []*skb.Buff {
 }
 
 // receive models ip_defrag, then udp_rcv_segment and __udp_queue_rcv_skb
-// → sock_queue_rcv_skb: fragments wait until the last one completes the
-// datagram; a GSO datagram the device sent whole is cut into its
-// segments; each datagram is charged to sk_rmem_alloc and queued, or
-// dropped when the receive buffer is full.
+// → sock_queue_rcv_skb: fragments wait in their datagram's queue until
+// the last one completes it; a datagram missing a fragment is freed by
+// ip_expire after ipfrag_time; a GSO datagram the device sent whole is cut
+// into its segments; each datagram is charged to sk_rmem_alloc and queued,
+// or dropped when the receive buffer is full.
 func (d *dgram) receive(w *World, r *Socket, f frame) string {
 	b := f.skb
-	if f.moreFrags {
-		d.frags = append(d.frags, b)
-		return fmt.Sprintf("%s receives an IP fragment of %d bytes", r.Name, b.Len)
+	if f.moreFrags || f.fragOff > 0 {
+		q := d.reassembly(w, r, f.ipID)
+		q.frags = append(q.frags, b)
+		if f.fragOff != q.next {
+			q.gap = true
+		}
+		q.next = f.fragOff + b.Len
+		if f.moreFrags || q.gap {
+			return fmt.Sprintf("%s receives an IP fragment of %d bytes", r.Name, b.Len)
+		}
+		d.drop(w, q)
+		n := 0
+		for _, frag := range q.frags[:len(q.frags)-1] {
+			n += frag.Len
+			frag.Free()
+		}
+		return d.queue(w, r, b, n+b.Len)
 	}
 	n := b.Len
-	for _, frag := range d.frags {
-		n += frag.Len
-		frag.Free()
-	}
-	d.frags = nil
 	if f.gso == 0 || n <= f.gso {
 		return d.queue(w, r, b, n)
 	}
@@ -64,6 +96,33 @@ func (d *dgram) receive(w *World, r *Socket, f frame) string {
 		texts = append(texts, d.queue(w, r, sb, seg))
 	}
 	return strings.Join(texts, "; ")
+}
+
+// reassembly returns the queue of datagram id (ip_find), creating it with
+// its ip_expire timer.
+func (d *dgram) reassembly(w *World, r *Socket, id uint32) *ipq {
+	for _, q := range d.partial {
+		if q.id == id {
+			return q
+		}
+	}
+	q := &ipq{id: id}
+	q.expire = w.after(ipfragTime, "ip_expire", "ip_expire "+r.Name, func() Event {
+		d.drop(w, q)
+		for _, frag := range q.frags {
+			frag.Free()
+		}
+		return Event{Socket: r.Name, Text: fmt.Sprintf("%s: reassembly of IP datagram %d timed out (ip_expire): %d fragments freed",
+			r.Name, id, len(q.frags))}
+	})
+	d.partial = append(d.partial, q)
+	return q
+}
+
+// drop removes q from the reassembly queues and stops its timer.
+func (d *dgram) drop(w *World, q *ipq) {
+	w.Loop.Cancel(q.expire)
+	d.partial = slices.DeleteFunc(d.partial, func(p *ipq) bool { return p == q })
 }
 
 // queue charges one datagram of n bytes in b to the receiver and queues it.
@@ -96,10 +155,14 @@ func (d *dgram) recv(n int) (int, kernel.Errno) {
 	return min(n, g.len), 0
 }
 
-// purge frees unread datagrams when the socket closes.
-func (d *dgram) purge() {
+// purge frees unread datagrams and incomplete reassemblies when the
+// socket closes.
+func (d *dgram) purge(w *World) {
 	for _, b := range d.queued() {
 		b.Free()
 	}
-	d.rx, d.frags = nil, nil
+	for _, q := range d.partial {
+		w.Loop.Cancel(q.expire)
+	}
+	d.rx, d.partial = nil, nil
 }

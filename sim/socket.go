@@ -45,6 +45,8 @@ type Socket struct {
 	Dev  *Device
 	// Peer is the implicit far end (for a peer: the socket it serves).
 	Peer *Socket
+	// closed is set by close(2): every later call on it is EBADF.
+	closed bool
 
 	tcp  *tcp.Conn
 	dgrm *dgram
@@ -116,9 +118,14 @@ func (w *World) queueSkbs(sk *sock.Sock) []*skb.Buff {
 		out = append(out, s.tcp.ReceiveQueue()...)
 	case s.dgrm != nil:
 		out = append(out, s.dgrm.queued()...)
+		if s.dgrm.udp != nil {
+			out = append(out, s.dgrm.udp.Corked()...)
+		}
 	}
 	for _, f := range s.heldOrNil() {
-		out = append(out, f.skb)
+		if f.skb != nil { // a frame bound off the host carries no skb
+			out = append(out, f.skb)
+		}
 	}
 	for _, d := range w.devices {
 		out = append(out, d.held...)
@@ -143,14 +150,7 @@ func (w *World) ownedPages(sk *sock.Sock) []*mm.Page {
 }
 
 // bySockOrNil finds the world's socket for a struct sock, or nil.
-func (w *World) bySockOrNil(sk *sock.Sock) *Socket {
-	for _, s := range w.sockets {
-		if s.Sk == sk {
-			return s
-		}
-	}
-	return nil
-}
+func (w *World) bySockOrNil(sk *sock.Sock) *Socket { return w.bySk[sk] }
 
 func (s *Socket) heldOrNil() []frame {
 	if s == nil {
@@ -164,6 +164,15 @@ func (s *Socket) heldOrNil() []frame {
 func (w *World) deliver(r *Socket, f frame) Event {
 	e := Event{Socket: r.Name}
 	f.skb = w.received(f)
+	if r.tcp != nil && r.Sk.Freed() && f.fin && f.len == 0 {
+		// The orphan went from FIN_WAIT2 to a time-wait socket
+		// (tcp_time_wait), which acknowledges the peer's FIN
+		// (tcp_timewait_state_process: TCP_TW_ACK).
+		f.skb.Free()
+		w.ackTo(r.Peer, f.endSeq+1, r.tcp.Window()) // tw_rcv_wnd
+		e.Text = fmt.Sprintf("%s: FIN acknowledged by the time-wait socket", r.Name)
+		return e
+	}
 	if r.Sk.Freed() || (r.tcp != nil && r.Sk.Dead() && f.len > 0) {
 		// Data for a closed socket: tcp_rcv_state_process resets an
 		// orphaned connection that still gets data, and with no socket
@@ -222,8 +231,12 @@ func (w *World) deliver(r *Socket, f frame) Event {
 func (w *World) sendAck(r *Socket) {
 	w.Loop.Cancel(r.delack)
 	r.unacked = 0
-	s := r.Peer
-	ack, win := r.tcp.RcvNxt(), r.tcp.Window()
+	w.ackTo(r.Peer, r.tcp.RcvNxt(), r.tcp.Window())
+}
+
+// ackTo sends s an ACK of ack with window win after the link delay,
+// unless the scenario holds or drops the ACKs s receives.
+func (w *World) ackTo(s *Socket, ack uint32, win int) {
 	deliver := func() Event {
 		if s.tcp.Done() {
 			return Event{Socket: s.Name, Text: fmt.Sprintf("%s: ACK %d after the connection is gone", s.Name, ack)}

@@ -36,8 +36,14 @@ type World struct {
 	tasks   []*Task
 	devices []*Device
 	sockets []*Socket
+	// byName and bySk find a socket by its scenario name and by its
+	// struct sock.
+	byName map[string]*Socket
+	bySk   map[*sock.Sock]*Socket
 	// fds maps the program's file descriptors to sockets; nil is free.
 	fds []*Socket
+	// lowFD is at most the lowest free descriptor.
+	lowFD int
 	// reported holds the violations already in the trace, so that one
 	// that lasts is reported once.
 	reported map[string]bool
@@ -55,6 +61,8 @@ type World struct {
 	failed bool
 	// violations counts the violation records in the trace.
 	violations int
+	// outOfTime is set when an event fell after the end of virtual time.
+	outOfTime bool
 }
 
 // Task is a process: a named ubuf.Task.
@@ -77,6 +85,9 @@ func New(p *kernel.Profile, seed uint64) *World {
 		Faults:   engine.NewFaults(streams),
 		Monitor:  check.NewMonitor(),
 		reported: map[string]bool{},
+		byName:   map[string]*Socket{},
+		bySk:     map[*sock.Sock]*Socket{},
+		lowFD:    3,
 	}
 	w.Host.Faults = w.Faults
 	w.Host.Trace = func(t *kernel.Tracked, e kernel.Entry) {
@@ -146,9 +157,7 @@ func (w *World) Device(name string) *Device {
 }
 
 // Socket returns the named socket ("s", or "s.peer"), or nil.
-func (w *World) Socket(name string) *Socket {
-	return named(w.sockets, name, func(s *Socket) string { return s.Name })
-}
+func (w *World) Socket(name string) *Socket { return w.byName[name] }
 
 // named returns the element of list called name, or nil.
 func named[T any](list []*T, name string, nameOf func(*T) string) *T {
@@ -228,13 +237,14 @@ func (w *World) Exit() {
 const endOfTime = engine.Time(math.MaxInt64)
 
 // after queues a network event d from now: when it runs it is a step of
-// its own, recorded and checked like a call. Virtual time saturates: an
-// event that would fall after its last instant (a scenario that waited
-// almost for ever) runs at that instant.
+// its own, recorded and checked like a call. An event that would fall
+// after the last instant of virtual time cannot be modelled: it is not
+// queued, and the world is out of time (OutOfTime) from then on.
 func (w *World) after(d engine.Duration, op, label string, fn func() Event) engine.Handle {
 	at := w.Now().Add(d)
-	if d > 0 && at < w.Now() {
-		at = endOfTime
+	if d > endOfTime.Sub(w.Now()) {
+		w.outOfTime = true
+		return engine.Handle{}
 	}
 	h, err := w.Loop.Schedule(at, label, func() {
 		w.begin()
@@ -249,6 +259,12 @@ func (w *World) after(d engine.Duration, op, label string, fn func() Event) engi
 	}
 	return h
 }
+
+// OutOfTime reports whether the model had to leave out an event that
+// would have fallen after the last instant of virtual time (about 292
+// years): from then on its state is not the kernel's, and a front end
+// should stop.
+func (w *World) OutOfTime() bool { return w.outOfTime }
 
 // Settle runs the network until nothing is left to happen: every packet
 // delivered, acknowledged and completed, every timer fired. It returns an

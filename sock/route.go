@@ -40,6 +40,11 @@ type Packet struct {
 	// MoreFrags is IP_MF: an IP fragment that is not the datagram's last;
 	// the receiver reassembles the fragments (ip_defrag).
 	MoreFrags bool
+	// IPID is the IP identification of the datagram a fragment belongs
+	// to, and FragOff the fragment's offset in its payload: what ip_defrag
+	// reassembles by.
+	IPID    uint32
+	FragOff int
 }
 
 // Network is where sockets send packets: routing, devices, links and

@@ -37,6 +37,18 @@ func (u *Sock) setupCork() cork {
 // PageFrag returns the page of the socket's page frag, or nil.
 func (u *Sock) PageFrag() *mm.Page { return u.pfrag.Page }
 
+// Corked returns the skbs of the datagram being built on the socket's
+// cork queue (sk_write_queue while up->pending), oldest first: the
+// socket owns them until udp_push_pending_frames sends them or
+// ip_flush_pending_frames frees them.
+func (u *Sock) Corked() []*skb.Buff {
+	out := make([]*skb.Buff, len(u.cork.queue))
+	for i, e := range u.cork.queue {
+		out[i] = e.b
+	}
+	return out
+}
+
 // appendState is the local state of one __ip_append_data call.
 type appendState struct {
 	c             *cork

@@ -175,8 +175,11 @@ func (u *Sock) ipSendSkb(b *skb.Buff) {
 	} else {
 		frags = nil
 	}
-	u.Net.Xmit(sock.Packet{Skb: b, From: u.Sk, MoreFrags: len(frags) > 0})
+	u.ipID++ // ip_select_ident
+	off := b.Len
+	u.Net.Xmit(sock.Packet{Skb: b, From: u.Sk, MoreFrags: len(frags) > 0, IPID: u.ipID})
 	for i, f := range frags {
-		u.Net.Xmit(sock.Packet{Skb: f, From: u.Sk, MoreFrags: i < len(frags)-1})
+		u.Net.Xmit(sock.Packet{Skb: f, From: u.Sk, MoreFrags: i < len(frags)-1, IPID: u.ipID, FragOff: off})
+		off += f.Len
 	}
 }

@@ -65,6 +65,7 @@ type Sock struct {
 	skErr     kernel.Errno // sk_err
 	calls     uint64
 	closed    bool
+	ipID      uint32 // the IP identification of the last datagram sent
 }
 
 // New returns the protocol state of sk, a socket of class kernel.ClassUDP

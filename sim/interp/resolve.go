@@ -15,20 +15,46 @@ import (
 // a bad file is reported whole (file:line:col) and never half-run.
 type resolver struct {
 	errs    scenario.ErrorList
-	users   map[string]bool
-	tasks   map[string]bool
-	devices map[string]bool
-	sockets map[string]bool
+	users   names
+	tasks   names
+	devices names
+	sockets names
+	taps    names
 	started bool
 }
 
+// names are the things of one kind a scenario defined so far, each with
+// where; an implicit one (the task "main", the device "lo") has no
+// position and may be defined once by the scenario, replacing it.
+type names map[string]*scenario.Pos
+
 func newResolver() *resolver {
 	return &resolver{
-		users:   map[string]bool{},
-		tasks:   map[string]bool{"main": true},
-		devices: map[string]bool{defaultDevice: true},
-		sockets: map[string]bool{},
+		users:   names{},
+		tasks:   names{"main": nil},
+		devices: names{defaultDevice: nil},
+		sockets: names{},
+		taps:    names{},
 	}
+}
+
+// define records that the statement at pos defines id as a what; a name
+// defined twice is an error, since the second would silently rebind it.
+func (r *resolver) define(set names, what string, id scenario.Ident) {
+	if at, ok := set[id.Name]; ok && at != nil {
+		r.fail(id.Pos, id.Name, "%s %s is already defined at line %d", what, id.Name, at.Line)
+		return
+	}
+	pos := id.Pos
+	set[id.Name] = &pos
+}
+
+// defineSocket defines a socket and its implicit peer.
+func (r *resolver) defineSocket(id scenario.Ident) {
+	r.define(r.sockets, "socket", id)
+	peer := id
+	peer.Name += ".peer"
+	r.define(r.sockets, "socket", peer)
 }
 
 // defaultDevice is the loopback device a socket uses without via=.
@@ -40,14 +66,14 @@ func (r *resolver) fail(pos scenario.Pos, near, format string, args ...any) {
 	}
 }
 
-func (r *resolver) need(set map[string]bool, what string, id scenario.Ident) {
-	if id.Name != "" && !set[id.Name] {
+func (r *resolver) need(set names, what string, id scenario.Ident) {
+	if _, ok := set[id.Name]; id.Name != "" && !ok {
 		r.fail(id.Pos, id.Name, "undefined %s", what)
 	}
 }
 
 func (r *resolver) sock(s scenario.Sock) {
-	if !r.sockets[s.String()] {
+	if _, ok := r.sockets[s.String()]; !ok {
 		r.fail(s.Pos, s.String(), "undefined socket")
 	}
 }
@@ -67,13 +93,23 @@ var expectKeys = []string{"zckey", "zerocopy", "optmem", "wmem", "wmem_queued", 
 // Bounds on the sizes a scenario may ask for: what the kernel itself
 // accepts or what a simulation can afford.
 const (
-	maxCallBytes = 16 << 20  // one call's payload: enough for any lesson, cheap to simulate
-	maxIovecs    = 1024      // UIO_MAXIOV
+	maxCallBytes = 16 << 20 // one call's payload: enough for any lesson, cheap to simulate
+	maxIovecs    = kernel.UioMaxiov
 	minMTU       = 1280      // IPV6_MIN_MTU, so that both families fit
 	maxMTU       = 65536     // the loopback MTU
 	maxID        = 1<<32 - 1 // sk_zckey is 32 bits
 	maxBuf       = 1<<31 - 1 // INT_MAX, for buffer sizes and limits
 )
+
+// option checks that the value of option key, if given, names a defined
+// what.
+func (r *resolver) option(os scenario.Options, key string, set names, what string) {
+	if o, ok := os.Lookup(key); ok {
+		if _, defined := set[o.Value.Text]; !defined {
+			r.fail(o.Value.Pos, o.Value.Text, "undefined %s", what)
+		}
+	}
+}
 
 // bound reports a value outside [lo, hi].
 func (r *resolver) bound(v scenario.Value, what string, lo, hi uint64) {
@@ -157,31 +193,22 @@ func (r *resolver) stmt(st scenario.Stmt, bugs map[kernel.Bug]bool) {
 			r.fail(s.Key.Pos, s.Key.Name, "%s takes %d value(s)", s.Key.Name, want)
 		}
 	case *scenario.User:
-		r.users[s.Name.Name] = true
+		r.define(r.users, "user", s.Name)
 	case *scenario.Task:
-		if o, ok := s.Options.Lookup("user"); ok && !r.users[o.Value.Text] {
-			r.fail(o.Value.Pos, o.Value.Text, "undefined user")
-		}
-		r.tasks[s.Name.Name] = true
+		r.option(s.Options, "user", r.users, "user")
+		r.define(r.tasks, "task", s.Name)
 	case *scenario.Device:
-		r.devices[s.Name.Name] = true
+		r.define(r.devices, "device", s.Name)
 	case *scenario.Tap:
-		if o, ok := s.Options.Lookup("on"); ok && !r.devices[o.Value.Text] {
-			r.fail(o.Value.Pos, o.Value.Text, "undefined device")
-		}
+		r.option(s.Options, "on", r.devices, "device")
+		r.define(r.taps, "tap", s.Name)
 	case *scenario.Socket:
-		if o, ok := s.Options.Lookup("via"); ok && !r.devices[o.Value.Text] {
-			r.fail(o.Value.Pos, o.Value.Text, "undefined device")
-		}
-		if o, ok := s.Options.Lookup("task"); ok && !r.tasks[o.Value.Text] {
-			r.fail(o.Value.Pos, o.Value.Text, "undefined task")
-		}
-		r.sockets[s.Name.Name] = true
-		r.sockets[s.Name.Name+".peer"] = true
+		r.option(s.Options, "via", r.devices, "device")
+		r.option(s.Options, "task", r.tasks, "task")
+		r.defineSocket(s.Name)
 	case *scenario.Accept:
 		r.sock(s.Sock)
-		r.sockets[s.New.Name] = true
-		r.sockets[s.New.Name+".peer"] = true
+		r.defineSocket(s.New)
 	case *scenario.Setrlimit:
 		r.need(r.tasks, "task", s.Task)
 	case *scenario.Capdrop:
@@ -229,6 +256,8 @@ func sockOf(st scenario.Stmt) (scenario.Sock, bool) {
 	case *scenario.Bind:
 		return s.Sock, true
 	case *scenario.Shutdown:
+		return s.Sock, true
+	case *scenario.Accept:
 		return s.Sock, true
 	case *scenario.Close:
 		return s.Sock, true

@@ -2,6 +2,7 @@ package interp
 
 import (
 	"fmt"
+	"math"
 	"sort"
 
 	"github.com/zcsim/zcsim/kernel"
@@ -21,6 +22,12 @@ type Options struct {
 	// Off are switched off after that, even where the profile or a bug
 	// statement has them on (linux-4.14 carries B18, kernel.BugTCPLinear).
 	Off []kernel.Bug
+	// Sink, if set, receives the records as the run makes them, and the
+	// returned Trace keeps none (sim.Trace.Sink): a long run streams.
+	Sink sim.Sink
+	// FullCheck sweeps every live object after every step instead of
+	// checking what the step touched (check.Monitor.Full).
+	FullCheck bool
 }
 
 // Run parses and runs one scenario. Input errors — syntax, an
@@ -54,11 +61,16 @@ func Run(file string, src []byte, opts Options) (*sim.Trace, error) {
 		return nil, r.errs
 	}
 	w := sim.New(p, opts.Seed)
+	w.Trace().Sink, w.Monitor.Full = opts.Sink, opts.FullCheck
 	in := &interp{w: w}
 	w.Emit(sim.Record{Config: &sim.Config{Schema: sim.SchemaVersion, File: file, Profile: p.Name, Seed: opts.Seed, Bugs: bugStrings(p.Bugs.Sorted())}})
 	w.AddDevice(sim.DefaultDevice(defaultDevice, sim.Loopback))
 	for _, st := range stmts {
 		in.exec(st)
+		if w.OutOfTime() {
+			in.outOfTime(posString(st.Pos()))
+			break
+		}
 	}
 	in.finish()
 	return w.Trace(), nil
@@ -102,6 +114,8 @@ type interp struct {
 	w          *sim.World
 	mismatches int
 	named      []namedUser
+	// timeRanOut is set once the run stopped at the end of virtual time.
+	timeRanOut bool
 }
 
 func (in *interp) call(st scenario.Stmt) sim.Call {
@@ -250,7 +264,10 @@ func (in *interp) network(c sim.Call, st scenario.Stmt) {
 		w.Control(c, "release", c.Text, func() { in.hold(s.Sock, s.Dir.Name, false) })
 	case *scenario.Drop:
 		w.Control(c, "drop", c.Text, func() {
-			n := int(max(s.Count.N, 1))
+			n := 1 // a count left out drops one frame; 0 drops none
+			if s.Count.Kind != scenario.ValueNone {
+				n = int(s.Count.N)
+			}
 			sk := in.sock(s.Sock)
 			if s.Dir.Name == "data" {
 				sk.DropData(n)
@@ -300,8 +317,13 @@ func (in *interp) hold(ss scenario.Sock, dir string, on bool) {
 
 // mismatch records an unmet expectation.
 func (in *interp) mismatch(st scenario.Stmt, want, got string) {
+	in.mismatchAt(posString(st.Pos()), want, got)
+}
+
+// mismatchAt records an unmet expectation of the run at source.
+func (in *interp) mismatchAt(source, want, got string) {
 	in.mismatches++
-	in.w.Emit(sim.Record{Mismatch: &sim.Mismatch{Step: in.w.Step(), Source: posString(st.Pos()), Expected: want, Got: got}})
+	in.w.Emit(sim.Record{Mismatch: &sim.Mismatch{Step: in.w.Step(), Source: source, Expected: want, Got: got}})
 }
 
 // finish settles the network, checks the invariants at quiescence, then
@@ -309,15 +331,36 @@ func (in *interp) mismatch(st scenario.Stmt, want, got string) {
 // checks that nothing but user memory is left; then the summary.
 func (in *interp) finish() {
 	w := in.w
-	if err := w.Settle(); err != nil {
-		w.Emit(sim.Record{Mismatch: &sim.Mismatch{Step: w.Step(), Source: "end of scenario", Expected: "the network to settle", Got: err.Error()}})
-		in.mismatches++
-	}
-	w.CheckQuiescent()
-	w.Exit()
-	if err := w.Settle(); err == nil {
+	if !w.OutOfTime() {
+		if err := w.Settle(); err != nil {
+			in.mismatchAt("end of scenario", "the network to settle", err.Error())
+		}
 		w.CheckQuiescent()
 	}
+	if !w.OutOfTime() {
+		w.Exit()
+		if err := w.Settle(); err == nil && !w.OutOfTime() {
+			w.CheckQuiescent()
+		}
+	}
+	if w.OutOfTime() && !in.timeRanOut {
+		in.outOfTime("end of scenario")
+	}
+	in.summary()
+}
+
+// outOfTime records that virtual time ran out at source: the model could
+// not queue an event, so nothing after it is run or checked at
+// quiescence.
+func (in *interp) outOfTime(source string) {
+	in.timeRanOut = true
+	in.mismatchAt(source, "the run to go on", "virtual time ran out: an event would fall after its last instant (t="+
+		engine.Time(math.MaxInt64).String()+"); the rest of the run is not modelled")
+}
+
+// summary is the last record of the run.
+func (in *interp) summary() {
+	w := in.w
 	violations := w.ViolationsReported()
 	w.Emit(sim.Record{Summary: &sim.Summary{Steps: w.Step(), Time: int64(w.Now()), Violations: violations,
 		Mismatches: in.mismatches, OK: violations == 0 && in.mismatches == 0}})
