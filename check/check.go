@@ -21,8 +21,17 @@ func (m *Monitor) Check(h *kernel.Host, quiescent bool) []kernel.Violation {
 	out := h.TakeViolations()
 	out = append(out, m.found...)
 	m.found = nil
+	full := m.Full || quiescent || !m.index.built
+	if !m.index.built {
+		m.index.build(h, &m.dirty)
+	}
+	d := m.collect(h)
+	if !full {
+		out = append(out, m.checkSettled(h)...)
+		return append(out, m.checkIncremental(h, d)...)
+	}
 	w := m.walk(h)
-	out = append(out, m.checkSettled(h, w)...)
+	out = append(out, m.checkSettled(h)...)
 	out = append(out, checkDataref(h, w)...)
 	out = append(out, checkUargHolders(h, w)...)
 	out = append(out, checkPageRefs(h, w)...)
@@ -90,7 +99,7 @@ func holdsUarg(s *skb.SharedInfo) bool {
 // checkSettled is rule 3: after the event that queued a notification, the
 // buffers of the sends it covers are out of flight, except for pages that
 // an outstanding send also uses.
-func (m *Monitor) checkSettled(h *kernel.Host, w *world) []kernel.Violation {
+func (m *Monitor) checkSettled(h *kernel.Host) []kernel.Violation {
 	var out []kernel.Violation
 	var shared map[*mm.Page]bool
 	for _, s := range m.settle {
@@ -155,16 +164,23 @@ func checkDataref(h *kernel.Host, w *world) []kernel.Violation {
 	var out []kernel.Violation
 	for _, s := range w.shinfos {
 		if s.Dataref() != users[s] {
-			out = append(out, violation(h, kernel.RuleRefcount, &s.Tracked,
-				"dataref %d but %d live skbs use it", s.Dataref(), users[s]))
+			out = append(out, datarefViolation(h, s, users[s]))
 		}
 	}
 	for _, b := range w.skbs {
 		if b.Shinfo().Freed() {
-			out = append(out, violation(h, kernel.RuleRefcount, &b.Tracked, "uses freed %v", b.Shinfo().Ident()))
+			out = append(out, freedShinfoViolation(h, b))
 		}
 	}
 	return out
+}
+
+func datarefViolation(h *kernel.Host, s *skb.SharedInfo, users int) kernel.Violation {
+	return violation(h, kernel.RuleRefcount, &s.Tracked, "dataref %d but %d live skbs use it", s.Dataref(), users)
+}
+
+func freedShinfoViolation(h *kernel.Host, b *skb.Buff) kernel.Violation {
+	return violation(h, kernel.RuleRefcount, &b.Tracked, "uses freed %v", b.Shinfo().Ident())
 }
 
 // checkUargHolders is rule 4: every shared info holder of a uarg points
@@ -173,37 +189,50 @@ func checkDataref(h *kernel.Host, w *world) []kernel.Violation {
 func checkUargHolders(h *kernel.Host, w *world) []kernel.Violation {
 	var out []kernel.Violation
 	for _, u := range w.uargs {
-		for id := range u.AllHolders() {
-			if id.Kind != "shinfo" {
-				continue
-			}
-			t := h.Object(id)
-			if t == nil {
-				out = append(out, violation(h, kernel.RuleRefcount, &u.Tracked, "held by freed %v", id))
-				continue
-			}
-			if s, ok := t.Self().(*skb.SharedInfo); !ok || !holdsUarg(s) || s.Uarg != u {
-				out = append(out, violation(h, kernel.RuleRefcount, &u.Tracked, "held by %v, which does not point at it", id))
-			}
-		}
-		if sk, ok := u.Socket().(*sock.Sock); ok && sk.Freed() {
-			out = append(out, violation(h, kernel.RuleRefcount, &u.Tracked, "outlives its socket %v", sk.Ident()))
-		}
+		out = append(out, uargHolderViolations(h, u)...)
 	}
 	for _, s := range w.shinfos {
-		if !holdsUarg(s) {
-			continue
-		}
-		if s.Uarg.Freed() {
-			out = append(out, violation(h, kernel.RuleRefcount, &s.Tracked, "points at freed %v", s.Uarg.Ident()))
-			continue
-		}
-		if n := s.Uarg.HeldBy(s.Ident()); n != 1 {
-			out = append(out, violation(h, kernel.RuleRefcount, &s.Tracked,
-				"points at %v and holds %d of its references, want 1", s.Uarg, n))
-		}
+		out = append(out, shinfoUargViolations(h, s)...)
 	}
 	return out
+}
+
+// uargHolderViolations checks one uarg's shared info holders and socket.
+func uargHolderViolations(h *kernel.Host, u *ubuf.Info) []kernel.Violation {
+	var out []kernel.Violation
+	for id := range u.AllHolders() {
+		if id.Kind != "shinfo" {
+			continue
+		}
+		t := h.Object(id)
+		if t == nil {
+			out = append(out, violation(h, kernel.RuleRefcount, &u.Tracked, "held by freed %v", id))
+			continue
+		}
+		if s, ok := t.Self().(*skb.SharedInfo); !ok || !holdsUarg(s) || s.Uarg != u {
+			out = append(out, violation(h, kernel.RuleRefcount, &u.Tracked, "held by %v, which does not point at it", id))
+		}
+	}
+	if sk, ok := u.Socket().(*sock.Sock); ok && sk.Freed() {
+		out = append(out, violation(h, kernel.RuleRefcount, &u.Tracked, "outlives its socket %v", sk.Ident()))
+	}
+	return out
+}
+
+// shinfoUargViolations checks that a shared info holding a uarg is one of
+// its holders exactly once.
+func shinfoUargViolations(h *kernel.Host, s *skb.SharedInfo) []kernel.Violation {
+	if !holdsUarg(s) {
+		return nil
+	}
+	if s.Uarg.Freed() {
+		return []kernel.Violation{violation(h, kernel.RuleRefcount, &s.Tracked, "points at freed %v", s.Uarg.Ident())}
+	}
+	if n := s.Uarg.HeldBy(s.Ident()); n != 1 {
+		return []kernel.Violation{violation(h, kernel.RuleRefcount, &s.Tracked,
+			"points at %v and holds %d of its references, want 1", s.Uarg, n)}
+	}
+	return nil
 }
 
 // checkPageRefs is rule 4: each frag of a live shared info owns a
@@ -212,25 +241,41 @@ func checkPageRefs(h *kernel.Host, w *world) []kernel.Violation {
 	var out []kernel.Violation
 	frags := w.frags
 	for _, s := range w.shinfos {
+		out = append(out, freedFragViolations(h, s)...)
 		for _, f := range s.Frags {
-			if f.Page.Freed() {
-				out = append(out, violation(h, kernel.RuleRefcount, &s.Tracked, "frag on freed %v", f.Page.Ident()))
-				continue
+			if !f.Page.Freed() {
+				frags[f.Page]++
 			}
-			frags[f.Page]++
 		}
 	}
 	for _, p := range w.pages {
-		floor := 0
-		if p.Mapped() {
-			floor = 1
-		}
-		if p.Refs() < floor+frags[p] {
-			out = append(out, violation(h, kernel.RuleRefcount, &p.Tracked,
-				"refcount %d but %d frags reference it (floor %d)", p.Refs(), frags[p], floor))
+		out = append(out, pageRefViolations(h, p, frags[p])...)
+	}
+	return out
+}
+
+// freedFragViolations reports the frags of s on freed pages.
+func freedFragViolations(h *kernel.Host, s *skb.SharedInfo) []kernel.Violation {
+	var out []kernel.Violation
+	for _, f := range s.Frags {
+		if f.Page.Freed() {
+			out = append(out, violation(h, kernel.RuleRefcount, &s.Tracked, "frag on freed %v", f.Page.Ident()))
 		}
 	}
 	return out
+}
+
+// pageRefViolations checks that a page's refcount covers its frags.
+func pageRefViolations(h *kernel.Host, p *mm.Page, frags int) []kernel.Violation {
+	floor := 0
+	if p.Mapped() {
+		floor = 1
+	}
+	if p.Refs() < floor+frags {
+		return []kernel.Violation{violation(h, kernel.RuleRefcount, &p.Tracked,
+			"refcount %d but %d frags reference it (floor %d)", p.Refs(), frags, floor)}
+	}
+	return nil
 }
 
 // checkSockRefs is rule 4: a socket holds a reference for its descriptor
@@ -241,16 +286,22 @@ func checkSockRefs(h *kernel.Host, w *world) []kernel.Violation {
 	}
 	var out []kernel.Violation
 	for _, sk := range w.socks {
-		want := len(w.uargsOf[sk])
-		if !sk.Dead() {
-			want++
-		}
-		if sk.Refcnt() < want {
-			out = append(out, violation(h, kernel.RuleRefcount, &sk.Tracked,
-				"sk_refcnt %d below the %d its descriptor and uargs hold", sk.Refcnt(), want))
-		}
+		out = append(out, sockRefViolations(h, sk, len(w.uargsOf[sk]))...)
 	}
 	return out
+}
+
+// sockRefViolations checks one socket's sk_refcnt against its holders.
+func sockRefViolations(h *kernel.Host, sk *sock.Sock, uargs int) []kernel.Violation {
+	want := uargs
+	if !sk.Dead() {
+		want++
+	}
+	if sk.Refcnt() < want {
+		return []kernel.Violation{violation(h, kernel.RuleRefcount, &sk.Tracked,
+			"sk_refcnt %d below the %d its descriptor and uargs hold", sk.Refcnt(), want)}
+	}
+	return nil
 }
 
 // checkOptmem is rule 5: sk_omem_alloc is the sum of what holds it.
@@ -260,25 +311,36 @@ func checkOptmem(h *kernel.Host, w *world, other func(*sock.Sock) int) []kernel.
 	owned := ownedSums(w)
 	for _, sk := range w.socks {
 		want := owned[ownerKey{sk, skb.SockOfree}]
-		if other != nil {
-			want += other(sk)
-		}
 		if !wmemBug {
 			want += notifyCharges(sk, w)
 		}
-		if sk.OmemAlloc != want {
-			out = append(out, violation(h, kernel.RuleAccounting, &sk.Tracked,
-				"sk_omem_alloc %d, but its uargs, queued notifications and optmem skbs hold %d", sk.OmemAlloc, want))
-		}
+		out = append(out, optmemViolations(h, sk, want, other)...)
 	}
 	return out
 }
 
+// optmemViolations checks sk_omem_alloc against owed, what its skbs and
+// zerocopy state hold, plus other's share.
+func optmemViolations(h *kernel.Host, sk *sock.Sock, owed int, other func(*sock.Sock) int) []kernel.Violation {
+	if other != nil {
+		owed += other(sk)
+	}
+	if sk.OmemAlloc != owed {
+		return []kernel.Violation{violation(h, kernel.RuleAccounting, &sk.Tracked,
+			"sk_omem_alloc %d, but its uargs, queued notifications and optmem skbs hold %d", sk.OmemAlloc, owed)}
+	}
+	return nil
+}
+
 // notifyCharges is the optmem of a socket's live uargs and queued
 // zerocopy records.
-func notifyCharges(sk *sock.Sock, w *world) int {
+func notifyCharges(sk *sock.Sock, w *world) int { return notifyChargesOf(sk, w.uargsOf[sk]) }
+
+// notifyChargesOf is the optmem of uargs and of sk's queued zerocopy
+// records.
+func notifyChargesOf(sk *sock.Sock, uargs []*ubuf.Info) int {
 	n := 0
-	for _, u := range w.uargsOf[sk] {
+	for _, u := range uargs {
 		n += u.Truesize
 	}
 	for _, r := range sk.ErrQueue.Records() {
@@ -365,6 +427,13 @@ func (m *Monitor) checkLockedVM(h *kernel.Host, w *world) []kernel.Violation {
 			byUser[u.Mmp.User] += u.Mmp.NumPg
 		}
 	}
+	return lockedVMViolations(h, users, tasks, byUser, byTask)
+}
+
+// lockedVMViolations compares each user's locked_vm and each task's
+// pinned_vm with the charges of its live uargs.
+func lockedVMViolations(h *kernel.Host, users []*ubuf.User, tasks []*ubuf.Task,
+	byUser map[*ubuf.User]uint64, byTask map[*ubuf.Task]uint64) []kernel.Violation {
 	var out []kernel.Violation
 	for _, u := range users {
 		if u.LockedVM != byUser[u] {
@@ -402,17 +471,22 @@ func (m *Monitor) checkErrQueues(h *kernel.Host) []kernel.Violation {
 		if st.sk.Freed() {
 			continue
 		}
-		var got []shadow
-		for _, r := range st.sk.ErrQueue.Records() {
-			if r.IsZerocopy() {
-				got = append(got, shadow{r.Range(), r.Copied()})
-			}
-		}
-		if v, bad := compareQueue(h, st, got); bad {
+		if v, bad := compareQueue(h, st, zerocopyRecords(st.sk)); bad {
 			out = append(out, v)
 		}
 	}
 	return out
+}
+
+// zerocopyRecords is sk's queued zerocopy records as ranges and codes.
+func zerocopyRecords(sk *sock.Sock) []shadow {
+	var got []shadow
+	for _, r := range sk.ErrQueue.Records() {
+		if r.IsZerocopy() {
+			got = append(got, shadow{r.Range(), r.Copied()})
+		}
+	}
+	return got
 }
 
 func compareQueue(h *kernel.Host, st *sockState, got []shadow) (kernel.Violation, bool) {

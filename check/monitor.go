@@ -26,14 +26,25 @@ type Monitor struct {
 	// skb (its sk_page_frag): roots of the leak check.
 	OwnedPages func(sk *sock.Sock) []*mm.Page
 
-	scratch world // reused by every Check
-	socks   []*sockState
-	bySock  map[*sock.Sock]*sockState
-	tasks   []*ubuf.Task
-	rx      []*skb.Buff
-	found   []kernel.Violation
-	settle  []settled
-	seq     uint64
+	// Full makes every Check a full sweep of the Host's live objects
+	// instead of an incremental one over what the steps since the last
+	// Check touched. Both report the same violations; the full sweep costs
+	// time in proportion to what is alive, and tests use it as the oracle
+	// of the incremental one.
+	Full bool
+
+	scratch world // reused by every full Check
+	index   index // the relations the incremental Check reads
+	dirty   dirty // reused by every Check
+	// hooked lists the sockets the hooks heard of since the last Check.
+	hooked []*sock.Sock
+	socks  []*sockState
+	bySock map[*sock.Sock]*sockState
+	tasks  []*ubuf.Task
+	rx     []*skb.Buff
+	found  []kernel.Violation
+	settle []settled
+	seq    uint64
 }
 
 // sockState is what the Monitor knows of one socket.
@@ -130,6 +141,7 @@ func (m *Monitor) addTask(t *ubuf.Task) {
 }
 
 func (m *Monitor) state(sk *sock.Sock) *sockState {
+	m.hooked = append(m.hooked, sk)
 	if m.bySock[sk] == nil {
 		m.Tracked(sk, nil)
 	}
@@ -386,6 +398,7 @@ func (m *Monitor) Read(sk *sock.Sock, rec notify.Record) {
 // reads cannot hold a notification back (rule 7). While it lives it is a
 // root of the leak check.
 func (m *Monitor) RxQueued(sk *sock.Sock, b *skb.Buff) {
+	m.hooked = append(m.hooked, sk)
 	var user []*mm.Page
 	for _, p := range b.Pages() {
 		if p.User {

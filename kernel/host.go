@@ -21,6 +21,9 @@ type Host struct {
 	// Step is the number of the event being processed. The simulator sets
 	// it before each event; history entries and violations carry it.
 	Step uint64
+	// KeepTouched makes the Host list the objects created or noted since
+	// the last ClearTouched (Touched), for an incremental invariant check.
+	KeepTouched bool
 	// Trace, if set, sees every history entry as it is noted: the
 	// simulator's timeline of which objects an event touched. The object
 	// is live (or being freed) during the call.
@@ -124,14 +127,14 @@ func (h *Host) Track(t *Tracked, kind string, self any) *Tracked {
 
 // touch adds t to its Host's touched list, once per period.
 func (t *Tracked) touch() {
-	if h := t.host; t.mark != h.gen+1 {
+	if h := t.host; h.KeepTouched && t.mark != h.gen+1 {
 		t.mark = h.gen + 1
 		h.touched = append(h.touched, t)
 	}
 }
 
-// Touched returns the objects created or noted since the last
-// ClearTouched, live or freed, each once, in the order first touched: what
+// Touched returns, when KeepTouched is set, the objects created or noted
+// since the last ClearTouched, live or freed, each once, in the order first touched: what
 // an incremental invariant check examines. The slice is valid until
 // ClearTouched.
 func (h *Host) Touched() []*Tracked { return h.touched }

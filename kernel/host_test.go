@@ -186,6 +186,10 @@ func TestFail(t *testing.T) {
 
 func TestTouched(t *testing.T) {
 	h := newHost(t)
+	track(h, "skb")
+	require.Empty(t, h.Touched(), "only with KeepTouched")
+	h.KeepTouched = true
+	h.ClearTouched()
 	a := track(h, "skb")
 	b := track(h, "page")
 	a.Note(kernel.Entry{Op: kernel.OpConnect})
