@@ -28,15 +28,37 @@
 // scenarios run as the caller, which for a probe is root with
 // CAP_IPC_LOCK: they must not depend on RLIMIT_MEMLOCK.
 //
-// # Subset
+// # Plan: what the kernel runs, what it skips
 //
-// [Check] accepts socket (without options), setsockopt, getsockopt,
-// connect, send, sendto, sendmsg, sendmmsg (as the model does it: one
-// sendmsg per message), recvmsg (MSG_ERRQUEUE reads one record), recv
-// (on a socket or its peer), shutdown, close, setrlimit and capdrop of
-// the task main, settle, wait, and sysctl net.core.optmem_max before the
-// first socket. Everything else needs the model's devices, path control
-// or time, and is an input error at its file:line:col.
+// The kernel runs socket (through a loopback device, with no option but
+// via= and peer_read=manual), setsockopt, getsockopt, connect, send,
+// sendto, sendmsg, sendmmsg (as the model does it: one sendmsg per
+// message), recvmsg (MSG_ERRQUEUE reads one record), recv (on a socket or
+// its peer), shutdown, close, setrlimit and capdrop of the task main,
+// settle, wait, and sysctl net.core.optmem_max before the first socket.
+// Every other statement the model acts on is skipped ([Skip], with why),
+// and so is what a skip makes incomparable, in three degrees:
+//
+//   - no consequence: a profile line (the model runs the live kernel's
+//     profile; the kernel is then not held to expectations written for
+//     another), bug (the model runs without it: the live kernel has it
+//     fixed), expect (model internals), user and task definitions, a
+//     loopback device is nothing to skip at all;
+//   - one socket spoilt: hold, release, drop, zckey, listen and bind on S,
+//     a socket with task=, peer_ack= or peer_rcvbuf=, or through a device
+//     the host does not have (nic, tun), and every socket through a device
+//     with a tap or driven by complete, txerror or vhost_send: nothing on
+//     S or S.peer is compared from that statement on;
+//   - everything spoilt: fault, accept (it renumbers descriptors), capset,
+//     any other sysctl or optmem_max after a socket: the comparison stops
+//     there ([Result.StoppedAt]) and every later statement is a skip.
+//
+// A skipped socket or close still takes or frees its program descriptor,
+// so later sockets get the model's numbers. Nothing in the plan depends
+// on the kernel's answers; an unprivileged child plans the same way.
+//
+// On a system other than Linux, [Run], [Supported] and [Child] return
+// [ErrNotLinux]; only the planning and the model side build there.
 //
 // # Model run and comparison
 //

@@ -1,3 +1,5 @@
+//go:build linux
+
 package probe
 
 import (
@@ -21,15 +23,6 @@ const (
 	waitLimit   = 2 * time.Second // the longest wait statement honoured
 	sndTimeo    = time.Second     // SO_SNDTIMEO: a send that would block forever
 )
-
-// Obs is what the kernel (or the model) answered to one statement.
-type Obs struct {
-	Line int    `json:"line"`
-	Stmt string `json:"stmt"`
-	// Result is rendered as the scenario language writes outcomes: "4096",
-	// "-1 ENOBUFS", "zerocopy [0,3] copied", a getsockopt's value.
-	Result string `json:"result"`
-}
 
 // hsock is a real socket and, for TCP and UDP, its implicit peer.
 type hsock struct {
@@ -74,13 +67,24 @@ func (h *host) releaseFD(name string) {
 	}
 }
 
-// runHost executes the statements on the kernel and returns one Obs per
-// system-call statement. The caller has chosen the network namespace and
-// credentials.
-func runHost(stmts []scenario.Stmt) []Obs {
+// runHost executes the statements the plan runs on the kernel and returns
+// one Obs per system-call statement among them. A socket or close the
+// plan leaves out still takes or frees its program descriptor, as it does
+// in the model, so later sockets get the model's numbers. The caller has
+// chosen the network namespace and credentials.
+func runHost(stmts []scenario.Stmt, steps []step) []Obs {
 	h := &host{socks: map[string]*hsock{}}
 	defer h.closeAll()
-	for _, st := range stmts {
+	for i, st := range stmts {
+		if !steps[i].run {
+			switch s := st.(type) {
+			case *scenario.Socket:
+				h.progFD(s.Name.Name)
+			case *scenario.Close:
+				h.releaseFD(s.Sock.String())
+			}
+			continue
+		}
 		res, isCall := h.exec(st)
 		if isCall {
 			h.out = append(h.out, Obs{Line: st.Pos().Line, Stmt: scenario.FormatCall(st), Result: res})
@@ -158,7 +162,7 @@ func (h *host) exec(st scenario.Stmt) (res string, isCall bool) {
 		}
 		return errRes(unix.Setrlimit(unix.RLIMIT_MEMLOCK, &cur)), true
 	case *scenario.Capdrop:
-		return "0", true // the run already has no capabilities (see needsChild)
+		return "0", true // the run already has no capabilities (see plan.child)
 	case *scenario.Settle:
 		h.settle()
 	case *scenario.Wait:
@@ -393,19 +397,4 @@ func errRes(err error) string {
 		return "-1 " + kernel.Errno(en).String()
 	}
 	return "-1 " + err.Error()
-}
-
-// outcome renders an error-queue record as a scenario outcome.
-func outcome(r notify.Record) string {
-	switch r.Origin {
-	case kernel.SO_EE_ORIGIN_ZEROCOPY:
-		s := fmt.Sprintf("zerocopy [%d,%d]", r.Info, r.Data)
-		if r.Copied() {
-			s += " copied"
-		}
-		return s
-	case kernel.SO_EE_ORIGIN_TIMESTAMPING:
-		return fmt.Sprintf("timestamp %s key=%d", notify.TstampName(r.Info), r.Data)
-	}
-	return fmt.Sprintf("origin %d errno %d code %d [%d,%d]", r.Origin, r.Errno, r.Code, r.Info, r.Data)
 }

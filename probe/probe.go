@@ -1,20 +1,11 @@
 package probe
 
 import (
-	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"os/exec"
-	"path/filepath"
-	"runtime"
 	"strconv"
 	"strings"
-	"syscall"
-
-	"golang.org/x/sys/unix"
 
 	"github.com/zcsim/zcsim/kernel"
 	"github.com/zcsim/zcsim/notify"
@@ -32,6 +23,10 @@ const ChildEnv = "ZCSIM_PROBE_CHILD"
 // CAP_IPC_LOCK or set RLIMIT_MEMLOCK run as.
 const NobodyUID = 65534
 
+// ErrNotLinux is Run's, Supported's and Child's error on a system other
+// than Linux: the live kernel the probe compares with is Linux.
+var ErrNotLinux = errors.New("probe: the live-kernel probe needs Linux (network namespaces and MSG_ZEROCOPY)")
+
 // Options of a probe run.
 type Options struct {
 	// Profile is the model's profile; empty means linux-6.18.
@@ -43,6 +38,15 @@ type Options struct {
 	// environment carries ChildEnv as well); zcsim passes its hidden
 	// "probe --child".
 	ChildArgs []string
+}
+
+// Obs is what the kernel (or the model) answered to one statement.
+type Obs struct {
+	Line int    `json:"line"`
+	Stmt string `json:"stmt"`
+	// Result is rendered as the scenario language writes outcomes: "4096",
+	// "-1 ENOBUFS", "zerocopy [0,3] copied", a getsockopt's value.
+	Result string `json:"result"`
 }
 
 // Stmt is one compared statement: what the kernel answered, what the
@@ -59,19 +63,35 @@ type Stmt struct {
 	MeetsExpectation bool `json:"meets_expectation"`
 }
 
+// Skip is a statement the model ran and the kernel run did not compare.
+type Skip struct {
+	Line int    `json:"line"`
+	Text string `json:"text"`
+	// Why says what the live kernel cannot do, or which earlier skipped
+	// statement makes this one incomparable.
+	Why string `json:"why"`
+	// Stops says nothing after this statement is compared.
+	Stops bool `json:"stops,omitempty"`
+}
+
 // Result is the comparison of one scenario.
 type Result struct {
 	File    string `json:"file"`
 	Profile string `json:"profile"`
 	// Unprivileged says the kernel run was uid 65534 without capabilities.
-	Unprivileged bool   `json:"unprivileged"`
-	Stmts        []Stmt `json:"stmts"`
-	Agree        int    `json:"agree"`
-	Diverge      int    `json:"diverge"`
+	Unprivileged bool `json:"unprivileged"`
+	// Stmts are the compared statements, Skipped the others the model
+	// acted on, each in file order.
+	Stmts   []Stmt `json:"stmts"`
+	Skipped []Skip `json:"skipped,omitempty"`
+	// StoppedAt is the line after which nothing is compared, or 0.
+	StoppedAt int `json:"stopped_at,omitempty"`
+	Agree     int `json:"agree"`
+	Diverge   int `json:"diverge"`
 }
 
-// OK reports whether kernel and model agreed on every statement and the
-// kernel met every expectation.
+// OK reports whether kernel and model agreed on every compared statement
+// and the kernel met every expectation it was held to.
 func (r *Result) OK() bool {
 	for _, s := range r.Stmts {
 		if !s.Agree || !s.MeetsExpectation {
@@ -81,51 +101,51 @@ func (r *Result) OK() bool {
 	return true
 }
 
-// Run parses the scenario src (named file), checks that the live kernel
-// can run it (Check), runs it on the host kernel in a private network
-// namespace and on the model, and compares them statement by statement.
-// Input errors — syntax, an unsupported statement — are a
-// scenario.ErrorList; failing to set up the namespace or the child is an
-// ordinary error.
+// Run parses the scenario src (named file), plans what the live kernel
+// can run, runs that on the host kernel in a private network namespace,
+// runs the whole scenario on the model, and compares the two statement by
+// statement. What the kernel run leaves out is in Result.Skipped, each
+// with its reason. Syntax errors are a scenario.ErrorList; failing to set
+// up the namespace or the child is an ordinary error, and on a system
+// other than Linux the error is ErrNotLinux.
 func Run(file string, src []byte, opts Options) (*Result, error) {
 	stmts, err := scenario.Parse(file, src)
 	if err != nil {
 		return nil, err
 	}
-	if err := Check(stmts); err != nil {
-		return nil, err
-	}
 	if opts.Profile == "" {
 		opts.Profile = kernel.DefaultProfile
 	}
-	model, err := modelRun(file, src, opts.Profile)
+	pl := makePlan(stmts, opts.Profile)
+	model, err := modelRun(file, src, opts.Profile, pl.off)
 	if err != nil {
 		return nil, err
 	}
-	child := needsChild(stmts)
-	kern, err := inNetns(sysctls(stmts), func() ([]Obs, error) {
-		if child {
-			return runChild(opts.Exe, opts.ChildArgs, file, src)
-		}
-		return runHost(stmts), nil
-	})
+	kern, err := live(file, src, stmts, pl, opts)
 	if err != nil {
 		return nil, err
 	}
-	return compare(file, opts.Profile, child, stmts, kern, model), nil
+	return compare(file, opts.Profile, stmts, pl, kern, model), nil
 }
 
-// compare pairs the kernel's and the model's answers by line.
-func compare(file, profile string, child bool, stmts []scenario.Stmt, kern []Obs, model map[int]string) *Result {
-	res := &Result{File: file, Profile: profile, Unprivileged: child}
+// compare pairs the kernel's and the model's answers by line, and lists
+// what was not compared.
+func compare(file, profile string, stmts []scenario.Stmt, pl plan, kern []Obs, model map[int]string) *Result {
+	res := &Result{File: file, Profile: profile, Unprivileged: pl.child}
 	want := map[int]scenario.Outcome{}
-	for _, st := range stmts {
+	for i, st := range stmts {
 		want[st.Pos().Line] = st.Expectation()
+		if s := pl.steps[i]; s.why != "" {
+			res.Skipped = append(res.Skipped, Skip{Line: st.Pos().Line, Text: scenario.FormatCall(st), Why: s.why, Stops: s.stops})
+			if s.stops {
+				res.StoppedAt = st.Pos().Line
+			}
+		}
 	}
 	for _, o := range kern {
 		s := Stmt{Line: o.Line, Text: o.Stmt, Kernel: o.Result, Model: model[o.Line], MeetsExpectation: true}
 		s.Agree = s.Kernel == s.Model
-		if w := want[o.Line]; !w.IsZero() {
+		if w := want[o.Line]; !w.IsZero() && !pl.noExpectations {
 			s.Expected = w.String()
 			s.MeetsExpectation = meets(w, s.Kernel)
 		}
@@ -158,10 +178,11 @@ func meets(w scenario.Outcome, got string) bool {
 	return true
 }
 
-// modelRun runs the scenario on the model and renders each call line's
-// result as the host run does.
-func modelRun(file string, src []byte, profile string) (map[int]string, error) {
-	tr, err := interp.Run(file, src, interp.Options{Profile: profile, Seed: 1})
+// modelRun runs the scenario on the model, with the bugs of its bug
+// statements switched off, and renders each call line's result as the
+// host run does.
+func modelRun(file string, src []byte, profile string, off []kernel.Bug) (map[int]string, error) {
+	tr, err := interp.Run(file, src, interp.Options{Profile: profile, Seed: 1, Off: off})
 	if err != nil {
 		return nil, err
 	}
@@ -218,250 +239,46 @@ func renderEvent(e *sim.Event) string {
 	return fmt.Sprint(*e.Ret)
 }
 
-// supported lists the statements the live kernel can run on loopback.
-func supported(st scenario.Stmt) string {
-	switch s := st.(type) {
-	case *scenario.Comment, *scenario.Note, *scenario.Profile, *scenario.Settle, *scenario.Wait,
-		*scenario.Setsockopt, *scenario.Getsockopt, *scenario.Connect, *scenario.Close, *scenario.Shutdown,
-		*scenario.Send, *scenario.Sendto, *scenario.Sendmsg, *scenario.Sendmmsg, *scenario.Recvmsg, *scenario.Recv:
-		return ""
-	case *scenario.Socket:
-		if len(s.Options) > 0 {
-			return "socket options (via, task, peer_*) need the model's devices and peers"
+// outcome renders an error-queue record as a scenario outcome.
+func outcome(r notify.Record) string {
+	switch r.Origin {
+	case kernel.SO_EE_ORIGIN_ZEROCOPY:
+		s := fmt.Sprintf("zerocopy [%d,%d]", r.Info, r.Data)
+		if r.Copied() {
+			s += " copied"
 		}
-		return ""
-	case *scenario.Sysctl:
-		if s.Key.Name != "net.core.optmem_max" {
-			return "only net.core.optmem_max can be set (in a private network namespace)"
-		}
-		return ""
-	case *scenario.Setrlimit:
-		if s.Task.Name != "main" {
-			return "only the task main exists on the live kernel"
-		}
-		return ""
-	case *scenario.Capdrop:
-		if s.Task.Name != "main" || s.Cap.Name != "CAP_IPC_LOCK" {
-			return "only capdrop main CAP_IPC_LOCK is supported"
-		}
-		return ""
+		return s
+	case kernel.SO_EE_ORIGIN_TIMESTAMPING:
+		return fmt.Sprintf("timestamp %s key=%d", notify.TstampName(r.Info), r.Data)
 	}
-	return "the live kernel cannot do this on loopback"
+	return fmt.Sprintf("origin %d errno %d code %d [%d,%d]", r.Origin, r.Errno, r.Code, r.Info, r.Data)
 }
 
-// Check reports every statement the live kernel cannot run, each at its
-// file:line:col: anything but socket (without options), setsockopt,
-// getsockopt, connect, send, sendto, sendmsg, sendmmsg, recvmsg, recv,
-// shutdown, close, setrlimit and capdrop of the task main, settle, wait,
-// and sysctl net.core.optmem_max before the first socket.
-func Check(stmts []scenario.Stmt) error {
-	var errs scenario.ErrorList
-	seenSocket := false
-	for _, st := range stmts {
-		msg := supported(st)
-		switch st.(type) {
-		case *scenario.Socket:
-			seenSocket = true
-		case *scenario.Sysctl:
-			if seenSocket && msg == "" {
-				msg = "sysctl must come before the first socket (it is set when the namespace is made)"
-			}
-		}
-		if msg != "" {
-			errs = append(errs, &scenario.Error{Pos: st.Pos(), Msg: "probe: " + msg, Near: strings.Fields(scenario.FormatCall(st) + " ?")[0]})
+// line is one statement of a result in file order: compared or skipped.
+type line struct {
+	stmt *Stmt
+	skip *Skip
+}
+
+// lines merges the compared and the skipped statements in file order.
+func (r *Result) lines() []line {
+	var out []line
+	i, j := 0, 0
+	for i < len(r.Stmts) || j < len(r.Skipped) {
+		if j == len(r.Skipped) || (i < len(r.Stmts) && r.Stmts[i].Line < r.Skipped[j].Line) {
+			out = append(out, line{stmt: &r.Stmts[i]})
+			i++
+		} else {
+			out = append(out, line{skip: &r.Skipped[j]})
+			j++
 		}
 	}
-	if len(errs) > 0 {
-		return errs
-	}
-	return nil
+	return out
 }
 
-// needsChild reports whether the scenario must run as uid 65534 without
-// capabilities: it drops CAP_IPC_LOCK or sets RLIMIT_MEMLOCK.
-func needsChild(stmts []scenario.Stmt) bool {
-	for _, st := range stmts {
-		switch st.(type) {
-		case *scenario.Capdrop, *scenario.Setrlimit:
-			return true
-		}
-	}
-	return false
-}
-
-// sysctls returns the optmem_max a scenario sets, or 0.
-func sysctls(stmts []scenario.Stmt) int {
-	v := 0
-	for _, st := range stmts {
-		if s, ok := st.(*scenario.Sysctl); ok && len(s.Values) > 0 {
-			v = int(s.Values[0].N)
-		}
-	}
-	return v
-}
-
-// inNetns runs fn on a locked OS thread moved to a new network namespace
-// with lo up and, if optmem > 0, net.core.optmem_max set there. The
-// thread is never unlocked, so it dies with the goroutine and the host's
-// namespace is never touched.
-func inNetns(optmem int, fn func() ([]Obs, error)) ([]Obs, error) {
-	type ret struct {
-		obs []Obs
-		err error
-	}
-	ch := make(chan ret, 1)
-	go func() {
-		runtime.LockOSThread()
-		if err := unix.Unshare(unix.CLONE_NEWNET); err != nil {
-			ch <- ret{err: fmt.Errorf("probe: unshare(CLONE_NEWNET): %w (run as root)", err)}
-			return
-		}
-		if err := loUp(); err != nil {
-			ch <- ret{err: err}
-			return
-		}
-		if optmem > 0 {
-			if err := writeOptmem(optmem); err != nil {
-				ch <- ret{err: err}
-				return
-			}
-		}
-		obs, err := fn()
-		ch <- ret{obs, err}
-	}()
-	r := <-ch
-	return r.obs, r.err
-}
-
-// writeOptmem writes net.core.optmem_max; /proc/sys/net resolves to the
-// namespace of the writing thread.
-func writeOptmem(v int) error {
-	if err := os.WriteFile("/proc/sys/net/core/optmem_max", []byte(strconv.Itoa(v)), 0); err != nil {
-		return fmt.Errorf("probe: setting optmem_max in the private namespace: %w", err)
-	}
-	return nil
-}
-
-// loUp brings the loopback device of the current namespace up.
-func loUp() error {
-	fd, err := unix.Socket(unix.AF_INET, unix.SOCK_DGRAM|unix.SOCK_CLOEXEC, 0)
-	if err != nil {
-		return err
-	}
-	defer unix.Close(fd)
-	ifr, err := unix.NewIfreq("lo")
-	if err != nil {
-		return err
-	}
-	if err := unix.IoctlIfreq(fd, unix.SIOCGIFFLAGS, ifr); err != nil {
-		return fmt.Errorf("probe: SIOCGIFFLAGS lo: %w", err)
-	}
-	ifr.SetUint16(ifr.Uint16() | unix.IFF_UP)
-	if err := unix.IoctlIfreq(fd, unix.SIOCSIFFLAGS, ifr); err != nil {
-		return fmt.Errorf("probe: bringing lo up: %w", err)
-	}
-	return nil
-}
-
-// childInput is what the parent sends a child on stdin.
-type childInput struct {
-	File string `json:"file"`
-	Src  []byte `json:"src"`
-}
-
-// runChild re-executes exe as uid/gid 65534 with no capabilities, from
-// the calling (namespaced) thread so the child inherits its network
-// namespace, and reads back its observations. The binary is copied to a
-// directory uid 65534 can read.
-func runChild(exe string, args []string, file string, src []byte) ([]Obs, error) {
-	if exe == "" {
-		var err error
-		if exe, err = os.Executable(); err != nil {
-			return nil, err
-		}
-	}
-	dir, err := os.MkdirTemp("", "zcsim-probe-")
-	if err != nil {
-		return nil, err
-	}
-	defer os.RemoveAll(dir)
-	bin := filepath.Join(dir, "probe-child")
-	if err := copyExe(exe, bin); err != nil {
-		return nil, err
-	}
-	if err := os.Chmod(dir, 0o755); err != nil {
-		return nil, err
-	}
-	in, _ := json.Marshal(childInput{File: file, Src: src})
-	cmd := exec.Command(bin, args...)
-	cmd.Env = append(os.Environ(), ChildEnv+"=1")
-	cmd.Stdin = bytes.NewReader(in)
-	var out, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &stderr
-	cmd.SysProcAttr = &syscall.SysProcAttr{
-		Credential: &syscall.Credential{Uid: NobodyUID, Gid: NobodyUID, Groups: []uint32{}},
-		Pdeathsig:  syscall.SIGKILL,
-	}
-	if err := cmd.Run(); err != nil {
-		return nil, fmt.Errorf("probe: unprivileged child: %w: %s", err, strings.TrimSpace(stderr.String()))
-	}
-	var obs []Obs
-	if err := json.Unmarshal(out.Bytes(), &obs); err != nil {
-		return nil, fmt.Errorf("probe: reading the child's answers: %w", err)
-	}
-	return obs, nil
-}
-
-func copyExe(from, to string) error {
-	b, err := os.ReadFile(from)
-	if err != nil {
-		return err
-	}
-	return os.WriteFile(to, b, 0o755)
-}
-
-// Child is the body of a re-executed probe child: it reads the scenario
-// from stdin, runs it on the kernel with its own credentials and writes
-// the observations as JSON to stdout. It returns the exit status. Call it
-// first thing in main (or TestMain) when os.Getenv(ChildEnv) is set.
-func Child(stdin io.Reader, stdout io.Writer) int {
-	var in childInput
-	if err := json.NewDecoder(stdin).Decode(&in); err != nil {
-		fmt.Fprintln(os.Stderr, "probe child:", err)
-		return 2
-	}
-	stmts, err := scenario.Parse(in.File, in.Src)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "probe child:", err)
-		return 2
-	}
-	if err := json.NewEncoder(stdout).Encode(runHost(stmts)); err != nil {
-		return 2
-	}
-	return 0
-}
-
-// ErrNoZerocopy says the kernel cannot be probed.
-var ErrNoZerocopy = errors.New("probe: the kernel does not deliver MSG_ZEROCOPY notifications on loopback")
-
-// Supported checks that the live kernel can be probed: we can make a
-// network namespace, SO_ZEROCOPY on a TCP socket succeeds, and a 1-byte
-// loopback MSG_ZEROCOPY send produces a notification.
-func Supported() error {
-	src := []byte("socket s AF_INET SOCK_STREAM\nsetsockopt s SOL_SOCKET SO_ZEROCOPY 1\nconnect s\nsend s 1 MSG_ZEROCOPY\nsettle\nrecvmsg s MSG_ERRQUEUE\n")
-	stmts, _ := scenario.Parse("support-check", src)
-	obs, err := inNetns(0, func() ([]Obs, error) { return runHost(stmts), nil })
-	if err != nil {
-		return err
-	}
-	if len(obs) != 5 || obs[1].Result != "0" || obs[4].Result != "zerocopy [0,0] copied" {
-		return fmt.Errorf("%w (got %v)", ErrNoZerocopy, obs)
-	}
-	return nil
-}
-
-// WriteText writes the comparison for a person: one line per statement
-// with the kernel's and the model's answers, then a verdict.
+// WriteText writes the comparison for a person: one line per statement,
+// in file order, with the kernel's and the model's answers or why it was
+// not compared, then a verdict.
 func (r *Result) WriteText(w io.Writer) error {
 	var b strings.Builder
 	who := "root"
@@ -469,7 +286,16 @@ func (r *Result) WriteText(w io.Writer) error {
 		who = "uid 65534 without capabilities"
 	}
 	fmt.Fprintf(&b, "probe %s: kernel (%s, private netns, loopback) vs model %s\n", r.File, who, r.Profile)
-	for _, s := range r.Stmts {
+	for _, l := range r.lines() {
+		if s := l.skip; s != nil {
+			mark := "skip"
+			if s.Stops {
+				mark = "stop"
+			}
+			fmt.Fprintf(&b, "%s %s:%d  %-48s %s\n", mark, r.File, s.Line, s.Text, s.Why)
+			continue
+		}
+		s := l.stmt
 		mark := "ok  "
 		if !s.Agree {
 			mark = "DIFF"
@@ -480,7 +306,47 @@ func (r *Result) WriteText(w io.Writer) error {
 		}
 		b.WriteString("\n")
 	}
-	fmt.Fprintf(&b, "%d statements, %d agree, %d diverge\n", len(r.Stmts), r.Agree, r.Diverge)
+	fmt.Fprintf(&b, "%d statements compared, %d agree, %d diverge; %d not compared", len(r.Stmts), r.Agree, r.Diverge, len(r.Skipped))
+	if r.StoppedAt > 0 {
+		fmt.Fprintf(&b, " (comparison stopped at line %d)", r.StoppedAt)
+	}
+	b.WriteString("\n")
 	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// WriteJSON writes the comparison as JSON Lines in the shape of every
+// zcsim report (sim.WriteJSONLine): a "config" record (schema, file,
+// profile, unprivileged), then in file order a "stmt" record per compared
+// statement and a "skip" record per statement not compared, then a
+// "summary" (compared, agree, diverge, skipped, stopped_at, ok).
+func (r *Result) WriteJSON(w io.Writer) error {
+	var err error
+	write := func(kind string, v any) {
+		if err == nil {
+			err = sim.WriteJSONLine(w, kind, v)
+		}
+	}
+	write("config", struct {
+		Schema       int    `json:"schema"`
+		File         string `json:"file"`
+		Profile      string `json:"profile"`
+		Unprivileged bool   `json:"unprivileged"`
+	}{sim.SchemaVersion, r.File, r.Profile, r.Unprivileged})
+	for _, l := range r.lines() {
+		if l.skip != nil {
+			write("skip", l.skip)
+		} else {
+			write("stmt", l.stmt)
+		}
+	}
+	write("summary", struct {
+		Compared  int  `json:"compared"`
+		Agree     int  `json:"agree"`
+		Diverge   int  `json:"diverge"`
+		Skipped   int  `json:"skipped"`
+		StoppedAt int  `json:"stopped_at,omitempty"`
+		OK        bool `json:"ok"`
+	}{len(r.Stmts), r.Agree, r.Diverge, len(r.Skipped), r.StoppedAt, r.OK()})
 	return err
 }

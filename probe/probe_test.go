@@ -2,6 +2,7 @@ package probe_test
 
 import (
 	"bytes"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,8 +11,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/zcsim/zcsim/probe"
+	"github.com/zcsim/zcsim/sim"
 	"github.com/zcsim/zcsim/sim/interp"
-	"github.com/zcsim/zcsim/sim/scenario"
 )
 
 // TestMain lets the test binary serve as its own unprivileged probe child.
@@ -62,6 +63,7 @@ func TestCalibrationKernel(t *testing.T) {
 			res, err := probe.Run(f, src, probe.Options{})
 			require.NoError(t, err)
 			require.NotEmpty(t, res.Stmts)
+			require.Empty(t, res.Skipped, "the calibration suite runs whole on the kernel")
 			for _, s := range res.Stmts {
 				if !s.Agree || !s.MeetsExpectation {
 					t.Errorf("%s:%d %s: kernel %s, model %s, expected %q", f, s.Line, s.Text, s.Kernel, s.Model, s.Expected)
@@ -69,36 +71,6 @@ func TestCalibrationKernel(t *testing.T) {
 			}
 			require.Equal(t, strings.Contains(string(src), "capdrop"), res.Unprivileged)
 		})
-	}
-}
-
-func TestCheckRefuses(t *testing.T) {
-	src := "device eth0 nic\nsocket s AF_INET SOCK_STREAM via=eth0\nhold s ack\nsysctl net.core.wmem_max 1\nsocket t AF_INET SOCK_DGRAM\nsysctl net.core.optmem_max 4096\ntask a user=main\n"
-	stmts, err := scenario.Parse("x.zcs", []byte(src))
-	require.NoError(t, err)
-	err = probe.Check(stmts)
-	var list scenario.ErrorList
-	require.ErrorAs(t, err, &list)
-	var lines []int
-	for _, e := range list {
-		lines = append(lines, e.Pos.Line)
-		require.Contains(t, e.Error(), "probe:")
-	}
-	require.Equal(t, []int{1, 2, 3, 4, 6, 7}, lines)
-
-	_, err = probe.Run("x.zcs", []byte(src), probe.Options{})
-	require.ErrorAs(t, err, &list)
-	_, err = probe.Run("y.zcs", []byte("sendd s\n"), probe.Options{})
-	require.ErrorAs(t, err, &list)
-}
-
-func TestCheckAccepts(t *testing.T) {
-	for _, f := range calibration(t) {
-		src, err := os.ReadFile(f)
-		require.NoError(t, err)
-		stmts, err := scenario.Parse(f, src)
-		require.NoError(t, err)
-		require.NoError(t, probe.Check(stmts), f)
 	}
 }
 
@@ -139,10 +111,38 @@ recvmsg u MSG_ERRQUEUE => timestamp SCM_TSTAMP_SND key=1
 func TestWriteText(t *testing.T) {
 	r := &probe.Result{File: "f.zcs", Profile: "linux-6.18", Stmts: []probe.Stmt{
 		{Line: 3, Text: "send s 1 MSG_ZEROCOPY", Kernel: "1", Model: "-1 ENOBUFS", MeetsExpectation: false, Expected: "1"},
-	}, Diverge: 1}
+		{Line: 5, Text: "send s 1 0", Kernel: "1", Model: "1", Agree: true, MeetsExpectation: true},
+	}, Skipped: []probe.Skip{
+		{Line: 1, Text: "device eth0 nic", Why: "the host has no nic eth0"},
+		{Line: 4, Text: "hold s ack", Why: "cannot hold"},
+		{Line: 6, Text: "fault alloc_skb always", Why: "model only: nothing from here on is compared", Stops: true},
+	}, StoppedAt: 6, Agree: 1, Diverge: 1}
 	var b bytes.Buffer
 	require.NoError(t, r.WriteText(&b))
-	require.Contains(t, b.String(), "DIFF f.zcs:3")
-	require.Contains(t, b.String(), "1 statements, 0 agree, 1 diverge")
+	lines := strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n")
+	require.Len(t, lines, 7, b.String())
+	require.Regexp(t, `^skip f\.zcs:1  device eth0 nic +the host has no nic eth0$`, lines[1])
+	require.Regexp(t, `^DIFF f\.zcs:3  send s 1 MSG_ZEROCOPY +kernel 1 +model -1 ENOBUFS  \(expected 1\)$`, lines[2])
+	require.Regexp(t, `^skip f\.zcs:4  hold s ack +cannot hold$`, lines[3])
+	require.Regexp(t, `^ok   f\.zcs:5  `, lines[4])
+	require.Regexp(t, `^stop f\.zcs:6  fault alloc_skb always +model only`, lines[5])
+	require.Equal(t, "2 statements compared, 1 agree, 1 diverge; 3 not compared (comparison stopped at line 6)", lines[6])
 	require.False(t, r.OK())
+
+	b.Reset()
+	require.NoError(t, r.WriteJSON(&b))
+	var kinds []string
+	for _, l := range strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n") {
+		var rec map[string]any
+		require.NoError(t, json.Unmarshal([]byte(l), &rec), l)
+		kinds = append(kinds, rec["kind"].(string))
+		switch rec["kind"] {
+		case "config":
+			require.EqualValues(t, sim.SchemaVersion, rec["schema"])
+			require.Equal(t, "f.zcs", rec["file"])
+		case "summary":
+			require.Equal(t, map[string]any{"kind": "summary", "compared": 2.0, "agree": 1.0, "diverge": 1.0, "skipped": 3.0, "stopped_at": 6.0, "ok": false}, rec)
+		}
+	}
+	require.Equal(t, []string{"config", "skip", "stmt", "skip", "stmt", "skip", "summary"}, kinds)
 }

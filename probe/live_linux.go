@@ -1,0 +1,194 @@
+//go:build linux
+
+package probe
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"syscall"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/zcsim/zcsim/sim/scenario"
+)
+
+// live runs the planned statements on the host kernel: in a private
+// network namespace, as root or, when the plan says so, in an
+// unprivileged child.
+func live(file string, src []byte, stmts []scenario.Stmt, pl plan, opts Options) ([]Obs, error) {
+	return inNetns(pl.optmem, func() ([]Obs, error) {
+		if pl.child {
+			return runChild(opts.Exe, opts.ChildArgs, file, src)
+		}
+		return runHost(stmts, pl.steps), nil
+	})
+}
+
+// inNetns runs fn on a locked OS thread moved to a new network namespace
+// with lo up and, if optmem > 0, net.core.optmem_max set there. The
+// thread is never unlocked, so it dies with the goroutine and the host's
+// namespace is never touched.
+func inNetns(optmem int, fn func() ([]Obs, error)) ([]Obs, error) {
+	type ret struct {
+		obs []Obs
+		err error
+	}
+	ch := make(chan ret, 1)
+	go func() {
+		runtime.LockOSThread()
+		if err := unix.Unshare(unix.CLONE_NEWNET); err != nil {
+			ch <- ret{err: fmt.Errorf("probe: unshare(CLONE_NEWNET): %w (run as root)", err)}
+			return
+		}
+		if err := loUp(); err != nil {
+			ch <- ret{err: err}
+			return
+		}
+		if optmem > 0 {
+			if err := writeOptmem(optmem); err != nil {
+				ch <- ret{err: err}
+				return
+			}
+		}
+		obs, err := fn()
+		ch <- ret{obs, err}
+	}()
+	r := <-ch
+	return r.obs, r.err
+}
+
+// writeOptmem writes net.core.optmem_max; /proc/sys/net resolves to the
+// namespace of the writing thread.
+func writeOptmem(v int) error {
+	if err := os.WriteFile("/proc/sys/net/core/optmem_max", []byte(strconv.Itoa(v)), 0); err != nil {
+		return fmt.Errorf("probe: setting optmem_max in the private namespace: %w", err)
+	}
+	return nil
+}
+
+// loUp brings the loopback device of the current namespace up.
+func loUp() error {
+	fd, err := unix.Socket(unix.AF_INET, unix.SOCK_DGRAM|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		return err
+	}
+	defer unix.Close(fd)
+	ifr, err := unix.NewIfreq("lo")
+	if err != nil {
+		return err
+	}
+	if err := unix.IoctlIfreq(fd, unix.SIOCGIFFLAGS, ifr); err != nil {
+		return fmt.Errorf("probe: SIOCGIFFLAGS lo: %w", err)
+	}
+	ifr.SetUint16(ifr.Uint16() | unix.IFF_UP)
+	if err := unix.IoctlIfreq(fd, unix.SIOCSIFFLAGS, ifr); err != nil {
+		return fmt.Errorf("probe: bringing lo up: %w", err)
+	}
+	return nil
+}
+
+// childInput is what the parent sends a child on stdin.
+type childInput struct {
+	File string `json:"file"`
+	Src  []byte `json:"src"`
+}
+
+// runChild re-executes exe as uid/gid 65534 with no capabilities, from
+// the calling (namespaced) thread so the child inherits its network
+// namespace, and reads back its observations. The binary is copied to a
+// directory uid 65534 can read.
+func runChild(exe string, args []string, file string, src []byte) ([]Obs, error) {
+	if exe == "" {
+		var err error
+		if exe, err = os.Executable(); err != nil {
+			return nil, err
+		}
+	}
+	dir, err := os.MkdirTemp("", "zcsim-probe-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(dir)
+	bin := filepath.Join(dir, "probe-child")
+	if err := copyExe(exe, bin); err != nil {
+		return nil, err
+	}
+	if err := os.Chmod(dir, 0o755); err != nil {
+		return nil, err
+	}
+	in, _ := json.Marshal(childInput{File: file, Src: src})
+	cmd := exec.Command(bin, args...)
+	cmd.Env = append(os.Environ(), ChildEnv+"=1")
+	cmd.Stdin = bytes.NewReader(in)
+	var out, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &stderr
+	cmd.SysProcAttr = &syscall.SysProcAttr{
+		Credential: &syscall.Credential{Uid: NobodyUID, Gid: NobodyUID, Groups: []uint32{}},
+		Pdeathsig:  syscall.SIGKILL,
+	}
+	if err := cmd.Run(); err != nil {
+		return nil, fmt.Errorf("probe: unprivileged child: %w: %s", err, strings.TrimSpace(stderr.String()))
+	}
+	var obs []Obs
+	if err := json.Unmarshal(out.Bytes(), &obs); err != nil {
+		return nil, fmt.Errorf("probe: reading the child's answers: %w", err)
+	}
+	return obs, nil
+}
+
+func copyExe(from, to string) error {
+	b, err := os.ReadFile(from)
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(to, b, 0o755)
+}
+
+// Child is the body of a re-executed probe child: it reads the scenario
+// from stdin, runs it on the kernel with its own credentials and writes
+// the observations as JSON to stdout. It returns the exit status. Call it
+// first thing in main (or TestMain) when os.Getenv(ChildEnv) is set.
+func Child(stdin io.Reader, stdout io.Writer) int {
+	var in childInput
+	if err := json.NewDecoder(stdin).Decode(&in); err != nil {
+		fmt.Fprintln(os.Stderr, "probe child:", err)
+		return 2
+	}
+	stmts, err := scenario.Parse(in.File, in.Src)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "probe child:", err)
+		return 2
+	}
+	if err := json.NewEncoder(stdout).Encode(runHost(stmts, makePlan(stmts, "").steps)); err != nil {
+		return 2
+	}
+	return 0
+}
+
+// ErrNoZerocopy says the kernel cannot be probed.
+var ErrNoZerocopy = errors.New("probe: the kernel does not deliver MSG_ZEROCOPY notifications on loopback")
+
+// Supported checks that the live kernel can be probed: we can make a
+// network namespace, SO_ZEROCOPY on a TCP socket succeeds, and a 1-byte
+// loopback MSG_ZEROCOPY send produces a notification.
+func Supported() error {
+	src := []byte("socket s AF_INET SOCK_STREAM\nsetsockopt s SOL_SOCKET SO_ZEROCOPY 1\nconnect s\nsend s 1 MSG_ZEROCOPY\nsettle\nrecvmsg s MSG_ERRQUEUE\n")
+	stmts, _ := scenario.Parse("support-check", src)
+	obs, err := inNetns(0, func() ([]Obs, error) { return runHost(stmts, makePlan(stmts, "").steps), nil })
+	if err != nil {
+		return err
+	}
+	if len(obs) != 5 || obs[1].Result != "0" || obs[4].Result != "zerocopy [0,0] copied" {
+		return fmt.Errorf("%w (got %v)", ErrNoZerocopy, obs)
+	}
+	return nil
+}

@@ -1,0 +1,266 @@
+package probe
+
+import (
+	"fmt"
+
+	"github.com/zcsim/zcsim/kernel"
+	"github.com/zcsim/zcsim/sim/scenario"
+)
+
+// step is what the live run does with one statement.
+type step struct {
+	// run says the kernel runs the statement; a call's result is then
+	// compared with the model's.
+	run bool
+	// why, for a statement the model acts on but the kernel run does not,
+	// says why it is not compared; empty for statements with nothing to
+	// compare (comments, notes, a loopback device).
+	why string
+	// stops marks the statement from which nothing is compared any more.
+	stops bool
+}
+
+// plan is the live run of one scenario, statement by statement (steps
+// parallels the statements), and what follows from it for the model run
+// and the comparison.
+type plan struct {
+	steps []step
+	// optmem is the net.core.optmem_max the namespace gets, or 0.
+	optmem int
+	// child says the kernel run is uid 65534 without capabilities.
+	child bool
+	// off are the bug statements' bugs, which the model runs without: the
+	// live kernel has them fixed.
+	off []kernel.Bug
+	// noExpectations says the file's expectations are written for another
+	// kernel than the live one, so the kernel is not held to them.
+	noExpectations bool
+}
+
+// planner decides, statement by statement, what the live kernel can run
+// and which later comparisons a skipped statement spoils. A socket whose
+// path the kernel run cannot reproduce is tainted: nothing on it (or its
+// peer) is compared from then on. A statement whose effect reaches every
+// socket stops the comparison altogether.
+type planner struct {
+	p        plan
+	profile  string            // the model's profile
+	devices  map[string]string // device name → kind
+	devTaint map[string]string // device → why its sockets are not compared
+	sockDev  map[string]string // socket → its device
+	taint    map[string]string // socket → why it is not compared
+	stopped  int               // line of the stop, or 0
+	sockets  int               // socket statements so far
+}
+
+// makePlan plans the live run of stmts against the model under profile.
+func makePlan(stmts []scenario.Stmt, profile string) plan {
+	pl := &planner{profile: profile, devices: map[string]string{"lo": "loopback"}, devTaint: map[string]string{},
+		sockDev: map[string]string{}, taint: map[string]string{}}
+	for _, st := range stmts {
+		pl.p.steps = append(pl.p.steps, pl.step(st))
+	}
+	return pl.p
+}
+
+// skip is a statement the kernel run leaves out without consequence for
+// the others.
+func skip(format string, args ...any) step { return step{why: fmt.Sprintf(format, args...)} }
+
+// step plans one statement.
+func (pl *planner) step(st scenario.Stmt) step {
+	line := st.Pos().Line
+	if pl.stopped > 0 {
+		switch st.(type) {
+		case *scenario.Comment, *scenario.Note:
+			return step{}
+		}
+		return skip("not compared: after line %d nothing is", pl.stopped)
+	}
+	if ss, ok := sockOf(st); ok {
+		if why := pl.taint[ss.Name]; why != "" {
+			return skip("not compared: %s", why)
+		}
+	}
+	switch s := st.(type) {
+	case *scenario.Comment, *scenario.Note:
+		return step{}
+	case *scenario.Profile:
+		if s.Name.Name == pl.profile {
+			return step{}
+		}
+		pl.p.noExpectations = true
+		return skip("the model runs %s, as the live kernel is, not %s; the file's expectations are for %s, so the kernel is not held to them", pl.profile, s.Name.Name, s.Name.Name)
+	case *scenario.Bug:
+		pl.p.off = append(pl.p.off, kernel.Bug(s.Name.Name))
+		return skip("the live kernel has this bug fixed: the model runs without it")
+	case *scenario.Sysctl:
+		if s.Key.Name == "net.core.optmem_max" && pl.sockets == 0 && len(s.Values) == 1 {
+			pl.p.optmem = int(s.Values[0].N)
+			return step{run: true}
+		}
+		why := "only net.core.optmem_max can be set, in the private namespace"
+		if s.Key.Name == "net.core.optmem_max" {
+			why = "net.core.optmem_max is set when the namespace is made, before any socket"
+		}
+		return pl.stop(line, why+"; every later socket depends on it")
+	case *scenario.User:
+		return skip("the live run has one user, the probe's own; sockets of this user's tasks are not compared")
+	case *scenario.Task:
+		return skip("the live run has one task, main; sockets of task %s are not compared", s.Name.Name)
+	case *scenario.Device:
+		pl.devices[s.Name.Name] = s.Kind.Name
+		if s.Kind.Name == "loopback" {
+			if len(s.Options) > 0 {
+				pl.devTaint[s.Name.Name] = fmt.Sprintf("it goes through %s, a loopback device with options the host's lo does not have (line %d)", s.Name.Name, line)
+				return skip("the host's lo has none of these options: sockets through %s are not compared", s.Name.Name)
+			}
+			return step{}
+		}
+		pl.devTaint[s.Name.Name] = fmt.Sprintf("it goes through %s, a %s the host does not have (line %d)", s.Name.Name, s.Kind.Name, line)
+		return skip("the host has no %s %s: sockets through it are not compared", s.Kind.Name, s.Name.Name)
+	case *scenario.Tap:
+		d, _ := s.Options.Lookup("on")
+		return pl.taintDevice(d.Value.Text, fmt.Sprintf("a tap on %s clones what it sends (line %d)", d.Value.Text, line),
+			"the live run attaches no packet tap")
+	case *scenario.Complete:
+		return pl.taintDevice(s.Device.Name, fmt.Sprintf("the model's driver of %s was driven by hand (line %d)", s.Device.Name, line),
+			"the live kernel's drivers complete transmits on their own")
+	case *scenario.Txerror:
+		return pl.taintDevice(s.Device.Name, fmt.Sprintf("the model's driver of %s failed transmits (line %d)", s.Device.Name, line),
+			"the live kernel's drivers cannot be made to fail a transmit")
+	case *scenario.VhostSend:
+		return pl.taintDevice(s.Device.Name, fmt.Sprintf("a vhost guest sent through %s (line %d)", s.Device.Name, line),
+			"the live run has no vhost-net guest")
+	case *scenario.Socket:
+		return pl.socket(s)
+	case *scenario.Hold, *scenario.Release, *scenario.Drop:
+		ss, _ := sockOf(st)
+		return pl.taintSocket(ss.Name, fmt.Sprintf("its path was steered at line %d", line),
+			"the live kernel's loopback cannot hold or drop segments")
+	case *scenario.Zckey:
+		return pl.taintSocket(s.Sock.Name, fmt.Sprintf("its sk_zckey was set by hand at line %d", line),
+			"no program can set sk_zckey")
+	case *scenario.Listen, *scenario.Bind:
+		ss, _ := sockOf(st)
+		return pl.taintSocket(ss.Name, fmt.Sprintf("it was bound or made to listen at line %d", line),
+			"the live run's sockets only connect to their implicit peer")
+	case *scenario.Accept:
+		return pl.stop(line, "the live run cannot accept, and the model's new descriptor renumbers every later socket")
+	case *scenario.Expect:
+		return skip("state checks read the model's internals (sk_zckey, optmem, refcounts…), which the live kernel does not show")
+	case *scenario.Fault:
+		return pl.stop(line, "fault sites exist only in the model, and an armed one can fail any later allocation")
+	case *scenario.Capset:
+		return pl.stop(line, "the live run cannot grant a capability, and every later call runs with it")
+	case *scenario.Setrlimit:
+		if s.Task.Name != "main" {
+			return skip("the live run has one task, main; task %s's sockets are not compared", s.Task.Name)
+		}
+		pl.p.child = true
+		return step{run: true}
+	case *scenario.Capdrop:
+		if s.Task.Name != "main" {
+			return skip("the live run has one task, main; task %s's sockets are not compared", s.Task.Name)
+		}
+		pl.p.child = true
+		return step{run: true}
+	}
+	// Calls on sockets the kernel has, settle and wait.
+	return step{run: true}
+}
+
+// stop ends the comparison at line.
+func (pl *planner) stop(line int, why string) step {
+	pl.stopped = line
+	return step{why: why + ": nothing from here on is compared", stops: true}
+}
+
+// taintSocket stops comparing socket name (and its peer) from here on.
+func (pl *planner) taintSocket(name, because, why string) step {
+	pl.taint[name] = name + ": " + because
+	return skip("%s: nothing on %s is compared from here on", why, name)
+}
+
+// taintDevice stops comparing the sockets through dev from here on.
+func (pl *planner) taintDevice(dev, because, why string) step {
+	pl.devTaint[dev] = because
+	for name, d := range pl.sockDev {
+		if d == dev && pl.taint[name] == "" {
+			pl.taint[name] = name + ": " + because
+		}
+	}
+	return skip("%s: nothing through %s is compared from here on", why, dev)
+}
+
+// socket plans a socket statement: it runs unless its options need the
+// model's devices, tasks or peers.
+func (pl *planner) socket(s *scenario.Socket) step {
+	name := s.Name.Name
+	pl.sockets++
+	dev := "lo"
+	if v, ok := s.Options.Lookup("via"); ok {
+		dev = v.Value.Text
+	}
+	pl.sockDev[name] = dev
+	delete(pl.taint, name)
+	if why := pl.devTaint[dev]; why != "" {
+		pl.taint[name] = name + ": " + why
+		return skip("%s: nothing on %s is compared", why, name)
+	}
+	for _, o := range s.Options {
+		switch {
+		case o.Key == "via":
+		case o.Key == "peer_read" && o.Value.Text == "manual": // the live peer never reads by itself either
+		default:
+			pl.taint[name] = fmt.Sprintf("%s: it was made with %s (line %d)", name, o, s.Pos().Line)
+			return skip("the live run's sockets have no %s option: nothing on %s is compared", o.Key, name)
+		}
+	}
+	return step{run: true}
+}
+
+// sockOf returns the socket a statement acts on.
+func sockOf(st scenario.Stmt) (scenario.Sock, bool) {
+	switch s := st.(type) {
+	case *scenario.Setsockopt:
+		return s.Sock, true
+	case *scenario.Getsockopt:
+		return s.Sock, true
+	case *scenario.Connect:
+		return s.Sock, true
+	case *scenario.Listen:
+		return s.Sock, true
+	case *scenario.Bind:
+		return s.Sock, true
+	case *scenario.Accept:
+		return s.Sock, true
+	case *scenario.Shutdown:
+		return s.Sock, true
+	case *scenario.Close:
+		return s.Sock, true
+	case *scenario.Send:
+		return s.Sock, true
+	case *scenario.Sendto:
+		return s.Sock, true
+	case *scenario.Sendmsg:
+		return s.Sock, true
+	case *scenario.Sendmmsg:
+		return s.Sock, true
+	case *scenario.Recvmsg:
+		return s.Sock, true
+	case *scenario.Recv:
+		return s.Sock, true
+	case *scenario.Hold:
+		return s.Sock, true
+	case *scenario.Release:
+		return s.Sock, true
+	case *scenario.Drop:
+		return s.Sock, true
+	case *scenario.Zckey:
+		return s.Sock, true
+	case *scenario.Expect:
+		return s.Sock, true
+	}
+	return scenario.Sock{}, false
+}

@@ -1,0 +1,164 @@
+package probe
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/zcsim/zcsim/kernel"
+	"github.com/zcsim/zcsim/sim/scenario"
+)
+
+// planned renders a plan one statement a line: "run", "-" (nothing to
+// compare) or "skip: why" / "stop: why".
+func planned(t *testing.T, src string) ([]string, plan) {
+	t.Helper()
+	stmts, err := scenario.Parse("p.zcs", []byte(src))
+	require.NoError(t, err)
+	pl := makePlan(stmts, kernel.DefaultProfile)
+	require.Len(t, pl.steps, len(stmts))
+	var out []string
+	for i, s := range pl.steps {
+		verdict := "-"
+		switch {
+		case s.run:
+			verdict = "run"
+		case s.stops:
+			verdict = "stop: " + s.why
+		case s.why != "":
+			verdict = "skip: " + s.why
+		}
+		out = append(out, fmt.Sprintf("%d %s", stmts[i].Pos().Line, verdict))
+	}
+	return out, pl
+}
+
+// requirePlan checks each line's verdict against a prefix.
+func requirePlan(t *testing.T, got []string, want ...string) {
+	t.Helper()
+	require.Len(t, got, len(want), strings.Join(got, "\n"))
+	for i := range want {
+		require.True(t, strings.HasPrefix(got[i], want[i]), "statement %d: got %q, want %q…", i+1, got[i], want[i])
+	}
+}
+
+// What the live kernel cannot do is skipped, and a skip that spoils a
+// socket's later results skips them too, while other sockets run.
+func TestPlanTaintsSockets(t *testing.T) {
+	got, pl := planned(t, `# a lesson
+profile linux-4.14
+bug udp-more-refcnt
+device lo loopback
+device eth0 nic
+socket n AF_INET SOCK_STREAM via=eth0
+setsockopt n SOL_SOCKET SO_ZEROCOPY 1
+socket s AF_INET SOCK_STREAM via=lo
+socket u AF_INET SOCK_DGRAM peer_read=manual
+connect s
+hold s ack
+send s 100 MSG_ZEROCOPY
+recv s.peer 100
+connect u
+send u 100 0
+expect u zckey=0
+zckey u 5
+send u 1 0
+close n
+user a uid=7
+task p user=a
+socket q AF_INET SOCK_DGRAM task=p
+setrlimit p RLIMIT_MEMLOCK 4K
+settle
+`)
+	requirePlan(t, got,
+		"1 -",
+		"2 skip: the model runs linux-6.18, as the live kernel is, not linux-4.14",
+		"3 skip: the live kernel has this bug fixed",
+		"4 -",
+		"5 skip: the host has no nic eth0",
+		"6 skip: it goes through eth0, a nic the host does not have (line 5): nothing on n is compared",
+		"7 skip: not compared: n: it goes through eth0",
+		"8 run",
+		"9 run",
+		"10 run",
+		"11 skip: the live kernel's loopback cannot hold or drop segments: nothing on s is compared from here on",
+		"12 skip: not compared: s: its path was steered at line 11",
+		"13 skip: not compared: s: its path was steered at line 11",
+		"14 run",
+		"15 run",
+		"16 skip: state checks read the model's internals",
+		"17 skip: no program can set sk_zckey",
+		"18 skip: not compared: u: its sk_zckey was set by hand at line 17",
+		"19 skip: not compared: n:",
+		"20 skip: the live run has one user",
+		"21 skip: the live run has one task, main",
+		"22 skip: the live run's sockets have no task option: nothing on q is compared",
+		"23 skip: the live run has one task, main; task p's sockets are not compared",
+		"24 run",
+	)
+	require.True(t, pl.noExpectations)
+	require.Equal(t, []kernel.Bug{kernel.BugUDPMoreRefcnt}, pl.off)
+	require.False(t, pl.child)
+	require.Zero(t, pl.optmem)
+}
+
+// A statement whose effect reaches every socket stops the comparison.
+func TestPlanStops(t *testing.T) {
+	for _, c := range []struct{ stmt, why string }{
+		{"fault alloc_skb always", "fault sites exist only in the model"},
+		{"sysctl net.core.wmem_default 4096", "only net.core.optmem_max can be set"},
+		{"sysctl net.core.optmem_max 4096", "net.core.optmem_max is set when the namespace is made"},
+		{"capset main CAP_NET_ADMIN", "the live run cannot grant a capability"},
+		{"accept s c", "the live run cannot accept"},
+	} {
+		got, _ := planned(t, "socket s AF_INET SOCK_STREAM\n"+c.stmt+"\n# still a comment\nsend s 1 0\nsocket t AF_INET SOCK_DGRAM\n")
+		requirePlan(t, got, "1 run", "2 stop: "+c.why, "3 -", "4 skip: not compared: after line 2 nothing is", "5 skip: not compared: after line 2")
+	}
+}
+
+// Taps and hand-driven drivers spoil the sockets through their device,
+// those that exist and those made later.
+func TestPlanTaintsDevices(t *testing.T) {
+	got, _ := planned(t, "device lo2 loopback\nsocket a AF_INET SOCK_DGRAM\nsocket c AF_INET SOCK_DGRAM via=lo2\ntap d on=lo\nsend a 1 0\nsocket b AF_INET SOCK_DGRAM\nsend c 1 0\ncomplete lo2\nsend c 1 0\n")
+	requirePlan(t, got,
+		"1 -",
+		"2 run",
+		"3 run",
+		"4 skip: the live run attaches no packet tap: nothing through lo is compared from here on",
+		"5 skip: not compared: a: a tap on lo clones what it sends (line 4)",
+		"6 skip: a tap on lo clones what it sends (line 4): nothing on b is compared",
+		"7 run",
+		"8 skip: the live kernel's drivers complete transmits on their own: nothing through lo2",
+		"9 skip: not compared: c: the model's driver of lo2 was driven by hand (line 8)",
+	)
+}
+
+// The optmem sysctl before the first socket, RLIMIT_MEMLOCK and capdrop
+// of main run, the last two in the unprivileged child.
+func TestPlanRuns(t *testing.T) {
+	got, pl := planned(t, "profile linux-6.18\nsysctl net.core.optmem_max 20K\nsetrlimit main RLIMIT_MEMLOCK 64K\ncapdrop main CAP_IPC_LOCK\nsocket s AF_INET SOCK_STREAM\nwait 1ms\nsettle\n")
+	requirePlan(t, got, "1 -", "2 run", "3 run", "4 run", "5 run", "6 run", "7 run")
+	require.Equal(t, 20<<10, pl.optmem)
+	require.True(t, pl.child)
+	require.False(t, pl.noExpectations)
+}
+
+// compare lists what was not compared, and does not hold the kernel to
+// expectations written for another profile.
+func TestCompareSkipsAndExpectations(t *testing.T) {
+	src := "profile rfc-v2\nsocket s AF_INET SOCK_DGRAM => 3\nexpect s zckey=0\n"
+	stmts, err := scenario.Parse("c.zcs", []byte(src))
+	require.NoError(t, err)
+	pl := makePlan(stmts, kernel.DefaultProfile)
+	res := compare("c.zcs", kernel.DefaultProfile, stmts, pl, []Obs{{Line: 2, Stmt: "socket s AF_INET SOCK_DGRAM", Result: "4"}}, map[int]string{2: "4"})
+	require.True(t, res.OK(), "the rfc-v2 expectation => 3 is not the live kernel's")
+	require.Equal(t, []int{1, 3}, []int{res.Skipped[0].Line, res.Skipped[1].Line})
+	require.Empty(t, res.Stmts[0].Expected)
+
+	pl.noExpectations = false
+	res = compare("c.zcs", kernel.DefaultProfile, stmts, pl, []Obs{{Line: 2, Stmt: "socket s AF_INET SOCK_DGRAM", Result: "4"}}, map[int]string{2: "4"})
+	require.False(t, res.OK())
+	require.Equal(t, "3", res.Stmts[0].Expected)
+}
