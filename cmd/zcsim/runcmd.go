@@ -1,11 +1,12 @@
 package main
 
 import (
-	"bytes"
+	"bufio"
 	"os"
 
 	"github.com/spf13/cobra"
 
+	"github.com/zcsim/zcsim/sim"
 	"github.com/zcsim/zcsim/sim/interp"
 )
 
@@ -26,30 +27,38 @@ Exit status 0 when every expectation and invariant held, 1 on a mismatch or
 violation, 2 when a file cannot be read or parsed.`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, files []string) error {
-			var out bytes.Buffer
-			for _, f := range files {
+			srcs := make([][]byte, len(files))
+			for i, f := range files {
 				src, err := os.ReadFile(f)
 				if err != nil {
 					return fail(cmd, err)
 				}
-				trace, err := interp.Run(f, src, opts)
-				if err != nil {
-					return fail(cmd, err)
+				srcs[i] = src
+			}
+			// The records stream out as the run makes them, so memory
+			// stays flat however long the run; a file that does not parse
+			// prints nothing.
+			out := bufio.NewWriter(cmd.OutOrStdout())
+			defer out.Flush()
+			if asJSON {
+				opts.Sink = sim.NewJSONSink(out)
+			} else {
+				opts.Sink = sim.NewTextSink(out, !brief)
+			}
+			for i, f := range files {
+				trace, err := interp.Run(f, srcs[i], opts)
+				if err == nil {
+					err = trace.Err()
 				}
-				if asJSON {
-					err = trace.WriteJSON(&out)
-				} else {
-					err = trace.WriteText(&out, !brief)
-				}
 				if err != nil {
+					out.Flush()
 					return fail(cmd, err)
 				}
 				if !trace.OK() {
 					setStatus(cmd, exitFindings)
 				}
 			}
-			_, err := cmd.OutOrStdout().Write(out.Bytes())
-			return err
+			return out.Flush()
 		},
 	}
 	cmd.Flags().StringVar(&opts.Profile, "profile", "", "kernel profile (overrides the scenario's profile line; see zcsim profiles)")
