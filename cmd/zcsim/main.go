@@ -2,13 +2,17 @@
 // prints what the kernel did, step by step.
 //
 // Exit status: 0 when every expectation and invariant held, 1 when a run
-// found a mismatch or a violation, 2 for usage or input errors.
+// found a mismatch or a violation, 2 for usage or input errors, 3 for an
+// internal error (a bug in zcsim, never in the input).
 package main
 
 import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/debug"
+	"strconv"
+	"strings"
 )
 
 func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
@@ -18,11 +22,20 @@ const (
 	exitOK       = 0
 	exitFindings = 1
 	exitUsage    = 2
+	exitInternal = 3
 )
 
 // run executes the command line args, writing data to stdout and
-// diagnostics to stderr, and returns the exit status.
-func run(args []string, stdout, stderr io.Writer) int {
+// diagnostics to stderr, and returns the exit status. A panic anywhere
+// below is an internal error: it is reported as one (see reportPanic),
+// never as bad input.
+func run(args []string, stdout, stderr io.Writer) (status int) {
+	defer func() {
+		if v := recover(); v != nil {
+			reportPanic(stderr, args, v, debug.Stack())
+			status = exitInternal
+		}
+	}()
 	diag := &countingWriter{w: stderr}
 	root := newRoot(stdout, diag)
 	if len(args) == 0 {
@@ -31,7 +44,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	root.SetArgs(args)
-	status := exitOK
+	status = exitOK
 	root.SetContext(withStatus(&status))
 	if err := root.Execute(); err != nil {
 		if diag.n == 0 { // an argument error cobra did not print
@@ -40,6 +53,28 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	return status
+}
+
+// reportPanic tells the user that zcsim, not the input, is at fault, and
+// what a report needs: the command line (which names the files and the
+// seed), the files themselves, the version, the panic and its stack.
+func reportPanic(w io.Writer, args []string, v any, stack []byte) {
+	quoted := make([]string, len(args))
+	for i, a := range args {
+		quoted[i] = a
+		if a == "" || strings.ContainsAny(a, " \t\n'\"\\$`*?[]{}()<>|&;#~") {
+			quoted[i] = strconv.Quote(a)
+		}
+	}
+	fmt.Fprintf(w, `zcsim: internal error: this is a bug in zcsim, not in your input.
+Please report it with:
+  the command line: zcsim %s
+  the seed: the --seed value above (1 when none is given)
+  the scenario or log files it names, attached
+  this version: %s
+panic: %v
+
+%s`, strings.Join(quoted, " "), versionLine(debug.ReadBuildInfo()), v, stack)
 }
 
 // countingWriter counts what it writes, so run knows whether an error was

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"os"
 
@@ -18,23 +17,32 @@ func newProbeCmd() *cobra.Command {
 		Use:   "probe [--profile P] [--json] FILE...",
 		Short: "run scenarios on the host kernel and diff them against the model",
 		Long: `probe runs each scenario file twice: on the host's kernel, through real sockets
-on loopback in a private network namespace (root needed), and on the model
-(linux-6.18 unless --profile). It prints, statement by statement, what the
-kernel answered and what the model predicted. The implicit peer of a socket
-is a real socket on 127.0.0.1 (::1): an accepted TCP connection or a bound
-UDP socket. Scenarios that set RLIMIT_MEMLOCK or drop CAP_IPC_LOCK run as
-uid 65534 without capabilities. sysctl net.core.optmem_max is set in the
+on loopback in a private network namespace (root needed; Linux only), and on
+the model (linux-6.18 unless --profile). It prints, statement by statement,
+what the kernel answered and what the model predicted. The implicit peer of a
+socket is a real socket on 127.0.0.1 (::1): an accepted TCP connection or a
+bound UDP socket. Scenarios that set RLIMIT_MEMLOCK or drop CAP_IPC_LOCK run
+as uid 65534 without capabilities. sysctl net.core.optmem_max is set in the
 private namespace only.
 
-Only what real sockets can do on loopback is accepted: socket (no options),
-setsockopt, getsockopt, connect, send, sendto, sendmsg, sendmmsg, recvmsg,
-recv, shutdown, close, setrlimit/capdrop of task main, settle, wait, and
-sysctl net.core.optmem_max before the first socket; anything else is an
-input error.
+The kernel runs what real sockets can do on loopback: socket (via= a
+loopback device), setsockopt, getsockopt, connect, send, sendto, sendmsg,
+sendmmsg, recvmsg, recv, shutdown, close, setrlimit/capdrop of task main,
+settle, wait, and sysctl net.core.optmem_max before the first socket. Every
+other statement is skipped, on a "skip" line saying why, and so is what it
+makes incomparable: everything later on a socket whose path was held,
+dropped or renumbered, or that goes through a device the host does not have
+(a nic, a tun, a tapped device). A statement that reaches every socket
+(fault, accept, capset, another sysctl) stops the comparison: a "stop" line,
+and nothing after it is compared. A file written for another profile is
+compared, but the kernel is not held to its expectations.
 
-Exit status 0 when the kernel and the model agree everywhere (and the
-kernel meets every expectation written in the file), 1 otherwise, 2 for
-unreadable or unsupported input.`,
+--json prints JSON Lines (docs/cli.md): per file a config record, a "stmt"
+or "skip" record per statement, and a summary.
+
+Exit status 0 when the kernel and the model agree on everything compared
+(and the kernel meets every expectation it is held to), 1 otherwise, 2 for
+unreadable input or a system other than Linux.`,
 		RunE: func(cmd *cobra.Command, files []string) error {
 			if child {
 				if code := probe.Child(os.Stdin, cmd.OutOrStdout()); code != 0 {
@@ -57,7 +65,7 @@ unreadable or unsupported input.`,
 					return fail(cmd, err)
 				}
 				if asJSON {
-					err = json.NewEncoder(&out).Encode(res)
+					err = res.WriteJSON(&out)
 				} else {
 					err = res.WriteText(&out)
 				}
@@ -73,7 +81,7 @@ unreadable or unsupported input.`,
 		},
 	}
 	cmd.Flags().StringVar(&opts.Profile, "profile", "", "the model's kernel profile (default linux-6.18)")
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print one JSON object per file")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON Lines")
 	cmd.Flags().BoolVar(&child, "child", false, "internal: run as the unprivileged probe child")
 	cmd.Flags().MarkHidden("child")
 	return cmd

@@ -14,9 +14,10 @@ func newReplayCmd() *cobra.Command {
 	var file string
 	var asJSON bool
 	cmd := &cobra.Command{
-		Use:   "replay --strace FILE [--profile P] [--json] [--cap-ipc-lock] [--cap-net-admin] [--optmem-max N]",
+		Use:   "replay [--strace] FILE [--profile P] [--json] [--cap-ipc-lock] [--cap-net-admin] [--optmem-max N]",
 		Short: "replay an strace log on the model and report where the kernel and the model differ",
-		Long: `replay reads an strace log of a real program and replays its socket calls on
+		Long: `replay reads an strace log of a real program (FILE, or --strace FILE: the
+two are the same) and replays its socket calls on
 the model, predicting every return value and every error-queue read from the
 model alone; the log's results are used only for comparison. Each
 divergence is reported with its line, the call, the observed and the
@@ -29,10 +30,15 @@ then virtual time advances by the real gap. See docs/replay.md.
 
 Exit status 0 when every call agrees, 1 on a divergence, 2 for unreadable or
 malformed input (file:line:col).`,
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			if file == "" {
-				return fail(cmd, fmt.Errorf("replay: --strace FILE is required"))
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			switch {
+			case len(args) == 1 && file != "":
+				return fail(cmd, fmt.Errorf("replay: give the log once, as FILE or as --strace FILE, not both"))
+			case len(args) == 1:
+				file = args[0]
+			case file == "":
+				return fail(cmd, fmt.Errorf("replay: no strace log: zcsim replay FILE"))
 			}
 			rep, err := replay.ReplayFile(file, opts)
 			if err != nil {
@@ -54,7 +60,7 @@ malformed input (file:line:col).`,
 			return err
 		},
 	}
-	cmd.Flags().StringVar(&file, "strace", "", "the strace log to replay")
+	cmd.Flags().StringVar(&file, "strace", "", "the strace log to replay (the same as giving FILE)")
 	cmd.Flags().StringVar(&opts.Profile, "profile", "", "kernel profile (default linux-6.18; see zcsim profiles)")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON Lines")
 	cmd.Flags().BoolVar(&opts.CapIPCLock, "cap-ipc-lock", false, "the traced task has CAP_IPC_LOCK")

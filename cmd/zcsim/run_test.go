@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/zcsim/zcsim/sim"
 )
 
 // Every example carries its expectations; each must hold.
@@ -268,7 +270,7 @@ func TestJSONShape(t *testing.T) {
 			}
 		}
 		config := recs[0]
-		require.EqualValues(t, 1, config["schema"], f)
+		require.EqualValues(t, sim.SchemaVersion, config["schema"], f)
 		require.EqualValues(t, 7, config["seed"], f)
 		require.NotEmpty(t, config["profile"], f)
 		require.Equal(t, f, config["file"])

@@ -21,7 +21,9 @@ timeline: every step with its virtual time and what it did, and under it every
 object the step touched with what happened to it (references taken and
 dropped, refcounts, charges); --brief prints one line per step. --json prints
 JSON Lines instead: a config record, one record per event, violations,
-mismatches and a summary.
+mismatches and a summary (docs/cli.md). --json wins over --brief: JSON
+records always carry every object a step touched, so the two together print
+what --json alone does.
 
 Exit status 0 when every expectation and invariant held, 1 on a mismatch or
 violation, 2 when a file cannot be read or parsed.`,
@@ -64,6 +66,6 @@ violation, 2 when a file cannot be read or parsed.`,
 	cmd.Flags().StringVar(&opts.Profile, "profile", "", "kernel profile (overrides the scenario's profile line; see zcsim profiles)")
 	cmd.Flags().Uint64Var(&opts.Seed, "seed", 1, "root seed of every random stream")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON Lines")
-	cmd.Flags().BoolVar(&brief, "brief", false, "one line per step, without the objects it touched")
+	cmd.Flags().BoolVar(&brief, "brief", false, "one line per step, without the objects it touched (ignored with --json)")
 	return cmd
 }

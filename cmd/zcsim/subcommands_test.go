@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/zcsim/zcsim/probe"
 )
 
 // zcsim bugs lists the catalog; an entry replays with its bug on and finds
@@ -27,7 +29,7 @@ func TestBugsCommand(t *testing.T) {
 
 	check := runCLI("bugs", "--check")
 	check.requireStatus(t, exitOK, "bugs", "--check")
-	require.Contains(t, check.stdout, "entries behave")
+	require.Contains(t, check.stdout, "entries with a scenario behave")
 	require.NotContains(t, check.stdout, "FAIL")
 
 	bad := runCLI("bugs", "nope")
@@ -103,12 +105,41 @@ func TestReplayCommand(t *testing.T) {
 	require.Empty(t, missing.stdout)
 }
 
-// zcsim probe refuses what the live kernel cannot do on loopback, naming
-// file:line:col, before touching the kernel.
-func TestProbeRefusesModelOnlyStatements(t *testing.T) {
+// zcsim probe runs every example: what the live kernel can do is
+// compared, the rest is skipped with a reason, and the loopback examples
+// agree with the model. Without root it is an error, not a finding.
+func TestProbeExamples(t *testing.T) {
 	atRoot(t)
-	r := runCLI("probe", filepath.Join("examples", "tcp-nic.zcs"))
-	r.requireStatus(t, exitUsage, "probe", "examples/tcp-nic.zcs")
-	require.Empty(t, r.stdout)
-	require.Contains(t, r.stderr, "examples/tcp-nic.zcs:3:1: probe:")
+	files := examples(t)
+	args := append([]string{"probe"}, files...)
+	if os.Geteuid() != 0 {
+		z := runCLI(args...)
+		z.requireStatus(t, exitUsage, args...)
+		require.Contains(t, z.stderr, "run as root")
+		return
+	}
+	if err := probe.Supported(); err != nil {
+		t.Skipf("this kernel cannot be probed: %v", err)
+	}
+	z := runCLI(args...)
+	z.requireStatus(t, exitOK, args...)
+	require.Empty(t, z.stderr)
+	for _, f := range files {
+		require.Contains(t, z.stdout, "probe "+f+": kernel (")
+	}
+	require.NotContains(t, z.stdout, "DIFF")
+	require.Regexp(t, `(?m)^skip examples/tcp-nic\.zcs:3  device eth0 nic +the host has no nic eth0`, z.stdout)
+	require.Regexp(t, `(?m)^ok   examples/tcp-loopback\.zcs:8  send s 65536 MSG_ZEROCOPY +kernel 65536 +model 65536$`, z.stdout)
+	require.Regexp(t, `(?m)^skip examples/tcp-loopback\.zcs:13  expect s.peer queued=65536 +state checks`, z.stdout)
+
+	one := filepath.Join("examples", "udp-loopback.zcs")
+	js := runCLI("probe", "--json", one)
+	js.requireStatus(t, exitOK, "probe", "--json", one)
+	recs := requireReport(t, js.stdout, "stmt", "skip")
+	require.NotEmpty(t, recs)
+	for _, r := range recs {
+		if r["kind"] == "stmt" {
+			require.Equal(t, true, r["agree"], "%v", r)
+		}
+	}
 }

@@ -1,0 +1,139 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/zcsim/zcsim/sim"
+	"github.com/zcsim/zcsim/sim/bugs"
+)
+
+// requireReport checks the shape every --json report shares: a config
+// record with the schema version first, records of the given kinds, a
+// summary last; it returns the records between.
+func requireReport(t *testing.T, out string, kinds ...string) []map[string]any {
+	t.Helper()
+	recs := jsonLines(t, out)
+	require.GreaterOrEqual(t, len(recs), 2)
+	require.Equal(t, "config", recs[0]["kind"])
+	require.EqualValues(t, sim.SchemaVersion, recs[0]["schema"])
+	require.Equal(t, "summary", recs[len(recs)-1]["kind"])
+	body := recs[1 : len(recs)-1]
+	for _, r := range body {
+		require.Contains(t, kinds, r["kind"], "record %v", r)
+	}
+	return body
+}
+
+func TestBugsJSON(t *testing.T) {
+	z := runCLI("bugs", "--json")
+	z.requireStatus(t, exitOK, "bugs", "--json")
+	recs := requireReport(t, z.stdout, "bug")
+	require.Len(t, recs, len(bugs.Catalog()))
+	require.Equal(t, "R1", recs[0]["id"])
+	require.Equal(t, "sim/bugs/r1-abort-gap.zcs", recs[0]["scenario"])
+	last := jsonLines(t, z.stdout)
+	require.EqualValues(t, len(bugs.Catalog()), last[len(last)-1]["entries"])
+
+	c := runCLI("bugs", "--check", "--json")
+	c.requireStatus(t, exitOK, "bugs", "--check", "--json")
+	checks := requireReport(t, c.stdout, "check")
+	require.Len(t, checks, len(bugs.Catalog()))
+	skipped := 0
+	for _, r := range checks {
+		if r["skipped"] != nil {
+			skipped++
+			continue
+		}
+		require.Equal(t, true, r["ok"], "%v", r)
+	}
+	require.Equal(t, 1, skipped)
+	sum := jsonLines(t, c.stdout)
+	require.Equal(t, map[string]any{"kind": "summary", "entries": float64(len(bugs.Catalog())), "behave": float64(len(bugs.Catalog()) - 1), "skipped": 1.0, "ok": true}, sum[len(sum)-1])
+
+	// bugs ID --json is the trace, as run --json prints it.
+	one := runCLI("bugs", "R1", "--json")
+	one.requireStatus(t, exitFindings, "bugs", "R1", "--json")
+	trace := jsonLines(t, one.stdout)
+	require.Equal(t, "config", trace[0]["kind"])
+	require.Equal(t, "sim/bugs/r1-abort-gap.zcs", trace[0]["file"])
+	require.Equal(t, []any{"abort-gap"}, trace[0]["bugs"])
+}
+
+func TestProfilesJSON(t *testing.T) {
+	z := runCLI("profiles", "--json")
+	z.requireStatus(t, exitOK, "profiles", "--json")
+	recs := requireReport(t, z.stdout, "profile")
+	var names []string
+	for _, r := range recs {
+		names = append(names, r["name"].(string))
+		require.NotEmpty(t, r["knobs"])
+	}
+	require.Equal(t, []string{"rfc-v2", "linux-4.14", "linux-5.0", "linux-6.18"}, names)
+
+	d := runCLI("profiles", "--json", "--diff", "linux-5.0", "linux-6.18")
+	d.requireStatus(t, exitOK, "profiles", "--json", "--diff")
+	knobs := requireReport(t, d.stdout, "knob")
+	found := false
+	for _, k := range knobs {
+		if k["name"] == "OptmemMax" {
+			found = true
+			require.Equal(t, "20480", k["a"])
+			require.Equal(t, "131072", k["b"])
+		}
+	}
+	require.True(t, found, d.stdout)
+	all := jsonLines(t, d.stdout)
+	require.Equal(t, "linux-5.0", all[0]["a"])
+	require.EqualValues(t, len(knobs), all[len(all)-1]["differ"])
+}
+
+// --json wins over --brief: together they print what --json alone does.
+func TestJSONWinsOverBrief(t *testing.T) {
+	atRoot(t)
+	f := filepath.Join("examples", "tcp-nic.zcs")
+	js := runCLI("run", "--json", f)
+	js.requireStatus(t, exitOK, "run", "--json", f)
+	require.Contains(t, js.stdout, `"touched"`)
+	require.Equal(t, js, runCLI("run", "--json", "--brief", f))
+	require.Equal(t, js, runCLI("run", "--brief", "--json", f))
+	require.Equal(t, runCLI("bugs", "B6", "--json"), runCLI("bugs", "B6", "--json", "--brief"))
+	for _, cmd := range []string{"run", "bugs"} {
+		help := runCLI("help", cmd)
+		require.Contains(t, help.stdout, "ignored with --json", cmd)
+	}
+}
+
+// zcsim bugs lists every entry, B3 included, and every scenario path it
+// prints runs as printed from the repository root.
+func TestBugsPathsRun(t *testing.T) {
+	atRoot(t)
+	list := runCLI("bugs")
+	list.requireStatus(t, exitOK, "bugs")
+	require.Regexp(t, `(?m)^B3 +packet-ring-no-copy +violation of invariant 3 \(notify-after-pages\) +none \(zcsim bugs B3 says why\)`, list.stdout)
+	paths := 0
+	for _, line := range strings.Split(list.stdout, "\n") {
+		for _, field := range strings.Fields(line) {
+			if !strings.HasSuffix(field, ".zcs") {
+				continue
+			}
+			paths++
+			_, err := os.Stat(field)
+			require.NoError(t, err, "zcsim bugs prints %s", field)
+			runCLI("run", field).requireStatus(t, exitOK, "run", field)
+		}
+	}
+	require.Equal(t, len(bugs.Catalog())-1, paths)
+
+	b3 := runCLI("bugs", "B3")
+	b3.requireStatus(t, exitUsage, "bugs", "B3")
+	require.Empty(t, b3.stdout)
+	require.Contains(t, b3.stderr, "B3 has no scenario")
+	check := runCLI("bugs", "--check")
+	require.Regexp(t, `(?m)^skip B3 +packet-ring-no-copy +no scenario: `, check.stdout)
+	require.Contains(t, check.stdout, "without a scenario skipped")
+}
