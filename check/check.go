@@ -343,6 +343,9 @@ func notifyChargesOf(sk *sock.Sock, uargs []*ubuf.Info) int {
 	for _, u := range uargs {
 		n += u.Truesize
 	}
+	if sk.ErrQueue.Len() == 0 {
+		return n
+	}
 	for _, r := range sk.ErrQueue.Records() {
 		if r.IsZerocopy() {
 			n += r.Truesize
@@ -481,6 +484,9 @@ func (m *Monitor) checkErrQueues(h *kernel.Host) []kernel.Violation {
 // zerocopyRecords is sk's queued zerocopy records as ranges and codes.
 func zerocopyRecords(sk *sock.Sock) []shadow {
 	var got []shadow
+	if sk.ErrQueue.Len() == 0 {
+		return nil
+	}
 	for _, r := range sk.ErrQueue.Records() {
 		if r.IsZerocopy() {
 			got = append(got, shadow{r.Range(), r.Copied()})
@@ -560,8 +566,8 @@ func coveredByLive(uargs []*ubuf.Info, id uint32) bool {
 }
 
 // roots returns the skbs that may legitimately live at quiescence: those
-// on the error queues of open sockets, on the protocols' queues and on
-// receive queues. A closed socket's error queue is no root: what only it
+// on the error queues of open sockets, on the protocols' queues, on
+// receive queues and on the network's paths and devices. A closed socket's error queue is no root: what only it
 // keeps alive keeps the socket alive in turn, a cycle only sk_destruct
 // could break (the leak of bug B14).
 func (m *Monitor) roots(w *world) []*skb.Buff {
@@ -576,14 +582,24 @@ func (m *Monitor) roots(w *world) []*skb.Buff {
 			roots = append(roots, m.QueueSkbs(sk)...)
 		}
 	}
+	if m.PathSkbs != nil {
+		roots = append(roots, m.PathSkbs()...)
+	}
+	m.pruneRx()
+	return append(roots, m.rx...)
+}
+
+// pruneRx forgets the receive-queue skbs that were freed since, so that a
+// long run's list stays as long as what is queued.
+func (m *Monitor) pruneRx() {
 	live := m.rx[:0]
 	for _, b := range m.rx {
 		if !b.Freed() {
 			live = append(live, b)
 		}
 	}
-	m.rx = live
-	return append(roots, live...)
+	clear(m.rx[len(live):])
+	m.rx, m.rxLive = live, len(live)
 }
 
 // reach marks what the roots keep alive: their skbs, shared infos, frag

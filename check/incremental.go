@@ -37,6 +37,11 @@ type index struct {
 	byTask    map[*ubuf.Task]uint64
 	userOrder []*ubuf.User // users seen charged, in order of first charge
 	taskOrder []*ubuf.Task // tasks seen charged, in order of first charge
+	// userScratch and taskScratch are reused by every lockedVM check.
+	userScratch []*ubuf.User
+	taskScratch []*ubuf.Task
+	// spare holds frag page slices of freed shared infos for reuse.
+	spare [][]*mm.Page
 }
 
 // dirty is what one step touched, expanded to what the checks of those
@@ -166,11 +171,19 @@ func (ix *index) shinfo(s *skb.SharedInfo) {
 			delete(ix.fragRefs, p)
 		}
 	}
+	pages, had := ix.fragsOf[s]
 	if s.Freed() {
-		delete(ix.fragsOf, s)
+		if had {
+			ix.spare = append(ix.spare, pages[:0])
+			delete(ix.fragsOf, s)
+		}
 		return
 	}
-	pages := ix.fragsOf[s][:0]
+	if !had && len(ix.spare) > 0 {
+		pages = ix.spare[len(ix.spare)-1]
+		ix.spare = ix.spare[:len(ix.spare)-1]
+	}
+	pages = pages[:0]
 	for _, f := range s.Frags {
 		pages = append(pages, f.Page)
 		ix.fragRefs[f.Page]++
@@ -383,7 +396,8 @@ func (m *Monitor) optmemOwed(sk *sock.Sock) int {
 // chargedUsers is the users the lockedVM check covers: those of the
 // registered tasks, then those charged by a uarg, as in the full sweep.
 func (m *Monitor) chargedUsers() []*ubuf.User {
-	var users []*ubuf.User
+	users := m.index.userScratch[:0]
+	defer func() { m.index.userScratch = users[:0] }()
 	for _, t := range m.tasks {
 		if t.User != nil {
 			users = appendNew(users, t.User)
@@ -398,7 +412,8 @@ func (m *Monitor) chargedUsers() []*ubuf.User {
 }
 
 func (m *Monitor) chargedTasks() []*ubuf.Task {
-	tasks := append([]*ubuf.Task(nil), m.tasks...)
+	tasks := append(m.index.taskScratch[:0], m.tasks...)
+	defer func() { m.index.taskScratch = tasks[:0] }()
 	for _, t := range m.index.taskOrder {
 		if m.index.byTask[t] > 0 {
 			tasks = appendNew(tasks, t)

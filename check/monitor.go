@@ -22,6 +22,11 @@ type Monitor struct {
 	// OtherOptmem, if set, returns the sk_omem_alloc a socket owes to
 	// optmem users other than zerocopy (cmsg buffers, filters).
 	OtherOptmem func(sk *sock.Sock) int
+	// PathSkbs, if set, returns the skbs the network below the sockets
+	// keeps, whatever became of the socket that sent them: frames held on
+	// a path, transmissions a device has not completed. Roots of the leak
+	// check.
+	PathSkbs func() []*skb.Buff
 	// OwnedPages, if set, returns the pages a socket holds outside any
 	// skb (its sk_page_frag): roots of the leak check.
 	OwnedPages func(sk *sock.Sock) []*mm.Page
@@ -42,6 +47,7 @@ type Monitor struct {
 	bySock map[*sock.Sock]*sockState
 	tasks  []*ubuf.Task
 	rx     []*skb.Buff
+	rxLive int // how many of rx were live when last pruned
 	found  []kernel.Violation
 	settle []settled
 	seq    uint64
@@ -146,6 +152,15 @@ func (m *Monitor) state(sk *sock.Sock) *sockState {
 		m.Tracked(sk, nil)
 	}
 	return m.bySock[sk]
+}
+
+// Outstanding returns how many ids sk handed out whose notification has
+// not been queued yet.
+func (m *Monitor) Outstanding(sk *sock.Sock) int {
+	if st := m.bySock[sk]; st != nil {
+		return len(st.sends)
+	}
+	return 0
 }
 
 // Renumber tells the Monitor that sk_zckey was set from outside the
@@ -413,6 +428,9 @@ func (m *Monitor) RxQueued(sk *sock.Sock, b *skb.Buff) {
 		m.report(b.Host(), kernel.RuleRxPages, &b.Tracked, "on the receive queue of %v still holding %v", sk.Ident(), u)
 	}
 	m.rx = append(m.rx, b)
+	if len(m.rx) >= 2*m.rxLive+64 {
+		m.pruneRx()
+	}
 }
 
 // report records a violation found as an event arrived.

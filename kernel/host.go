@@ -40,7 +40,14 @@ type Host struct {
 	// last ClearTouched; gen numbers that period.
 	touched []*Tracked
 	gen     uint64
+	// slab is where new histories start: each takes historyStart entries
+	// of it, so that noting costs no allocation per object. A history that
+	// outgrows them moves to a slice of its own.
+	slab []Event
 }
+
+// slabEntries is how many history entries one slab holds.
+const slabEntries = 64 * historyStart
 
 // FaultSource decides, call by call, whether a named fault site fails.
 type FaultSource interface {
@@ -163,6 +170,17 @@ func (t *Tracked) Freed() bool { return t.freed }
 // objects (an skb, its shared info) live through fewer entries.
 const historyStart = 8
 
+// newHistory returns an empty history with room for historyStart entries,
+// carved from the Host's slab.
+func (h *Host) newHistory() []Event {
+	if len(h.slab) < historyStart {
+		h.slab = make([]Event, slabEntries)
+	}
+	e := h.slab[:0:historyStart]
+	h.slab = h.slab[historyStart:]
+	return e
+}
+
 // Note appends an entry to the object's history. It formats nothing: the
 // entry is rendered only when printed.
 func (t *Tracked) Note(en Entry) {
@@ -170,7 +188,7 @@ func (t *Tracked) Note(en Entry) {
 	switch len(t.history) {
 	case 0:
 		if t.history == nil {
-			t.history = make([]Event, 0, historyStart)
+			t.history = t.host.newHistory()
 		}
 	case historyCap:
 		// Keep the first quarter (the birth) and slide the rest.

@@ -45,6 +45,9 @@ type Trace struct {
 
 	bad bool
 	err error
+	// put is the record handed to the Sink, reused so that streaming
+	// allocates nothing per record.
+	put Record
 }
 
 // add keeps r, or hands it to the sink.
@@ -54,7 +57,9 @@ func (tr *Trace) add(r Record) {
 	}
 	if tr.Sink != nil {
 		if tr.err == nil {
-			tr.err = tr.Sink.Put(&r)
+			tr.put = r
+			tr.err = tr.Sink.Put(&tr.put)
+			tr.put = Record{}
 		}
 		return
 	}
