@@ -38,11 +38,14 @@
 //
 // Rule 1, ids (kernel.RuleIDs), at each Sent:
 //
-//	r.ZC ⇒ r.Err = 0 ∧ r.N ≥ 0 ∧ r.ID = next ∧ sk_zckey = r.ID+1 ∧ r.ID ∈ r.Uarg's range
+//	r.ZC ⇒ (r.Err = 0 ∧ r.N ≥ 0 ∨ r.FailedAfterID) ∧ r.ID = next ∧ sk_zckey = r.ID+1 ∧ r.ID ∈ r.Uarg's range
 //	¬r.ZC ⇒ sk_zckey = sk_zckey at Before (or next, without Before)
 //
 // where next is the id after the last one Sent reported (a notify.Ledger
-// per socket), all mod 2^32. Before also checks that sk_zckey did not move
+// per socket), all mod 2^32. A call may fail and still have consumed an id
+// only where the kernel does so (sock.SendResult.FailedAfterID:
+// udp_send_skb frees a datagram its UDP_SEGMENT checks refuse, which
+// completes the uarg). Before also checks that sk_zckey did not move
 // between calls. At quiescence, sk_zckey = next on every open socket.
 //
 // Rule 2, notify-once (kernel.RuleNotifyOnce), at each Notified: the socket

@@ -122,9 +122,19 @@ func (w *World) queueSkbs(sk *sock.Sock) []*skb.Buff {
 			out = append(out, s.dgrm.udp.Corked()...)
 		}
 	}
-	for _, f := range s.heldOrNil() {
-		if f.skb != nil { // a frame bound off the host carries no skb
-			out = append(out, f.skb)
+	return out
+}
+
+// pathSkbs lists the skbs the network keeps below the sockets, for the
+// leak check: frames held on a path and transmissions a device with
+// manual TX completion has not completed.
+func (w *World) pathSkbs() []*skb.Buff {
+	var out []*skb.Buff
+	for _, s := range w.sockets {
+		for _, f := range s.heldData {
+			if f.skb != nil { // a frame bound off the host carries no skb
+				out = append(out, f.skb)
+			}
 		}
 	}
 	for _, d := range w.devices {
@@ -152,19 +162,12 @@ func (w *World) ownedPages(sk *sock.Sock) []*mm.Page {
 // bySockOrNil finds the world's socket for a struct sock, or nil.
 func (w *World) bySockOrNil(sk *sock.Sock) *Socket { return w.bySk[sk] }
 
-func (s *Socket) heldOrNil() []frame {
-	if s == nil {
-		return nil
-	}
-	return s.heldData
-}
-
 // deliver hands a frame to the receiving socket r: TCP in-order receive
 // with the ACK policy, or a datagram queued for reading.
 func (w *World) deliver(r *Socket, f frame) Event {
 	e := Event{Socket: r.Name}
 	f.skb = w.received(f)
-	if r.tcp != nil && r.Sk.Freed() && f.fin && f.len == 0 {
+	if r.tcp != nil && r.tcp.TimeWait() && f.fin && f.len == 0 {
 		// The orphan went from FIN_WAIT2 to a time-wait socket
 		// (tcp_time_wait), which acknowledges the peer's FIN
 		// (tcp_timewait_state_process: TCP_TW_ACK).
@@ -173,10 +176,12 @@ func (w *World) deliver(r *Socket, f frame) Event {
 		e.Text = fmt.Sprintf("%s: FIN acknowledged by the time-wait socket", r.Name)
 		return e
 	}
-	if r.Sk.Freed() || (r.tcp != nil && r.Sk.Dead() && f.len > 0) {
+	if r.Sk.Freed() || (r.Sk.Dead() && (r.tcp == nil || f.len > 0)) {
 		// Data for a closed socket: tcp_rcv_state_process resets an
 		// orphaned connection that still gets data, and with no socket
-		// at all tcp_v4_rcv answers with tcp_v4_send_reset.
+		// at all tcp_v4_rcv answers with tcp_v4_send_reset; a closed
+		// datagram socket was unhashed (sk_common_release), so
+		// __udp4_lib_rcv finds none and drops the datagram.
 		f.skb.Free()
 		e.Text = fmt.Sprintf("%s: closed, frame dropped", r.Name)
 		if r.tcp != nil && f.len > 0 {

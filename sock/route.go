@@ -92,6 +92,12 @@ type SendResult struct {
 	// Copied is set when zerocopy was requested but the data was copied
 	// (no scatter-gather, no checksum offload, MSG_MORE, fragmentation).
 	Copied bool
+	// FailedAfterID is set when the call failed after its skb had taken
+	// the id (udp_send_skb's UDP_SEGMENT checks free the built datagram):
+	// the kernel then consumes and notifies the id of a failing call
+	// (measured on Linux 6.18: UDP_SEGMENT 1, 255 bytes: EINVAL, and the
+	// next send gets id 1).
+	FailedAfterID bool
 }
 
 // Fail returns the result of a call that failed with err.

@@ -53,11 +53,19 @@ func (c *Conn) Close() (reset bool) {
 		c.queueFin()
 	}
 	if !c.done && c.finAcked() {
+		c.timeWait = true
 		c.finish()
 	}
 	c.Sk.Put()
 	return reset
 }
+
+// TimeWait reports whether an orphaned connection ended in an orderly
+// close, its FIN acknowledged: tcp_time_wait then leaves a time-wait
+// socket behind, which still answers the peer's FIN
+// (tcp_timewait_state_process). A connection reset or aborted leaves
+// none.
+func (c *Conn) TimeWait() bool { return c.timeWait }
 
 // Reset models tcp_reset, a reset from the peer: the error the next call
 // reports (unless the socket is orphaned) is EPIPE in CLOSE_WAIT, where

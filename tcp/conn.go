@@ -73,6 +73,8 @@ type Conn struct {
 	// last, once edgeSet.
 	rcvEdge uint32
 	edgeSet bool
+	// timeWait is set when an orphan's FIN was acknowledged (TimeWait).
+	timeWait bool
 }
 
 // Nagle states of tp->nonagle (include/net/tcp.h).

@@ -284,6 +284,7 @@ func (c *Conn) Ack(ack uint32, window int) {
 	}
 	c.expandSndbuf()
 	if c.finAcked() {
+		c.timeWait = c.Sk.Dead()
 		c.finish()
 		return
 	}

@@ -55,7 +55,9 @@ func (u *Sock) Sendto(iov []mm.Iovec, flags kernel.MsgFlags) sock.SendResult {
 				return a.result(-1, err)
 			}
 			sent := c
-			return a.result(n, u.udpSendSkb(u.makeSkb(&c), sent))
+			r := a.result(n, u.udpSendSkb(u.makeSkb(&c), sent))
+			r.FailedAfterID = r.ZC && r.Err != 0
+			return r
 		}
 		u.pending = true
 		u.cork = u.setupCork()

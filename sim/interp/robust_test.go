@@ -198,3 +198,71 @@ func countOp(tr *sim.Trace, op string) int {
 	}
 	return n
 }
+
+// udp_send_skb refuses a datagram beyond UDP_MAX_SEGMENTS segments with
+// EINVAL after __ip_append_data gave its skb the id: the failing call
+// consumes the id and its notification follows (measured on Linux 6.18:
+// the next send gets id 1 and the record reads [0,1], code 0).
+func TestUDPSegmentFailureConsumesTheID(t *testing.T) {
+	tr := runSrc(t, `
+socket u AF_INET SOCK_DGRAM
+setsockopt u SOL_SOCKET SO_ZEROCOPY 1 => 0
+setsockopt u SOL_UDP UDP_SEGMENT 1 => 0
+sendto u 255 MSG_ZEROCOPY => EINVAL
+setsockopt u SOL_UDP UDP_SEGMENT 0 => 0
+sendto u 10 MSG_ZEROCOPY => 10
+settle
+recvmsg u MSG_ERRQUEUE => zerocopy [0,1]
+`)
+	requireOK(t, tr)
+}
+
+// zckey renumbers only a socket with no id in flight: renumbering under
+// outstanding ids would hand an id out twice, which no kernel does.
+func TestZckeyNeedsAnIdleSocket(t *testing.T) {
+	tr := runSrc(t, `
+device eth0 nic txcomplete=manual
+socket s AF_INET SOCK_DGRAM via=eth0
+setsockopt s SOL_SOCKET SO_ZEROCOPY 1 => 0
+connect s => 0
+send s 100 MSG_ZEROCOPY => 100
+zckey s 0
+complete eth0
+zckey s 7
+send s 100 MSG_ZEROCOPY => 100
+complete eth0
+recvmsg s MSG_ERRQUEUE => zerocopy [0,0]
+recvmsg s MSG_ERRQUEUE => zerocopy [7,7]
+`)
+	requireMismatches(t, tr, "test.zcs:6: a socket with no id in flight | 1 ids of s are not notified yet")
+	require.Empty(t, violations(tr))
+}
+
+// What the network keeps below the sockets is no leak at quiescence, even
+// after its socket is gone: frames held on a path, transmissions a device
+// never completed (a vhost guest's legacy ubuf among them).
+func TestPathSkbsAreRoots(t *testing.T) {
+	for _, src := range []string{
+		"socket s AF_INET SOCK_STREAM\nconnect s\nhold s data\nsend s 1 MSG_ZEROCOPY\n",
+		"device eth1 nic txcomplete=manual\nvhost_send eth1 100\n",
+	} {
+		requireOK(t, runSrc(t, src))
+	}
+}
+
+// A closed datagram socket was unhashed: a datagram for it is dropped,
+// not charged to the dead socket's receive buffer.
+func TestDatagramToAClosedSocket(t *testing.T) {
+	tr := runSrc(t, `
+device eth0 nic txcomplete=manual
+socket s AF_INET SOCK_DGRAM via=eth0
+connect s => 0
+send s 0 0 => 0
+sendto s.peer 0 0 => 0
+close s => 0
+settle
+complete eth0
+`)
+	requireOK(t, tr)
+	event(t, tr, "s: closed, frame dropped")
+}

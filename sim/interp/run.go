@@ -283,8 +283,15 @@ func (in *interp) network(c sim.Call, st scenario.Stmt) {
 		rule, _ := engine.ParseRule(s.Rule.Name)
 		w.Control(c, "fault", c.Text, func() { w.Faults.Arm(s.Site.Name, rule) })
 	case *scenario.Zckey:
+		sk := in.sock(s.Sock).Sk
+		if n := w.Monitor.Outstanding(sk); n > 0 {
+			// Renumbering under ids in flight would hand the same id out
+			// twice, which no kernel does.
+			w.Control(c, "zckey", c.Text+" (not done)", nil)
+			in.mismatch(st, "a socket with no id in flight", fmt.Sprintf("%d ids of %s are not notified yet", n, s.Sock))
+			return
+		}
 		w.Control(c, "zckey", c.Text, func() {
-			sk := in.sock(s.Sock).Sk
 			sk.SetZCKey(uint32(s.Value.N))
 			w.Monitor.Renumber(sk)
 		})
