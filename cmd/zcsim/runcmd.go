@@ -29,17 +29,9 @@ Exit status 0 when every expectation and invariant held, 1 on a mismatch or
 violation, 2 when a file cannot be read or parsed.`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, files []string) error {
-			srcs := make([][]byte, len(files))
-			for i, f := range files {
-				src, err := os.ReadFile(f)
-				if err != nil {
-					return fail(cmd, err)
-				}
-				srcs[i] = src
-			}
-			// The records stream out as the run makes them, so memory
-			// stays flat however long the run; a file that does not parse
-			// prints nothing.
+			// Every file is read and resolved before any runs: a bad file
+			// means no output at all. Then the records stream out as the
+			// run makes them, so memory stays flat however long the run.
 			out := bufio.NewWriter(cmd.OutOrStdout())
 			defer out.Flush()
 			if asJSON {
@@ -47,12 +39,21 @@ violation, 2 when a file cannot be read or parsed.`,
 			} else {
 				opts.Sink = sim.NewTextSink(out, !brief)
 			}
-			for i, f := range files {
-				trace, err := interp.Run(f, srcs[i], opts)
-				if err == nil {
-					err = trace.Err()
-				}
+			var loaded []*interp.Scenario
+			for _, f := range files {
+				src, err := os.ReadFile(f)
 				if err != nil {
+					return fail(cmd, err)
+				}
+				sc, err := interp.Load(f, src, opts)
+				if err != nil {
+					return fail(cmd, err)
+				}
+				loaded = append(loaded, sc)
+			}
+			for _, sc := range loaded {
+				trace := sc.Run()
+				if err := trace.Err(); err != nil {
 					out.Flush()
 					return fail(cmd, err)
 				}

@@ -266,3 +266,15 @@ complete eth0
 	requireOK(t, tr)
 	event(t, tr, "s: closed, frame dropped")
 }
+
+// Load finds every input error Run would, and a loaded scenario runs the
+// same every time.
+func TestLoadThenRun(t *testing.T) {
+	_, err := Load("test.zcs", []byte("send s 100 0\n"), Options{})
+	require.ErrorContains(t, err, `test.zcs:1:6: undefined socket (at "s")`)
+	sc, err := Load("test.zcs", []byte("socket u AF_INET SOCK_DGRAM\nconnect u\nsend u 100 0 => 100\n"), Options{Seed: 3})
+	require.NoError(t, err)
+	first, second := timeline(t, sc.Run()), timeline(t, sc.Run())
+	require.Equal(t, first, second)
+	require.Contains(t, first, "seed=3")
+}

@@ -41,6 +41,26 @@ type Options struct {
 // closed, the network settles again, and nothing but user memory may be
 // left.
 func Run(file string, src []byte, opts Options) (*sim.Trace, error) {
+	sc, err := Load(file, src, opts)
+	if err != nil {
+		return nil, err
+	}
+	return sc.Run(), nil
+}
+
+// Scenario is a parsed and resolved scenario, ready to run: Load has found
+// every input error it has.
+type Scenario struct {
+	file    string
+	stmts   []scenario.Stmt
+	profile *kernel.Profile
+	opts    Options
+}
+
+// Load parses and resolves a scenario without running it, so a front end
+// can reject a bad file before any output is written. Its errors are
+// Run's input errors.
+func Load(file string, src []byte, opts Options) (*Scenario, error) {
 	stmts, err := scenario.Parse(file, src)
 	if err != nil {
 		return nil, err
@@ -60,12 +80,19 @@ func Run(file string, src []byte, opts Options) (*sim.Trace, error) {
 	if len(r.errs) > 0 {
 		return nil, r.errs
 	}
+	return &Scenario{file: file, stmts: stmts, profile: p, opts: opts}, nil
+}
+
+// Run runs the scenario on a fresh World and returns its trace; each call
+// is a run of its own. The profile is read, never changed.
+func (sc *Scenario) Run() *sim.Trace {
+	p, opts := sc.profile, sc.opts
 	w := sim.New(p, opts.Seed)
 	w.Trace().Sink, w.Monitor.Full = opts.Sink, opts.FullCheck
 	in := &interp{w: w}
-	w.Emit(sim.Record{Config: &sim.Config{Schema: sim.SchemaVersion, File: file, Profile: p.Name, Seed: opts.Seed, Bugs: bugStrings(p.Bugs.Sorted())}})
+	w.Emit(sim.Record{Config: &sim.Config{Schema: sim.SchemaVersion, File: sc.file, Profile: p.Name, Seed: opts.Seed, Bugs: bugStrings(p.Bugs.Sorted())}})
 	w.AddDevice(sim.DefaultDevice(defaultDevice, sim.Loopback))
-	for _, st := range stmts {
+	for _, st := range sc.stmts {
 		in.exec(st)
 		if w.OutOfTime() {
 			in.outOfTime(posString(st.Pos()))
@@ -73,7 +100,7 @@ func Run(file string, src []byte, opts Options) (*sim.Trace, error) {
 		}
 	}
 	in.finish()
-	return w.Trace(), nil
+	return w.Trace()
 }
 
 // setup picks the profile (the option, the profile statement, or the
