@@ -218,7 +218,7 @@ func (m *Monitor) Sent(sk *sock.Sock, label string, r sock.SendResult, buf *mm.B
 // checkSentID is rule 1 for a call that consumed an id.
 func (m *Monitor) checkSentID(st *sockState, label string, r sock.SendResult) {
 	sk, h := st.sk, st.sk.Host()
-	if r.Err != 0 || r.N < 0 {
+	if (r.Err != 0 || r.N < 0) && !r.FailedAfterID {
 		m.report(h, kernel.RuleIDs, &sk.Tracked, "%s failed (result %d, %v) but consumed id %d", label, r.N, r.Err, r.ID)
 	}
 	if err := st.ledger.Sent(r.ID, label, r.N); err != nil {
