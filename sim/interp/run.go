@@ -49,10 +49,12 @@ func Run(file string, src []byte, opts Options) (*sim.Trace, error) {
 }
 
 // Scenario is a parsed and resolved scenario, ready to run: Load has found
-// every input error it has.
+// every input error it has. It keeps the source, not the statements: Run
+// parses it again a statement at a time, so that memory does not grow
+// with the length of the scenario.
 type Scenario struct {
 	file    string
-	stmts   []scenario.Stmt
+	src     []byte
 	profile *kernel.Profile
 	opts    Options
 }
@@ -61,26 +63,31 @@ type Scenario struct {
 // can reject a bad file before any output is written. Its errors are
 // Run's input errors.
 func Load(file string, src []byte, opts Options) (*Scenario, error) {
-	stmts, err := scenario.Parse(file, src)
-	if err != nil {
-		return nil, err
-	}
-	p, err := setup(stmts, opts)
-	if err != nil {
-		return nil, err
-	}
 	r := newResolver()
 	known := map[kernel.Bug]bool{}
 	for _, b := range kernel.KnownBugs() {
 		known[b] = true
 	}
-	for _, st := range stmts {
+	var config []scenario.Stmt // the profile and bug statements setup reads
+	err := scenario.ParseEach(file, src, func(st scenario.Stmt) bool {
+		switch st.(type) {
+		case *scenario.Profile, *scenario.Bug:
+			config = append(config, st)
+		}
 		r.stmt(st, known)
+		return true
+	})
+	if err != nil {
+		return nil, err
+	}
+	p, err := setup(config, opts)
+	if err != nil {
+		return nil, err
 	}
 	if len(r.errs) > 0 {
 		return nil, r.errs
 	}
-	return &Scenario{file: file, stmts: stmts, profile: p, opts: opts}, nil
+	return &Scenario{file: file, src: src, profile: p, opts: opts}, nil
 }
 
 // Run runs the scenario on a fresh World and returns its trace; each call
@@ -92,13 +99,15 @@ func (sc *Scenario) Run() *sim.Trace {
 	in := &interp{w: w}
 	w.Emit(sim.Record{Config: &sim.Config{Schema: sim.SchemaVersion, File: sc.file, Profile: p.Name, Seed: opts.Seed, Bugs: bugStrings(p.Bugs.Sorted())}})
 	w.AddDevice(sim.DefaultDevice(defaultDevice, sim.Loopback))
-	for _, st := range sc.stmts {
+	// Load parsed src without an error.
+	_ = scenario.ParseEach(sc.file, sc.src, func(st scenario.Stmt) bool {
 		in.exec(st)
 		if w.OutOfTime() {
 			in.outOfTime(posString(st.Pos()))
-			break
+			return false
 		}
-	}
+		return true
+	})
 	in.finish()
 	return w.Trace()
 }

@@ -1,6 +1,7 @@
 package scenario
 
 import (
+	"bytes"
 	"sort"
 	"strings"
 )
@@ -11,12 +12,31 @@ import (
 // [ErrorList] of every line that did not (one error per line, at most
 // [MaxErrors]). Parse never panics, whatever src holds.
 func Parse(file string, src []byte) ([]Stmt, error) {
+	var stmts []Stmt
+	err := ParseEach(file, src, func(st Stmt) bool {
+		stmts = append(stmts, st)
+		return true
+	})
+	return stmts, err
+}
+
+// ParseEach parses a scenario file as Parse does, handing each statement
+// to fn as its line is parsed instead of keeping them, so that a long
+// scenario can run in memory that does not grow with its length. It stops
+// early when fn returns false. The error is Parse's.
+func ParseEach(file string, src []byte, fn func(Stmt) bool) error {
 	fp := fileParser{file: file}
-	gap := false
-	for i, text := range strings.Split(string(src), "\n") {
-		sc := scanLine(text)
+	gap, seen := false, false
+	for i := 0; len(src) > 0; i++ {
+		line := src
+		if j := bytes.IndexByte(src, '\n'); j >= 0 {
+			line, src = src[:j], src[j+1:]
+		} else {
+			src = nil
+		}
+		sc := scanLine(string(line))
 		if len(sc.toks) == 0 && !sc.hasComment {
-			gap = len(fp.stmts) > 0
+			gap = seen
 			continue
 		}
 		st, err := fp.parseLine(i+1, sc)
@@ -27,13 +47,15 @@ func Parse(file string, src []byte) ([]Stmt, error) {
 			continue
 		}
 		st.line().Gap = gap
-		gap = false
-		fp.stmts = append(fp.stmts, st)
+		gap, seen = false, true
+		if !fn(st) {
+			break
+		}
 	}
 	if len(fp.errs) > 0 {
-		return fp.stmts, fp.errs
+		return fp.errs
 	}
-	return fp.stmts, nil
+	return nil
 }
 
 // fileParser holds what spans lines: the statements so far, the errors, and
