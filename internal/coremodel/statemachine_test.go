@@ -495,7 +495,7 @@ func render(vs []kernel.Violation) string {
 	for _, v := range vs {
 		s += v.String() + "\n"
 		for _, e := range v.History {
-			s += fmt.Sprintf("\t%d: %s\n", e.Step, e.Text)
+			s += fmt.Sprintf("\t%d: %s\n", e.Step, e.Text())
 		}
 	}
 	return s
