@@ -251,7 +251,7 @@ var opSpecs = [opCount]opSpec{
 		text: func(e *Entry) string { return fmt.Sprintf("skb_zcopy_clear success=%t", flag(e.Args[0])) }},
 	OpZerocopyFill: {name: "zerocopy_sg", fn: "__zerocopy_sg_from_iter", args: []arg{{"bytes", argInt}, {"frags", argInt}},
 		text: func(e *Entry) string {
-			return fmt.Sprintf("zerocopy %d bytes from user pages, %d frags", e.Args[0], e.Args[1])
+			return fmt.Sprintf("zerocopy %d bytes from user pages, %s", e.Args[0], count(e.Args[1], "frag"))
 		}},
 	OpClone: {name: "clone", fn: "skb_clone", holder: "of", refcnt: true,
 		text: func(e *Entry) string { return fmt.Sprintf("skb_clone of %v, dataref %d", e.Holder, e.After) }},
@@ -269,7 +269,7 @@ var opSpecs = [opCount]opSpec{
 		text: func(*Entry) string { return "skb_copy_ubufs: page allocation failed" }},
 	OpCopyUbufs: {name: "skb_copy_ubufs", fn: "skb_copy_ubufs", args: []arg{{"bytes", argInt}, {"pages", argInt}, {"order", argInt}},
 		text: func(e *Entry) string {
-			return fmt.Sprintf("skb_copy_ubufs: %d bytes into %d order-%d pages", e.Args[0], e.Args[1], e.Args[2])
+			return fmt.Sprintf("skb_copy_ubufs: %d bytes into %s", e.Args[0], count(e.Args[1], fmt.Sprintf("order-%d page", e.Args[2])))
 		}},
 	OpPullTail: {name: "pskb_pull_tail", fn: "__pskb_pull_tail", args: []arg{{"bytes", argInt}, {"data_len", argInt}},
 		text: func(e *Entry) string {
@@ -281,10 +281,10 @@ var opSpecs = [opCount]opSpec{
 		text: func(e *Entry) string { return fmt.Sprintf("skb_release_data: dataref %d", e.After) }},
 	OpMakeSkb: {name: "ip_make_skb", fn: "__ip_make_skb", args: []arg{{"bytes", argInt}, {"fragments", argInt}},
 		text: func(e *Entry) string {
-			return fmt.Sprintf("__ip_make_skb: %d bytes, %d fragments", e.Args[0], e.Args[1])
+			return fmt.Sprintf("__ip_make_skb: %d bytes, %s", e.Args[0], count(e.Args[1], "fragment"))
 		}},
 	OpFragment: {name: "ip_do_fragment", fn: "ip_do_fragment", args: []arg{{"fragments", argInt}},
-		text: func(e *Entry) string { return fmt.Sprintf("ip_do_fragment: %d fragments", e.Args[0]) }},
+		text: func(e *Entry) string { return "ip_do_fragment: " + count(e.Args[0], "fragment") }},
 	OpTapDeliver: {name: "tap_deliver", fn: "dev_queue_xmit_nit", str: "tap",
 		text: func(e *Entry) string { return "delivered to tap " + e.Str }},
 	OpXmitFailed: {name: "xmit_failed", fn: "dev_hard_start_xmit", str: "device",
@@ -400,4 +400,12 @@ func appendStrField(dst []byte, name, v string) []byte {
 	dst = append(dst, `":`...)
 	q, _ := json.Marshal(v) // a string always marshals
 	return append(dst, q...)
+}
+
+// count renders n things: "1 frag", "2 frags".
+func count(n int64, thing string) string {
+	if n == 1 {
+		return "1 " + thing
+	}
+	return fmt.Sprintf("%d %ss", n, thing)
 }
