@@ -65,7 +65,7 @@ func TestEntryRendering(t *testing.T) {
 
 // Counts in the timeline agree with their number: "1 frag", "2 frags".
 func TestEntryCounts(t *testing.T) {
-	require.Equal(t, "zerocopy 100 bytes from user pages, 1 frag", Entry{Op: OpZerocopyFill, Args: [4]int64{100, 1}}.Text())
-	require.Equal(t, "zerocopy 100 bytes from user pages, 2 frags", Entry{Op: OpZerocopyFill, Args: [4]int64{100, 2}}.Text())
-	require.Equal(t, "ip_do_fragment: 1 fragment", Entry{Op: OpFragment, Args: [4]int64{1}}.Text())
+	require.Equal(t, "zerocopy 100 bytes from user pages, 1 frag", kernel.Entry{Op: kernel.OpZerocopyFill, Args: [4]int64{100, 1}}.Text())
+	require.Equal(t, "zerocopy 100 bytes from user pages, 2 frags", kernel.Entry{Op: kernel.OpZerocopyFill, Args: [4]int64{100, 2}}.Text())
+	require.Equal(t, "ip_do_fragment: 1 fragment", kernel.Entry{Op: kernel.OpFragment, Args: [4]int64{1}}.Text())
 }
