@@ -59,7 +59,9 @@ func (w Workload) Scenario(sends int) []byte {
 // alive.
 func ScaleScenario(sockets, inFlight, rounds, size int) []byte {
 	var b strings.Builder
-	b.WriteString("device eth0 nic\n")
+	// Every socket's pinned pages are charged to one user: exempt the
+	// task from RLIMIT_MEMLOCK, or the sends in flight exhaust it.
+	b.WriteString("device eth0 nic\nuser u uid=1000\ntask main user=u cap_ipc_lock\n")
 	for i := range sockets {
 		fmt.Fprintf(&b, "socket s%d AF_INET SOCK_STREAM via=eth0 peer_read=auto\n", i)
 		fmt.Fprintf(&b, "setsockopt s%d SOL_SOCKET SO_ZEROCOPY 1 => 0\nconnect s%d => 0\n", i, i)
