@@ -295,7 +295,7 @@ func (w *World) syncTimers() {
 		if s.tcp == nil {
 			continue
 		}
-		if s.tcp.Done() || len(s.tcp.RtxQueue()) == 0 {
+		if s.tcp.Done() || s.tcp.RtxLen() == 0 {
 			w.Loop.Cancel(s.rto)
 			s.timeouts = 0
 			continue

@@ -198,6 +198,10 @@ func (c *Conn) WriteQueue() []*Segment { return append([]*Segment(nil), c.write.
 // RtxQueue returns the sent, unacknowledged segments, oldest first.
 func (c *Conn) RtxQueue() []*Segment { return append([]*Segment(nil), c.rtx...) }
 
+// RtxLen returns how many segments wait for an ACK, without copying the
+// queue.
+func (c *Conn) RtxLen() int { return len(c.rtx) }
+
 // Done reports whether the connection is gone (tcp_done).
 func (c *Conn) Done() bool { return c.done }
 
