@@ -52,23 +52,23 @@ type dirty struct {
 	skbs    []*skb.Buff
 	shinfos []*skb.SharedInfo
 	pages   []*mm.Page
-	seen    map[kernel.ObjectID]bool
+	seen    map[uint64]bool // by serial
 }
 
 func (d *dirty) reset() {
 	d.socks, d.uargs, d.skbs, d.shinfos, d.pages = d.socks[:0], d.uargs[:0], d.skbs[:0], d.shinfos[:0], d.pages[:0]
 	if d.seen == nil {
-		d.seen = map[kernel.ObjectID]bool{}
+		d.seen = map[uint64]bool{}
 	}
 	clear(d.seen)
 }
 
 // add puts t's object on its list, once.
 func (d *dirty) add(t *kernel.Tracked) {
-	if t == nil || d.seen[t.Ident()] {
+	if t == nil || d.seen[t.Ident().Serial] {
 		return
 	}
-	d.seen[t.Ident()] = true
+	d.seen[t.Ident().Serial] = true
 	switch o := t.Self().(type) {
 	case *sock.Sock:
 		d.socks = append(d.socks, o)

@@ -34,7 +34,8 @@ type Host struct {
 	// dropped lazily, when they make up half of it.
 	live       []*Tracked
 	freed      int
-	byID       map[ObjectID]*Tracked
+	// byID finds a live object by serial, unique across kinds.
+	byID       map[uint64]*Tracked
 	violations []Violation
 	// touched lists, once each, the objects created or noted since the
 	// last ClearTouched; gen numbers that period.
@@ -75,7 +76,7 @@ func FaultSites() []string {
 
 // NewHost returns a host running profile p.
 func NewHost(p *Profile) *Host {
-	return &Host{Profile: p, byID: make(map[ObjectID]*Tracked)}
+	return &Host{Profile: p, byID: make(map[uint64]*Tracked)}
 }
 
 // Fail reports whether the allocation at site fails this time.
@@ -127,7 +128,7 @@ func (h *Host) Track(t *Tracked, kind string, self any) *Tracked {
 	h.serial++
 	*t = Tracked{host: h, self: self, id: ObjectID{kind, h.serial}}
 	h.live = append(h.live, t)
-	h.byID[t.id] = t
+	h.byID[t.id.Serial] = t
 	t.touch()
 	return t
 }
@@ -226,7 +227,7 @@ func (t *Tracked) Free() {
 	t.Note(Entry{Op: OpFreed})
 	t.freed = true
 	h := t.host
-	delete(h.byID, t.id)
+	delete(h.byID, t.id.Serial)
 	if h.freed++; h.freed > len(h.live)/2 {
 		h.compact()
 	}
@@ -300,7 +301,12 @@ func (h *Host) LiveObjects(fn func(*Tracked)) {
 }
 
 // Object returns the tracked record of a live object, or nil.
-func (h *Host) Object(id ObjectID) *Tracked { return h.byID[id] }
+func (h *Host) Object(id ObjectID) *Tracked {
+	if t := h.byID[id.Serial]; t != nil && t.id == id {
+		return t
+	}
+	return nil
+}
 
 // Rule numbers the invariants of the design guide.
 type Rule uint8
