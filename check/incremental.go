@@ -52,23 +52,21 @@ type dirty struct {
 	skbs    []*skb.Buff
 	shinfos []*skb.SharedInfo
 	pages   []*mm.Page
-	seen    map[uint64]bool // by serial
+	// gen numbers the Check; an object is on the lists once it was
+	// visited in this generation (kernel.Tracked.Visit).
+	gen uint64
 }
 
 func (d *dirty) reset() {
 	d.socks, d.uargs, d.skbs, d.shinfos, d.pages = d.socks[:0], d.uargs[:0], d.skbs[:0], d.shinfos[:0], d.pages[:0]
-	if d.seen == nil {
-		d.seen = map[uint64]bool{}
-	}
-	clear(d.seen)
+	d.gen++
 }
 
 // add puts t's object on its list, once.
 func (d *dirty) add(t *kernel.Tracked) {
-	if t == nil || d.seen[t.Ident().Serial] {
+	if t == nil || !t.Visit(d.gen) {
 		return
 	}
-	d.seen[t.Ident().Serial] = true
 	switch o := t.Self().(type) {
 	case *sock.Sock:
 		d.socks = append(d.socks, o)
@@ -166,6 +164,9 @@ func (ix *index) skb(b *skb.Buff) {
 }
 
 func (ix *index) shinfo(s *skb.SharedInfo) {
+	if old, ok := ix.fragsOf[s]; ok && !s.Freed() && sameFrags(old, s.Frags) {
+		return
+	}
 	for _, p := range ix.fragsOf[s] {
 		if ix.fragRefs[p]--; ix.fragRefs[p] == 0 {
 			delete(ix.fragRefs, p)
@@ -189,6 +190,19 @@ func (ix *index) shinfo(s *skb.SharedInfo) {
 		ix.fragRefs[f.Page]++
 	}
 	ix.fragsOf[s] = pages
+}
+
+// sameFrags reports whether frags are on the pages seen.
+func sameFrags(seen []*mm.Page, frags []skb.Frag) bool {
+	if len(seen) != len(frags) {
+		return false
+	}
+	for i, f := range frags {
+		if seen[i] != f.Page {
+			return false
+		}
+	}
+	return true
 }
 
 func (ix *index) uarg(u *ubuf.Info) {

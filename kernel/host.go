@@ -32,8 +32,8 @@ type Host struct {
 	serial uint64
 	// live holds the tracked objects in creation order; freed ones are
 	// dropped lazily, when they make up half of it.
-	live       []*Tracked
-	freed      int
+	live  []*Tracked
+	freed int
 	// byID finds a live object by serial, unique across kinds.
 	byID       map[uint64]*Tracked
 	violations []Violation
@@ -107,6 +107,9 @@ type Event struct {
 // the most recent ones are what a violation report needs.
 const historyCap = 48
 
+// historyKeep is how many of the first entries a full history keeps.
+const historyKeep = historyCap / 4
+
 // Tracked is embedded in every refcounted object. It gives the object an
 // identity, a bounded history of what happened to it, and membership in its
 // Host's live-object registry until it is freed.
@@ -116,10 +119,15 @@ type Tracked struct {
 	id      ObjectID
 	history []Event
 	dropped int
-	freed   bool
+	// ring is, once the history is full, the index in its tail (after
+	// the historyKeep first entries) of the oldest entry.
+	ring  int
+	freed bool
 	// mark is 1 + the Host's gen when the object was last added to its
 	// touched list.
 	mark uint64
+	// visit is the last generation Visit saw.
+	visit uint64
 }
 
 // Track registers t, embedded in the object self, as a new live object of
@@ -139,6 +147,18 @@ func (t *Tracked) touch() {
 		t.mark = h.gen + 1
 		h.touched = append(h.touched, t)
 	}
+}
+
+// Visit marks the object as visited in generation gen of a walk and
+// reports whether this is the first visit of that generation: a checker
+// that builds a set of objects once per step numbers its steps from 1
+// and dedups without a map. One walker per Host uses it.
+func (t *Tracked) Visit(gen uint64) (first bool) {
+	if t.visit == gen {
+		return false
+	}
+	t.visit = gen
+	return true
 }
 
 // Touched returns, when KeepTouched is set, the objects created or noted
@@ -185,36 +205,43 @@ func (h *Host) newHistory() []Event {
 // Note appends an entry to the object's history. It formats nothing: the
 // entry is rendered only when printed.
 func (t *Tracked) Note(en Entry) {
-	e := Event{Step: t.host.Step, Entry: en}
-	switch len(t.history) {
-	case 0:
-		if t.history == nil {
-			t.history = t.host.newHistory()
-		}
-	case historyCap:
-		// Keep the first quarter (the birth) and slide the rest.
-		keep := historyCap / 4
-		copy(t.history[keep:], t.history[keep+1:])
-		t.history = t.history[:historyCap-1]
+	switch n := len(t.history); {
+	case n == 0 && t.history == nil:
+		t.history = t.host.newHistory()
+	case n == historyCap:
+		// Keep the first quarter (the birth); the rest is a ring whose
+		// oldest entry the new one overwrites.
+		t.history[historyKeep+t.ring] = Event{Step: t.host.Step, Entry: en}
+		t.ring = (t.ring + 1) % (historyCap - historyKeep)
 		t.dropped++
+		t.noted(&en)
+		return
 	}
-	t.history = append(t.history, e)
+	t.history = append(t.history, Event{Step: t.host.Step, Entry: en})
+	t.noted(&en)
+}
+
+// noted tells the Host's touched list and trace hook about an entry.
+func (t *Tracked) noted(en *Entry) {
 	t.touch()
 	if t.host.Trace != nil {
-		t.host.Trace(t, en)
+		t.host.Trace(t, *en)
 	}
 }
 
 // History returns the object's recorded history, oldest first. When entries
 // were dropped to bound its size, one entry says how many.
 func (t *Tracked) History() []Event {
-	h := append([]Event(nil), t.history...)
-	if t.dropped > 0 {
-		keep := historyCap / 4
-		gap := Event{Step: h[keep].Step, Entry: Entry{Op: OpOmitted, Args: [4]int64{int64(t.dropped)}}}
-		h = append(h[:keep], append([]Event{gap}, h[keep:]...)...)
+	if t.dropped == 0 {
+		return append([]Event(nil), t.history...)
 	}
-	return h
+	h := make([]Event, 0, historyCap+1)
+	h = append(h, t.history[:historyKeep]...)
+	tail := t.history[historyKeep:]
+	oldest := tail[t.ring]
+	h = append(h, Event{Step: oldest.Step, Entry: Entry{Op: OpOmitted, Args: [4]int64{int64(t.dropped)}}})
+	h = append(h, tail[t.ring:]...)
+	return append(h, tail[:t.ring]...)
 }
 
 // Free removes the object from the live registry. Freeing it twice is a

@@ -116,6 +116,18 @@ func TestHistoryBounded(t *testing.T) {
 		o2.Note(kernel.Entry{Op: kernel.OpConnect})
 	}
 	require.Len(t, o2.History(), 48, "no gap entry until something is dropped")
+
+	o3 := track(h, "uarg")
+	for i := range 200 {
+		h.Step = uint64(i)
+		o3.Note(kernel.Entry{Op: kernel.OpAllocSkb, Args: [4]int64{int64(i)}})
+	}
+	got = o3.History()
+	require.Len(t, got, 49)
+	require.Equal(t, "… 152 entries omitted …", got[12].Text())
+	for i := 13; i < 49; i++ {
+		require.Equal(t, int64(200-49+i), got[i].Args[0], "the most recent entries, oldest first")
+	}
 }
 
 func TestRuleString(t *testing.T) {
@@ -200,4 +212,12 @@ func TestTouched(t *testing.T) {
 	a.Note(kernel.Entry{Op: kernel.OpConnect})
 	b.Note(kernel.Entry{Op: kernel.OpConnect})
 	require.Equal(t, []*kernel.Tracked{&b.Tracked, &a.Tracked}, h.Touched(), "noted and freed objects, in the order first touched")
+}
+
+func TestVisit(t *testing.T) {
+	h := newHost(t)
+	o := track(h, "skb")
+	require.True(t, o.Visit(1))
+	require.False(t, o.Visit(1), "once per generation")
+	require.True(t, o.Visit(2))
 }
