@@ -48,7 +48,7 @@ type Host struct {
 }
 
 // slabEntries is how many history entries one slab holds.
-const slabEntries = 64 * historyStart
+const slabEntries = 512
 
 // FaultSource decides, call by call, whether a named fault site fails.
 type FaultSource interface {
@@ -187,18 +187,23 @@ func (t *Tracked) Host() *Host { return t.host }
 // Freed reports whether the object has been freed.
 func (t *Tracked) Freed() bool { return t.freed }
 
-// historyStart is the capacity of a history's first allocation: most
-// objects (an skb, its shared info) live through fewer entries.
-const historyStart = 8
+// historyStart and historyNext are the capacities of a history's first
+// two slices, both carved from the Host's slab: most objects (a page, an
+// skb, its shared info) live through fewer entries. A longer history
+// grows on the heap.
+const (
+	historyStart = 2
+	historyNext  = 8
+)
 
-// newHistory returns an empty history with room for historyStart entries,
-// carved from the Host's slab.
-func (h *Host) newHistory() []Event {
-	if len(h.slab) < historyStart {
+// carve returns an empty history with room for n entries, carved from the
+// Host's slab.
+func (h *Host) carve(n int) []Event {
+	if len(h.slab) < n {
 		h.slab = make([]Event, slabEntries)
 	}
-	e := h.slab[:0:historyStart]
-	h.slab = h.slab[historyStart:]
+	e := h.slab[:0:n]
+	h.slab = h.slab[n:]
 	return e
 }
 
@@ -207,7 +212,9 @@ func (h *Host) newHistory() []Event {
 func (t *Tracked) Note(en Entry) {
 	switch n := len(t.history); {
 	case n == 0 && t.history == nil:
-		t.history = t.host.newHistory()
+		t.history = t.host.carve(historyStart)
+	case n == historyStart && cap(t.history) == historyStart:
+		t.history = append(t.host.carve(historyNext), t.history...)
 	case n == historyCap:
 		// Keep the first quarter (the birth); the rest is a ring whose
 		// oldest entry the new one overwrites.
