@@ -120,6 +120,27 @@
 // skb, frag_list included, is a user page, and the skb holds no uarg
 // (skb_orphan_frags_rx released it; bug copy-ubufs-no-frags breaks this).
 //
+// # Incremental checking
+//
+// A Check that is not at quiescence examines only what changed: the
+// objects the Host lists as created or noted since the last Check
+// (kernel.Host.Touched), the sockets the hooks above heard of, and what
+// their checks read — an skb's shared info and owner, a shared info's frag
+// pages, uarg and users, a uarg's socket — as they are now and as they
+// were (the Monitor's index of these relations, kept up to date from the
+// touched objects). The state rules above are checked on those objects
+// only, with the index standing in for the sums over everything alive
+// (live skbs per shared info, frags per page, optmem skbs and uargs per
+// socket, charged pages per user and task), so a step costs in proportion
+// to what it touched, not to what is alive.
+//
+// It relies on the model noting every change of the state the rules read
+// (kernel.Tracked.Note): a change made behind the model's back is seen at
+// the next full sweep, not at once. A full sweep of every live object runs
+// on the first Check, at quiescence, and on every Check when Monitor.Full
+// is set; tests run both ways on the examples, the bug catalog and
+// generated scenarios and require the same violations at the same steps.
+//
 // # Linux correspondence
 //
 // The rules restate Documentation/networking/msg_zerocopy.rst's contract

@@ -31,6 +31,14 @@
 // and never silently clamped. Host.Live lists what is still allocated, in
 // creation order, so a leak check at quiescence names every survivor.
 //
+// A history entry is a typed Entry: an Op (the operation, which names the
+// kernel function it models), the other objects involved, the refcount
+// before and after, numeric arguments. Noting one formats nothing; Text
+// renders the timeline's sentence and AppendJSON its fields, on output
+// only. With KeepTouched set, the Host lists the objects created or noted
+// since the last ClearTouched (Touched), for an invariant check that
+// examines only what a step touched.
+//
 // Allocation failures come from named fault sites (FaultSockOmalloc,
 // FaultCopyUbufs, FaultAllocSkb) through the Host's FaultSource.
 //

@@ -42,8 +42,11 @@
 // invariant of the design guide at once: gapless ids, each id notified
 // once and only after its pages are free, no refcount misuse, conserved
 // accounting, COPIED exactly when a copy happened, user pages never on a
-// receive queue. At the end of a scenario the network settles and the
-// checks run at quiescence; then the program exits (every open socket is
+// receive queue. The check after a step examines what the step touched
+// (check.Monitor's incremental mode), so a step costs the same however
+// much is alive; Monitor.Full sweeps everything after every step instead.
+// At the end of a scenario the network settles and the checks run at
+// quiescence, a full sweep; then the program exits (every open socket is
 // closed), the network settles again, and nothing but user memory may be
 // left.
 //
@@ -54,5 +57,9 @@
 // (package sim/replay) and property tests. They add their own records to
 // the trace (Emit: a config, mismatches, a summary). Trace renders as a
 // timeline for people or as JSON Lines, whose schema is documented on the
-// record types (SchemaVersion).
+// record types (SchemaVersion). A long run streams: with Trace.Sink set
+// (NewTextSink, NewJSONSink) each record is rendered as it is made and
+// none is kept, so memory stays flat in the length of the trace. What a
+// step did to each object is a typed kernel.Entry, formatted only when a
+// sink renders it.
 package sim
