@@ -26,6 +26,7 @@ func (m *Monitor) Check(h *kernel.Host, quiescent bool) []kernel.Violation {
 		m.index.build(h, &m.dirty)
 	}
 	d := m.collect(h)
+	defer m.done(d)
 	if !full {
 		out = append(out, m.checkSettled(h)...)
 		return append(out, m.checkIncremental(h, d)...)

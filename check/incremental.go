@@ -14,25 +14,17 @@ import (
 // without walking them: the relations the per-step checks need, as they
 // stood when each object was last touched (kernel.Host.Touched). It is
 // brought up to date at every Check, so that a step's cost depends on what
-// it touched, not on how much is alive.
+// it touched, not on how much is alive. Each indexed object's record is
+// found through its slot (kernel.Tracked.Slot), not a map.
 type index struct {
 	built bool
-	// shinfoOf is the shared info each live skb used; users is its inverse.
-	shinfoOf map[*skb.Buff]*skb.SharedInfo
-	users    map[*skb.SharedInfo][]*skb.Buff
-	// fragsOf is the frag pages of each live shared info; fragRefs counts,
-	// per page, the frags of live shared infos on it.
-	fragsOf  map[*skb.SharedInfo][]*mm.Page
-	fragRefs map[*mm.Page]int
-	// ownerOf is each live skb's owning socket; owned is its inverse.
-	ownerOf map[*skb.Buff]*sock.Sock
-	owned   map[*sock.Sock]map[*skb.Buff]struct{}
-	// uargs is each socket's live msg_zerocopy uargs, sockOf its inverse.
-	uargs  map[*sock.Sock][]*ubuf.Info
-	sockOf map[*ubuf.Info]*sock.Sock
-	// charge is each live uarg's locked-page charge; byUser and byTask sum
-	// them.
-	charge    map[*ubuf.Info]ubuf.MMPin
+	// chunks hold the records, recChunk each, so that a record never
+	// moves; slot 0 is unused, so that it means none. next is the next
+	// slot never used; free lists the slots of forgotten records.
+	chunks [][]rec
+	next   uint32
+	free   []uint32
+	// byUser and byTask sum the live uargs' locked-page charges.
 	byUser    map[*ubuf.User]uint64
 	byTask    map[*ubuf.Task]uint64
 	userOrder []*ubuf.User // users seen charged, in order of first charge
@@ -40,8 +32,106 @@ type index struct {
 	// userScratch and taskScratch are reused by every lockedVM check.
 	userScratch []*ubuf.User
 	taskScratch []*ubuf.Task
-	// spare holds frag page slices of freed shared infos for reuse.
-	spare [][]*mm.Page
+}
+
+// rec is the index's record of one object; which fields it uses depends on
+// the object's type.
+type rec struct {
+	// skb: its shared info and owning socket, and its position in the
+	// owner's owned list.
+	shinfo   *skb.SharedInfo
+	owner    *sock.Sock
+	ownedPos int
+	// shared info: the live skbs that use it and its frag pages.
+	users []*skb.Buff
+	pages []*mm.Page
+	// page: the frags of live shared infos on it.
+	frags int
+	// socket: the skbs it owns and its live msg_zerocopy uargs, in
+	// creation order.
+	owned []*skb.Buff
+	uargs []*ubuf.Info
+	// uarg: its socket and charge.
+	sk      *sock.Sock
+	charge  ubuf.MMPin
+	charged bool
+}
+
+// recChunk is how many records one chunk of the index holds.
+const recChunk = 1024
+
+func (ix *index) at(s uint32) *rec { return &ix.chunks[s/recChunk][s%recChunk] }
+
+// of returns t's record, making one.
+func (ix *index) of(t *kernel.Tracked) *rec {
+	if s := t.Slot(); s != 0 {
+		return ix.at(s)
+	}
+	var s uint32
+	if n := len(ix.free); n > 0 {
+		s, ix.free = ix.free[n-1], ix.free[:n-1]
+	} else {
+		if ix.next%recChunk == 0 {
+			ix.chunks = append(ix.chunks, make([]rec, recChunk))
+		}
+		s = ix.next
+		ix.next++
+	}
+	t.SetSlot(s)
+	return ix.at(s)
+}
+
+// peek returns t's record, or nil.
+func (ix *index) peek(t *kernel.Tracked) *rec {
+	if s := t.Slot(); s != 0 {
+		return ix.at(s)
+	}
+	return nil
+}
+
+// forget drops the record of a freed object whose relations are gone,
+// keeping its slices' storage for the next record of the slot.
+func (ix *index) forget(t *kernel.Tracked) {
+	s := t.Slot()
+	if s == 0 {
+		return
+	}
+	r := ix.at(s)
+	*r = rec{users: r.users[:0], pages: r.pages[:0], owned: r.owned[:0], uargs: r.uargs[:0]}
+	t.SetSlot(0)
+	ix.free = append(ix.free, s)
+}
+
+// usersOf is the number of live skbs that use s.
+func (ix *index) usersOf(s *skb.SharedInfo) []*skb.Buff {
+	if r := ix.peek(&s.Tracked); r != nil {
+		return r.users
+	}
+	return nil
+}
+
+// fragsOn is the number of frags of live shared infos on p.
+func (ix *index) fragsOn(p *mm.Page) int {
+	if r := ix.peek(&p.Tracked); r != nil {
+		return r.frags
+	}
+	return 0
+}
+
+// uargsOf is sk's live msg_zerocopy uargs.
+func (ix *index) uargsOf(sk *sock.Sock) []*ubuf.Info {
+	if r := ix.peek(&sk.Tracked); r != nil {
+		return r.uargs
+	}
+	return nil
+}
+
+// ownedBy is the skbs sk owns.
+func (ix *index) ownedBy(sk *sock.Sock) []*skb.Buff {
+	if r := ix.peek(&sk.Tracked); r != nil {
+		return r.owned
+	}
+	return nil
 }
 
 // dirty is what one step touched, expanded to what the checks of those
@@ -104,16 +194,15 @@ func sortByID[T any](s []T, id func(T) kernel.ObjectID) {
 }
 
 func (ix *index) init() {
-	ix.shinfoOf, ix.users = map[*skb.Buff]*skb.SharedInfo{}, map[*skb.SharedInfo][]*skb.Buff{}
-	ix.fragsOf, ix.fragRefs = map[*skb.SharedInfo][]*mm.Page{}, map[*mm.Page]int{}
-	ix.ownerOf, ix.owned = map[*skb.Buff]*sock.Sock{}, map[*sock.Sock]map[*skb.Buff]struct{}{}
-	ix.uargs, ix.sockOf = map[*sock.Sock][]*ubuf.Info{}, map[*ubuf.Info]*sock.Sock{}
-	ix.charge, ix.byUser, ix.byTask = map[*ubuf.Info]ubuf.MMPin{}, map[*ubuf.User]uint64{}, map[*ubuf.Task]uint64{}
+	ix.chunks, ix.next = nil, 1 // slot 0 means none
+	ix.chunks = append(ix.chunks, make([]rec, recChunk))
+	ix.byUser, ix.byTask = map[*ubuf.User]uint64{}, map[*ubuf.Task]uint64{}
 	ix.built = true
 }
 
 // update brings the index up to date for the objects in d (skbs first,
-// so that the shared infos they moved to are refreshed too).
+// so that the shared infos they moved to are refreshed too), then forgets
+// the freed ones.
 func (ix *index) update(d *dirty) {
 	for _, b := range d.skbs {
 		ix.skb(b)
@@ -126,70 +215,84 @@ func (ix *index) update(d *dirty) {
 	}
 }
 
+// forgetFreed drops the records of the freed objects in d, once nothing
+// in the index points at them.
+func (ix *index) forgetFreed(d *dirty) {
+	for _, b := range d.skbs {
+		if b.Freed() {
+			ix.forget(&b.Tracked)
+		}
+	}
+	for _, s := range d.shinfos {
+		if r := ix.peek(&s.Tracked); s.Freed() && r != nil && len(r.users) == 0 {
+			ix.forget(&s.Tracked)
+		}
+	}
+	for _, u := range d.uargs {
+		if u.Freed() {
+			ix.forget(&u.Tracked)
+		}
+	}
+	for _, p := range d.pages {
+		if r := ix.peek(&p.Tracked); p.Freed() && r != nil && r.frags == 0 {
+			ix.forget(&p.Tracked)
+		}
+	}
+}
+
 func (ix *index) skb(b *skb.Buff) {
-	old, had := ix.shinfoOf[b]
+	r := ix.of(&b.Tracked)
 	var now *skb.SharedInfo
-	if !b.Freed() {
-		now = b.Shinfo()
-	}
-	if old != now || !had {
-		if had {
-			ix.users[old] = remove(ix.users[old], b)
-			if len(ix.users[old]) == 0 {
-				delete(ix.users, old)
-			}
-			delete(ix.shinfoOf, b)
-		}
-		if now != nil {
-			ix.shinfoOf[b] = now
-			ix.users[now] = append(ix.users[now], b)
-		}
-	}
 	var owner *sock.Sock
 	if !b.Freed() {
+		now = b.Shinfo()
 		o, _ := b.Owner()
 		owner, _ = o.(*sock.Sock)
 	}
-	if prev, ok := ix.ownerOf[b]; ok && prev != owner {
-		delete(ix.owned[prev], b)
-		delete(ix.ownerOf, b)
-	}
-	if owner != nil {
-		if ix.owned[owner] == nil {
-			ix.owned[owner] = map[*skb.Buff]struct{}{}
+	if r.shinfo != now {
+		if r.shinfo != nil {
+			sr := ix.of(&r.shinfo.Tracked)
+			sr.users = remove(sr.users, b)
 		}
-		ix.owned[owner][b] = struct{}{}
-		ix.ownerOf[b] = owner
+		if now != nil {
+			sr := ix.of(&now.Tracked)
+			sr.users = append(sr.users, b)
+		}
+		r.shinfo = now
+	}
+	if r.owner != owner {
+		if r.owner != nil {
+			or := ix.of(&r.owner.Tracked)
+			last := or.owned[len(or.owned)-1]
+			or.owned[r.ownedPos] = last
+			ix.of(&last.Tracked).ownedPos = r.ownedPos
+			or.owned = or.owned[:len(or.owned)-1]
+		}
+		if owner != nil {
+			or := ix.of(&owner.Tracked)
+			r.ownedPos = len(or.owned)
+			or.owned = append(or.owned, b)
+		}
+		r.owner = owner
 	}
 }
 
 func (ix *index) shinfo(s *skb.SharedInfo) {
-	if old, ok := ix.fragsOf[s]; ok && !s.Freed() && sameFrags(old, s.Frags) {
+	r := ix.of(&s.Tracked)
+	if !s.Freed() && sameFrags(r.pages, s.Frags) {
 		return
 	}
-	for _, p := range ix.fragsOf[s] {
-		if ix.fragRefs[p]--; ix.fragRefs[p] == 0 {
-			delete(ix.fragRefs, p)
-		}
+	for _, p := range r.pages {
+		ix.of(&p.Tracked).frags--
 	}
-	pages, had := ix.fragsOf[s]
+	r.pages = r.pages[:0]
 	if s.Freed() {
-		if had {
-			ix.spare = append(ix.spare, pages[:0])
-			delete(ix.fragsOf, s)
-		}
 		return
 	}
-	if !had && len(ix.spare) > 0 {
-		pages = ix.spare[len(ix.spare)-1]
-		ix.spare = ix.spare[:len(ix.spare)-1]
-	}
-	pages = pages[:0]
 	for _, f := range s.Frags {
-		pages = append(pages, f.Page)
-		ix.fragRefs[f.Page]++
+		r.pages = append(r.pages, f.Page)
+		ix.of(&f.Page.Tracked).frags++
 	}
-	ix.fragsOf[s] = pages
 }
 
 // sameFrags reports whether frags are on the pages seen.
@@ -206,22 +309,25 @@ func sameFrags(seen []*mm.Page, frags []skb.Frag) bool {
 }
 
 func (ix *index) uarg(u *ubuf.Info) {
-	if prev, ok := ix.sockOf[u]; ok {
-		ix.uargs[prev] = remove(ix.uargs[prev], u)
-		delete(ix.sockOf, u)
+	r := ix.of(&u.Tracked)
+	if r.sk != nil {
+		sr := ix.of(&r.sk.Tracked)
+		sr.uargs = remove(sr.uargs, u)
+		r.sk = nil
 	}
-	if c, ok := ix.charge[u]; ok {
-		ix.addCharge(c, -1)
-		delete(ix.charge, u)
+	if r.charged {
+		ix.addCharge(r.charge, -1)
+		r.charged = false
 	}
 	if u.Freed() {
 		return
 	}
 	if sk, ok := u.Socket().(*sock.Sock); ok && u.Flavour == ubuf.MsgZerocopy {
-		ix.sockOf[u] = sk
-		ix.uargs[sk] = insertByID(ix.uargs[sk], u)
+		r.sk = sk
+		sr := ix.of(&sk.Tracked)
+		sr.uargs = insertByID(sr.uargs, u)
 	}
-	ix.charge[u] = u.Mmp
+	r.charge, r.charged = u.Mmp, true
 	ix.addCharge(u.Mmp, 1)
 }
 
@@ -259,6 +365,7 @@ func (ix *index) build(h *kernel.Host, d *dirty) {
 	d.reset()
 	h.LiveObjects(d.add)
 	ix.update(d)
+	ix.forgetFreed(d)
 	h.KeepTouched = true
 	h.ClearTouched()
 }
@@ -279,27 +386,30 @@ func (m *Monitor) collect(h *kernel.Host) *dirty {
 	m.hooked = m.hooked[:0]
 	// What a touched object was related to before the step.
 	for _, s := range d.shinfos {
-		for _, b := range ix.users[s] {
+		for _, b := range ix.usersOf(s) {
 			d.add(&b.Tracked)
 		}
 	}
 	for i := 0; i < len(d.skbs); i++ {
-		b := d.skbs[i]
-		if s := ix.shinfoOf[b]; s != nil {
-			d.add(&s.Tracked)
-		}
-		if sk := ix.ownerOf[b]; sk != nil {
-			d.add(&sk.Tracked)
+		if r := ix.peek(&d.skbs[i].Tracked); r != nil {
+			if r.shinfo != nil {
+				d.add(&r.shinfo.Tracked)
+			}
+			if r.owner != nil {
+				d.add(&r.owner.Tracked)
+			}
 		}
 	}
 	for _, s := range d.shinfos {
-		for _, p := range ix.fragsOf[s] {
-			d.add(&p.Tracked)
+		if r := ix.peek(&s.Tracked); r != nil {
+			for _, p := range r.pages {
+				d.add(&p.Tracked)
+			}
 		}
 	}
 	for _, u := range d.uargs {
-		if sk := ix.sockOf[u]; sk != nil {
-			d.add(&sk.Tracked)
+		if r := ix.peek(&u.Tracked); r != nil && r.sk != nil {
+			d.add(&r.sk.Tracked)
 		}
 	}
 	ix.update(d)
@@ -336,14 +446,17 @@ func (m *Monitor) collect(h *kernel.Host) *dirty {
 	return d
 }
 
+// done forgets what the Check that used d no longer needs.
+func (m *Monitor) done(d *dirty) { m.index.forgetFreed(d) }
+
 // checkIncremental is Check's per-step sweep when not quiescent: the state
 // invariants of rules 2, 4 and 5, on the objects the step touched.
 func (m *Monitor) checkIncremental(h *kernel.Host, d *dirty) []kernel.Violation {
 	ix := &m.index
 	var out []kernel.Violation
 	for _, s := range d.shinfos {
-		if !s.Freed() && s.Dataref() != len(ix.users[s]) {
-			out = append(out, datarefViolation(h, s, len(ix.users[s])))
+		if n := len(ix.usersOf(s)); !s.Freed() && s.Dataref() != n {
+			out = append(out, datarefViolation(h, s, n))
 		}
 	}
 	for _, b := range d.skbs {
@@ -368,12 +481,12 @@ func (m *Monitor) checkIncremental(h *kernel.Host, d *dirty) []kernel.Violation 
 	}
 	for _, p := range d.pages {
 		if !p.Freed() {
-			out = append(out, pageRefViolations(h, p, ix.fragRefs[p])...)
+			out = append(out, pageRefViolations(h, p, ix.fragsOn(p))...)
 		}
 	}
 	for _, sk := range d.socks {
 		if !sk.Freed() && !h.Profile.Bugs.Has(kernel.BugNoSockRef) {
-			out = append(out, sockRefViolations(h, sk, len(ix.uargs[sk]))...)
+			out = append(out, sockRefViolations(h, sk, len(ix.uargsOf(sk)))...)
 		}
 	}
 	for _, sk := range d.socks {
@@ -396,13 +509,13 @@ func (m *Monitor) checkIncremental(h *kernel.Host, d *dirty) []kernel.Violation 
 // the index: the skbs it owns are re-read, not remembered.
 func (m *Monitor) optmemOwed(sk *sock.Sock) int {
 	n := 0
-	for b := range m.index.owned[sk] {
+	for _, b := range m.index.ownedBy(sk) {
 		if o, d := b.Owner(); o == skb.Owner(sk) && d == skb.SockOfree {
 			n += b.Truesize
 		}
 	}
 	if !sk.Host().Profile.Bugs.Has(kernel.BugNotifyWmem) {
-		n += notifyChargesOf(sk, m.index.uargs[sk])
+		n += notifyChargesOf(sk, m.index.uargsOf(sk))
 	}
 	return n
 }

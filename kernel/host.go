@@ -128,6 +128,8 @@ type Tracked struct {
 	mark uint64
 	// visit is the last generation Visit saw.
 	visit uint64
+	// slot is the checker's (SetSlot).
+	slot uint32
 }
 
 // Track registers t, embedded in the object self, as a new live object of
@@ -160,6 +162,14 @@ func (t *Tracked) Visit(gen uint64) (first bool) {
 	t.visit = gen
 	return true
 }
+
+// Slot returns the number SetSlot gave the object, 0 if none.
+func (t *Tracked) Slot() uint32 { return t.slot }
+
+// SetSlot attaches a number to the object, 0 for none: the index of a
+// checker's own record of it, found without a map. One checker per Host
+// uses it.
+func (t *Tracked) SetSlot(s uint32) { t.slot = s }
 
 // Touched returns, when KeepTouched is set, the objects created or noted
 // since the last ClearTouched, live or freed, each once, in the order first touched: what
