@@ -42,9 +42,11 @@ type rec struct {
 	shinfo   *skb.SharedInfo
 	owner    *sock.Sock
 	ownedPos int
-	// shared info: the live skbs that use it and its frag pages.
+	// shared info: the live skbs that use it, its frag pages and the uarg
+	// it pointed at.
 	users []*skb.Buff
 	pages []*mm.Page
+	uarg  *ubuf.Info
 	// page: the frags of live shared infos on it.
 	frags int
 	// socket: the skbs it owns and its live msg_zerocopy uargs, in
@@ -279,6 +281,10 @@ func (ix *index) skb(b *skb.Buff) {
 
 func (ix *index) shinfo(s *skb.SharedInfo) {
 	r := ix.of(&s.Tracked)
+	r.uarg = nil
+	if !s.Freed() {
+		r.uarg = s.Uarg
+	}
 	if !s.Freed() && sameFrags(r.pages, s.Frags) {
 		return
 	}
@@ -404,6 +410,9 @@ func (m *Monitor) collect(h *kernel.Host) *dirty {
 		if r := ix.peek(&s.Tracked); r != nil {
 			for _, p := range r.pages {
 				d.add(&p.Tracked)
+			}
+			if r.uarg != nil {
+				d.add(&r.uarg.Tracked)
 			}
 		}
 	}

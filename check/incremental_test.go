@@ -41,6 +41,20 @@ func TestIncrementalCheck(t *testing.T) {
 	c.skb.Free()
 }
 
+// A shared info freed without dropping its reference is the only object
+// touched; through it the check reaches the uarg it held and the skb that
+// uses it.
+func TestIncrementalFreedHolder(t *testing.T) {
+	f := newFixture(t, "linux-6.18")
+	f.m.Full = false
+	c := f.send(100)
+	requireClean(t, f.check(false))
+	c.skb.Shinfo().Free()
+	vs := f.check(false)
+	requireRule(t, vs, kernel.RuleRefcount, "held by freed shinfo")
+	requireRule(t, vs, kernel.RuleRefcount, "uses freed shinfo")
+}
+
 // runBoth runs a scenario with the incremental check and with a full sweep
 // after every step, and returns the violation records of each.
 func runBoth(t *testing.T, file string, src []byte, opts interp.Options) (inc, full []sim.Violation) {
