@@ -421,6 +421,13 @@ func (m *Monitor) collect(h *kernel.Host) *dirty {
 			d.add(&r.sk.Tracked)
 		}
 	}
+	for _, sk := range d.socks {
+		if sk.Freed() {
+			for _, u := range ix.uargsOf(sk) {
+				d.add(&u.Tracked) // a uarg that outlives its socket
+			}
+		}
+	}
 	ix.update(d)
 	// What it is related to now.
 	for i := 0; i < len(d.skbs); i++ {

@@ -55,6 +55,17 @@ func TestIncrementalFreedHolder(t *testing.T) {
 	requireRule(t, vs, kernel.RuleRefcount, "uses freed shinfo")
 }
 
+// A socket freed under a live uarg (bug no-sock-ref) is what its step
+// touched; through it the check reaches the uarg.
+func TestIncrementalUargOutlivesSocket(t *testing.T) {
+	f := newFixture(t, "linux-6.18", kernel.BugNoSockRef)
+	f.m.Full = false
+	f.send(100)
+	requireClean(t, f.check(false))
+	f.sk.Close()
+	requireRule(t, f.check(false), kernel.RuleRefcount, "outlives its socket")
+}
+
 // runBoth runs a scenario with the incremental check and with a full sweep
 // after every step, and returns the violation records of each.
 func runBoth(t *testing.T, file string, src []byte, opts interp.Options) (inc, full []sim.Violation) {
