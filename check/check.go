@@ -128,7 +128,12 @@ func (m *Monitor) checkSettled(h *kernel.Host) []kernel.Violation {
 			s.send.label, s.send.id, s.uarg, len(busy), somePages(busy))
 		out = append(out, v)
 	}
-	m.settle = nil
+	for _, s := range m.settle {
+		*s.send = sendRec{}
+		m.spareSends = append(m.spareSends, s.send)
+	}
+	clear(m.settle)
+	m.settle = m.settle[:0]
 	return out
 }
 
@@ -344,10 +349,7 @@ func notifyChargesOf(sk *sock.Sock, uargs []*ubuf.Info) int {
 	for _, u := range uargs {
 		n += u.Truesize
 	}
-	if sk.ErrQueue.Len() == 0 {
-		return n
-	}
-	for _, r := range sk.ErrQueue.Records() {
+	for r := range sk.ErrQueue.All() {
 		if r.IsZerocopy() {
 			n += r.Truesize
 		}
@@ -385,7 +387,7 @@ func checkCharges(h *kernel.Host, w *world) []kernel.Violation {
 			wmem += notifyCharges(sk, w)
 		}
 		rmem := owned[ownerKey{sk, skb.SockRfree}]
-		for _, r := range sk.ErrQueue.Records() {
+		for r := range sk.ErrQueue.All() {
 			if !r.IsZerocopy() {
 				rmem += r.Truesize
 			}
@@ -475,24 +477,23 @@ func (m *Monitor) checkErrQueues(h *kernel.Host) []kernel.Violation {
 		if st.sk.Freed() {
 			continue
 		}
-		if v, bad := compareQueue(h, st, zerocopyRecords(st.sk)); bad {
+		if v, bad := compareQueue(h, st, m.zerocopyRecords(st.sk)); bad {
 			out = append(out, v)
 		}
 	}
 	return out
 }
 
-// zerocopyRecords is sk's queued zerocopy records as ranges and codes.
-func zerocopyRecords(sk *sock.Sock) []shadow {
-	var got []shadow
-	if sk.ErrQueue.Len() == 0 {
-		return nil
-	}
-	for _, r := range sk.ErrQueue.Records() {
+// zerocopyRecords is sk's queued zerocopy records as ranges and codes, in
+// a slice the next call reuses.
+func (m *Monitor) zerocopyRecords(sk *sock.Sock) []shadow {
+	got := m.shadows[:0]
+	for r := range sk.ErrQueue.All() {
 		if r.IsZerocopy() {
 			got = append(got, shadow{r.Range(), r.Copied()})
 		}
 	}
+	m.shadows = got
 	return got
 }
 
@@ -574,7 +575,7 @@ func coveredByLive(uargs []*ubuf.Info, id uint32) bool {
 func (m *Monitor) roots(w *world) []*skb.Buff {
 	var roots []*skb.Buff
 	for _, sk := range w.socks {
-		for _, r := range sk.ErrQueue.Records() {
+		for r := range sk.ErrQueue.All() {
 			if r.Skb != nil && !sk.Dead() {
 				roots = append(roots, r.Skb)
 			}

@@ -513,7 +513,7 @@ func (m *Monitor) checkIncremental(h *kernel.Host, d *dirty) []kernel.Violation 
 	out = append(out, lockedVMViolations(h, m.chargedUsers(), m.chargedTasks(), ix.byUser, ix.byTask)...)
 	for _, sk := range d.socks {
 		if st := m.bySock[sk]; st != nil && !sk.Freed() {
-			if v, bad := compareQueue(h, st, zerocopyRecords(sk)); bad {
+			if v, bad := compareQueue(h, st, m.zerocopyRecords(sk)); bad {
 				out = append(out, v)
 			}
 		}

@@ -41,6 +41,10 @@ type Monitor struct {
 	scratch world // reused by every full Check
 	index   index // the relations the incremental Check reads
 	dirty   dirty // reused by every Check
+	// spareSends are send records checkSettled is done with; shadows is
+	// zerocopyRecords' reused result.
+	spareSends []*sendRec
+	shadows    []shadow
 	// hooked lists the sockets the hooks heard of since the last Check.
 	hooked []*sock.Sock
 	socks  []*sockState
@@ -62,6 +66,17 @@ type sockState struct {
 	before snapshot
 	inCall bool
 	queue  []shadow // zerocopy records, as the notifications built them
+}
+
+// newSendRec returns a record to fill, reusing one checkSettled is done
+// with.
+func (m *Monitor) newSendRec() *sendRec {
+	if n := len(m.spareSends); n > 0 {
+		r := m.spareSends[n-1]
+		m.spareSends = m.spareSends[:n-1]
+		return r
+	}
+	return new(sendRec)
 }
 
 // sendRec is one successful zerocopy call.
@@ -121,7 +136,7 @@ func (m *Monitor) Tracked(sk *sock.Sock, task *ubuf.Task) {
 	}
 	st := &sockState{sk: sk, sends: make(map[uint32]*sendRec), early: make(map[uint32]earlyNotif)}
 	st.ledger.Expect(sk.ZCKey())
-	for _, r := range sk.ErrQueue.Records() {
+	for r := range sk.ErrQueue.All() {
 		if r.IsZerocopy() {
 			st.queue = append(st.queue, shadow{r.Range(), r.Copied()})
 		}
@@ -203,7 +218,8 @@ func (m *Monitor) Sent(sk *sock.Sock, label string, r sock.SendResult, buf *mm.B
 	}
 	m.checkSentID(st, label, r)
 	m.seq++
-	rec := &sendRec{id: r.ID, label: label, buf: buf, copied: r.Copied, seq: m.seq}
+	rec := m.newSendRec()
+	*rec = sendRec{id: r.ID, label: label, buf: buf, copied: r.Copied, seq: m.seq}
 	if e, ok := st.early[r.ID]; ok {
 		delete(st.early, r.ID)
 		m.checkSendCode(h, sk, e.uarg, e.copied, rec)

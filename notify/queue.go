@@ -1,6 +1,8 @@
 package notify
 
 import (
+	"iter"
+
 	"github.com/zcsim/zcsim/kernel"
 	"github.com/zcsim/zcsim/ubuf"
 )
@@ -16,6 +18,18 @@ func (q *Queue) Len() int { return len(q.records) }
 
 // Records returns a copy of the queued records, head first.
 func (q *Queue) Records() []Record { return append([]Record(nil), q.records...) }
+
+// All yields the queued records, head first, without copying the queue.
+// The queue must not change while it yields.
+func (q *Queue) All() iter.Seq[Record] {
+	return func(yield func(Record) bool) {
+		for _, r := range q.records {
+			if !yield(r) {
+				return
+			}
+		}
+	}
+}
 
 // Zerocopy models the queueing half of __msg_zerocopy_callback: try to
 // extend the zerocopy record at the given end of the queue with n's range
