@@ -569,7 +569,8 @@ func coveredByLive(uargs []*ubuf.Info, id uint32) bool {
 
 // roots returns the skbs that may legitimately live at quiescence: those
 // on the error queues of open sockets, on the protocols' queues, on
-// receive queues and on the network's paths and devices. A closed socket's error queue is no root: what only it
+// receive queues and on the network's paths and devices. A closed
+// socket's error queue is no root by itself (deadErrQueues): what only it
 // keeps alive keeps the socket alive in turn, a cycle only sk_destruct
 // could break (the leak of bug B14).
 func (m *Monitor) roots(w *world) []*skb.Buff {
@@ -591,6 +592,69 @@ func (m *Monitor) roots(w *world) []*skb.Buff {
 	return append(roots, m.rx...)
 }
 
+// deadQueue is the error queue of a closed socket that is still alive.
+type deadQueue struct {
+	sk   *sock.Sock
+	skbs []*skb.Buff
+}
+
+// deadErrQueues lists the closed sockets whose error queues hold skbs, in
+// creation order. Such a queue lives until sk_destruct purges it
+// (packet_sock_destruct, inet_sock_destruct), and sk_destruct runs only
+// when the last sk_wmem_alloc charge and the last uarg reference to the
+// socket are gone (sk_free, sock_wfree): so a dead socket's queue is kept
+// legitimately exactly when something the roots reach holds the socket.
+func deadErrQueues(w *world) []deadQueue {
+	var out []deadQueue
+	for _, sk := range w.socks {
+		if !sk.Dead() {
+			continue
+		}
+		var skbs []*skb.Buff
+		for r := range sk.ErrQueue.All() {
+			if r.Skb != nil {
+				skbs = append(skbs, r.Skb)
+			}
+		}
+		if len(skbs) > 0 {
+			out = append(out, deadQueue{sk, skbs})
+		}
+	}
+	return out
+}
+
+// reachDead adds to seen the error queues of the closed sockets that a
+// reached skb (charged to the socket) or a reached uarg still holds,
+// until no more are added: a queue reached that way may hold a further
+// socket in turn.
+func reachDead(seen map[kernel.ObjectID]bool, w *world, queues []deadQueue) {
+	for grown := true; grown; {
+		grown = false
+		for i, q := range queues {
+			if q.skbs != nil && heldFromRoots(seen, w, q.sk) {
+				reachInto(seen, q.skbs)
+				queues[i].skbs, grown = nil, true
+			}
+		}
+	}
+}
+
+// heldFromRoots reports whether a reached skb is charged to sk or a
+// reached uarg holds it.
+func heldFromRoots(seen map[kernel.ObjectID]bool, w *world, sk *sock.Sock) bool {
+	for _, u := range w.uargsOf[sk] {
+		if seen[u.Ident()] {
+			return true
+		}
+	}
+	for _, b := range w.skbs {
+		if o, _ := b.Owner(); o == skb.Owner(sk) && seen[b.Ident()] {
+			return true
+		}
+	}
+	return false
+}
+
 // pruneRx forgets the receive-queue skbs that were freed since, so that a
 // long run's list stays as long as what is queued.
 func (m *Monitor) pruneRx() {
@@ -608,6 +672,12 @@ func (m *Monitor) pruneRx() {
 // pages, frag_list skbs and uargs.
 func reach(roots []*skb.Buff) map[kernel.ObjectID]bool {
 	seen := make(map[kernel.ObjectID]bool)
+	reachInto(seen, roots)
+	return seen
+}
+
+// reachInto marks in seen what roots keep alive.
+func reachInto(seen map[kernel.ObjectID]bool, roots []*skb.Buff) {
 	todo := append([]*skb.Buff(nil), roots...)
 	for len(todo) > 0 {
 		b := todo[len(todo)-1]
@@ -626,7 +696,6 @@ func reach(roots []*skb.Buff) map[kernel.ObjectID]bool {
 		}
 		todo = append(todo, s.FragList...)
 	}
-	return seen
 }
 
 // ownedPages lists the pages sockets hold outside skbs.
@@ -643,6 +712,7 @@ func (m *Monitor) ownedPages(w *world) []*mm.Page {
 // checkLeaks is rule 4 at quiescence: nothing lives that no root reaches.
 func checkLeaks(h *kernel.Host, w *world, roots []*skb.Buff, pages []*mm.Page) []kernel.Violation {
 	seen := reach(roots)
+	reachDead(seen, w, deadErrQueues(w))
 	for _, p := range pages {
 		seen[p.Ident()] = true
 	}

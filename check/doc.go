@@ -32,6 +32,10 @@
 // flight, no timer pending that would free an skb. Skbs may still sit on
 // socket queues; they are the roots of the leak check (error-queue records,
 // Monitor.QueueSkbs, and skbs reported by RxQueued that are still live).
+// A closed socket's error queue is a root only while something reached
+// from the other roots holds the socket (an skb charged to it, a uarg of
+// it): sk_destruct, which purges the queue, waits for those, so a queue
+// that only keeps itself alive is the leak cycle of bug B14.
 // With every queue empty, only user pages and open sockets may remain.
 //
 // # Rules

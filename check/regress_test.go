@@ -1,0 +1,39 @@
+package check_test
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/zcsim/zcsim/sim"
+	"github.com/zcsim/zcsim/sim/interp"
+)
+
+// violationsOf runs a scenario with the full sweep after every step and
+// returns its violations.
+func violationsOf(t *testing.T, src string) []sim.Violation {
+	t.Helper()
+	tr, err := interp.Run("regress.zcs", []byte(src), interp.Options{Seed: 1, FullCheck: true})
+	require.NoError(t, err)
+	var vs []sim.Violation
+	for _, r := range tr.Records {
+		if r.Violation != nil {
+			vs = append(vs, *r.Violation)
+		}
+	}
+	return vs
+}
+
+// A closed socket whose wmem is still charged by an skb a device holds is
+// alive (sk_free defers __sk_free until sock_wfree drops the last
+// sk_wmem_alloc), so its error queue, purged only by sk_destruct
+// (packet_sock_destruct), legitimately keeps its timestamp clone.
+func TestDeadErrQueueHeldByDevice(t *testing.T) {
+	vs := violationsOf(t, `profile rfc-v2
+device eth0 nic txcomplete=manual
+socket s1 AF_PACKET SOCK_DGRAM via=eth0
+setsockopt s1 SOL_SOCKET SO_TIMESTAMPING SOF_TIMESTAMPING_TX_SOFTWARE
+send s1 0 MSG_DONTWAIT
+`)
+	require.Empty(t, vs)
+}
