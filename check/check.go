@@ -19,6 +19,7 @@ import (
 // invariant holds.
 func (m *Monitor) Check(h *kernel.Host, quiescent bool) []kernel.Violation {
 	out := h.TakeViolations()
+	m.lowerOmem()
 	out = append(out, m.found...)
 	m.found = nil
 	full := m.Full || quiescent || !m.index.built

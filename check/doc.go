@@ -108,7 +108,10 @@
 // so a task with a low limit may see locked_vm above it because of another
 // task's sends, and a limit lowered after charging leaves earlier charges
 // in place. After Before, a call that allocated a uarg must have passed
-// sock_omalloc's test omem + SKB_TRUESIZE(0) ≤ optmem_max.
+// sock_omalloc's test omem + SKB_TRUESIZE(0) ≤ optmem_max, omem the least
+// sk_omem_alloc seen at any Check since Before: packet_snd sleeps for
+// send-buffer space before it allocates its uarg, and completions that run
+// meanwhile free optmem.
 //
 // Rule 6, copied (kernel.RuleCopied): at each Notified the notification's
 // Copied is exactly ¬uarg.Zerocopy (the AND of every reference drop's

@@ -47,14 +47,17 @@ type Monitor struct {
 	shadows    []shadow
 	// hooked lists the sockets the hooks heard of since the last Check.
 	hooked []*sock.Sock
-	socks  []*sockState
-	bySock map[*sock.Sock]*sockState
-	tasks  []*ubuf.Task
-	rx     []*skb.Buff
-	rxLive int // how many of rx were live when last pruned
-	found  []kernel.Violation
-	settle []settled
-	seq    uint64
+	// calling lists the sockets whose send call is in progress (between
+	// Before and Sent).
+	calling []*sockState
+	socks   []*sockState
+	bySock  map[*sock.Sock]*sockState
+	tasks   []*ubuf.Task
+	rx      []*skb.Buff
+	rxLive  int // how many of rx were live when last pruned
+	found   []kernel.Violation
+	settle  []settled
+	seq     uint64
 }
 
 // sockState is what the Monitor knows of one socket.
@@ -185,7 +188,9 @@ func (m *Monitor) Renumber(sk *sock.Sock) { m.state(sk).ledger.Expect(sk.ZCKey()
 
 // Before records sk_zckey and sk_omem_alloc as a send call starts, so that
 // Sent can compare sk_zckey with it and check optmem admission. Without
-// it, Sent expects sk_zckey where the previous call left it.
+// it, Sent expects sk_zckey where the previous call left it. Each Check
+// until Sent lowers the recorded sk_omem_alloc to the current one
+// (lowerOmem).
 func (m *Monitor) Before(sk *sock.Sock) {
 	st := m.state(sk)
 	if k := sk.ZCKey(); k != st.ledger.Next() {
@@ -194,7 +199,33 @@ func (m *Monitor) Before(sk *sock.Sock) {
 		st.ledger.Expect(k)
 	}
 	st.before = snapshot{zckey: sk.ZCKey(), omem: sk.OmemAlloc}
+	if !st.inCall {
+		m.calling = append(m.calling, st)
+	}
 	st.inCall = true
+}
+
+// lowerOmem keeps, for each call in progress, the least sk_omem_alloc
+// seen since it started. A call that sleeps for send-buffer space before
+// it allocates its uarg (packet_snd waits in sock_alloc_send_pskb, then
+// skb_zerocopy_alloc calls sock_omalloc) is admitted against the optmem
+// left after the completions that ran while it slept; any admitted
+// allocation saw at least this least value.
+func (m *Monitor) lowerOmem() {
+	for _, st := range m.calling {
+		st.before.omem = min(st.before.omem, st.sk.OmemAlloc)
+	}
+}
+
+// endCall forgets st's call in progress.
+func (m *Monitor) endCall(st *sockState) {
+	st.inCall = false
+	for i, c := range m.calling {
+		if c == st {
+			m.calling = append(m.calling[:i], m.calling[i+1:]...)
+			return
+		}
+	}
 }
 
 // Sent reports that a send call on sk returned r; label names the call
@@ -207,7 +238,7 @@ func (m *Monitor) Sent(sk *sock.Sock, label string, r sock.SendResult, buf *mm.B
 	if st.inCall {
 		before = st.before.zckey
 	}
-	defer func() { st.inCall = false }()
+	defer m.endCall(st)
 	if !r.ZC {
 		if k := sk.ZCKey(); k != before {
 			m.report(h, kernel.RuleIDs, &sk.Tracked,
@@ -277,7 +308,8 @@ func (m *Monitor) checkMemlock(sk *sock.Sock, r sock.SendResult) {
 }
 
 // checkAdmission is sock_omalloc's test: a call that allocated a uarg
-// started with omem + SKB_TRUESIZE(0) ≤ optmem_max.
+// saw omem + SKB_TRUESIZE(0) ≤ optmem_max, omem the least sk_omem_alloc
+// since it started (lowerOmem).
 func (m *Monitor) checkAdmission(st *sockState, r sock.SendResult) {
 	sk := st.sk
 	p := sk.Host().Profile

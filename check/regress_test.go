@@ -37,3 +37,20 @@ send s1 0 MSG_DONTWAIT
 `)
 	require.Empty(t, vs)
 }
+
+// packet_snd (RFC patch 11) sleeps in sock_alloc_send_pskb before
+// skb_zerocopy_alloc calls sock_omalloc: the uarg is admitted against the
+// optmem the completions left while it slept, not against what the socket
+// held when the call started.
+func TestOptmemAdmissionAfterSleep(t *testing.T) {
+	vs := violationsOf(t, `profile rfc-v2
+sysctl net.core.optmem_max 2K
+sysctl net.core.wmem_default 1
+device eth0 nic
+socket s1 AF_PACKET SOCK_DGRAM via=eth0
+send s1 0 MSG_ZEROCOPY
+send s1 0 MSG_ZEROCOPY
+send s1 0 MSG_ZEROCOPY
+`)
+	require.Empty(t, vs)
+}
