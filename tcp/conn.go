@@ -61,6 +61,9 @@ type Conn struct {
 	finQueue bool
 	done     bool
 	pfrag    mm.PageFrag
+	// connected is sock->state == SS_CONNECTED: set by Connect, never
+	// cleared.
+	connected bool
 
 	// Receive side: in-order data not yet read by the application.
 	rcvQueue []*rcvSkb
@@ -105,13 +108,15 @@ func (c *Conn) MSS() int { return c.Route.MTU - c.Sk.IPHeaderLen() - tcpHeaderLe
 // Connect models a completed three-way handshake with the peer, whose
 // receive window is window: the connection is ESTABLISHED and its send
 // buffer is sized by tcp_init_buffer_space unless SO_SNDBUF locked it.
+// __inet_stream_connect refuses with EISCONN a socket that was connected
+// once (sock->state stays SS_CONNECTED through shutdown, FIN_WAIT2, a
+// reset or a timeout: only connect(AF_UNSPEC) clears it, which the model
+// does not offer) and one whose sk_state is not TCP_CLOSE (a listener).
 func (c *Conn) Connect(window int) kernel.Errno {
-	switch c.Sk.State {
-	case sock.ESTABLISHED, sock.CLOSE_WAIT:
+	if c.connected || c.Sk.State != sock.CLOSE {
 		return kernel.EISCONN
-	case sock.LISTEN:
-		return kernel.EINVAL
 	}
+	c.connected = true
 	c.Sk.State = sock.ESTABLISHED
 	c.sndWnd, c.maxWindow = window, window
 	c.expandSndbuf()
@@ -119,9 +124,10 @@ func (c *Conn) Connect(window int) kernel.Errno {
 	return 0
 }
 
-// Listen models inet_listen: a closed socket starts listening.
+// Listen models inet_listen: a closed socket that was never connected
+// (sock->state SS_UNCONNECTED) starts listening; otherwise EINVAL.
 func (c *Conn) Listen() kernel.Errno {
-	if c.Sk.State != sock.CLOSE && c.Sk.State != sock.LISTEN {
+	if c.connected || c.Sk.State != sock.CLOSE && c.Sk.State != sock.LISTEN {
 		return kernel.EINVAL
 	}
 	c.Sk.State = sock.LISTEN
