@@ -152,7 +152,7 @@ func (m *Monitor) outstandingPages() map[*mm.Page]bool {
 	for _, st := range m.socks {
 		for _, s := range st.sends {
 			if s.buf != nil {
-				for _, p := range s.buf.Pages {
+				for _, p := range s.buf.Present() {
 					pages[p] = true
 				}
 			}

@@ -392,11 +392,11 @@ func TestNotifyMerge(t *testing.T) {
 func TestNotifyAfterPages(t *testing.T) {
 	f := newFixture(t, "linux-6.18")
 	c := f.send(8192)
-	c.buf.Pages[1].Get() // something still reaches the second page
+	c.buf.Page(1).Get() // something still reaches the second page
 	c.skb.Free()
 	v := requireRule(t, f.check(false), kernel.RuleNotifyAfterPages, "1 of its pages are still in flight")
 	require.Equal(t, f.sk.Ident(), v.Object) // the uarg is gone by then
-	require.Contains(t, v.Message, c.buf.Pages[1].Ident().String())
+	require.Contains(t, v.Message, c.buf.Page(1).Ident().String())
 }
 
 func TestNotifyAfterPagesTxErrorKeptSkb(t *testing.T) {

@@ -18,8 +18,9 @@ type Host struct {
 	// Faults decides whether a named allocation site fails. Nil means
 	// allocations never fail.
 	Faults FaultSource
-	// Step is the number of the event being processed. The simulator sets
-	// it before each event; history entries and violations carry it.
+	// Step is the number of the step being processed: the run's one step
+	// counter, which the simulator advances before each system call or
+	// event; history entries and violations carry it.
 	Step uint64
 	// KeepTouched makes the Host list the objects created or noted since
 	// the last ClearTouched (Touched), for an incremental invariant check.
@@ -139,6 +140,29 @@ func (h *Host) Track(t *Tracked, kind string, self any) *Tracked {
 	*t = Tracked{host: h, self: self, id: ObjectID{kind, h.serial}}
 	h.live = append(h.live, t)
 	h.byID[t.id.Serial] = t
+	t.touch()
+	return t
+}
+
+// Reserve sets aside n consecutive serials for objects that will be
+// tracked later with TrackReserved, and returns the first. An object that
+// exists in principle before it is materialised (a page of a user mapping
+// before it is faulted in) keeps the identity it would have had if it were
+// built at once.
+func (h *Host) Reserve(n int) uint64 {
+	first := h.serial + 1
+	h.serial += uint64(n)
+	return first
+}
+
+// TrackReserved is Track under a serial that Reserve set aside.
+//
+// Preconditions: serial was returned by Reserve (or lies within the n it
+// reserved) and is tracked at most once.
+func (h *Host) TrackReserved(t *Tracked, kind string, serial uint64, self any) *Tracked {
+	*t = Tracked{host: h, self: self, id: ObjectID{kind, serial}}
+	h.live = append(h.live, t)
+	h.byID[serial] = t
 	t.touch()
 	return t
 }

@@ -38,8 +38,10 @@ type Chunk struct {
 
 // Peek returns the next chunk of at most max bytes without consuming it:
 // the rest of the current page of the current iovec. ok is false when the
-// iterator is exhausted, or when the iovec has no buffer or runs past it
-// (the kernel's EFAULT on an unmapped address).
+// iterator is exhausted, or when the iovec has no buffer, runs past it or
+// its buffer was unmapped (the kernel's EFAULT on an unmapped address).
+// The chunk's page is faulted in (Buffer.Page): the send path peeks
+// before it pins or copies.
 func (it *Iter) Peek(max int) (c Chunk, ok bool) {
 	for it.i < len(it.iov) && it.off >= it.iov[it.i].Len {
 		it.i, it.off = it.i+1, 0
@@ -48,17 +50,21 @@ func (it *Iter) Peek(max int) (c Chunk, ok bool) {
 		return Chunk{}, false
 	}
 	v := it.iov[it.i]
-	if v.Buf == nil {
+	if v.Buf == nil || v.Buf.unmapped {
 		return Chunk{}, false
 	}
 	pos := v.Off + it.off
 	psize := v.Buf.PageSize()
-	if pos < 0 || pos/psize >= len(v.Buf.Pages) {
+	if pos < 0 {
+		return Chunk{}, false
+	}
+	page := v.Buf.Page(pos / psize)
+	if page == nil {
 		return Chunk{}, false
 	}
 	inPage := pos % psize
 	n := min(psize-inPage, v.Len-it.off, max)
-	return Chunk{Page: v.Buf.Pages[pos/psize], Off: inPage, Len: n, NewIovec: it.off == 0}, true
+	return Chunk{Page: page, Off: inPage, Len: n, NewIovec: it.off == 0}, true
 }
 
 // Advance consumes n bytes (iov_iter_advance).

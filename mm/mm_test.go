@@ -42,9 +42,9 @@ func TestKernelPage(t *testing.T) {
 func TestUserPageFloor(t *testing.T) {
 	h := host(t)
 	b := mm.NewBuffer(h, 5000)
-	require.Len(t, b.Pages, 2)
+	require.Len(t, b.Pages(), 2)
 	require.Equal(t, 8192, b.Len())
-	u := b.Pages[1]
+	u := b.Page(1)
 	require.Equal(t, "upage#2(user,order 0,refs 1)", u.String())
 	require.False(t, u.InFlight(), "the mapping's reference alone is not in flight")
 	require.Empty(t, b.InFlight())
@@ -69,7 +69,7 @@ func TestUserPageFloor(t *testing.T) {
 func TestUnmap(t *testing.T) {
 	h := host(t)
 	b := mm.NewBuffer(h, 2*kernel.PageSize)
-	idle, pinned := b.Pages[0], b.Pages[1]
+	idle, pinned := b.Page(0), b.Page(1)
 	require.True(t, idle.Mapped())
 	pinned.Get()
 	b.Unmap()
@@ -95,7 +95,7 @@ func TestUnmap(t *testing.T) {
 func TestNewBufferSizes(t *testing.T) {
 	h := host(t)
 	for _, tt := range []struct{ size, pages int }{{0, 0}, {1, 1}, {4096, 1}, {4097, 2}, {65536, 16}} {
-		require.Len(t, mm.NewBuffer(h, tt.size).Pages, tt.pages, "size %d", tt.size)
+		require.Equal(t, tt.pages, mm.NewBuffer(h, tt.size).NumPages(), "size %d", tt.size)
 	}
 }
 
@@ -152,7 +152,7 @@ func TestIterMaxAndAdvance(t *testing.T) {
 
 	c, ok := it.Peek(1000)
 	require.True(t, ok)
-	require.Equal(t, mm.Chunk{Page: b.Pages[0], Off: 0, Len: 1000, NewIovec: true}, c)
+	require.Equal(t, mm.Chunk{Page: b.Page(0), Off: 0, Len: 1000, NewIovec: true}, c)
 	c2, _ := it.Peek(1000)
 	require.Equal(t, c, c2, "Peek does not consume")
 	_, ok = it.Peek(0)
@@ -176,7 +176,7 @@ func TestIterMaxAndAdvance(t *testing.T) {
 	it.Advance(150) // across the iovec boundary
 	require.Equal(t, 50, it.Count())
 	c, _ = it.Peek(kernel.PageSize)
-	require.Equal(t, mm.Chunk{Page: b.Pages[0], Off: 250, Len: 50}, c)
+	require.Equal(t, mm.Chunk{Page: b.Page(0), Off: 250, Len: 50}, c)
 	it.Advance(1 << 20) // more than is left: stops at the end
 	require.Equal(t, 0, it.Count())
 
@@ -214,11 +214,11 @@ func ExampleIter() {
 func TestHugeBufferChunks(t *testing.T) {
 	h := host(t)
 	b := mm.NewHugeBuffer(h, 3<<20, 9) // two 2 MiB pages
-	require.Len(t, b.Pages, 2)
+	require.Len(t, b.Pages(), 2)
 	require.Equal(t, 2<<20, b.PageSize())
 	require.Equal(t, 4<<20, b.Len())
-	require.Equal(t, 9, b.Pages[0].Order)
-	require.True(t, b.Pages[0].User)
+	require.Equal(t, 9, b.Page(0).Order)
+	require.True(t, b.Page(0).User)
 	it := mm.NewIter(mm.Iovec{Buf: b, Off: 4096, Len: 3 << 20})
 	want := []chunk{
 		{"upage#1", 4096, 2<<20 - 4096, true},
@@ -240,4 +240,55 @@ func TestIterBadIovecs(t *testing.T) {
 		_, ok := mm.NewIter(iov).Peek(100)
 		require.False(t, ok, "%+v", iov)
 	}
+}
+
+// TestBufferLazy: a mapping's pages exist only once touched, each with the
+// identity it was given when the buffer was mapped; a gigabyte never
+// touched costs nothing, and one touched in two places costs two pages.
+func TestBufferLazy(t *testing.T) {
+	h := host(t)
+	b := mm.NewBuffer(h, 1<<30)
+	next := mm.AllocPages(h, 0) // the serial after the buffer's reservation
+	require.Equal(t, 1<<18, b.NumPages())
+	require.Equal(t, 1<<30, b.Len())
+	require.Empty(t, b.Present())
+	require.Len(t, h.Live(), 1, "only the kernel page exists")
+	require.Equal(t, uint64(1<<18+1), next.Ident().Serial)
+
+	last, first := b.Page(1<<18-1), b.Page(0)
+	require.Equal(t, "upage#262144(user,order 0,refs 1)", last.String())
+	require.Equal(t, "upage#1(user,order 0,refs 1)", first.String())
+	require.Same(t, first, b.Page(0), "a present page is found, not faulted in again")
+	require.Equal(t, []*mm.Page{first, last}, b.Present(), "address order")
+	require.Nil(t, b.Page(-1))
+	require.Nil(t, b.Page(1<<18))
+
+	it := mm.NewIter(mm.Iovec{Buf: b, Off: 5 * kernel.PageSize, Len: 1 << 29})
+	c, ok := it.Peek(100)
+	require.True(t, ok)
+	require.Equal(t, "upage#6", c.Page.Ident().String(), "peeking faults the page in")
+	require.Len(t, b.Present(), 3)
+
+	last.Get()
+	require.Equal(t, []*mm.Page{last}, b.InFlight())
+	b.Unmap()
+	require.Nil(t, b.Page(7), "after munmap a page never touched does not exist")
+	require.Same(t, last, b.Page(1<<18-1), "a pinned page outlives its mapping")
+	_, ok = it.Peek(100)
+	require.False(t, ok, "after munmap: EFAULT, even on a page that was present")
+	last.Put()
+	require.Equal(t, []kernel.ObjectID{next.Ident()}, h.Live())
+	skbtest.NoViolations(t, h)
+}
+
+// TestBufferPages faults every page in, in address order.
+func TestBufferPages(t *testing.T) {
+	h := host(t)
+	b := mm.NewBuffer(h, 3*kernel.PageSize)
+	mid := b.Page(1)
+	all := b.Pages()
+	require.Len(t, all, 3)
+	require.Same(t, mid, all[1])
+	require.Equal(t, "upage#1", all[0].Ident().String())
+	require.Equal(t, all, b.Present())
 }

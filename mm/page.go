@@ -1,7 +1,9 @@
 package mm
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
 
 	"github.com/zcsim/zcsim/kernel"
 )
@@ -24,6 +26,8 @@ type Page struct {
 	// the pins of the network stack still hold it.
 	Unmapped bool
 	refs     int
+	// index is a user page's position in its Buffer.
+	index int
 }
 
 // Mapped reports whether a process's mapping holds the page: a user page
@@ -94,13 +98,39 @@ func (p *Page) Put() {
 	}
 }
 
-// Buffer is a region of user memory, as a process passes it to send: whole
-// pages, each held by the process's mapping. The pages are base pages, or
-// with Order > 0 compound (huge) pages of PAGE_SIZE << Order bytes each.
+// Buffer is a region of user memory, as a process passes it to send: an
+// anonymous mapping of whole pages, base pages or with Order > 0 compound
+// (huge) pages of PAGE_SIZE << Order bytes each.
+//
+// Pages are faulted in lazily, as the kernel's are: a page exists (is
+// tracked, holds its mapping's reference) only once something pins or
+// reads it (Page, or an Iter chunk over it), so mapping a gigabyte that a
+// send never reaches costs O(1). A page's identity is fixed when the
+// buffer is mapped: the i-th page is "upage#(first+i)" whenever it is
+// faulted in, as if every page had been built at once.
+//
+// Ownership: the mapping holds one reference on each present page until
+// Unmap. The zero value is an empty mapping.
 type Buffer struct {
-	Pages []*Page
+	// Order is the compound order of the buffer's pages.
 	Order int
+	host  *kernel.Host
+	n     int    // pages in the mapping
+	first uint64 // serial of page 0
+	// present holds the pages faulted in, in address order.
+	present []*Page
+	// spare is storage for pages not yet faulted in: a send's pages are
+	// faulted in order, so they are carved from one allocation.
+	spare    []Page
+	unmapped bool
+	// inline holds the first page and the first present slot, so that a
+	// one-page send costs one allocation.
+	inline     Page
+	inlineSlot [1]*Page
 }
+
+// spareChunk bounds how many pages one carving allocates.
+const spareChunk = 64
 
 // NewBuffer maps size bytes of user memory starting at a page boundary.
 func NewBuffer(h *kernel.Host, size int) *Buffer { return NewHugeBuffer(h, size, 0) }
@@ -110,16 +140,12 @@ func NewBuffer(h *kernel.Host, size int) *Buffer { return NewHugeBuffer(h, size,
 // (order 9 is 2 MiB on x86-64). __zerocopy_sg_from_iter describes such
 // memory with one frag per compound page (offsets from compound_head), so
 // one skb's MAX_SKB_FRAGS frags can hold far more than 68 KiB: the skbs
-// of BIG TCP that bug B15 needed.
+// of BIG TCP that bug B15 needed. No page is faulted in yet.
 func NewHugeBuffer(h *kernel.Host, size, order int) *Buffer {
 	psize := kernel.PageSize << order
 	n := (size + psize - 1) / psize
-	b := &Buffer{Pages: make([]*Page, n), Order: order}
-	for i := range b.Pages {
-		p := &Page{User: true, Order: order, refs: 1}
-		h.Track(&p.Tracked, "upage", p)
-		b.Pages[i] = p
-	}
+	b := &Buffer{Order: order, host: h, n: n, first: h.Reserve(n)}
+	b.present = b.inlineSlot[:0]
 	return b
 }
 
@@ -127,13 +153,72 @@ func NewHugeBuffer(h *kernel.Host, size, order int) *Buffer {
 func (b *Buffer) PageSize() int { return kernel.PageSize << b.Order }
 
 // Len returns the size of the buffer in bytes.
-func (b *Buffer) Len() int { return len(b.Pages) * b.PageSize() }
+func (b *Buffer) Len() int { return b.n * b.PageSize() }
 
-// Unmap models munmap of the buffer: each page loses its mapping's
-// reference and is freed, unless the network stack still pins it, in which
-// case the last put_page frees it.
+// NumPages returns how many pages the mapping spans, present or not.
+func (b *Buffer) NumPages() int { return b.n }
+
+// Page returns the i-th page of the buffer, faulting it in (one reference,
+// the mapping's) if it is not present yet: what get_user_pages or a
+// copy_from_user does to a page not yet touched. After Unmap only a page
+// that was present is returned; one never faulted in no longer exists, and
+// neither does an index outside the mapping: both are nil.
+func (b *Buffer) Page(i int) *Page {
+	if i < 0 || i >= b.n {
+		return nil
+	}
+	if k := len(b.present); k > 0 && b.present[k-1].index == i {
+		return b.present[k-1]
+	}
+	at, found := slices.BinarySearchFunc(b.present, i, func(p *Page, i int) int { return cmp.Compare(p.index, i) })
+	if found {
+		return b.present[at]
+	}
+	if b.unmapped {
+		return nil
+	}
+	p := b.carve(i)
+	*p = Page{User: true, Order: b.Order, refs: 1, index: i}
+	b.host.TrackReserved(&p.Tracked, "upage", b.first+uint64(i), p)
+	b.present = slices.Insert(b.present, at, p)
+	return p
+}
+
+// carve returns storage for page i.
+func (b *Buffer) carve(i int) *Page {
+	if len(b.present) == 0 {
+		return &b.inline
+	}
+	if len(b.spare) == 0 {
+		b.spare = make([]Page, min(b.n-i, spareChunk))
+	}
+	p := &b.spare[0]
+	b.spare = b.spare[1:]
+	return p
+}
+
+// Present returns the pages faulted in so far, in address order. The
+// slice is the buffer's own: the caller must not modify it.
+func (b *Buffer) Present() []*Page { return b.present }
+
+// Pages faults in every page of the buffer and returns them in address
+// order, as Present then does; for small buffers (tests, a ring), since
+// it costs a page per PAGE_SIZE << Order bytes.
+func (b *Buffer) Pages() []*Page {
+	for i := range b.n {
+		b.Page(i)
+	}
+	return b.present
+}
+
+// Unmap models munmap of the buffer: each present page loses its
+// mapping's reference and is freed, unless the network stack still pins
+// it, in which case the last put_page frees it. Pages never faulted in
+// simply cease to exist.
 func (b *Buffer) Unmap() {
-	for _, p := range b.Pages {
+	b.unmapped = true
+	b.spare = nil
+	for _, p := range b.present {
 		if p.Unmapped || p.Freed() {
 			continue
 		}
@@ -145,10 +230,12 @@ func (b *Buffer) Unmap() {
 	}
 }
 
-// InFlight returns the pages still referenced by the network stack.
+// InFlight returns the pages still referenced by the network stack. A
+// page never faulted in was never pinned, so only present pages are
+// examined.
 func (b *Buffer) InFlight() []*Page {
 	var out []*Page
-	for _, p := range b.Pages {
+	for _, p := range b.present {
 		if p.InFlight() {
 			out = append(out, p)
 		}

@@ -199,7 +199,7 @@ func (p *Sock) fillSkb(b *skb.Buff, i, tpLen int) kernel.Errno {
 		}
 		off := data % kernel.PageSize
 		n := min(kernel.PageSize-off, toWrite)
-		pg := r.Buf.Pages[data/kernel.PageSize]
+		pg := r.Buf.Page(data / kernel.PageSize)
 		pg.Get()
 		s.Frags = append(s.Frags, skb.Frag{Page: pg, Off: off, Size: n})
 		data += n
@@ -243,7 +243,7 @@ func (o *frameOwner) Uncharge(d skb.Destructor, truesize int) {
 // references reports whether b's frags point into the ring.
 func (r *Ring) references(b *skb.Buff) bool {
 	for _, f := range b.Shinfo().Frags {
-		for _, pg := range r.Buf.Pages {
+		for _, pg := range r.Buf.Present() {
 			if f.Page == pg {
 				return true
 			}

@@ -85,12 +85,12 @@ func TestZerocopyFromIter(t *testing.T) {
 	f := newFixture(t, "linux-6.18")
 	b, u := f.zc(t, 0, 8192)
 	skbtest.CheckSkb(t, b, skbtest.Skb{Len: 8192, DataLen: 8192, Truesize: 576 + 2*4096, Users: 1, Dataref: 1,
-		Flags: zcFlags, Uarg: u.Ident(), Frags: skbtest.FragsOf(f.buf.Pages, 4096, 4096)})
+		Flags: zcFlags, Uarg: u.Ident(), Frags: skbtest.FragsOf(f.buf.Pages(), 4096, 4096)})
 	skbtest.Refs(t, u, 1, b.Shinfo().Ident())
 	skbtest.BufferRefs(t, f.buf, append([]int{2, 2}, ones(30)...)...)
 	f.pageRefs(t, 2, 2, 1)
 	require.Equal(t, fmt.Sprintf("%v[len 8192 frags 2 %v]", b.Ident(), u.Ident()), b.String())
-	require.Equal(t, []*mm.Page{f.buf.Pages[0], f.buf.Pages[1]}, b.Pages())
+	require.Equal(t, []*mm.Page{f.buf.Page(0), f.buf.Page(1)}, b.Pages())
 	skbtest.NoViolations(t, f.H)
 }
 
@@ -105,7 +105,7 @@ func ones(n int) []int {
 func TestZerocopyFromIterUnaligned(t *testing.T) {
 	f := newFixture(t, "linux-6.18")
 	b, _ := f.zc(t, 100, 8192)
-	pg := f.buf.Pages
+	pg := f.buf.Pages()
 	want := []skbtest.Frag{skbtest.F(pg[0], 100, 3996), skbtest.F(pg[1], 0, 4096), skbtest.F(pg[2], 0, 100)}
 	got := skbtest.SkbOf(b)
 	require.Equal(t, want, got.Frags)
@@ -127,7 +127,7 @@ func TestZerocopyFromIterIovecs(t *testing.T) {
 	// The rest of the second iovec continues its last frag.
 	n, _ = b.ZerocopyFromIter(it, 150, u, call)
 	require.Equal(t, 150, n)
-	pg := f.buf.Pages[0]
+	pg := f.buf.Page(0)
 	require.Equal(t, []skbtest.Frag{skbtest.F(pg, 0, 100), skbtest.F(pg, 100, 300)}, skbtest.SkbOf(b).Frags)
 	// Every call pins a page's worth (PAGE_ALIGN(copied + start)), even
 	// when it continues a frag, so truesize never falls below len.
@@ -156,7 +156,7 @@ func TestZerocopyFromIterMaxFrags(t *testing.T) {
 	require.Len(t, b.Shinfo().Frags, kernel.MaxSkbFrags)
 	require.Equal(t, 1, it.Count())
 	require.Equal(t, 576+17*4096, b.Truesize)
-	skbtest.Pages(t, skbtest.PageRef{Page: f.buf.Pages[16], Refs: 2}, skbtest.PageRef{Page: f.buf.Pages[17], Refs: 1})
+	skbtest.Pages(t, skbtest.PageRef{Page: f.buf.Page(16), Refs: 2}, skbtest.PageRef{Page: f.buf.Page(17), Refs: 1})
 }
 
 func TestZerocopyFromIterOtherUarg(t *testing.T) {
@@ -223,7 +223,7 @@ func TestClone(t *testing.T) {
 	c, err := b.Clone()
 	require.Zero(t, err)
 	want := skbtest.Skb{Len: 8192, DataLen: 8192, Truesize: 576 + 8192, Users: 1, Dataref: 2, Cloned: true,
-		Flags: zcFlags, Uarg: u.Ident(), Frags: skbtest.FragsOf(f.buf.Pages, 4096, 4096)}
+		Flags: zcFlags, Uarg: u.Ident(), Frags: skbtest.FragsOf(f.buf.Pages(), 4096, 4096)}
 	skbtest.CheckSkb(t, b, want)
 	skbtest.CheckSkb(t, c, want)
 	require.Same(t, b.Shinfo(), c.Shinfo())
@@ -248,7 +248,7 @@ func (f *fixture) pageRefs(t testing.TB, refs ...int) {
 	t.Helper()
 	var want []skbtest.PageRef
 	for i, r := range refs {
-		want = append(want, skbtest.PageRef{Page: f.buf.Pages[i], Refs: r})
+		want = append(want, skbtest.PageRef{Page: f.buf.Page(i), Refs: r})
 	}
 	skbtest.Pages(t, want...)
 }

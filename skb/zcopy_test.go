@@ -137,7 +137,7 @@ func TestOrphanFrags(t *testing.T) {
 		f := newFixture(t, "linux-6.18")
 		ring := mm.NewBuffer(f.H, 4096) // a PACKET_TX_RING frame
 		b := skb.Alloc(f.H, 0)
-		b.AppendPageFrag(ring.Pages[0], 0, 1500)
+		b.AppendPageFrag(ring.Page(0), 0, 1500)
 		b.SetNoUarg()
 		require.True(t, b.IsZcopy())
 		require.Nil(t, b.Zcopy())
@@ -260,7 +260,7 @@ func TestCopyUbufsFailures(t *testing.T) {
 		require.Nil(t, segs)
 		require.Equal(t, kernel.ENOMEM, err)
 		require.False(t, u.Done)
-		skbtest.Live(t, f.H, map[string]int{"sock": 1, "upage": 32, "page": 3, "skb": 1, "shinfo": 1, "ubuf": 1})
+		skbtest.Live(t, f.H, map[string]int{"sock": 1, "page": 3, "skb": 1, "shinfo": 1, "ubuf": 1})
 	})
 }
 
@@ -375,7 +375,7 @@ func TestPullTail(t *testing.T) {
 	// An unowned skb's truesize grows with its head (pskb_expand_head).
 	skbtest.CheckSkb(t, b, skbtest.Skb{Len: 8192, DataLen: 8092, Truesize: 576 + 8192 + 228, Users: 1, Dataref: 1,
 		Flags: zcFlags, Uarg: u.Ident(),
-		Frags: []skbtest.Frag{skbtest.F(f.buf.Pages[0], 100, 3996), skbtest.F(f.buf.Pages[1], 0, 4096)}})
+		Frags: []skbtest.Frag{skbtest.F(f.buf.Page(0), 100, 3996), skbtest.F(f.buf.Page(1), 0, 4096)}})
 	require.Equal(t, 228, b.LinearCap, "the head grew by delta + 128")
 	require.True(t, u.Zerocopy, "frags remain: no copy reported yet")
 

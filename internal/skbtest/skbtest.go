@@ -172,13 +172,13 @@ func Pages(t testing.TB, want ...PageRef) {
 // counts, in page order.
 func BufferRefs(t testing.TB, buf *mm.Buffer, refs ...int) {
 	t.Helper()
-	if len(refs) != len(buf.Pages) {
-		t.Errorf("BufferRefs: %d counts for %d pages", len(refs), len(buf.Pages))
+	if len(refs) != buf.NumPages() {
+		t.Errorf("BufferRefs: %d counts for %d pages", len(refs), buf.NumPages())
 		return
 	}
 	want := make([]PageRef, len(refs))
 	for i, r := range refs {
-		want[i] = PageRef{buf.Pages[i], r}
+		want[i] = PageRef{buf.Page(i), r}
 	}
 	Pages(t, want...)
 }

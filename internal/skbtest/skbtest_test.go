@@ -34,8 +34,8 @@ func TestPagesReportsEveryMismatch(t *testing.T) {
 	freed.Put()
 	r := &recorder{TB: t}
 	skbtest.Pages(r,
-		skbtest.PageRef{Page: buf.Pages[0], Refs: 2},
-		skbtest.PageRef{Page: buf.Pages[1], Refs: 1},
+		skbtest.PageRef{Page: buf.Page(0), Refs: 2},
+		skbtest.PageRef{Page: buf.Page(1), Refs: 1},
 		skbtest.PageRef{Page: k},
 		skbtest.PageRef{Page: freed, Refs: 1},
 	)
@@ -52,7 +52,7 @@ func TestPagesReportsEveryMismatch(t *testing.T) {
 func TestRefsAndViolations(t *testing.T) {
 	e := skbtest.NewEnv(t, "linux-6.18")
 	buf := mm.NewBuffer(e.H, kernel.PageSize)
-	buf.Pages[0].Put()
+	buf.Page(0).Put()
 	r := &recorder{TB: t}
 	skbtest.NoViolations(r, e.H)
 	require.Len(t, r.errs, 1)
