@@ -113,7 +113,7 @@ func (w *World) record(c Call, op string, s *Socket, r Result) {
 
 // PeerOptions say how a socket's implicit peer behaves.
 type PeerOptions struct {
-	Ack AckPolicy
+	Ack tcp.AckPolicy
 	// Rcvbuf, if non-zero, is the peer's SO_RCVBUF.
 	Rcvbuf int
 	// AutoRead makes the peer's application read everything on arrival.
@@ -136,7 +136,10 @@ func (w *World) NewSocket(c Call, name string, t *Task, family kernel.Family, ty
 			return ok(fd)
 		}
 		p := w.newSocket(name+".peer", t, family, typ, proto, dev)
-		p.ack, p.autoRead = po.Ack, po.AutoRead
+		p.autoRead = po.AutoRead
+		if p.tcp != nil {
+			p.tcp.SetAckPolicy(po.Ack)
+		}
 		if po.Rcvbuf > 0 {
 			p.Sk.Rcvbuf = po.Rcvbuf
 			p.Sk.RcvbufLocked = true
@@ -332,7 +335,8 @@ func (w *World) Accept(c Call, s *Socket, name string) (*Socket, Result) {
 		}
 		child = w.newSocket(name, s.Task, s.Sk.Family, s.Sk.Type, s.Sk.Protocol, s.Dev)
 		client := w.newSocket(name+".peer", s.Task, s.Sk.Family, s.Sk.Type, s.Sk.Protocol, s.Dev)
-		client.ack, client.autoRead = s.Peer.ack, s.Peer.autoRead
+		client.autoRead = s.Peer.autoRead
+		client.tcp.SetAckPolicy(s.Peer.tcp.AckPolicy())
 		child.Peer, client.Peer = client, child
 		child.Sk.InheritFlags(s.Sk)
 		client.tcp.Connect(child.tcp.Window())
@@ -530,7 +534,7 @@ func sendResult(r sock.SendResult) Result {
 func (w *World) sendTCP(c Call, s *Socket, iov []mm.Iovec, flags kernel.MsgFlags, buf *mm.Buffer) Result {
 	w.begin()
 	w.Monitor.Before(s.Sk)
-	call := s.tcp.Sendmsg(iov, flags, kernel.ObjectID{Kind: "sendmsg", Serial: w.step})
+	call := s.tcp.Sendmsg(iov, flags, kernel.ObjectID{Kind: "sendmsg", Serial: w.Host.Step})
 	blocked := false
 	if !call.Done() {
 		w.end(Event{Source: c.Source, Op: "send", Socket: s.Name, Text: c.Text + " blocks in sk_stream_wait_memory"})
@@ -617,7 +621,7 @@ func (w *World) Recv(c Call, s *Socket, n int, flags kernel.MsgFlags) Result {
 				return fail(err)
 			}
 			if got > 0 && s.Peer != nil {
-				w.sendAck(s)
+				s.tcp.SendAck() // tcp_cleanup_rbuf
 			}
 			return ok(int64(got))
 		case s.dgrm != nil:

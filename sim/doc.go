@@ -22,7 +22,8 @@
 // __netif_receive_skb) or hand them to user space (tun_net_xmit); links
 // with delay and seeded loss; TCP peers that acknowledge at once or with
 // the delayed-ACK timer and hold data until read; UDP receivers that
-// reassemble IP fragments.
+// reassemble IP fragments. Package tcp owns TCP's timers and ACK policy;
+// the World is the clock they run on and the path their ACKs take.
 //
 // A TCP or UDP socket "s" gets an implicit peer "s.peer" on the far side of
 // its device. On loopback the peer is on this host and receives the

@@ -11,28 +11,6 @@ import (
 	"github.com/zcsim/zcsim/tcp"
 )
 
-// AckPolicy is how a receiver acknowledges TCP data.
-type AckPolicy uint8
-
-// ACK policies.
-const (
-	// AckImmediate acknowledges every segment at once.
-	AckImmediate AckPolicy = iota
-	// AckDelayed acknowledges every second full-sized segment, or when the
-	// delayed-ACK timer (TCP_DELACK_MIN, 40ms) fires (tcp_send_delayed_ack).
-	AckDelayed
-	// AckQuick is quickack mode (TCP_QUICKACK): every segment at once.
-	AckQuick
-)
-
-// Timers of the TCP model.
-const (
-	delackTimeout = 40 * engine.Millisecond  // TCP_DELACK_MIN
-	rtoMin        = 200 * engine.Millisecond // TCP_RTO_MIN
-	rtoMax        = 120 * engine.Second      // TCP_RTO_MAX
-	retries2      = 15                       // net.ipv4.tcp_retries2
-)
-
 // Socket is a named socket of the world with what the network needs of it:
 // its device, its implicit peer, and the scenario's control of its path.
 type Socket struct {
@@ -52,18 +30,11 @@ type Socket struct {
 	dgrm *dgram
 
 	// Peer-side behaviour.
-	ack      AckPolicy
 	autoRead bool
-	unacked  int
-	delack   engine.Handle
 
 	// tskeyBase is sk_tskey of a TCP socket: write_seq when
 	// SOF_TIMESTAMPING_OPT_ID was switched on.
 	tskeyBase uint32
-
-	// Retransmission timer.
-	rto      engine.Handle
-	timeouts int
 
 	// Path control, for data this socket sends and ACKs it receives.
 	holdData, holdAck bool
@@ -209,7 +180,7 @@ func (w *World) deliver(r *Socket, f frame) Event {
 	}
 	if !accepted {
 		e.Text += " (not the next expected: dropped and acknowledged again)"
-		w.sendAck(r)
+		r.tcp.SendAck()
 		return e
 	}
 	if local && n > 0 {
@@ -218,26 +189,30 @@ func (w *World) deliver(r *Socket, f frame) Event {
 	if r.autoRead {
 		r.tcp.Recv(1 << 30)
 	}
-	r.unacked += n
-	switch {
-	case r.ack != AckDelayed || f.fin || r.unacked >= 2*r.tcp.MSS():
-		w.sendAck(r)
-	case !w.Loop.Pending(r.delack):
-		r.delack = w.after(delackTimeout, "delack", "delayed ACK "+r.Name, func() Event {
-			w.sendAck(r)
-			return Event{Socket: r.Name, Text: r.Name + ": delayed-ACK timer fires"}
-		})
-	}
+	r.tcp.Received(n, f.fin)
 	return e
 }
 
-// sendAck sends r's cumulative ACK and window to its peer after the link
-// delay, unless the scenario holds or drops it.
-func (w *World) sendAck(r *Socket) {
-	w.Loop.Cancel(r.delack)
-	r.unacked = 0
-	w.ackTo(r.Peer, r.tcp.RcvNxt(), r.tcp.Window())
+// SendAck implements tcp.Network: from's ACK reaches its peer after the
+// link delay, unless the scenario holds or drops it.
+func (w *World) SendAck(from *sock.Sock, ack uint32, win int) {
+	w.ackTo(w.bySock(from).Peer, ack, win)
 }
+
+// After implements tcp.Network: a protocol timer of sk's, run as a step
+// of its own whose text fire returns.
+func (w *World) After(sk *sock.Sock, d engine.Duration, op string, fire func() string) engine.Handle {
+	s := w.bySock(sk)
+	return w.after(d, op, op+" "+s.Name, func() Event {
+		return Event{Socket: s.Name, Text: s.Name + ": " + fire()}
+	})
+}
+
+// Cancel implements tcp.Network: it stops a pending event.
+func (w *World) Cancel(h engine.Handle) bool { return w.Loop.Cancel(h) }
+
+// Pending implements tcp.Network: whether an event is still to run.
+func (w *World) Pending(h engine.Handle) bool { return w.Loop.Pending(h) }
 
 // ackTo sends s an ACK of ack with window win after the link delay,
 // unless the scenario holds or drops the ACKs s receives.
@@ -246,12 +221,7 @@ func (w *World) ackTo(s *Socket, ack uint32, win int) {
 		if s.tcp.Done() {
 			return Event{Socket: s.Name, Text: fmt.Sprintf("%s: ACK %d after the connection is gone", s.Name, ack)}
 		}
-		before := len(s.tcp.RtxQueue())
 		s.tcp.Ack(ack, win)
-		if len(s.tcp.RtxQueue()) < before {
-			w.Loop.Cancel(s.rto) // progress restarts the timer
-			s.timeouts = 0
-		}
 		return Event{Socket: s.Name, Text: fmt.Sprintf("%s receives ACK %d window %d", s.Name, ack, win)}
 	}
 	switch {
@@ -284,44 +254,6 @@ func (w *World) ReleaseAcks(s *Socket) {
 	for _, d := range held {
 		w.after(s.Dev.Delay, "ack", "ACK to "+s.Name, d)
 	}
-}
-
-// syncTimers runs after every step: a TCP socket's retransmission timer
-// runs while data is unacknowledged and the connection exists
-// (inet_csk_reset_xmit_timer), and is stopped otherwise
-// (inet_csk_clear_xmit_timer, tcp_done).
-func (w *World) syncTimers() {
-	for _, s := range w.sockets {
-		if s.tcp == nil {
-			continue
-		}
-		if s.tcp.Done() || s.tcp.RtxLen() == 0 {
-			w.Loop.Cancel(s.rto)
-			s.timeouts = 0
-			continue
-		}
-		if !w.Loop.Pending(s.rto) {
-			w.armRTO(s)
-		}
-	}
-}
-
-// armRTO starts the retransmission timer. Each timeout doubles the next
-// (exponential backoff, up to TCP_RTO_MAX); after tcp_retries2 timeouts
-// the connection is given up with ETIMEDOUT (tcp_write_err).
-func (w *World) armRTO(s *Socket) {
-	d := min(rtoMin<<s.timeouts, rtoMax)
-	s.rto = w.after(d, "rto", "RTO "+s.Name, func() Event {
-		s.timeouts++
-		if s.timeouts > retries2 {
-			s.tcp.GiveUp()
-			return Event{Socket: s.Name, Text: s.Name + ": retransmissions exhausted, connection aborted (ETIMEDOUT)"}
-		}
-		s.tcp.Timeout()
-		w.Loop.Cancel(s.rto)
-		w.armRTO(s)
-		return Event{Socket: s.Name, Text: fmt.Sprintf("%s: retransmission timeout %d, retransmit from snd_una", s.Name, s.timeouts)}
-	})
 }
 
 // remoteReset delivers a reset to r after the link delay (tcp_reset).

@@ -37,7 +37,7 @@ func (w *World) VhostSend(c Call, dev *Device, n, gso int) Result {
 		gso = defaultGuestGSO
 	}
 	return w.syscall(c, "vhost_send", nil, func() Result {
-		holder := kernel.ObjectID{Kind: "vhost_tx", Serial: w.step}
+		holder := kernel.ObjectID{Kind: "vhost_tx", Serial: w.Host.Step}
 		u := ubuf.NewLegacy(w.Host, holder)
 		b := w.guestSkb(n, u, holder)
 		if w.Host.Fail(kernel.FaultTunGetUser) {

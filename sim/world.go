@@ -48,7 +48,6 @@ type World struct {
 	// that lasts is reported once.
 	reported map[string]bool
 
-	step  uint64
 	trace Trace
 	// event is the step being recorded; the trace copies it if it keeps it.
 	event Event
@@ -116,7 +115,7 @@ func (w *World) Emit(r Record) { w.trace.add(r) }
 
 // Step returns the number of the last step: the address of the event that
 // ran last.
-func (w *World) Step() uint64 { return w.step }
+func (w *World) Step() uint64 { return w.Host.Step }
 
 // ViolationsReported returns how many violation records the trace holds.
 func (w *World) ViolationsReported() int { return w.violations }
@@ -176,19 +175,18 @@ func (w *World) Sockets() []*Socket { return append([]*Socket(nil), w.sockets...
 // Failed reports whether a violation has been found.
 func (w *World) Failed() bool { return w.failed }
 
-// begin starts a step: the next step number, stamped on the Host so that
-// histories and violations carry it.
+// begin starts a step: the next step number. The Host's is the run's one
+// step counter, so histories and violations carry it.
 func (w *World) begin() uint64 {
-	w.step++
-	w.Host.Step = w.step
+	w.Host.Step++
 	w.touched, w.narration = w.touched[:0], w.narration[:0]
-	return w.step
+	return w.Host.Step
 }
 
 // end finishes a step: record it with what it touched, then run the
 // invariant checkers and record every violation they report.
 func (w *World) end(e Event) {
-	e.Step, e.Time = w.step, int64(w.Now())
+	e.Step, e.Time = w.Host.Step, int64(w.Now())
 	e.Touched = w.touched
 	for _, n := range w.narration {
 		e.Text += "; " + n
@@ -196,7 +194,6 @@ func (w *World) end(e Event) {
 	w.event = e
 	w.trace.add(Record{Event: &w.event})
 	w.touched, w.narration = w.touched[:0], w.narration[:0]
-	w.syncTimers()
 	w.checkInvariants(false)
 }
 

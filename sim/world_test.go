@@ -7,6 +7,7 @@ import (
 
 	"github.com/zcsim/zcsim/kernel"
 	"github.com/zcsim/zcsim/sim/engine"
+	"github.com/zcsim/zcsim/tcp"
 )
 
 // The World API used directly, without a scenario.
@@ -27,7 +28,7 @@ func TestWorldAPI(t *testing.T) {
 	require.Same(t, task, w.Task("main"))
 	require.Nil(t, w.Task("nobody"))
 
-	s, r := w.NewSocket(Call{Text: "socket s"}, "s", task, kernel.AF_INET, kernel.SOCK_STREAM, 0, lo, PeerOptions{Ack: AckQuick})
+	s, r := w.NewSocket(Call{Text: "socket s"}, "s", task, kernel.AF_INET, kernel.SOCK_STREAM, 0, lo, PeerOptions{Ack: tcp.AckQuick})
 	require.Zero(t, r.Errno)
 	require.Equal(t, "s", s.String())
 	require.True(t, s.IsTCP())

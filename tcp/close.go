@@ -117,6 +117,9 @@ func (c *Conn) finish() {
 	}
 	c.rcvQueue = nil
 	c.pfrag.Release()
+	c.Net.Cancel(c.t.rto) // inet_csk_clear_xmit_timers
+	c.Net.Cancel(c.t.delack)
+	c.t.backoff = 0
 	c.Sk.State = sock.CLOSE
 	c.Sk.Note(kernel.Entry{Op: kernel.OpTCPDone})
 	c.Sk.Put()

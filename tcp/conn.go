@@ -46,7 +46,8 @@ type Segment struct {
 type Conn struct {
 	Sk    *sock.Sock
 	Route sock.Route
-	Net   sock.Network
+	Net   Network
+	t     timers
 
 	write []*Segment // unsent, oldest first (sk_write_queue)
 	rtx   []*Segment // sent, unacknowledged (tcp_rtx_queue)
@@ -89,7 +90,7 @@ const (
 
 // New models tcp_v4_init_sock for the socket sk: a closed connection whose
 // packets will take route r into net.
-func New(sk *sock.Sock, r sock.Route, net sock.Network) *Conn {
+func New(sk *sock.Sock, r sock.Route, net Network) *Conn {
 	sk.Hold() // the protocol's reference
 	return &Conn{Sk: sk, Route: r, Net: net, cwnd: initCwnd}
 }

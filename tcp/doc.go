@@ -38,6 +38,28 @@
 // skbs keep their references until acknowledged, and their completions
 // queue no notification.
 //
+// # Timers and ACKs
+//
+// A Conn runs its own timers on the virtual clock its Network provides
+// (Network.After, which the simulator implements; package sim/engine is
+// the shared leaf that defines virtual time):
+//
+//   - The retransmission timer runs while the retransmit queue holds
+//     anything and the connection exists: armed when new data is sent
+//     (tcp_event_new_data_sent), restarted from TCP_RTO_MIN with its backoff
+//     forgotten by an ACK that frees something, stopped when nothing is
+//     outstanding (tcp_rearm_rto). Each timeout retransmits from snd_una
+//     and doubles the next, up to TCP_RTO_MAX; after tcp_retries2 (15)
+//     timeouts the connection is given up with ETIMEDOUT
+//     (tcp_retransmit_timer, tcp_write_err).
+//   - Received data is acknowledged by the connection's AckPolicy
+//     (__tcp_ack_snd_check): at once, or, delayed, on every second
+//     full-sized segment, a FIN, or the delayed-ACK timer after
+//     TCP_DELACK_MIN (tcp_send_delayed_ack). An out-of-order segment and an
+//     application read (tcp_cleanup_rbuf) send an ACK at once. ACKs leave
+//     through Network.SendAck.
+//   - tcp_done stops every timer (inet_csk_clear_xmit_timers).
+//
 // # Errnos
 //
 // What each failure returns under each profile:
@@ -77,6 +99,8 @@
 // net/ipv4/tcp_output.c: tcp_write_xmit, tcp_transmit_skb, tso_fragment,
 // tcp_fragment, tcp_nagle_test, tcp_mss_split_point, tcp_xmit_size_goal,
 // tcp_send_fin; net/ipv4/tcp_input.c: tcp_ack, tcp_clean_rtx_queue,
-// tcp_sndbuf_expand, tcp_data_queue, tcp_reset; net/ipv4/tcp_timer.c:
-// tcp_retransmit_timer.
+// tcp_sndbuf_expand, tcp_data_queue, tcp_reset, __tcp_ack_snd_check,
+// tcp_rearm_rto; net/ipv4/tcp_output.c: tcp_send_ack,
+// tcp_send_delayed_ack, tcp_event_new_data_sent; net/ipv4/tcp_timer.c:
+// tcp_retransmit_timer, tcp_write_err.
 package tcp

@@ -1,6 +1,7 @@
 package tcp
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -8,6 +9,7 @@ import (
 	"github.com/zcsim/zcsim/kernel"
 	"github.com/zcsim/zcsim/mm"
 	"github.com/zcsim/zcsim/notify"
+	"github.com/zcsim/zcsim/sim/engine"
 	"github.com/zcsim/zcsim/skb"
 	"github.com/zcsim/zcsim/sock"
 	"github.com/zcsim/zcsim/ubuf"
@@ -25,9 +27,29 @@ type wire struct {
 	peer     *Conn
 	sender   *Conn
 	dropNext int
+	// clock runs the connections' timers; acks and fired log what the
+	// sender's ACKs and timers did.
+	clock *engine.Loop
+	acks  []uint32
+	fired []string
 }
 
 func (w *wire) Xmit(p sock.Packet) { w.inFlight = append(w.inFlight, p) }
+
+// SendAck records an ACK the connection sent; the wire's deliver
+// acknowledges what it delivers itself.
+func (w *wire) SendAck(_ *sock.Sock, ack uint32, _ int) { w.acks = append(w.acks, ack) }
+
+// After schedules a timer on the pair's clock and logs what it did when
+// it fires; tests run the clock with clock.RunUntil.
+func (w *wire) After(_ *sock.Sock, d engine.Duration, op string, fire func() string) engine.Handle {
+	h, _ := w.clock.After(d, op, func() {
+		w.fired = append(w.fired, fmt.Sprintf("%v %s: %s", w.clock.Now(), op, fire()))
+	})
+	return h
+}
+func (w *wire) Cancel(h engine.Handle) bool  { return w.clock.Cancel(h) }
+func (w *wire) Pending(h engine.Handle) bool { return w.clock.Pending(h) }
 
 // deliver hands every packet in flight to the peer and acknowledges it.
 func (w *wire) deliver() {
@@ -89,13 +111,14 @@ func newPair(t *testing.T, profile string, loopback bool, opts ...func(*kernel.P
 	h := kernel.NewHost(p)
 	net := sock.DefaultSysctl(p)
 	task := &ubuf.Task{Name: "app", User: &ubuf.User{UID: 1000}, Memlock: p.MemlockDefault}
-	w := &wire{h: h, loopback: loopback}
+	clock := &engine.Loop{}
+	w := &wire{h: h, loopback: loopback, clock: clock}
 	sk := sock.New(h, net, task, kernel.AF_INET, kernel.SOCK_STREAM, kernel.IPPROTO_TCP)
 	if p.OptIn {
 		require.Equal(t, kernel.Errno(0), sk.SetZerocopy(1))
 	}
 	psk := sock.New(h, net, task, kernel.AF_INET, kernel.SOCK_STREAM, kernel.IPPROTO_TCP)
-	back := &wire{h: h, loopback: loopback}
+	back := &wire{h: h, loopback: loopback, clock: clock}
 	c, peer := New(sk, r, w), New(psk, r, back)
 	peer.Connect(c.Window())
 	require.Equal(t, kernel.Errno(0), c.Connect(peer.Window()))

@@ -250,6 +250,9 @@ func (c *Conn) transmit(seg *Segment, retrans bool) bool {
 		}
 	}
 	c.Net.Xmit(sock.Packet{Skb: out, From: c.Sk, Seq: seg.Seq, EndSeq: seg.EndSeq, Retransmit: retrans, Fin: seg.Fin})
+	if !retrans {
+		c.syncRTO() // tcp_event_new_data_sent
+	}
 	return true
 }
 
@@ -276,11 +279,16 @@ func (c *Conn) Ack(ack uint32, window int) {
 	if after(ack, c.sndUna) {
 		c.sndUna = ack
 	}
+	freed := false
 	for len(c.rtx) > 0 && !after(c.rtx[0].end(), c.sndUna) {
 		seg := c.rtx[0]
 		c.rtx = c.rtx[1:]
 		c.cwnd += c.pcount(seg)
 		seg.Skb.Free() // sk_wmem_free_skb
+		freed = true
+	}
+	if freed {
+		c.progress()
 	}
 	c.expandSndbuf()
 	if c.finAcked() {
@@ -289,6 +297,7 @@ func (c *Conn) Ack(ack uint32, window int) {
 		return
 	}
 	c.pushPending(c.nonagle)
+	c.syncRTO()
 }
 
 // finAcked reports that our FIN was sent and acknowledged.

@@ -1,6 +1,6 @@
 // Package engine is the deterministic discrete-event core that sim.World embeds: virtual
-// time, an event queue with safe handles, an event loop with an after-event hook for
-// invariant checkers, named pseudo-random streams and named fault sites.
+// time, an event queue with safe handles, an event loop, named pseudo-random streams and
+// named fault sites.
 //
 // # Model
 //
@@ -11,9 +11,7 @@
 // A [Queue] holds events, each a label and a func to run at a time. A [Loop] owns the
 // clock and a Queue and runs one event per step, in (At, Seq) order: earliest time
 // first, and events due at the same time in the order they were scheduled. Running an
-// event first advances Now to its time, then runs its func, then calls
-// [Loop.AfterEvent] with the event's step number. Step numbers start at 1 and grow by
-// one per event over the whole run; they are how traces address an event.
+// event first advances Now to its time, then runs its func.
 //
 // [Streams] derive one math/rand/v2 PCG stream per name from a root seed. [Faults]
 // answers Fail(site) for named fault sites according to armed [Rule]s ("always",
@@ -36,7 +34,7 @@
 //	h[i].index == i                               (maintained by Swap)
 //	Pending(handle) ⇔ its event is in h           (stale handles never match: Seq is unique)
 //	every pending event has At ≥ Loop.Now         (Loop.Schedule rejects the past)
-//	Loop.Now never decreases; Loop.Steps grows by exactly one per event run
+//	Loop.Now never decreases
 //
 // Every loop is bounded: [Loop.RunUntil] and [Loop.RunUntilIdle] take a maximum number
 // of events and return a [*LimitError] when events remain, which guards against an

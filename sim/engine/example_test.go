@@ -8,17 +8,15 @@ import (
 
 func ExampleLoop() {
 	var l engine.Loop
-	l.AfterEvent = func(info engine.EventInfo) {
-		fmt.Printf("step %d at %v: %s\n", info.Step, info.At, info.Label)
-	}
-	rto, _ := l.After(200*engine.Millisecond, "tcp/rto", func() {})
-	l.After(40*engine.Microsecond, "tcp/ack", func() { l.Cancel(rto) })
-	l.After(0, "tcp/xmit", func() {})
+	say := func(what string) func() { return func() { fmt.Printf("at %v: %s\n", l.Now(), what) } }
+	rto, _ := l.After(200*engine.Millisecond, "tcp/rto", say("rto"))
+	l.After(40*engine.Microsecond, "tcp/ack", func() { say("ack")(); l.Cancel(rto) })
+	l.After(0, "tcp/xmit", say("xmit"))
 	n, err := l.RunUntilIdle(100)
 	fmt.Println(n, err, l.Now())
 	// Output:
-	// step 1 at 0s: tcp/xmit
-	// step 2 at 40us: tcp/ack
+	// at 0s: xmit
+	// at 40us: ack
 	// 2 <nil> 40us
 }
 

@@ -4,28 +4,17 @@ import (
 	"fmt"
 )
 
-// EventInfo describes an event that has just run, for [Loop.AfterEvent].
-type EventInfo struct {
-	Step uint64 // the event's step number: 1 for the first event of the run, then +1 per event
-	Event
-}
-
 // Loop is the event loop: it owns the clock (Now) and a [Queue], and runs events in
-// (At, Seq) order, advancing Now to each event's time. Step numbers are global to the
-// Loop and increase by one per event, from 1; a step number is the address of an event
-// in traces.
+// (At, Seq) order, advancing Now to each event's time. It numbers nothing: the step
+// numbers of a trace are the simulation's (kernel.Host.Step), which counts system calls
+// as well as events.
 //
 // The zero Loop is at time 0 with no events, ready to use. A Loop is not safe for
 // concurrent use, and must not be copied after first use.
 type Loop struct {
-	// AfterEvent, if not nil, is called after every event with its step number, time
-	// and label, e.g. to run invariant checkers. It may schedule and cancel events.
-	AfterEvent func(EventInfo)
-
 	q       Queue
 	now     Time
-	steps   uint64
-	running bool // an event's fn or AfterEvent is running
+	running bool // an event's fn is running
 }
 
 // LimitError reports that a run stopped after Max events while an eligible event was
@@ -44,10 +33,6 @@ func (e *LimitError) Error() string {
 
 // Now returns the current virtual time.
 func (l *Loop) Now() Time { return l.now }
-
-// Steps returns the number of events run so far, which is the step number of the
-// latest event (0 before the first).
-func (l *Loop) Steps() uint64 { return l.steps }
 
 // Schedule arranges for fn to run at time at. It fails, scheduling nothing, if at is
 // before Now; at == Now is allowed and runs after every event already due at Now.
@@ -85,10 +70,10 @@ func (l *Loop) Len() int { return l.q.Len() }
 // pending.
 func (l *Loop) Peek() (ev Event, ok bool) { return l.q.Peek() }
 
-// Step runs the next event, if any: it advances Now to the event's time, runs its fn,
-// then calls AfterEvent. It reports whether an event ran.
+// Step runs the next event, if any: it advances Now to the event's time and runs its
+// fn. It reports whether an event ran.
 //
-// Preconditions: not called from inside an event's fn or AfterEvent.
+// Preconditions: not called from inside an event's fn.
 func (l *Loop) Step() bool {
 	if l.running {
 		panic("engine: Loop.Step called from inside an event")
@@ -100,11 +85,7 @@ func (l *Loop) Step() bool {
 	l.running = true
 	defer func() { l.running = false }()
 	l.now = ev.At
-	l.steps++
 	fn()
-	if l.AfterEvent != nil {
-		l.AfterEvent(EventInfo{Step: l.steps, Event: ev})
-	}
 	return true
 }
 

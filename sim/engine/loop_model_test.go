@@ -33,15 +33,12 @@ type loopMachine struct {
 	pending []modelEvent // sorted by (At, Seq)
 	handles []engine.Handle
 	fired   []firing
-	infos   []engine.EventInfo
 	now     engine.Time
 	seq     uint64
-	steps   uint64
 }
 
 func newLoopMachine() *loopMachine {
 	m := &loopMachine{loop: new(engine.Loop), other: new(engine.Loop), handles: []engine.Handle{{}}}
-	m.loop.AfterEvent = func(info engine.EventInfo) { m.infos = append(m.infos, info) }
 	return m
 }
 
@@ -76,22 +73,18 @@ func (m *loopMachine) schedule(t *rapid.T, at engine.Time, label string, child e
 // and removes them from it. It returns how many fired.
 func (m *loopMachine) settle(t *rapid.T) int {
 	n := len(m.fired)
-	for i, f := range m.fired {
+	for _, f := range m.fired {
 		if len(m.pending) == 0 {
 			t.Fatalf("event seq %d fired, but the model has none pending", f.seq)
 		}
 		want := m.pending[0]
 		m.pending = m.pending[1:]
-		m.steps++
 		if f.seq != want.ev.Seq || f.now != want.ev.At || f.pendingSelf {
 			t.Fatalf("fired %+v, want seq %d at %v and not pending", f, want.ev.Seq, want.ev.At)
 		}
-		if got := m.infos[i]; got != (engine.EventInfo{Step: m.steps, Event: want.ev}) {
-			t.Fatalf("AfterEvent got %+v, want step %d of %+v", got, m.steps, want.ev)
-		}
 		m.now = want.ev.At
 	}
-	m.fired, m.infos = m.fired[:0], m.infos[:0]
+	m.fired = m.fired[:0]
 	return n
 }
 
@@ -145,8 +138,8 @@ func (m *loopMachine) actions() map[string]func(*rapid.T) {
 			if got, want := m.loop.Len(), len(m.pending); got != want {
 				t.Fatalf("Len = %d, want %d", got, want)
 			}
-			if m.loop.Now() != m.now || m.loop.Steps() != m.steps {
-				t.Fatalf("Now, Steps = %v, %d; want %v, %d", m.loop.Now(), m.loop.Steps(), m.now, m.steps)
+			if m.loop.Now() != m.now {
+				t.Fatalf("Now = %v; want %v", m.loop.Now(), m.now)
 			}
 			next, ok := m.loop.Peek()
 			if ok != (len(m.pending) > 0) || ok && next != m.pending[0].ev {

@@ -10,6 +10,7 @@ import (
 	"github.com/zcsim/zcsim/sim"
 	"github.com/zcsim/zcsim/sim/engine"
 	"github.com/zcsim/zcsim/sim/scenario"
+	"github.com/zcsim/zcsim/tcp"
 )
 
 func optText(os scenario.Options, key string) string {
@@ -127,9 +128,9 @@ func (in *interp) socket(c sim.Call, s *scenario.Socket) sim.Result {
 	po := sim.PeerOptions{Rcvbuf: int(optNum(s.Options, "peer_rcvbuf", 0)), AutoRead: optText(s.Options, "peer_read") == "auto"}
 	switch optText(s.Options, "peer_ack") {
 	case "delayed":
-		po.Ack = sim.AckDelayed
+		po.Ack = tcp.AckDelayed
 	case "quickack":
-		po.Ack = sim.AckQuick
+		po.Ack = tcp.AckQuick
 	}
 	_, r := w.NewSocket(c, s.Name.Name, task, family, typ, proto, dev, po)
 	return r

@@ -1,0 +1,135 @@
+package tcp
+
+import (
+	"fmt"
+
+	"github.com/zcsim/zcsim/sim/engine"
+	"github.com/zcsim/zcsim/sock"
+)
+
+// Network is what a Conn needs of the world below and around it: the path
+// its segments take (sock.Network), the path its ACKs take, and the
+// virtual clock its timers run on. The simulator implements it.
+type Network interface {
+	sock.Network
+	// SendAck sends the connection's peer a cumulative ACK of ack with
+	// receive window win (tcp_send_ack).
+	SendAck(from *sock.Sock, ack uint32, win int)
+	// After runs fire d of virtual time from now, as an event of its own
+	// on sk's behalf called op; fire says what it did. The handle is
+	// always safe to cancel.
+	After(sk *sock.Sock, d engine.Duration, op string, fire func() string) engine.Handle
+	// Cancel stops a pending event; Pending reports whether it is still
+	// to run.
+	Cancel(h engine.Handle) bool
+	Pending(h engine.Handle) bool
+}
+
+// AckPolicy is how the connection acknowledges the data it receives.
+type AckPolicy uint8
+
+// The ACK policies.
+const (
+	// AckImmediate acknowledges every segment at once.
+	AckImmediate AckPolicy = iota
+	// AckDelayed acknowledges every second full-sized segment, or when the
+	// delayed-ACK timer fires (__tcp_ack_snd_check, tcp_send_delayed_ack).
+	AckDelayed
+	// AckQuick is quickack mode (TCP_QUICKACK): every segment at once.
+	AckQuick
+)
+
+// Timer constants of include/net/tcp.h and the sysctl default.
+const (
+	delackMin = 40 * engine.Millisecond  // TCP_DELACK_MIN
+	rtoMin    = 200 * engine.Millisecond // TCP_RTO_MIN
+	rtoMax    = 120 * engine.Second      // TCP_RTO_MAX
+	retries2  = 15                       // net.ipv4.tcp_retries2
+)
+
+// timers is a connection's timer state (inet_connection_sock's icsk_timeout
+// and icsk_ack): the retransmission timer with its backoff, and the
+// delayed-ACK timer with the data it waits to acknowledge.
+type timers struct {
+	rto      engine.Handle
+	backoff  int // icsk_backoff: timeouts since the last progress
+	delack   engine.Handle
+	unacked  int // bytes received and not yet acknowledged
+	ackDelay AckPolicy
+}
+
+// syncRTO models inet_csk_reset_xmit_timer / inet_csk_clear_xmit_timer as
+// tcp_rearm_rto uses them: the retransmission timer runs while data is
+// unacknowledged and the connection exists, and is stopped (its backoff
+// forgotten) otherwise.
+func (c *Conn) syncRTO() {
+	if c.done || len(c.rtx) == 0 {
+		c.Net.Cancel(c.t.rto)
+		c.t.backoff = 0
+		return
+	}
+	if !c.Net.Pending(c.t.rto) {
+		c.armRTO()
+	}
+}
+
+// armRTO starts the retransmission timer, TCP_RTO_MIN doubled by each
+// timeout so far up to TCP_RTO_MAX.
+func (c *Conn) armRTO() {
+	d := min(rtoMin<<c.t.backoff, rtoMax)
+	c.t.rto = c.Net.After(c.Sk, d, "rto", c.retransmitTimer)
+}
+
+// retransmitTimer models tcp_retransmit_timer: after tcp_retries2 timeouts
+// the connection is given up with ETIMEDOUT (tcp_write_err); otherwise
+// everything unacknowledged is retransmitted and the timer restarts with
+// twice the timeout (exponential backoff).
+func (c *Conn) retransmitTimer() string {
+	c.t.backoff++
+	if c.t.backoff > retries2 {
+		c.GiveUp()
+		return "retransmissions exhausted, connection aborted (ETIMEDOUT)"
+	}
+	c.Timeout()
+	c.Net.Cancel(c.t.rto)
+	c.armRTO()
+	return fmt.Sprintf("retransmission timeout %d, retransmit from snd_una", c.t.backoff)
+}
+
+// progress restarts the retransmission timer after an ACK that freed
+// something (tcp_rearm_rto): the backoff is forgotten.
+func (c *Conn) progress() {
+	c.Net.Cancel(c.t.rto)
+	c.t.backoff = 0
+}
+
+// SetAckPolicy sets how the connection acknowledges what it receives.
+func (c *Conn) SetAckPolicy(p AckPolicy) { c.t.ackDelay = p }
+
+// AckPolicy returns how the connection acknowledges what it receives.
+func (c *Conn) AckPolicy() AckPolicy { return c.t.ackDelay }
+
+// Received models __tcp_ack_snd_check after n in-order bytes (and maybe a
+// FIN) were queued: an ACK at once, unless the policy delays it, in which
+// case it waits for a second full-sized segment or the delayed-ACK timer
+// (tcp_send_delayed_ack, TCP_DELACK_MIN).
+func (c *Conn) Received(n int, fin bool) {
+	c.t.unacked += n
+	switch {
+	case c.t.ackDelay != AckDelayed || fin || c.t.unacked >= 2*c.MSS():
+		c.SendAck()
+	case !c.Net.Pending(c.t.delack):
+		c.t.delack = c.Net.After(c.Sk, delackMin, "delack", func() string {
+			c.SendAck()
+			return "delayed-ACK timer fires"
+		})
+	}
+}
+
+// SendAck models tcp_send_ack: the cumulative ACK and the window now, which
+// stops the delayed-ACK timer.
+func (c *Conn) SendAck() {
+	c.Net.Cancel(c.t.delack)
+	c.t.unacked = 0
+	c.Net.SendAck(c.Sk, c.rcvNxt, c.Window())
+}
