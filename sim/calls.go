@@ -127,7 +127,7 @@ type PeerOptions struct {
 func (w *World) NewSocket(c Call, name string, t *Task, family kernel.Family, typ kernel.SockType, proto kernel.Protocol, dev *Device, po PeerOptions) (*Socket, Result) {
 	var s *Socket
 	r := w.syscall(c, "socket", nil, func() Result {
-		if err := socketCheck(family, typ, proto); err != 0 {
+		if err := protocolLookup(family, typ, proto); err != 0 {
 			return fail(err)
 		}
 		s = w.newSocket(name, t, family, typ, proto, dev)
@@ -150,9 +150,9 @@ func (w *World) NewSocket(c Call, name string, t *Task, family kernel.Family, ty
 	return s, r
 }
 
-// socketCheck models the protocol lookup of inet_create / inet6_create /
+// protocolLookup models the protocol lookup of inet_create / inet6_create /
 // packet_create.
-func socketCheck(family kernel.Family, typ kernel.SockType, proto kernel.Protocol) kernel.Errno {
+func protocolLookup(family kernel.Family, typ kernel.SockType, proto kernel.Protocol) kernel.Errno {
 	base := typ.Base()
 	switch family {
 	case kernel.AF_INET, kernel.AF_INET6:

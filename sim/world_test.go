@@ -72,5 +72,5 @@ func TestWorldAPI(t *testing.T) {
 	}
 	require.Equal(t, uint64(events), w.Step())
 	require.Greater(t, w.Step(), uint64(5))
-	require.Equal(t, kernel.EAFNOSUPPORT, socketCheck(kernel.Family(99), kernel.SOCK_STREAM, 0))
+	require.Equal(t, kernel.EAFNOSUPPORT, protocolLookup(kernel.Family(99), kernel.SOCK_STREAM, 0))
 }

@@ -11,11 +11,11 @@ import (
 )
 
 func newBugsCmd() *cobra.Command {
-	var check, brief, asJSON bool
+	var verify, brief, asJSON bool
 	var seed uint64
 	cmd := &cobra.Command{
-		Use:   "bugs [--check] [--brief] [--json] [ID]",
-		Short: "list, replay or check the catalog of real kernel bugs",
+		Use:   "bugs [--verify] [--brief] [--json] [ID]",
+		Short: "list, replay or verify the catalog of real kernel bugs",
 		Long: `bugs lists the catalog of historical kernel bugs the model can replay: id,
 profile switch, what a run with the bug must detect, and the scenario. The
 scenario paths are relative to the repository root: from there, zcsim run
@@ -27,12 +27,12 @@ bugs ID replays one entry with its bug switched on and prints the narrated
 timeline with every object each step touched (--brief: one line per step);
 ID is a catalog id such as B6 or the switch's name such as udp-more-refcnt.
 
-bugs --check runs every entry twice: with the bug on it must show its
+bugs --verify runs every entry twice: with the bug on it must show its
 symptom (the named invariant violation, or an expectation mismatch), with
 it off it must run clean. One line per entry; an entry without a scenario
 is skipped and says why.
 
---json prints JSON Lines instead (docs/cli.md): for the list and --check a
+--json prints JSON Lines instead (docs/cli.md): for the list and --verify a
 config record, one record per entry and a summary; for bugs ID the trace,
 as zcsim run --json prints it. With --json, --brief changes nothing.
 
@@ -43,17 +43,17 @@ without a scenario.`,
 		ValidArgsFunction: completeBugs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			switch {
-			case check && len(args) > 0:
-				return fail(cmd, fmt.Errorf("zcsim bugs: --check takes no ID"))
-			case check:
-				return checkBugs(cmd, seed, asJSON)
+			case verify && len(args) > 0:
+				return fail(cmd, fmt.Errorf("zcsim bugs: --verify takes no ID"))
+			case verify:
+				return verifyBugs(cmd, seed, asJSON)
 			case len(args) == 1:
 				return replayBug(cmd, args[0], seed, !brief, asJSON)
 			}
 			return listBugs(cmd, asJSON)
 		},
 	}
-	cmd.Flags().BoolVar(&check, "check", false, "check that every entry shows its bug when on and runs clean when off")
+	cmd.Flags().BoolVar(&verify, "verify", false, "verify that every entry shows its bug when on and runs clean when off")
 	cmd.Flags().BoolVar(&brief, "brief", false, "one line per step, without the objects it touched (ignored with --json)")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON Lines")
 	cmd.Flags().Uint64Var(&seed, "seed", 1, "root seed of every random stream")
@@ -140,8 +140,8 @@ func replayBug(cmd *cobra.Command, id string, seed uint64, touched, asJSON bool)
 	return err
 }
 
-// checkRecord is one entry's verdict in JSON.
-type checkRecord struct {
+// verifyRecord is one entry's verdict in JSON.
+type verifyRecord struct {
 	ID      string      `json:"id"`
 	Switch  string      `json:"switch"`
 	OK      bool        `json:"ok"`
@@ -150,12 +150,12 @@ type checkRecord struct {
 	Off     *bugs.Tally `json:"off,omitempty"`
 }
 
-// checkBugs checks every entry both ways, one line or record each.
-func checkBugs(cmd *cobra.Command, seed uint64, asJSON bool) error {
+// verifyBugs runs every entry both ways, one line or record each.
+func verifyBugs(cmd *cobra.Command, seed uint64, asJSON bool) error {
 	var out bytes.Buffer
 	j := &jsonWriter{w: &out}
 	if asJSON {
-		j.config(header{Command: "bugs --check", Seed: seed})
+		j.config(header{Command: "bugs --verify", Seed: seed})
 	}
 	cat := bugs.Catalog()
 	bad, skipped := 0, 0
@@ -175,28 +175,28 @@ func checkBugs(cmd *cobra.Command, seed uint64, asJSON bool) error {
 		}
 		switch {
 		case asJSON && v.Skipped != "":
-			j.record("check", checkRecord{ID: e.ID, Switch: string(e.Bug), Skipped: v.Skipped})
+			j.record("verify", verifyRecord{ID: e.ID, Switch: string(e.Bug), Skipped: v.Skipped})
 		case asJSON:
-			j.record("check", checkRecord{ID: e.ID, Switch: string(e.Bug), OK: v.OK, On: &v.On, Off: &v.Off})
+			j.record("verify", verifyRecord{ID: e.ID, Switch: string(e.Bug), OK: v.OK, On: &v.On, Off: &v.Off})
 		case v.Skipped != "":
 			fmt.Fprintf(&out, "%s %-4s %-24s no scenario: %s\n", verdict, e.ID, e.Bug, v.Skipped)
 		default:
 			fmt.Fprintf(&out, "%s %-4s %-24s on: %s; off: %s\n", verdict, e.ID, e.Bug, v.On, v.Off)
 		}
 	}
-	checked := len(cat) - skipped
+	verified := len(cat) - skipped
 	if asJSON {
 		j.record("summary", struct {
 			Entries int  `json:"entries"`
 			Behave  int  `json:"behave"`
 			Skipped int  `json:"skipped"`
 			OK      bool `json:"ok"`
-		}{len(cat), checked - bad, skipped, bad == 0})
+		}{len(cat), verified - bad, skipped, bad == 0})
 		if j.err != nil {
 			return j.err
 		}
 	} else {
-		fmt.Fprintf(&out, "# %d of %d entries with a scenario behave; %d without a scenario skipped\n", checked-bad, checked, skipped)
+		fmt.Fprintf(&out, "# %d of %d entries with a scenario behave; %d without a scenario skipped\n", verified-bad, verified, skipped)
 	}
 	if bad > 0 {
 		setStatus(cmd, exitFindings)

@@ -39,12 +39,12 @@ func TestBugsJSON(t *testing.T) {
 	last := jsonLines(t, z.stdout)
 	require.EqualValues(t, len(bugs.Catalog()), last[len(last)-1]["entries"])
 
-	c := runCLI("bugs", "--check", "--json")
-	c.requireStatus(t, exitOK, "bugs", "--check", "--json")
-	checks := requireReport(t, c.stdout, "check")
-	require.Len(t, checks, len(bugs.Catalog()))
+	c := runCLI("bugs", "--verify", "--json")
+	c.requireStatus(t, exitOK, "bugs", "--verify", "--json")
+	verdicts := requireReport(t, c.stdout, "verify")
+	require.Len(t, verdicts, len(bugs.Catalog()))
 	skipped := 0
-	for _, r := range checks {
+	for _, r := range verdicts {
 		if r["skipped"] != nil {
 			skipped++
 			continue
@@ -133,7 +133,7 @@ func TestBugsPathsRun(t *testing.T) {
 	b3.requireStatus(t, exitUsage, "bugs", "B3")
 	require.Empty(t, b3.stdout)
 	require.Contains(t, b3.stderr, "B3 has no scenario")
-	check := runCLI("bugs", "--check")
+	check := runCLI("bugs", "--verify")
 	require.Regexp(t, `(?m)^skip B3 +packet-ring-no-copy +no scenario: `, check.stdout)
 	require.Contains(t, check.stdout, "without a scenario skipped")
 }

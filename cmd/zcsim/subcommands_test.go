@@ -13,7 +13,7 @@ import (
 )
 
 // zcsim bugs lists the catalog; an entry replays with its bug on and finds
-// what it names (exit 1); --check runs every entry both ways (exit 0).
+// what it names (exit 1); --verify runs every entry both ways (exit 0).
 func TestBugsCommand(t *testing.T) {
 	list := runCLI("bugs")
 	list.requireStatus(t, exitOK, "bugs")
@@ -27,8 +27,8 @@ func TestBugsCommand(t *testing.T) {
 	require.Contains(t, one.stdout, "invariant 1 (ids)")
 	require.Equal(t, one.stdout, runCLI("bugs", "abort-gap").stdout, "an entry is named by id or switch")
 
-	check := runCLI("bugs", "--check")
-	check.requireStatus(t, exitOK, "bugs", "--check")
+	check := runCLI("bugs", "--verify")
+	check.requireStatus(t, exitOK, "bugs", "--verify")
 	require.Contains(t, check.stdout, "entries with a scenario behave")
 	require.NotContains(t, check.stdout, "FAIL")
 

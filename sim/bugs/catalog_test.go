@@ -14,7 +14,7 @@ import (
 )
 
 // Every entry behaves: its symptom with the bug on, a clean run with it
-// off. This is `zcsim bugs --check`.
+// off. This is `zcsim bugs --verify`.
 func TestCatalogChecks(t *testing.T) {
 	for _, e := range bugs.Catalog() {
 		t.Run(e.ID, func(t *testing.T) {
