@@ -99,18 +99,23 @@ const (
 	ValueNumber                    // a size or integer; N holds it (64K is 65536)
 	ValueDuration                  // a duration; N holds nanoseconds
 	ValueWord                      // a word such as on, unlimited, manual or 0.25
+	ValueExpr                      // an expression over loop variables; Expr holds it
 )
 
 // Value is a literal operand: a size or integer (decimal, 0x hex, or with a
 // K, M or G suffix meaning KiB, MiB, GiB), a duration (an integer with unit
 // ns, us, ms or s), or a word. Text is the spelling from the source, which
 // Format keeps, so 0x1000 and 4K stay as the author wrote them; N is the
-// decoded number for ValueNumber and ValueDuration. The zero Value is absent.
+// decoded number for ValueNumber and ValueDuration. Where a statement takes
+// an expression (see [Instantiate]) and the word is one, Kind is ValueExpr,
+// Expr its tree and N zero until Instantiate evaluates it. The zero Value
+// is absent.
 type Value struct {
 	Pos  Pos
 	Kind ValueKind
 	N    uint64
 	Text string
+	Expr *Expr
 }
 
 // IsZero reports whether v is absent.
@@ -163,6 +168,23 @@ func (r Range) String() string {
 	return "[" + formatID(r.Lo) + "," + formatID(r.Hi) + "]"
 }
 
+// idText renders an id written as the expression x, or else the literal v.
+func idText(x *Value, v uint32) string {
+	if x != nil {
+		return x.Text
+	}
+	return formatID(v)
+}
+
+// keyText renders a timestamp key written as the expression x, or else the
+// literal v in decimal.
+func keyText(x *Value, v uint32) string {
+	if x != nil {
+		return x.Text
+	}
+	return strconv.FormatUint(uint64(v), 10)
+}
+
 func formatID(v uint32) string {
 	if v < 1<<16 {
 		return strconv.FormatUint(uint64(v), 10)
@@ -196,6 +218,9 @@ const (
 // is ee_code == SO_EE_CODE_ZEROCOPY_COPIED. A timestamp outcome describes one
 // with ee_origin SO_EE_ORIGIN_TIMESTAMPING, ee_info = the SCM_TSTAMP_* kind
 // and, with HasKey, ee_data = Key (the SOF_TIMESTAMPING_OPT_ID counter).
+// A return value, a range bound or a key may be an expression (see
+// [Instantiate]); RetX, LoX, HiX and KeyX then hold it, and Ret, Range and
+// Key are zero until Instantiate evaluates it. They are nil for a literal.
 // Outcome is comparable; the zero Outcome expects nothing.
 type Outcome struct {
 	Pos    Pos // position of the first word after "=>"
@@ -207,6 +232,8 @@ type Outcome struct {
 	Tstamp string
 	Key    uint32
 	HasKey bool
+
+	RetX, LoX, HiX, KeyX *Value
 }
 
 // IsZero reports whether o expects nothing.
@@ -218,17 +245,24 @@ func (o Outcome) IsZero() bool { return o.Kind == OutcomeNone }
 func (o Outcome) String() string {
 	switch o.Kind {
 	case OutcomeReturn:
+		if o.RetX != nil {
+			return o.RetX.Text
+		}
 		return strconv.FormatInt(o.Ret, 10)
 	case OutcomeErrno:
 		return "-1 " + o.Errno
 	case OutcomeZerocopy:
-		if o.Copied {
-			return "zerocopy " + o.Range.String() + " copied"
+		r := o.Range.String()
+		if o.LoX != nil || o.HiX != nil {
+			r = "[" + idText(o.LoX, o.Range.Lo) + "," + idText(o.HiX, o.Range.Hi) + "]"
 		}
-		return "zerocopy " + o.Range.String()
+		if o.Copied {
+			return "zerocopy " + r + " copied"
+		}
+		return "zerocopy " + r
 	case OutcomeTimestamp:
 		if o.HasKey {
-			return "timestamp " + o.Tstamp + " key=" + strconv.FormatUint(uint64(o.Key), 10)
+			return "timestamp " + o.Tstamp + " key=" + keyText(o.KeyX, o.Key)
 		}
 		return "timestamp " + o.Tstamp
 	}

@@ -25,13 +25,15 @@
 // A file is a sequence of lines; each holds at most one statement. "#"
 // starts a comment that runs to the end of the line. Blanks (space, tab,
 // carriage return) separate tokens; "[", "]", ",", "=", "|" and "=>" are
-// tokens of their own, so "[4K,4K]" and "[4K, 4K]" are the same. Every
-// other run of bytes is a word. Columns count bytes from 1.
+// tokens of their own, so "[4K,4K]" and "[4K, 4K]" are the same; so are
+// "{" and "}", which only a repeat uses. Every other run of bytes is a
+// word. Columns count bytes from 1.
 //
 // # Grammar
 //
 //	file      = { line "\n" } .
-//	line      = [ stmt [ "=>" outcome ] ] [ "#" text ] .
+//	line      = [ stmt [ "=>" outcome ] | repeat | "}" ] [ "#" text ] .
+//	repeat    = "repeat" [ var ] count "{" [ stmt [ "=>" outcome ] "}" ] .
 //	stmt      = "profile" dotted | "bug" dotted
 //	          | "sysctl" dotted number [ number [ number ] ]
 //	          | "user" name options | "task" name options
@@ -42,32 +44,38 @@
 //	          | "getsockopt" sock LEVEL OPTNAME
 //	          | ( "connect" | "listen" | "bind" | "close" ) sock
 //	          | "accept" sock name | "shutdown" sock SHUT
-//	          | ( "send" | "sendto" ) sock number flags
+//	          | ( "send" | "sendto" ) sock operand flags
 //	          | "sendmsg" sock iovec flags | "sendmmsg" sock iovec { iovec } flags
-//	          | "recvmsg" sock flags | "recv" sock number [ flags ]
+//	          | "recvmsg" sock flags | "recv" sock operand [ flags ]
 //	          | "setrlimit" name "RLIMIT_MEMLOCK" ( number | "unlimited" )
 //	          | ( "capset" | "capdrop" ) name CAP
 //	          | "wait" duration | "settle"
-//	          | ( "hold" | "release" ) sock dir | "drop" sock dir [ number ]
-//	          | "complete" name [ number ] | "txerror" name [ number ]
-//	          | "vhost_send" name number options | "fault" name rule
-//	          | "zckey" sock number
+//	          | ( "hold" | "release" ) sock dir | "drop" sock dir [ operand ]
+//	          | "complete" name [ operand ] | "txerror" name [ operand ]
+//	          | "vhost_send" name operand options | "fault" name rule
+//	          | "zckey" sock operand
 //	          | "expect" sock option { option }
 //	          | "note" text .
-//	outcome   = [ "-1" ] ERRNO | integer
+//	outcome   = [ "-1" ] ERRNO | integer | expr
 //	          | "zerocopy" "[" id "," id "]" [ "copied" ]
 //	          | "timestamp" SCM_TSTAMP [ "key" "=" id ] .
 //	options   = { option } .
 //	option    = key [ "=" value ] .
 //	flags     = "0" | union .
 //	union     = SYMBOL { "|" SYMBOL } .
-//	iovec     = "[" [ number { "," number } ] "]" .
+//	iovec     = "[" [ operand { "," operand } ] "]" .
+//	operand   = number | expr .
 //	sock      = name [ ".peer" ] .
 //	dir       = "data" | "ack" .
 //	rule      = key [ "=" word ] .
 //	number    = digits [ "K" | "M" | "G" ] | "0x" hexdigits .
 //	integer   = [ "-" ] number .
-//	id        = number .                      (at most 0xffffffff)
+//	id        = number | expr .               (a number at most 0xffffffff)
+//	count     = number .                      (at most 0xffffffff)
+//	var       = ( letter | "_" ) { letter | digit | "_" } .
+//	expr      = term { ( "+" | "-" ) term } .  (one word: no blanks inside)
+//	term      = factor { "*" factor } .
+//	factor    = number | var | "(" expr ")" .
 //	duration  = digits ( "ns" | "us" | "ms" | "s" ) .
 //	name      = ( letter | "_" ) { letter | digit | "_" | "-" } .
 //	dotted    = name that may also hold "." .
@@ -99,7 +107,10 @@
 //
 // # Rules beyond the grammar
 //
-//   - profile appears at most once, before every statement but comments.
+//   - profile appears at most once, before every statement but comments;
+//     neither profile nor bug may be in a repeat.
+//   - A "}" closes the innermost open repeat and stands alone on its line,
+//     but for a comment; a repeat takes no "=>" expectation.
 //   - A "|"-union names each symbol once; "0" stands alone.
 //   - setsockopt and getsockopt reject an option at a level it does not
 //     belong to (SO_ZEROCOPY is SOL_SOCKET, TCP_CORK is IPPROTO_TCP).
@@ -107,6 +118,33 @@
 //     writes the latter.
 //   - note takes the rest of the line, up to a "#" comment, as its text;
 //     "=>" there is text.
+//
+// # Repeat
+//
+// A repeat runs its body, the lines up to its "}", count times; on one
+// line, "repeat 31 { send s 1000 MSG_ZEROCOPY }" holds one statement. The
+// body may hold anything a file may, nested repeats too (at most
+// [MaxDepth] deep), except profile and bug, which stay at the top. The
+// header may name a variable that holds the iteration, 0 to count-1, in
+// the expressions of the body: a length, an iovec entry, a count, the
+// zckey value, and in the outcome a return value, a range bound or a
+// timestamp key:
+//
+//	repeat i 1000 {
+//	  repeat 31 { send s 1000 MSG_ZEROCOPY }
+//	  send s 1000 MSG_ZEROCOPY => 1000
+//	  recvmsg s MSG_ERRQUEUE => zerocopy [32*i,32*i+31] copied
+//	}
+//
+// An expression ([Expr]) is one word, so it has no blanks inside:
+// "32*i+31", not "32*i + 31". A word in a number's place is an expression
+// when it holds an operator or a parenthesis, or names a loop variable in
+// scope; a variable cannot be shadowed. [Instantiate] evaluates a
+// statement's expressions for one iteration: ids wrap modulo 2^32, other
+// values are 64-bit signed and must not overflow; lengths and counts must
+// not be negative. [ParseEach] hands a repeat to its function whole, when
+// its "}" is read, so a loop body is parsed once however many times it
+// runs.
 //
 // # Errors
 //
@@ -122,8 +160,9 @@
 //
 // [Format] writes one statement per line with single blanks, key=value
 // options, unions without blanks, "[a, b]" iovecs, the outcome after " => "
-// as [Outcome.String] gives it, trailing comments after " # ", and one blank
-// line where the source had any. Numbers, durations and words keep their
+// as [Outcome.String] gives it, trailing comments after " # ", one blank
+// line where the source had any, and every repeat as a block whose body is
+// indented by two blanks a level. Numbers, durations and words keep their
 // spelling. For any file Parse accepts, Parse∘Format returns the same tree
 // (positions aside) and Format∘Parse∘Format = Format: a property test over
 // random trees and the fuzz target check both.

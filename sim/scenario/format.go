@@ -6,33 +6,53 @@ import "strings"
 // between operands, options as key=value, flags joined by "|" without blanks,
 // iovecs as "[a, b]", the outcome after " => " in the form [Outcome.String]
 // gives, trailing comments after " # ", and one blank line wherever the source
-// had blank lines (Line.Gap). Numbers, durations and words keep their
-// spelling (Value.Text). For every file Parse accepts, Parse(Format(stmts))
-// returns the same statements, positions aside, and Format of those is the
-// same text.
+// had blank lines (Line.Gap). Numbers, durations, words and expressions keep
+// their spelling (Value.Text). A [Repeat] is always a block: its header
+// "repeat [VAR] COUNT {", its body indented by two blanks a level, and "}"
+// on a line of its own, even where the source had it on one line. For every
+// file Parse accepts, Parse(Format(stmts)) returns the same statements,
+// positions aside, and Format of those is the same text.
 func Format(stmts []Stmt) string {
 	var b strings.Builder
+	format(&b, stmts, "")
+	return b.String()
+}
+
+// format writes stmts at the indentation indent.
+func format(b *strings.Builder, stmts []Stmt, indent string) {
 	for i, st := range stmts {
 		if st == nil {
 			continue
 		}
-		if i > 0 && st.line().Gap {
+		if (i > 0 || indent != "") && st.line().Gap {
 			b.WriteByte('\n')
 		}
+		b.WriteString(indent)
 		b.WriteString(FormatStmt(st))
 		b.WriteByte('\n')
+		if r, ok := st.(*Repeat); ok {
+			format(b, r.Body, indent+"  ")
+			b.WriteString(indent + "}")
+			if r.EndComment != "" {
+				b.WriteString(" # " + r.EndComment)
+			}
+			b.WriteByte('\n')
+		}
 	}
-	return b.String()
 }
 
 // FormatStmt prints one statement in canonical form, without a newline, as
-// [Format] does; the timeline uses it to show the step being run.
+// [Format] does; the timeline uses it to show the step being run. For a
+// [Repeat] it is the header line alone, "repeat i 1000 {" and its comment.
 func FormatStmt(st Stmt) string {
 	l := st.line()
 	if c, ok := st.(*Comment); ok {
 		return strings.TrimRight("# "+c.Text, " ")
 	}
 	s := strings.Join(words(st), " ")
+	if _, ok := st.(*Repeat); ok {
+		s += " {"
+	}
 	if _, note := st.(*Note); !note && !l.Want.IsZero() {
 		s += " => " + l.Want.String()
 	}
@@ -60,6 +80,8 @@ func words(st Stmt) []string {
 		return []string{"profile", s.Name.Name}
 	case *Bug:
 		return []string{"bug", s.Name.Name}
+	case *Repeat:
+		return nonEmpty("repeat", s.Var.Name, s.Count.Text)
 	case *Sysctl:
 		return append([]string{"sysctl", s.Key.Name}, values(s.Values)...)
 	case *User:

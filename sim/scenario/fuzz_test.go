@@ -19,6 +19,12 @@ func FuzzParse(f *testing.F) {
 	for _, tc := range badLines {
 		f.Add([]byte(tc.in))
 	}
+	for _, tc := range goodLoops {
+		f.Add([]byte(tc.in))
+	}
+	for _, tc := range badLoops {
+		f.Add([]byte(tc.in))
+	}
 	files, _ := filepath.Glob("testdata/*.zcs")
 	for _, file := range files {
 		if src, err := os.ReadFile(file); err == nil {

@@ -49,10 +49,7 @@ func dump(file string, src []byte) string {
 	stmts, err := Parse(filepath.Base(file), src)
 	var b strings.Builder
 	b.WriteString("== statements\n")
-	for _, st := range stmts {
-		typ := strings.TrimPrefix(fmt.Sprintf("%T", st), "*scenario.")
-		fmt.Fprintf(&b, "%-6s %-10s %s\n", fmt.Sprintf("%d:%d", st.Pos().Line, st.Pos().Col), typ, FormatStmt(st))
-	}
+	dumpStmts(&b, stmts, "")
 	b.WriteString("== format\n")
 	b.WriteString(Format(stmts))
 	b.WriteString("== errors\n")
@@ -60,4 +57,16 @@ func dump(file string, src []byte) string {
 		b.WriteString(err.Error() + "\n")
 	}
 	return b.String()
+}
+
+// dumpStmts writes one line per statement, a repeat's body indented under
+// it.
+func dumpStmts(b *strings.Builder, stmts []Stmt, indent string) {
+	for _, st := range stmts {
+		typ := strings.TrimPrefix(fmt.Sprintf("%T", st), "*scenario.")
+		fmt.Fprintf(b, "%-6s %s%-10s %s\n", fmt.Sprintf("%d:%d", st.Pos().Line, st.Pos().Col), indent, typ, FormatStmt(st))
+		if r, ok := st.(*Repeat); ok {
+			dumpStmts(b, r.Body, indent+"  ")
+		}
+	}
 }

@@ -13,6 +13,8 @@ const (
 	tEq                    // =
 	tPipe                  // |
 	tArrow                 // =>
+	tLBrace                // {
+	tRBrace                // }
 )
 
 // token is one token of a line; col is its 1-based byte column.
@@ -38,7 +40,7 @@ func isBlank(c byte) bool { return c == ' ' || c == '\t' || c == '\r' }
 // isPunct reports whether c ends a word.
 func isPunct(c byte) bool {
 	switch c {
-	case '#', '[', ']', ',', '=', '|':
+	case '#', '[', ']', ',', '=', '|', '{', '}':
 		return true
 	}
 	return isBlank(c)
@@ -86,6 +88,10 @@ func punctKind(c byte) tokKind {
 		return tComma
 	case '=':
 		return tEq
+	case '{':
+		return tLBrace
+	case '}':
+		return tRBrace
 	}
 	return tPipe
 }

@@ -126,7 +126,7 @@ func (p *lineParser) numberOf(t token) Value {
 		p.fail(t, msg)
 		return Value{}
 	}
-	return Value{p.pos(t.col), ValueNumber, n, t.text}
+	return Value{p.pos(t.col), ValueNumber, n, t.text, nil}
 }
 
 func (p *lineParser) durationOf(t token) Value {
@@ -135,15 +135,52 @@ func (p *lineParser) durationOf(t token) Value {
 		p.fail(t, msg)
 		return Value{}
 	}
-	return Value{p.pos(t.col), ValueDuration, n, t.text}
+	return Value{p.pos(t.col), ValueDuration, n, t.text, nil}
 }
 
-// optNumber consumes a number if one comes next.
-func (p *lineParser) optNumber(what string) Value {
+// optOperand consumes an operand if one comes next.
+func (p *lineParser) optOperand(what string) Value {
 	if !p.peekIs(tWord) {
 		return Value{}
 	}
-	return p.number(what)
+	return p.operand(what)
+}
+
+// operand consumes a number, or an expression ([Expr]) where the word is
+// one: it names a loop variable in scope or holds an operator.
+func (p *lineParser) operand(what string) Value {
+	t, ok := p.word(what)
+	if !ok {
+		return Value{}
+	}
+	if p.isExpr(t.text) {
+		return p.exprOf(t)
+	}
+	return p.numberOf(t)
+}
+
+// isExpr reports whether the word s, in a number's place, is an
+// expression. Outside every repeat a bare name is a bad number, as it
+// always was.
+func (p *lineParser) isExpr(s string) bool {
+	if !isExprWord(s) {
+		return false
+	}
+	return len(p.vars) > 0 || !isName(s)
+}
+
+// exprOf parses the word t as an expression, and checks that the next
+// token does not go on with it after a blank.
+func (p *lineParser) exprOf(t token) Value {
+	e, msg, at := parseExpr(t.text, p.vars)
+	if msg != "" {
+		p.fail(token{text: t.text[at:], col: t.col + at}, msg)
+		return Value{}
+	}
+	if n, ok := p.peek(); ok && n.kind == tWord && (n.text[0] == '+' || n.text[0] == '*' || n.text[0] == '-') {
+		p.fail(n, "an expression is one word without blanks, as in 32*i+31")
+	}
+	return Value{Pos: p.pos(t.col), Kind: ValueExpr, Text: t.text, Expr: e}
 }
 
 // iovec consumes "[LEN, LEN, ...]", possibly empty.
@@ -156,19 +193,23 @@ func (p *lineParser) iovec() []Value {
 		if len(iov) > 0 {
 			p.punct(tComma, ",")
 		}
-		iov = append(iov, p.number("iovec length"))
+		iov = append(iov, p.operand("iovec length"))
 	}
 	p.punct(tRBrack, "]")
 	return iov
 }
 
-// uint32Of decodes an id or key, which the kernel holds in 32 bits.
-func (p *lineParser) uint32Of(what string) uint32 {
-	v := p.number(what)
+// uint32Of decodes an id or key, which the kernel holds in 32 bits: a
+// literal, or an expression (returned apart, the literal then zero).
+func (p *lineParser) uint32Of(what string) (uint32, *Value) {
+	v := p.operand(what)
+	if v.Kind == ValueExpr {
+		return 0, &v
+	}
 	if v.N > math.MaxUint32 {
 		p.fail(token{text: v.Text, col: v.Pos.Col}, what+" out of range, want at most 0xffffffff")
 	}
-	return uint32(v.N)
+	return uint32(v.N), nil
 }
 
 // outcome parses the tokens after "=>".
@@ -182,9 +223,9 @@ func (p *lineParser) outcome() Outcome {
 	case t.text == "zerocopy":
 		o.Kind = OutcomeZerocopy
 		p.punct(tLBrack, "[")
-		o.Range.Lo = p.uint32Of("id")
+		o.Range.Lo, o.LoX = p.uint32Of("id")
 		p.punct(tComma, ",")
-		o.Range.Hi = p.uint32Of("id")
+		o.Range.Hi, o.HiX = p.uint32Of("id")
 		p.punct(tRBrack, "]")
 		if n, ok := p.peek(); ok && n.text == "copied" {
 			p.advance()
@@ -196,8 +237,12 @@ func (p *lineParser) outcome() Outcome {
 		if n, ok := p.peek(); ok && n.text == "key" {
 			p.advance()
 			p.punct(tEq, "=")
-			o.Key, o.HasKey = p.uint32Of("key"), true
+			o.Key, o.KeyX = p.uint32Of("key")
+			o.HasKey = true
 		}
+	case p.isExpr(t.text) && (!isName(t.text) || p.inScope(t.text)):
+		v := p.exprOf(t)
+		o.Kind, o.RetX = OutcomeReturn, &v
 	case t.text != "" && t.text[0] == 'E' && isName(t.text):
 		o.Kind, o.Errno = OutcomeErrno, p.errno(t)
 	default:

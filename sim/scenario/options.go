@@ -95,7 +95,7 @@ func (p *lineParser) optValue(spec optSpec) Value {
 	if !ok {
 		return Value{}
 	}
-	word := Value{p.pos(t.col), ValueWord, 0, t.text}
+	word := Value{p.pos(t.col), ValueWord, 0, t.text, nil}
 	for _, w := range spec.words {
 		if t.text == w {
 			return word

@@ -25,9 +25,10 @@ func Parse(file string, src []byte) ([]Stmt, error) {
 // scenario can run in memory that does not grow with its length. It stops
 // early when fn returns false. The error is Parse's.
 func ParseEach(file string, src []byte, fn func(Stmt) bool) error {
-	fp := fileParser{file: file}
+	fp := fileParser{file: file, fn: fn}
 	gap, seen := false, false
-	for i := 0; len(src) > 0; i++ {
+	n := 0
+	for ; len(src) > 0 && !fp.stop; n++ {
 		line := src
 		if j := bytes.IndexByte(src, '\n'); j >= 0 {
 			line, src = src[:j], src[j+1:]
@@ -39,8 +40,19 @@ func ParseEach(file string, src []byte, fn func(Stmt) bool) error {
 			gap = seen
 			continue
 		}
-		st, err := fp.parseLine(i+1, sc)
+		if sc.toks != nil && sc.toks[0].kind == tRBrace {
+			if err := fp.close(n+1, sc); err != nil && !fp.addErr(err) {
+				break
+			}
+			gap, seen = false, true
+			continue
+		}
+		st, err := fp.parseLine(n+1, sc)
 		if err != nil {
+			if isHeader(sc) {
+				// Its "}" closes a block that is not kept.
+				fp.open = append(fp.open, &Repeat{Line: Line{At: Pos{file, n + 1, sc.toks[0].col}}})
+			}
 			if !fp.addErr(err) {
 				break
 			}
@@ -48,7 +60,14 @@ func ParseEach(file string, src []byte, fn func(Stmt) bool) error {
 		}
 		st.line().Gap = gap
 		gap, seen = false, true
-		if !fn(st) {
+		if r, ok := st.(*Repeat); ok && r.Body == nil {
+			fp.open = append(fp.open, r)
+			continue
+		}
+		fp.emit(st)
+	}
+	for _, r := range fp.open {
+		if r.Count.Kind != ValueNone && !fp.stop && !fp.addErr(&Error{Pos: r.At, Msg: `repeat is not closed: a "}" line is missing`, Near: "repeat"}) {
 			break
 		}
 	}
@@ -58,14 +77,68 @@ func ParseEach(file string, src []byte, fn func(Stmt) bool) error {
 	return nil
 }
 
-// fileParser holds what spans lines: the statements so far, the errors, and
+// isHeader reports whether a line reads as the header of a repeat block.
+func isHeader(sc scanned) bool {
+	last := sc.toks[len(sc.toks)-1]
+	return sc.toks[0].text == "repeat" && last.kind == tLBrace
+}
+
+// fileParser holds what spans lines: the open repeats, the errors, and
 // where the profile line was.
 type fileParser struct {
 	file      string
-	stmts     []Stmt
+	fn        func(Stmt) bool
+	stop      bool      // fn asked to stop
+	open      []*Repeat // the repeats whose "}" is still to come, outermost first
 	errs      ErrorList
 	profileAt Pos
 	other     bool // a statement other than a comment or profile was seen
+}
+
+// emit hands a complete statement to the innermost open repeat, or at the
+// top of the file to fn.
+func (fp *fileParser) emit(st Stmt) {
+	if k := len(fp.open); k > 0 {
+		fp.open[k-1].Body = append(fp.open[k-1].Body, st)
+		return
+	}
+	if !fp.fn(st) {
+		fp.stop = true
+	}
+}
+
+// close handles a line that starts with "}": it ends the innermost open
+// repeat.
+func (fp *fileParser) close(n int, sc scanned) *Error {
+	t := sc.toks[0]
+	at := Pos{fp.file, n, t.col}
+	k := len(fp.open)
+	if k == 0 {
+		return &Error{Pos: at, Msg: `"}" without a repeat to close`, Near: "}"}
+	}
+	r := fp.open[k-1]
+	fp.open = fp.open[:k-1]
+	if len(sc.toks) > 1 {
+		return &Error{Pos: Pos{fp.file, n, sc.toks[1].col}, Msg: `a closing "}" stands alone on its line`, Near: near(sc.toks[1].text)}
+	}
+	if r.Count.Kind == ValueNone {
+		return nil // its header did not parse
+	}
+	r.EndComment = sc.comment
+	if r.Body == nil {
+		r.Body = []Stmt{}
+	}
+	fp.emit(r)
+	return nil
+}
+
+// vars returns the variables of the open repeats, outermost first.
+func (fp *fileParser) vars() []string {
+	vs := make([]string, len(fp.open))
+	for i, r := range fp.open {
+		vs[i] = r.Var.Name
+	}
+	return vs
 }
 
 // addErr records err and reports whether parsing should go on.
@@ -82,13 +155,16 @@ func (fp *fileParser) parseLine(n int, sc scanned) (Stmt, *Error) {
 	if len(sc.toks) == 0 {
 		return &Comment{Line: Line{At: Pos{fp.file, n, sc.codeEnd + 1}}, Text: sc.comment}, nil
 	}
-	p := &lineParser{file: fp.file, line: n}
+	p := &lineParser{file: fp.file, line: n, vars: fp.vars()}
 	kw := sc.toks[0]
 	at := p.pos(kw.col)
 	var st Stmt
-	if kw.kind == tWord && kw.text == "note" {
+	switch {
+	case kw.kind == tWord && kw.text == "note":
 		st = &Note{Text: strings.Trim(sc.text[kw.col-1+len(kw.text):sc.codeEnd], blanks)}
-	} else {
+	case kw.kind == tWord && kw.text == "repeat":
+		st = fp.repeat(p, sc)
+	default:
 		st = p.statement(sc.toks)
 	}
 	if p.err == nil {
@@ -106,8 +182,102 @@ func (fp *fileParser) parseLine(n int, sc scanned) (Stmt, *Error) {
 	return st, nil
 }
 
-// checkOrder enforces that profile comes once, before everything else.
+// repeat parses a repeat header, "repeat [VAR] COUNT {", and in the
+// one-line form the statement that follows up to the last "}". A block's
+// repeat comes back with a nil Body, for the caller to open.
+func (fp *fileParser) repeat(p *lineParser, sc scanned) Stmt {
+	toks := sc.toks
+	brace := len(toks)
+	for i, t := range toks {
+		if t.kind == tLBrace {
+			brace = i
+			break
+		}
+	}
+	p.toks, p.i, p.end = toks[:brace], 1, toks[0].col+len(toks[0].text)
+	r := &Repeat{}
+	if t, ok := p.peek(); ok && t.kind == tWord && !isDigit(t.text[0]) {
+		r.Var = p.loopVar()
+	}
+	r.Count = p.number("repeat count")
+	if r.Count.N > MaxCount {
+		p.fail(token{text: r.Count.Text, col: r.Count.Pos.Col}, "repeat count out of range, want at most 4294967295")
+	}
+	p.done()
+	switch {
+	case p.err != nil:
+		return nil
+	case brace == len(toks):
+		p.missing(`"{"`)
+		return nil
+	case len(fp.open) == MaxDepth:
+		p.fail(toks[0], "repeats nest at most 8 deep")
+		return nil
+	case brace == len(toks)-1:
+		return r
+	}
+	last := toks[len(toks)-1]
+	if last.kind != tRBrace {
+		p.fail(last, `a repeat on one line ends with "}" after its statement`)
+		return nil
+	}
+	inner := strings.Repeat(" ", toks[brace].col) + sc.text[toks[brace].col:last.col-1]
+	isc := scanLine(inner)
+	r.Body = []Stmt{}
+	if len(isc.toks) == 0 {
+		return r
+	}
+	fp.open = append(fp.open, r)
+	st, err := fp.parseLine(p.line, isc)
+	fp.open = fp.open[:len(fp.open)-1]
+	if inner, ok := st.(*Repeat); ok && err == nil && inner.Body == nil {
+		err = &Error{Pos: inner.At, Msg: "a repeat on one line holds one whole statement, not a block", Near: "repeat"}
+	}
+	if err != nil {
+		p.err = err
+		return nil
+	}
+	r.Body = append(r.Body, st)
+	return r
+}
+
+// loopVar consumes the variable a repeat header names.
+func (p *lineParser) loopVar() Ident {
+	t, _ := p.word("loop variable")
+	if !isLetter(t.text[0]) || !allOf(t.text, func(c byte) bool { return isLetter(c) || isDigit(c) }) {
+		p.fail(t, "bad loop variable, want a letter or _ then letters, digits or _")
+		return Ident{}
+	}
+	if p.inScope(t.text) {
+		p.fail(t, "loop variable "+t.text+" is already the variable of an enclosing repeat")
+		return Ident{}
+	}
+	return Ident{p.pos(t.col), t.text}
+}
+
+// inScope reports whether name is the variable of an enclosing repeat.
+func (p *lineParser) inScope(name string) bool {
+	for _, v := range p.vars {
+		if v == name {
+			return true
+		}
+	}
+	return false
+}
+
+// checkOrder enforces that profile comes once, before everything else,
+// and that profile and bug stay out of repeats.
 func (fp *fileParser) checkOrder(st Stmt, at Pos) *Error {
+	switch st.(type) {
+	case *Profile, *Bug:
+		if len(fp.open) > 0 {
+			kw := "bug"
+			if _, ok := st.(*Profile); ok {
+				kw = "profile"
+			}
+			return &Error{Pos: at, Msg: kw + " must be at the top of the file, outside every repeat", Near: kw}
+		}
+	}
 	if _, ok := st.(*Profile); !ok {
 		fp.other = true
 		return nil
@@ -128,6 +298,7 @@ func (fp *fileParser) checkOrder(st Stmt, at Pos) *Error {
 type lineParser struct {
 	file string
 	line int
+	vars []string // the variables of the enclosing repeats, outermost first
 	toks []token
 	i    int
 	end  int // column just past the last token consumed
@@ -249,11 +420,11 @@ func (p *lineParser) statement(toks []token) Stmt {
 }
 
 func keywords() []string {
-	ks := make([]string, 0, len(statements)+1)
+	ks := make([]string, 0, len(statements)+2)
 	for k := range statements {
 		ks = append(ks, k)
 	}
-	ks = append(ks, "note")
+	ks = append(ks, "note", "repeat")
 	sort.Strings(ks)
 	return ks
 }

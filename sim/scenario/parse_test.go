@@ -321,14 +321,14 @@ func TestParseAST(t *testing.T) {
 			Name:     Ident{p(2, 8), "s"},
 			Family:   Ident{p(2, 10), "AF_INET"},
 			Type:     Flags{p(2, 18), []Ident{{p(2, 18), "SOCK_DGRAM"}}},
-			Protocol: Value{p(2, 29), ValueWord, 0, "IPPROTO_UDP"},
-			Options:  Options{{p(2, 41), "via", Value{p(2, 45), ValueWord, 0, "lo"}}},
+			Protocol: Value{p(2, 29), ValueWord, 0, "IPPROTO_UDP", nil},
+			Options:  Options{{p(2, 41), "via", Value{p(2, 45), ValueWord, 0, "lo", nil}}},
 		},
 		&Sendmsg{
 			Line: Line{At: p(4, 1), Gap: true, Comment: "optmem",
 				Want: Outcome{Pos: p(4, 52), Kind: OutcomeErrno, Errno: "ENOBUFS"}},
 			Sock:  Sock{p(4, 9), "s", true},
-			Iov:   []Value{{p(4, 17), ValueNumber, 4096, "4K"}, {p(4, 21), ValueNumber, 16, "0x10"}},
+			Iov:   []Value{{p(4, 17), ValueNumber, 4096, "4K", nil}, {p(4, 21), ValueNumber, 16, "0x10", nil}},
 			Flags: Flags{p(4, 27), []Ident{{p(4, 27), "MSG_ZEROCOPY"}, {p(4, 40), "MSG_MORE"}}},
 		},
 		&Recvmsg{

@@ -33,10 +33,10 @@ var statements = map[string]func(*lineParser) Stmt{
 	"accept":   func(p *lineParser) Stmt { return &Accept{Sock: p.sock(), New: p.name("new socket name")} },
 	"shutdown": func(p *lineParser) Stmt { return &Shutdown{Sock: p.sock(), How: p.symbol(shutHows)} },
 	"send": func(p *lineParser) Stmt {
-		return &Send{Sock: p.sock(), Len: p.number("length"), Flags: p.flags(msgFlagNames, true)}
+		return &Send{Sock: p.sock(), Len: p.operand("length"), Flags: p.flags(msgFlagNames, true)}
 	},
 	"sendto": func(p *lineParser) Stmt {
-		return &Sendto{Sock: p.sock(), Len: p.number("length"), Flags: p.flags(msgFlagNames, true)}
+		return &Sendto{Sock: p.sock(), Len: p.operand("length"), Flags: p.flags(msgFlagNames, true)}
 	},
 	"sendmsg": func(p *lineParser) Stmt {
 		return &Sendmsg{Sock: p.sock(), Iov: p.iovec(), Flags: p.flags(msgFlagNames, true)}
@@ -55,14 +55,14 @@ var statements = map[string]func(*lineParser) Stmt{
 	"settle":   func(p *lineParser) Stmt { return &Settle{} },
 	"hold":     func(p *lineParser) Stmt { return &Hold{Sock: p.sock(), Dir: p.dir()} },
 	"release":  func(p *lineParser) Stmt { return &Release{Sock: p.sock(), Dir: p.dir()} },
-	"drop":     func(p *lineParser) Stmt { return &Drop{Sock: p.sock(), Dir: p.dir(), Count: p.optNumber("count")} },
-	"complete": func(p *lineParser) Stmt { return &Complete{Device: p.name("device name"), Count: p.optNumber("count")} },
-	"txerror":  func(p *lineParser) Stmt { return &Txerror{Device: p.name("device name"), Count: p.optNumber("count")} },
+	"drop":     func(p *lineParser) Stmt { return &Drop{Sock: p.sock(), Dir: p.dir(), Count: p.optOperand("count")} },
+	"complete": func(p *lineParser) Stmt { return &Complete{Device: p.name("device name"), Count: p.optOperand("count")} },
+	"txerror":  func(p *lineParser) Stmt { return &Txerror{Device: p.name("device name"), Count: p.optOperand("count")} },
 	"vhost_send": func(p *lineParser) Stmt {
-		return &VhostSend{Device: p.name("device name"), Len: p.number("length"), Options: p.options(vhostOpts)}
+		return &VhostSend{Device: p.name("device name"), Len: p.operand("length"), Options: p.options(vhostOpts)}
 	},
 	"fault":  func(p *lineParser) Stmt { return &Fault{Site: p.name("fault site"), Rule: p.rule()} },
-	"zckey":  func(p *lineParser) Stmt { return &Zckey{Sock: p.sock(), Value: p.number("counter value")} },
+	"zckey":  func(p *lineParser) Stmt { return &Zckey{Sock: p.sock(), Value: p.operand("counter value")} },
 	"expect": parseExpect,
 }
 
@@ -104,7 +104,7 @@ func parseSocket(p *lineParser) Stmt {
 	if t, ok := p.peek(); ok && t.kind == tWord && !p.optionNext() {
 		p.advance()
 		if protocolNames.has(t.text) {
-			s.Protocol = Value{p.pos(t.col), ValueWord, 0, t.text}
+			s.Protocol = Value{p.pos(t.col), ValueWord, 0, t.text, nil}
 		} else if isDigit(t.text[0]) {
 			s.Protocol = p.numberOf(t)
 		} else {
@@ -147,7 +147,7 @@ func parseSendmmsg(p *lineParser) Stmt {
 }
 
 func parseRecv(p *lineParser) Stmt {
-	s := &Recv{Sock: p.sock(), Len: p.number("length")}
+	s := &Recv{Sock: p.sock(), Len: p.operand("length")}
 	if p.peekIs(tWord) {
 		s.Flags = p.flags(msgFlagNames, true)
 	}
@@ -169,7 +169,7 @@ func (p *lineParser) limit() Value {
 		return Value{}
 	}
 	if t.text == "unlimited" {
-		return Value{p.pos(t.col), ValueWord, 0, t.text}
+		return Value{p.pos(t.col), ValueWord, 0, t.text, nil}
 	}
 	if _, msg := parseNumber(t.text); msg != "" {
 		p.fail(t, "bad limit, want a size or unlimited")
