@@ -11,6 +11,10 @@ const (
 	// (import_iovec: EINVAL beyond) and the most messages one sendmmsg
 	// sends (__sys_sendmmsg caps vlen to it).
 	UioMaxiov = 1024
+	// MaxRWCount is MAX_RW_COUNT (INT_MAX & PAGE_MASK): the most one read
+	// or write moves. import_ubuf clamps a buffer's length to it and
+	// __import_iovec the running total of an iovec array.
+	MaxRWCount = 0x7ffff000
 	// MaxSkbFrags is MAX_SKB_FRAGS with CONFIG_MAX_SKB_FRAGS=17, the default.
 	MaxSkbFrags = 17
 	// UshrtMax is USHRT_MAX; msg_zerocopy_realloc stops extending a uarg at

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/zcsim/zcsim/kernel"
@@ -426,7 +427,9 @@ func (w *World) SetCapability(c Call, t *Task, capability string, on bool) Resul
 const hugePageOrder = 9
 
 // Send models send(2), or sendmsg(2) without msg_name, of iovecs with the
-// given lengths, from a fresh user buffer: a datagram socket must be
+// given lengths (their total cut to MAX_RW_COUNT, as import_iovec cuts
+// it), from a fresh user buffer whose pages exist only once the send path
+// reaches them, so a call costs what it moves: a datagram socket must be
 // connected (EDESTADDRREQ). A blocking send that runs out of send buffer
 // waits while the network runs, as the kernel thread sleeps in
 // sk_stream_wait_memory or sock_alloc_send_pskb; if the network goes idle
@@ -445,6 +448,7 @@ func (w *World) send(c Call, s *Socket, lens []int, flags kernel.MsgFlags, to bo
 	if s.closed {
 		return w.FailCall(c, "send", kernel.EBADF)
 	}
+	lens = importIovec(lens)
 	total := 0
 	for _, n := range lens {
 		total += n
@@ -479,6 +483,26 @@ func (w *World) send(c Call, s *Socket, lens []int, flags kernel.MsgFlags, to bo
 		return w.sendDgram(c, s, buf, &p.Wait, func() sock.SendResult { return p.Sendmsg(iov, flags) })
 	}
 	return w.syscall(c, "send", s, func() Result { return fail(kernel.EOPNOTSUPP) })
+}
+
+// importIovec models the length rules of import_ubuf and __import_iovec:
+// the lengths are taken in order, each cut so that the running total stays
+// within MAX_RW_COUNT (the rest of the call is silently not sent). lens is
+// returned as it is when nothing is cut.
+func importIovec(lens []int) []int {
+	total := 0
+	for i, n := range lens {
+		if n > kernel.MaxRWCount-total {
+			cut := slices.Clone(lens)
+			for j := i; j < len(cut); j++ {
+				cut[j] = min(cut[j], kernel.MaxRWCount-total)
+				total += cut[j]
+			}
+			return cut
+		}
+		total += n
+	}
+	return lens
 }
 
 // Sendmmsg models sendmmsg(2) as __sys_sendmmsg does it: at most

@@ -24,8 +24,10 @@ const (
 	// that does not fit a ssize_t.
 	maxSsize = 1<<63 - 1
 	// DefaultMaxCallBytes is the most one replayed call may ask the
-	// model to move when Options.MaxCallBytes is 0.
-	DefaultMaxCallBytes = 64 << 20
+	// model to move when Options.MaxCallBytes is 0: MAX_RW_COUNT, so
+	// every send or read the kernel takes is replayed (a user buffer
+	// costs the model only the pages the call reaches).
+	DefaultMaxCallBytes = maxRWCount
 )
 
 // imported is what the syscall entry made of a call's buffers: the

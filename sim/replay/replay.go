@@ -37,10 +37,11 @@ type Options struct {
 	// profile's default.
 	OptmemMax int
 	// MaxCallBytes bounds the bytes one replayed call may ask the model
-	// to move; 0 means DefaultMaxCallBytes. A larger call is not run: it
-	// is reported undetermined, never truncated. The model's cost grows
-	// faster than linearly with a send's size (every step checks every
-	// live page).
+	// to move; 0 means DefaultMaxCallBytes (MAX_RW_COUNT, every call the
+	// kernel takes). A larger call is not run: it is reported
+	// undetermined, never truncated. A smaller bound keeps the replay of a
+	// log of huge blocking transfers short: such a call costs the model
+	// the segments it moves.
 	MaxCallBytes int
 }
 
