@@ -1,0 +1,106 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// zcsim check --bug finds the bug, writes a shrunk file that zcsim run
+// replays to the same violation, and exits 1; the same flags make the same
+// output and the same file.
+func TestCheckFindsBug(t *testing.T) {
+	dir := t.TempDir()
+	args := []string{"check", "--bug", "B6", "--profile", "linux-6.18", "--seed", "1", "--runs", "400", "--out", dir}
+	z := runCLI(args...)
+	z.requireStatus(t, exitFindings, args...)
+	lines := strings.Split(z.stdout, "\n")
+	require.Equal(t, "# zcsim check: root seed 1; profile linux-6.18; bugs on: udp-more-refcnt; switched off: none carried by the profile", lines[0])
+	m := regexp.MustCompile(`shrunk from \d+ to \d+ lines: (\S+)`).FindStringSubmatch(z.stdout)
+	require.NotNil(t, m, z.stdout)
+	seed := regexp.MustCompile(`refcount-(\d+)\.zcs$`).FindStringSubmatch(m[1])
+	require.NotNil(t, seed, m[1])
+	body, err := os.ReadFile(m[1])
+	require.NoError(t, err)
+	require.Contains(t, string(body), "# profile: linux-6.18; bugs on: udp-more-refcnt; switched off: none")
+	require.Contains(t, string(body), "# seed: "+seed[1])
+
+	replay := runCLI("run", "--brief", "--seed", seed[1], m[1])
+	replay.requireStatus(t, exitFindings, "run", m[1])
+	require.Contains(t, replay.stdout, "VIOLATION")
+	require.Contains(t, replay.stdout, "invariant 4 (refcount)")
+
+	again := runCLI(args...)
+	require.Equal(t, z.stdout, again.stdout)
+	body2, err := os.ReadFile(m[1])
+	require.NoError(t, err)
+	require.Equal(t, body, body2)
+	entries, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	require.Len(t, entries, 1)
+}
+
+// A budget that runs out with nothing found exits 0 and writes nothing;
+// under linux-4.14 the first line says that B18 is switched off.
+func TestCheckCleanBudget(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "out")
+	z := runCLI("check", "--profile", "linux-4.14", "--seed", "2", "--runs", "20", "--out", dir)
+	z.requireStatus(t, exitOK, "check")
+	require.Equal(t, "# zcsim check: root seed 2; profile linux-4.14; bugs on: none; switched off: tcp-linear (the profile's default)\n# 20 runs, 0 distinct failures\n", z.stdout)
+	_, err := os.Stat(dir)
+	require.True(t, os.IsNotExist(err), "no findings directory")
+}
+
+// --json prints a config record, one finding per distinct failure, and a
+// summary; with --shard every finding's seed is in the shard.
+func TestCheckJSONShard(t *testing.T) {
+	dir := t.TempDir()
+	args := []string{"check", "--json", "--bug", "tstamp-leak", "--seed", "10", "--runs", "60", "--shard", "1/3", "--keep-going", "--out", dir}
+	z := runCLI(args...)
+	z.requireStatus(t, exitFindings, args...)
+	var kinds []string
+	findings := 0
+	for _, line := range strings.Split(strings.TrimSpace(z.stdout), "\n") {
+		var rec map[string]any
+		require.NoError(t, json.Unmarshal([]byte(line), &rec), line)
+		kinds = append(kinds, rec["kind"].(string))
+		if rec["kind"] == "finding" {
+			findings++
+			require.Equal(t, 1, int(rec["seed"].(float64))%3, line)
+			require.FileExists(t, rec["file"].(string))
+		}
+		if rec["kind"] == "config" {
+			require.Equal(t, "1/3", rec["shard"])
+			require.Equal(t, "check", rec["command"])
+		}
+	}
+	require.Equal(t, "config", kinds[0])
+	require.Equal(t, "summary", kinds[len(kinds)-1])
+	require.NotZero(t, findings)
+	require.Contains(t, z.stdout, `"runs":60,"findings":`)
+}
+
+// Bad usage exits 2 with a message and no output.
+func TestCheckUsage(t *testing.T) {
+	for _, args := range [][]string{
+		{"check", "--runs", "3", "--for", "1s"},
+		{"check", "--runs", "0"},
+		{"check", "--for", "-1s"},
+		{"check", "--shard", "3/3"},
+		{"check", "--shard", "x"},
+		{"check", "--bug", "nope"},
+		{"check", "--profile", "linux-9", "--runs", "1"},
+		{"check", "extra"},
+		{"check", "--out", "", "--runs", "1"},
+	} {
+		z := runCLI(args...)
+		z.requireStatus(t, exitUsage, args...)
+		require.Empty(t, z.stdout, args)
+		require.NotEmpty(t, z.stderr, args)
+	}
+}

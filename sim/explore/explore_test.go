@@ -1,0 +1,106 @@
+package explore_test
+
+import (
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/stretchr/testify/require"
+
+	"github.com/zcsim/zcsim/kernel"
+	"github.com/zcsim/zcsim/sim/explore"
+	"github.com/zcsim/zcsim/sim/interp"
+)
+
+// search runs c and returns what it found.
+func search(t *testing.T, c explore.Config) ([]explore.Finding, explore.Summary) {
+	t.Helper()
+	var fs []explore.Finding
+	sum, err := explore.Run(c, func(f explore.Finding) error {
+		fs = append(fs, f)
+		return nil
+	})
+	require.NoError(t, err)
+	return fs, sum
+}
+
+// With a catalogued bug switched on the search finds it, and the shrunk
+// file, which names the profile and the bug, replays under zcsim run's
+// options to a violation of the same rule.
+func TestFindsCatalogBug(t *testing.T) {
+	fs, sum := search(t, explore.Config{Profile: "linux-6.18", Bugs: []kernel.Bug{kernel.BugUDPMoreRefcnt}, Seed: 1, Runs: 400})
+	require.Len(t, fs, 1)
+	f := fs[0]
+	require.Equal(t, sum.Runs, f.Run+1, "the search stops at the first finding")
+	require.Equal(t, "violation", f.Kind)
+	require.Equal(t, kernel.RuleRefcount.String(), f.Rule)
+	require.True(t, f.Replays)
+	require.Less(t, len(f.Shrunk), len(f.Original))
+	require.Contains(t, string(f.Shrunk), "profile linux-6.18\nbug udp-more-refcnt\n")
+	require.Equal(t, "refcount-"+itoa(f.Seed)+".zcs", f.Name())
+	require.Contains(t, string(f.File()), "# replay: zcsim run --seed "+itoa(f.Seed))
+
+	tr, err := interp.Run(f.Name(), f.File(), interp.Options{Seed: f.Seed})
+	require.NoError(t, err)
+	found := false
+	for _, r := range tr.Records {
+		found = found || r.Violation != nil && r.Violation.Rule == f.Rule
+	}
+	require.True(t, found, "the shrunk file replays to the violation:\n%s", f.File())
+}
+
+func itoa(n uint64) string { return strconv.FormatUint(n, 10) }
+
+// Without a bug, a clean model runs the whole budget without a finding.
+func TestCleanBudget(t *testing.T) {
+	fs, sum := search(t, explore.Config{Profile: "linux-6.18", Seed: 1, Runs: 40})
+	require.Empty(t, fs)
+	require.Equal(t, 40, sum.Runs)
+	require.Zero(t, sum.Findings)
+}
+
+// The same Config finds the same failures with the same shrunk files;
+// KeepGoing reports each distinct key once.
+func TestDeterministic(t *testing.T) {
+	c := explore.Config{Bugs: []kernel.Bug{kernel.BugTstampLeak}, Seed: 100, Runs: 120, KeepGoing: true}
+	a, sa := search(t, c)
+	b, sb := search(t, c)
+	require.NotEmpty(t, a)
+	require.Equal(t, 120, sa.Runs)
+	require.Equal(t, sa.Runs, sb.Runs)
+	if d := cmp.Diff(a, b); d != "" {
+		t.Fatalf("findings differ (-first +second):\n%s", d)
+	}
+	keys := map[string]bool{}
+	for _, f := range a {
+		require.False(t, keys[f.Key], "key %q reported twice", f.Key)
+		keys[f.Key] = true
+	}
+}
+
+// A run over its step budget is a hang, shrunk like any failure.
+func TestHang(t *testing.T) {
+	fs, _ := search(t, explore.Config{Profile: "linux-6.18", Seed: 3, Runs: 5, MaxSteps: 2})
+	require.Len(t, fs, 1)
+	require.Equal(t, "hang", fs[0].Kind)
+	require.Equal(t, "hang: over 2 steps", fs[0].Message)
+	require.Equal(t, "hang-3.zcs", fs[0].Name())
+	require.LessOrEqual(t, strings.Count(string(fs[0].Shrunk), "\n"), 4, "%s", fs[0].Shrunk)
+}
+
+// Validate refuses what cannot run.
+func TestValidate(t *testing.T) {
+	for _, c := range []explore.Config{
+		{Profile: "linux-9"},
+		{Bugs: []kernel.Bug{"nope"}},
+		{Shard: 2, Shards: 2},
+		{Shard: 1},
+		{Runs: -1},
+	} {
+		require.Error(t, c.Validate(), "%+v", c)
+		_, err := explore.Run(c, func(explore.Finding) error { return nil })
+		require.Error(t, err)
+	}
+	require.NoError(t, explore.Config{Shard: 1, Shards: 3}.Validate())
+}
