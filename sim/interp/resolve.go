@@ -3,6 +3,7 @@ package interp
 import (
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/zcsim/zcsim/kernel"
@@ -21,6 +22,10 @@ type resolver struct {
 	sockets names
 	taps    names
 	started bool
+	// depth is how many repeats enclose the statement being resolved.
+	depth int
+	// usesVar caches Repeat.UsesVar.
+	usesVar map[*scenario.Repeat]bool
 }
 
 // names are the things of one kind a scenario defined so far, each with
@@ -35,12 +40,16 @@ func newResolver() *resolver {
 		devices: names{defaultDevice: nil},
 		sockets: names{},
 		taps:    names{},
+		usesVar: map[*scenario.Repeat]bool{},
 	}
 }
 
 // define records that the statement at pos defines id as a what; a name
 // defined twice is an error, since the second would silently rebind it.
 func (r *resolver) define(set names, what string, id scenario.Ident) {
+	if r.depth > 0 {
+		r.fail(id.Pos, id.Name, "%s %s is defined inside a repeat, so every iteration would define it again: define it before the repeat", what, id.Name)
+	}
 	if at, ok := set[id.Name]; ok && at != nil {
 		r.fail(id.Pos, id.Name, "%s %s is already defined at line %d", what, id.Name, at.Line)
 		return
@@ -52,9 +61,11 @@ func (r *resolver) define(set names, what string, id scenario.Ident) {
 // defineSocket defines a socket and its implicit peer.
 func (r *resolver) defineSocket(id scenario.Ident) {
 	r.define(r.sockets, "socket", id)
-	peer := id
-	peer.Name += ".peer"
-	r.define(r.sockets, "socket", peer)
+	if r.depth == 0 {
+		peer := id
+		peer.Name += ".peer"
+		r.define(r.sockets, "socket", peer)
+	}
 }
 
 // defaultDevice is the loopback device a socket uses without via=.
@@ -152,6 +163,86 @@ func (r *resolver) sizes(st scenario.Stmt) {
 	}
 }
 
+// iterate checks the expressions of a repeat's body, nested repeats
+// included, at every iteration that can give them a value of their own:
+// each iteration of a repeat whose variable the body uses, the first of
+// any other. vars and loops are the iterations and repeats around it. It
+// stops at the first iteration with an error, since the later ones would
+// mostly repeat it, and reports whether it found none.
+func (r *resolver) iterate(rep *scenario.Repeat, vars []int64, loops []*scenario.Repeat) bool {
+	d := len(vars)
+	vars, loops = append(vars, 0), append(loops, rep)
+	uses, ok := r.usesVar[rep]
+	if !ok {
+		uses = rep.UsesVar(d)
+		r.usesVar[rep] = uses
+	}
+	n := rep.Count.N
+	if !uses {
+		n = min(n, 1)
+	}
+	for k := uint64(0); k < n; k++ {
+		vars[d] = int64(k)
+		label := ""
+		for _, st := range rep.Body {
+			switch {
+			case isRepeat(st):
+				if !r.iterate(st.(*scenario.Repeat), vars, loops) {
+					return false
+				}
+			case scenario.HasExpr(st):
+				if l := iterLabel(loops, vars); l != "[]" && label == "" {
+					label = " in iteration " + l
+				}
+				if !r.evalSizes(st, vars, label) {
+					return false
+				}
+			}
+		}
+	}
+	return true
+}
+
+func isRepeat(st scenario.Stmt) bool {
+	_, ok := st.(*scenario.Repeat)
+	return ok
+}
+
+// iterLabel names an iteration by the named loop variables, "[i=41 j=3]",
+// or "[]" when no repeat around it names one.
+func iterLabel(loops []*scenario.Repeat, vars []int64) string {
+	b := []byte{'['}
+	for d, l := range loops {
+		if l.Var.Name == "" {
+			continue
+		}
+		if len(b) > 1 {
+			b = append(b, ' ')
+		}
+		b = append(b, l.Var.Name...)
+		b = append(b, '=')
+		b = strconv.AppendInt(b, vars[d], 10)
+	}
+	return string(append(b, ']'))
+}
+
+// evalSizes evaluates a statement's expressions at the iteration vars and
+// checks the sizes they come to as sizes checks literals; label, appended
+// to each error, names the iteration. It reports whether all is well.
+func (r *resolver) evalSizes(st scenario.Stmt, vars []int64, label string) bool {
+	before := len(r.errs)
+	inst, err := scenario.Instantiate(st, vars)
+	if e, ok := err.(*scenario.Error); ok {
+		r.fail(e.Pos, e.Near, "%s", e.Msg)
+	} else {
+		r.sizes(inst)
+	}
+	for _, e := range r.errs[before:] {
+		e.Msg += label
+	}
+	return len(r.errs) == before
+}
+
 // iovec checks an iovec array: at most UIO_MAXIOV entries, each at most
 // MAX_RW_COUNT bytes. A larger total is the kernel's to cut:
 // __import_iovec clamps it to MAX_RW_COUNT (sim.World.Send does).
@@ -177,9 +268,25 @@ func (r *resolver) stmt(st scenario.Stmt, bugs map[kernel.Bug]bool) {
 		return
 	case *scenario.Profile, *scenario.Comment:
 		return
+	case *scenario.Repeat:
+		r.started = true
+		r.depth++
+		for _, b := range s.Body {
+			r.stmt(b, bugs)
+		}
+		r.depth--
+		if r.depth == 0 {
+			r.iterate(s, nil, nil)
+		}
+		return
 	}
 	r.started = true
-	r.sizes(st)
+	switch {
+	case !scenario.HasExpr(st):
+		r.sizes(st)
+	case r.depth == 0:
+		r.evalSizes(st, nil, "")
+	}
 	switch s := st.(type) {
 	case *scenario.Sysctl:
 		want, ok := sysctls[s.Key.Name]

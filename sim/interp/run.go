@@ -100,14 +100,7 @@ func (sc *Scenario) Run() *sim.Trace {
 	w.Emit(sim.Record{Config: &sim.Config{Schema: sim.SchemaVersion, File: sc.file, Profile: p.Name, Seed: opts.Seed, Bugs: bugStrings(p.Bugs.Sorted())}})
 	w.AddDevice(sim.DefaultDevice(defaultDevice, sim.Loopback))
 	// Load parsed src without an error.
-	_ = scenario.ParseEach(sc.file, sc.src, func(st scenario.Stmt) bool {
-		in.exec(st)
-		if w.OutOfTime() {
-			in.outOfTime(posString(st.Pos()))
-			return false
-		}
-		return true
-	})
+	_ = scenario.ParseEach(sc.file, sc.src, in.run)
 	in.finish()
 	return w.Trace()
 }
@@ -152,10 +145,74 @@ type interp struct {
 	named      []namedUser
 	// timeRanOut is set once the run stopped at the end of virtual time.
 	timeRanOut bool
+	// loops are the repeats being run, outermost first, vars their
+	// iterations, and label names the iteration, "[i=41]", or is empty
+	// where no repeat around names a variable.
+	loops []*scenario.Repeat
+	vars  []int64
+	label string
+}
+
+// run runs a statement of the file or of a repeat's body, and reports
+// whether the run goes on: it stops when virtual time runs out.
+func (in *interp) run(st scenario.Stmt) bool {
+	if r, ok := st.(*scenario.Repeat); ok {
+		return in.repeat(r)
+	}
+	// Load evaluated every iteration that gives these expressions a value
+	// of their own, without an error.
+	inst, _ := scenario.Instantiate(st, in.vars)
+	in.exec(inst)
+	if in.w.OutOfTime() {
+		in.outOfTime(in.source(st))
+		return false
+	}
+	return true
+}
+
+// repeat runs a repeat's body once an iteration: the body is the one the
+// parser made, never a copy per iteration, so memory does not grow with
+// the count.
+func (in *interp) repeat(r *scenario.Repeat) bool {
+	d := len(in.vars)
+	in.loops, in.vars = append(in.loops, r), append(in.vars, 0)
+	defer func() {
+		in.loops, in.vars = in.loops[:d], in.vars[:d]
+		in.setLabel()
+	}()
+	for k := uint64(0); k < r.Count.N; k++ {
+		in.vars[d] = int64(k)
+		in.setLabel()
+		for _, st := range r.Body {
+			if !in.run(st) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+func (in *interp) setLabel() {
+	in.label = ""
+	if l := iterLabel(in.loops, in.vars); l != "[]" {
+		in.label = l
+	}
 }
 
 func (in *interp) call(st scenario.Stmt) sim.Call {
-	return sim.Call{Source: posString(st.Pos()), Text: scenario.FormatCall(st)}
+	if in.label != "" {
+		return sim.Call{Source: in.source(st), Text: in.label + " " + scenario.FormatCall(st)}
+	}
+	return sim.Call{Source: in.source(st), Text: scenario.FormatCall(st)}
+}
+
+// source names where a step comes from: file:line, and inside a repeat
+// that names a variable the iteration, "long.zcs:3 [i=41]".
+func (in *interp) source(st scenario.Stmt) string {
+	if in.label != "" {
+		return posString(st.Pos()) + " " + in.label
+	}
+	return posString(st.Pos())
 }
 
 func posString(p scenario.Pos) string { return fmt.Sprintf("%s:%d", p.File, p.Line) }
@@ -360,7 +417,7 @@ func (in *interp) hold(ss scenario.Sock, dir string, on bool) {
 
 // mismatch records an unmet expectation.
 func (in *interp) mismatch(st scenario.Stmt, want, got string) {
-	in.mismatchAt(posString(st.Pos()), want, got)
+	in.mismatchAt(in.source(st), want, got)
 }
 
 // mismatchAt records an unmet expectation of the run at source.

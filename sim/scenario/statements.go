@@ -49,15 +49,17 @@ var statements = map[string]func(*lineParser) Stmt{
 	"setrlimit": func(p *lineParser) Stmt {
 		return &Setrlimit{Task: p.name("task name"), Resource: p.symbol(rlimits), Limit: p.limit()}
 	},
-	"capdrop":  func(p *lineParser) Stmt { return &Capdrop{Task: p.name("task name"), Cap: p.symbol(capNames)} },
-	"capset":   func(p *lineParser) Stmt { return &Capset{Task: p.name("task name"), Cap: p.symbol(capNames)} },
-	"wait":     func(p *lineParser) Stmt { return &Wait{Dur: p.duration()} },
-	"settle":   func(p *lineParser) Stmt { return &Settle{} },
-	"hold":     func(p *lineParser) Stmt { return &Hold{Sock: p.sock(), Dir: p.dir()} },
-	"release":  func(p *lineParser) Stmt { return &Release{Sock: p.sock(), Dir: p.dir()} },
-	"drop":     func(p *lineParser) Stmt { return &Drop{Sock: p.sock(), Dir: p.dir(), Count: p.optOperand("count")} },
-	"complete": func(p *lineParser) Stmt { return &Complete{Device: p.name("device name"), Count: p.optOperand("count")} },
-	"txerror":  func(p *lineParser) Stmt { return &Txerror{Device: p.name("device name"), Count: p.optOperand("count")} },
+	"capdrop": func(p *lineParser) Stmt { return &Capdrop{Task: p.name("task name"), Cap: p.symbol(capNames)} },
+	"capset":  func(p *lineParser) Stmt { return &Capset{Task: p.name("task name"), Cap: p.symbol(capNames)} },
+	"wait":    func(p *lineParser) Stmt { return &Wait{Dur: p.duration()} },
+	"settle":  func(p *lineParser) Stmt { return &Settle{} },
+	"hold":    func(p *lineParser) Stmt { return &Hold{Sock: p.sock(), Dir: p.dir()} },
+	"release": func(p *lineParser) Stmt { return &Release{Sock: p.sock(), Dir: p.dir()} },
+	"drop":    func(p *lineParser) Stmt { return &Drop{Sock: p.sock(), Dir: p.dir(), Count: p.optOperand("count")} },
+	"complete": func(p *lineParser) Stmt {
+		return &Complete{Device: p.name("device name"), Count: p.optOperand("count")}
+	},
+	"txerror": func(p *lineParser) Stmt { return &Txerror{Device: p.name("device name"), Count: p.optOperand("count")} },
 	"vhost_send": func(p *lineParser) Stmt {
 		return &VhostSend{Device: p.name("device name"), Len: p.operand("length"), Options: p.options(vhostOpts)}
 	},
