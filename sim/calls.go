@@ -3,6 +3,7 @@ package sim
 import (
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/zcsim/zcsim/kernel"
@@ -84,30 +85,17 @@ func (w *World) FailCall(c Call, op string, err kernel.Errno) Result {
 }
 
 // record ends a call's step with an event describing its result, then
-// starts the timers the call may need.
+// starts the timers the call may need. The result is kept typed; the
+// event's sentence is built only if the trace is rendered (Event.Render).
 func (w *World) record(c Call, op string, s *Socket, r Result) {
-	e := Event{Source: c.Source, Op: op, Text: c.Text + " = " + r.String()}
-	if r.Blocked {
-		e.Text = c.Text + " never returns: nothing left in the network will wake it"
-	}
+	e := Event{Source: c.Source, Op: op, pending: true}
 	if s != nil {
 		e.Socket = s.Name
 	}
-	ret := r.Ret
-	e.Ret, e.Errno = &ret, errnoName(r.Errno)
+	e.call = callResult{text: c.Text, ret: r.Ret, errno: r.Errno, blocked: r.Blocked,
+		send: r.Send.ZC, id: r.Send.ID, outcome: r.Send.Outcome}
 	if r.Record != nil {
-		e.Notification = notificationOf(*r.Record)
-		e.Text += "  " + r.Record.String()
-	}
-	if r.Send.ZC {
-		id := r.Send.ID
-		e.UargID = &id
-		e.Text += fmt.Sprintf("  (id %d: %v)", id, r.Send.Outcome)
-	} else if r.Send.Outcome.Failed() {
-		e.Text += "  (" + r.Send.Outcome.String() + ")"
-	}
-	if r.Send.Outcome != 0 {
-		e.Why = r.Send.Outcome.String()
+		e.call.rec, e.call.hasRec = *r.Record, true
 	}
 	w.end(e)
 }
@@ -204,16 +192,7 @@ func (w *World) newSocket(name string, t *Task, family kernel.Family, typ kernel
 	sk := sock.New(w.Host, w.Net, t.Task, family, typ, proto)
 	s := &Socket{Name: name, Sk: sk, Task: t, Dev: dev}
 	sk.OnNotify = func(n ubuf.Notification, merged bool) {
-		text := fmt.Sprintf("%s: notification [%d,%d]", name, n.Lo, n.Hi())
-		if n.Copied {
-			text += " COPIED"
-		}
-		if merged {
-			text += " merged into the queued one"
-		} else {
-			text += " queued"
-		}
-		w.narration = append(w.narration, text)
+		w.narration = append(w.narration, notificationText(name, n, merged))
 	}
 	switch sk.Class {
 	case kernel.ClassTCP:
@@ -228,6 +207,28 @@ func (w *World) newSocket(name string, t *Task, family kernel.Family, typ kernel
 	w.narration = append(w.narration, fmt.Sprintf("%s is %v", name, sk.Ident()))
 	w.Monitor.Tracked(sk, t.Task)
 	return s
+}
+
+// notificationText narrates __msg_zerocopy_callback queuing n on the
+// error queue of socket name, or merging it into the queued one: "s:
+// notification [0,3] COPIED queued". It builds the sentence in one
+// allocation, as it runs once per notification.
+func notificationText(name string, n ubuf.Notification, merged bool) string {
+	var buf [96]byte
+	b := append(append(buf[:0], name...), ": notification ["...)
+	b = strconv.AppendUint(b, uint64(n.Lo), 10)
+	b = append(b, ',')
+	b = strconv.AppendUint(b, uint64(n.Hi()), 10)
+	b = append(b, ']')
+	if n.Copied {
+		b = append(b, " COPIED"...)
+	}
+	if merged {
+		b = append(b, " merged into the queued one"...)
+	} else {
+		b = append(b, " queued"...)
+	}
+	return string(b)
 }
 
 // allocFD gives s the lowest free file descriptor above stderr, as

@@ -1,11 +1,13 @@
 package sim
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/zcsim/zcsim/kernel"
+	"github.com/zcsim/zcsim/ubuf"
 )
 
 // importIovec cuts the running total at MAX_RW_COUNT, as __import_iovec
@@ -79,4 +81,76 @@ func TestGigabyteSends(t *testing.T) {
 	require.Equal(t, kernel.EMSGSIZE, w.Send(Call{}, u, []int{1 << 30, 1 << 30, 1 << 30}, kernel.MSG_ZEROCOPY).Errno)
 	require.NoError(t, w.Settle())
 	require.False(t, w.Failed(), "no invariant was violated")
+}
+
+// sink keeps a copy of every event as it reached the sink, its
+// rendering, and the pointed-to results while they are valid.
+type sink struct {
+	raw, rendered []Event
+	ret           []int64
+	id            []uint32
+}
+
+func (k *sink) Put(r *Record) error {
+	if r.Event != nil {
+		k.raw = append(k.raw, *r.Event)
+		r.Event.Render()
+		k.rendered = append(k.rendered, *r.Event)
+		var ret int64
+		var id uint32
+		if r.Event.Ret != nil {
+			ret = *r.Event.Ret
+		}
+		if r.Event.UargID != nil {
+			id = *r.Event.UargID + 1
+		}
+		k.ret, k.id = append(k.ret, ret), append(k.id, id)
+	}
+	return nil
+}
+
+// A call's event reaches a Sink as typed fields; Render builds the
+// sentence, the result fields and the narration after it, once.
+func TestEventRender(t *testing.T) {
+	p, err := kernel.Lookup(kernel.DefaultProfile)
+	require.NoError(t, err)
+	w := New(p, 1)
+	k := &sink{}
+	w.Trace().Sink = k
+	lo := DefaultDevice("lo", Loopback)
+	w.AddDevice(lo)
+	task := w.AddTask("main", w.AddUser(1000), 8<<20, false)
+	s, _ := w.NewSocket(Call{Text: "socket s"}, "s", task, kernel.AF_INET, kernel.SOCK_DGRAM, 0, lo, PeerOptions{})
+	w.Setsockopt(Call{}, s, kernel.SO_ZEROCOPY, 1)
+	w.Connect(Call{}, s)
+	w.Send(Call{Source: "t:1", Text: "send s 100"}, s, []int{100}, kernel.MSG_ZEROCOPY)
+	require.NoError(t, w.Settle())
+	w.Recvmsg(Call{Text: "recvmsg s"}, s, 0, kernel.MSG_ERRQUEUE)
+
+	var send, read int
+	for i, e := range k.raw {
+		switch e.Op {
+		case "send":
+			send = i
+		case "recvmsg":
+			read = i
+		}
+	}
+	raw, got := k.raw[send], k.rendered[send]
+	require.Equal(t, "; s: notification [0,0] COPIED queued", raw.Text, "only the narration before Render")
+	require.Nil(t, raw.Ret)
+	require.Equal(t, "send s 100 = 100  (id 0: allocated a new uarg); s: notification [0,0] COPIED queued", got.Text)
+	require.EqualValues(t, 100, k.ret[send])
+	require.EqualValues(t, 1, k.id[send], "id 0, plus one")
+	require.Equal(t, "allocated a new uarg", got.Why)
+	rd := k.rendered[read]
+	require.True(t, strings.HasPrefix(rd.Text, "recvmsg s = 0  "), rd.Text)
+	require.NotNil(t, rd.Notification)
+	require.Contains(t, k.rendered[0].Text, "socket s = 3; s is sock#")
+	again := got
+	again.Render()
+	require.Equal(t, got.Text, again.Text, "Render is idempotent")
+
+	require.Equal(t, "s: notification [0,0] COPIED queued", notificationText("s", ubuf.Notification{Lo: 0, Len: 1, Copied: true}, false))
+	require.Equal(t, "u: notification [4294967295,1] merged into the queued one", notificationText("u", ubuf.Notification{Lo: 1<<32 - 1, Len: 3}, true))
 }

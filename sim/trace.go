@@ -6,11 +6,13 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/zcsim/zcsim/kernel"
 	"github.com/zcsim/zcsim/notify"
 	"github.com/zcsim/zcsim/sim/engine"
+	"github.com/zcsim/zcsim/ubuf"
 )
 
 // SchemaVersion is the version of the JSON Lines trace. It changes when a
@@ -29,7 +31,10 @@ const SchemaVersion = 2
 // Sink receives the records of a run as they happen, so that a long run
 // need not keep its trace: a renderer writes each one out and forgets it.
 // The record and what it points to are valid only during the call; a sink
-// that keeps them copies them.
+// that keeps them copies them. An event reaches a Sink unrendered: a
+// Sink that reads its Text or the fields of a call's result calls
+// Event.Render first, as the sinks of this package do. Trace.Records are
+// rendered.
 type Sink interface {
 	Put(r *Record) error
 }
@@ -67,6 +72,7 @@ func (tr *Trace) add(r Record) {
 		// The World reuses its event and touched list from step to step.
 		e := *r.Event
 		e.Touched = slices.Clone(e.Touched)
+		e.Render()
 		r.Event = &e
 	}
 	tr.Records = append(tr.Records, r)
@@ -120,6 +126,65 @@ type Event struct {
 	Notification *Notification `json:"notification,omitempty"`
 	// Touched lists what the step did to each object, in order.
 	Touched []Touch `json:"touched,omitempty"`
+
+	// call is the system call's result until Render turns it into Text,
+	// Ret, Errno, UargID, Why and Notification; pending says it has not.
+	call    callResult
+	pending bool
+}
+
+// callResult is what a system call's event says of its result, kept as
+// typed fields while the step runs and rendered only on output.
+type callResult struct {
+	text    string // the call as the front end wrote it
+	ret     int64
+	errno   kernel.Errno
+	blocked bool
+	send    bool // the call consumed an id (id)
+	id      uint32
+	outcome ubuf.Outcome
+	rec     notify.Record
+	hasRec  bool
+}
+
+// Render fills in the fields that describe a system call's result from
+// what the call recorded, and puts the call's sentence before Text (which
+// holds, until then, only what the step's narration appended). It does
+// nothing for an event that is not a call's or was rendered already.
+func (e *Event) Render() {
+	if !e.pending {
+		return
+	}
+	e.pending = false
+	c := &e.call
+	var b []byte
+	if c.blocked {
+		b = append(append(b, c.text...), " never returns: nothing left in the network will wake it"...)
+	} else {
+		b = append(append(b, c.text...), " = "...)
+		if c.errno != 0 {
+			b = append(append(b, "-1 "...), c.errno.String()...)
+		} else {
+			b = strconv.AppendInt(b, c.ret, 10)
+		}
+	}
+	e.Ret, e.Errno = &c.ret, errnoName(c.errno)
+	if c.hasRec {
+		e.Notification = notificationOf(c.rec)
+		b = append(append(b, "  "...), c.rec.String()...)
+	}
+	if c.send {
+		e.UargID = &c.id
+		b = append(b, "  (id "...)
+		b = strconv.AppendUint(b, uint64(c.id), 10)
+		b = append(append(append(b, ": "...), c.outcome.String()...), ')')
+	} else if c.outcome.Failed() {
+		b = append(append(append(b, "  ("...), c.outcome.String()...), ')')
+	}
+	if c.outcome != 0 {
+		e.Why = c.outcome.String()
+	}
+	e.Text = string(append(b, e.Text...))
 }
 
 // Notification is a struct sock_extended_err as recvmsg(MSG_ERRQUEUE)
@@ -265,6 +330,7 @@ func (s *jsonSink) Put(r *Record) error {
 		return WriteJSONLine(s.w, kind, v)
 	}
 	e := *r.Event
+	e.Render()
 	touched := e.Touched
 	e.Touched = nil
 	body, err := json.Marshal(&e)
@@ -313,6 +379,7 @@ func (s *textSink) Put(r *Record) error {
 		b.WriteString("\n")
 	case r.Event != nil:
 		e := r.Event
+		e.Render()
 		fmt.Fprintf(b, "step %-4d t=%-8v %s\n", e.Step, engine.Time(e.Time), e.Text)
 		if s.verbose {
 			for _, tc := range e.Touched {
