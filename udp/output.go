@@ -66,15 +66,20 @@ func (u *Sock) Sendto(iov []mm.Iovec, flags kernel.MsgFlags) sock.SendResult {
 		flags |= kernel.MSG_MORE
 	}
 	err := u.ipAppendData(&u.cork, a, ulen, transhdrlen, flags)
+	pushed := false
 	switch {
 	case err != 0:
 		u.flushPending()
 	case !corkreq:
-		err = u.pushPending()
+		err, pushed = u.pushPending(), true
 	case len(u.cork.queue) == 0:
 		u.pending = false
 	}
-	return a.result(n, err)
+	r := a.result(n, err)
+	// udp_push_pending_frames → udp_send_skb refuses the datagram after
+	// this call's append took its id: the freed skb completes the uarg.
+	r.FailedAfterID = pushed && r.ZC && r.Err != 0
+	return r
 }
 
 // flushQueue models __ip_flush_pending_frames: free every queued skb.

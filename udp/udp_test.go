@@ -466,3 +466,20 @@ func TestSendWithoutAddress(t *testing.T) {
 	require.True(t, r.ZC)
 	e.finish(t)
 }
+
+// The last append of a cork takes an id, then udp_push_pending_frames →
+// udp_send_skb refuses the datagram (more than UDP_MAX_SEGMENTS segments
+// of gso_size 1): the call fails with EINVAL, its id stays consumed and is
+// notified, as after an uncorked send the same check refuses.
+func TestCorkPushFailsAfterID(t *testing.T) {
+	e := newUDP(t, "linux-6.18", loRoute, loopback)
+	require.Zero(t, e.u.Setsockopt(kernel.UDP_SEGMENT, 1))
+	require.Equal(t, 0, e.send(0, more).N)
+	r := e.send(256, zc)
+	require.Equal(t, kernel.EINVAL, r.Err)
+	require.True(t, r.ZC)
+	require.True(t, r.FailedAfterID)
+	require.Equal(t, uint32(1), e.sk.ZCKey())
+	e.quiet(t)
+	e.finish(t)
+}
