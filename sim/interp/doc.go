@@ -18,6 +18,19 @@
 // step. A call that could never return (a blocking send with nothing left
 // in the network to wake it) is the mismatch "it blocks forever".
 //
+// A repeat (scenario.Repeat) runs its body once an iteration: the body
+// the parser made, each statement instantiated (scenario.Instantiate) at
+// the loop variables' values as it runs, never unrolled, so memory does
+// not grow with the count. Resolving checks a body's names once; a
+// socket, accept, user, task, device or tap statement inside a repeat is
+// an input error, as it would define its name again every iteration. The
+// sizes a body's expressions come to are checked at every iteration that
+// gives them a value of their own (each iteration of a repeat whose
+// variable the body names), before anything runs; the error names the
+// expression and the iteration, "[i=41]". A step made inside a repeat
+// that names a variable has the source "file:line [i=41]", outermost
+// variable first, and its call text starts with the same "[i=41]".
+//
 // After the last statement the network settles and the invariants that
 // hold only at quiescence are checked (World.CheckQuiescent); then the
 // program exits (World.Exit closes every open socket), the network
