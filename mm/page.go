@@ -129,7 +129,8 @@ type Buffer struct {
 	inlineSlot [1]*Page
 }
 
-// spareChunk bounds how many pages one carving allocates.
+// spareChunk bounds how many pages one carving allocates, and how many
+// present slots the first growth of the present list adds.
 const spareChunk = 64
 
 // NewBuffer maps size bytes of user memory starting at a page boundary.
@@ -180,6 +181,10 @@ func (b *Buffer) Page(i int) *Page {
 	p := b.carve(i)
 	*p = Page{User: true, Order: b.Order, refs: 1, index: i}
 	b.host.TrackReserved(&p.Tracked, "upage", b.first+uint64(i), p)
+	if k := len(b.present); k == cap(b.present) {
+		// Room for the pages a send will reach next, in one allocation.
+		b.present = slices.Grow(b.present, min(b.n-k, max(k, spareChunk)))
+	}
 	b.present = slices.Insert(b.present, at, p)
 	return p
 }
