@@ -20,11 +20,17 @@ type Send struct {
 type Ledger struct {
 	next        uint32
 	outstanding []Send // in send order
+	// reused says that Expect was called with sends outstanding, so an
+	// id may be outstanding twice.
+	reused bool
 }
 
 // Expect sets the id the next send should get, for a socket whose counter
 // does not start at 0.
-func (l *Ledger) Expect(next uint32) { l.next = next }
+func (l *Ledger) Expect(next uint32) {
+	l.next = next
+	l.reused = l.reused || len(l.outstanding) > 0
+}
 
 // Next returns the id the next successful zerocopy send should get.
 func (l *Ledger) Next() uint32 { return l.next }
@@ -44,11 +50,21 @@ func (l *Ledger) Sent(id uint32, label string, bytes int) error {
 
 // Complete releases the sends a notification range covers and returns them
 // in send order. It returns an error when the range covers ids that are not
-// outstanding: never sent, or already notified.
+// outstanding: never sent, or already notified. Where a counter set back
+// (Expect) gave an id to a second send while the first is still
+// outstanding, the range releases the oldest one: a notification covers
+// each id once.
 func (l *Ledger) Complete(r Range) ([]Send, error) {
 	var done, keep []Send
+	var taken map[uint32]bool // only where an id may be outstanding twice
+	if l.reused {
+		taken = map[uint32]bool{}
+	}
 	for _, s := range l.outstanding {
-		if r.Contains(s.ID) {
+		if r.Contains(s.ID) && (taken == nil || !taken[s.ID]) {
+			if taken != nil {
+				taken[s.ID] = true
+			}
 			done = append(done, s)
 		} else {
 			keep = append(keep, s)

@@ -185,6 +185,21 @@ func TestLedger(t *testing.T) {
 	require.Empty(t, l.Outstanding())
 }
 
+// An id given twice (the counter set back under an unread notification)
+// is released once per notification, oldest send first.
+func TestLedgerReusedID(t *testing.T) {
+	var l notify.Ledger
+	require.NoError(t, l.Sent(0, "a", 1))
+	l.Expect(0)
+	require.NoError(t, l.Sent(0, "b", 1))
+	done, err := l.Complete(notify.Range{Lo: 0, Hi: 0})
+	require.NoError(t, err)
+	require.Equal(t, []notify.Send{{ID: 0, Label: "a", Bytes: 1}}, done)
+	done, err = l.Complete(notify.Range{Lo: 0, Hi: 0})
+	require.NoError(t, err)
+	require.Equal(t, []notify.Send{{ID: 0, Label: "b", Bytes: 1}}, done)
+}
+
 func TestLedgerWrap(t *testing.T) {
 	var l notify.Ledger
 	l.Expect(0xFFFFFFFE)
