@@ -34,10 +34,35 @@ func longScenario(typ string, sends, size int) []byte {
 // workloads the simulator is compared with the live kernel on.
 const sends = 2000
 
+// repeatScenario is longScenario written with repeat: the same steps from
+// a file of a few lines. Sends is a multiple of 8.
+func repeatScenario(typ string, sends, size int) []byte {
+	return []byte(fmt.Sprintf(`device eth0 nic
+socket s AF_INET %s via=eth0 peer_read=auto
+setsockopt s SOL_SOCKET SO_ZEROCOPY 1 => 0
+connect s => 0
+repeat %d {
+  repeat 4 {
+    repeat 8 { send s %d MSG_ZEROCOPY => %d }
+    recvmsg s MSG_ERRQUEUE
+  }
+  settle
+}
+repeat %d {
+  repeat 8 { send s %d MSG_ZEROCOPY => %d }
+  recvmsg s MSG_ERRQUEUE
+}
+settle
+`, typ, sends/32, size, size, sends%32/8, size, size))
+}
+
 // benchmarkLong runs a long scenario b.N times and reports simulated sends
 // per second of wall time and heap allocations per send.
 func benchmarkLong(b *testing.B, typ string, size int) {
-	src := longScenario(typ, sends, size)
+	benchmarkSrc(b, typ, longScenario(typ, sends, size))
+}
+
+func benchmarkSrc(b *testing.B, typ string, src []byte) {
 	tr, err := Run("long.zcs", src, Options{Seed: 1})
 	if err != nil || !tr.OK() {
 		b.Fatalf("the long %s scenario fails: %v", typ, err)
@@ -63,3 +88,9 @@ func BenchmarkLongTCP(b *testing.B) { benchmarkLong(b, "SOCK_STREAM", 16384) }
 
 // BenchmarkLongUDP: 2000 zerocopy datagrams of 1400 bytes over a NIC.
 func BenchmarkLongUDP(b *testing.B) { benchmarkLong(b, "SOCK_DGRAM", 1400) }
+
+// BenchmarkRepeatUDP is BenchmarkLongUDP from a repeat: running a loop
+// body costs what running its unrolled statements does.
+func BenchmarkRepeatUDP(b *testing.B) {
+	benchmarkSrc(b, "SOCK_DGRAM", repeatScenario("SOCK_DGRAM", sends, 1400))
+}

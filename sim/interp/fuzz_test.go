@@ -33,7 +33,47 @@ func FuzzRun(f *testing.F) {
 	for seed := range uint64(48) {
 		f.Add(gen.Scenario(seed, gen.Config{Stmts: 30}))
 	}
-	f.Fuzz(func(t *testing.T, src []byte) { checkRun(t, src) })
+	f.Add([]byte("socket s AF_INET SOCK_DGRAM\nconnect s\nrepeat i 3 {\n  repeat j 2 { sendmsg s [i*j, 2K-i] MSG_ZEROCOPY => 2K+i*j-i }\n  recvmsg s MSG_ERRQUEUE => zerocopy [2*i,2*i+1]\n}\n"))
+	f.Fuzz(func(t *testing.T, src []byte) {
+		if n := executions(src); n > maxFuzzExecutions {
+			t.Skipf("%d statement executions: too long a run for one fuzz input", n)
+		}
+		checkRun(t, src)
+	})
+}
+
+// maxFuzzExecutions bounds the statements one fuzz input may run, so that
+// a mutated repeat count cannot make one input run for hours.
+const maxFuzzExecutions = 20000
+
+// executions counts the statements src runs, each repeat's body counted
+// once an iteration; it is 0 for a file that does not parse.
+func executions(src []byte) uint64 {
+	stmts, err := scenario.Parse("fuzz.zcs", src)
+	if err != nil {
+		return 0
+	}
+	var count func([]scenario.Stmt) uint64
+	count = func(body []scenario.Stmt) uint64 {
+		n := uint64(0)
+		for _, st := range body {
+			r, ok := st.(*scenario.Repeat)
+			if !ok {
+				n++
+				continue
+			}
+			inner := count(r.Body)
+			if inner > 0 && r.Count.N > maxFuzzExecutions/inner {
+				return maxFuzzExecutions + 1
+			}
+			n += r.Count.N * inner
+			if n > maxFuzzExecutions {
+				return n
+			}
+		}
+		return n
+	}
+	return count(stmts)
 }
 
 // FuzzGenerated runs the generator's scenario of a seed, a feature set and
