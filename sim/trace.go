@@ -106,7 +106,9 @@ type Event struct {
 	Step uint64 `json:"step"`
 	// Time is the virtual time in nanoseconds.
 	Time int64 `json:"time_ns"`
-	// Source is file:line of the statement that made the call, if any.
+	// Source is file:line of the statement that made the call, if any;
+	// inside a repeat with a loop variable it names the iteration too
+	// ("long.zcs:8 [i=41]", nested "[i=41 j=3]").
 	Source string `json:"source,omitempty"`
 	// Op names what happened: a syscall ("send", "recvmsg"), or a network
 	// event ("xmit", "deliver", "ack", "tx_complete", "rto", "delack").
