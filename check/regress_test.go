@@ -54,3 +54,20 @@ send s1 0 MSG_ZEROCOPY
 `)
 	require.Empty(t, vs)
 }
+
+// Under the RFC a corked RAW datagram's tail holds uarg 0, a
+// raw_send_hdrinc takes id 1, and the next corked append gets a new uarg
+// (id 2) that the tail refuses (EEXIST): sock_zerocopy_put_abort drops
+// it, nothing leaks.
+func TestRFCCorkAppendBesideOtherUarg(t *testing.T) {
+	vs := violationsOf(t, `profile rfc-v2
+socket s1 AF_INET SOCK_RAW IPPROTO_ICMP
+connect s1
+send s1 1 MSG_MORE|MSG_ZEROCOPY
+setsockopt s1 IPPROTO_IP IP_HDRINCL 1
+sendmsg s1 [191] MSG_ZEROCOPY
+setsockopt s1 IPPROTO_IP IP_HDRINCL 0
+send s1 1 MSG_ZEROCOPY => -1 EEXIST
+`)
+	require.Empty(t, vs)
+}
