@@ -175,8 +175,8 @@ func (c Config) Validate() error {
 }
 
 // Run searches as c says and hands each finding to found, in the order
-// they are found; an error from found ends the search with that error.
-// Precondition: c.Validate() is nil.
+// they are found; an error from found ends the search with that error. A
+// Config that Validate refuses runs nothing and returns its error.
 func Run(c Config, found func(Finding) error) (Summary, error) {
 	if err := c.Validate(); err != nil {
 		return Summary{}, err
