@@ -353,11 +353,15 @@ func (w *World) Bind(c Call, s *Socket) Result {
 	return w.syscall(c, "bind", s, func() Result { return ok(0) })
 }
 
-// Shutdown models shutdown(2); only the send side changes anything.
-func (w *World) Shutdown(c Call, s *Socket, wr bool) Result {
+// Shutdown models shutdown(2): rd and wr say which halves (SHUT_RD,
+// SHUT_WR, both for SHUT_RDWR).
+func (w *World) Shutdown(c Call, s *Socket, rd, wr bool) Result {
 	return w.syscall(c, "shutdown", s, func() Result {
 		if s.tcp == nil {
 			return fail(kernel.ENOTCONN)
+		}
+		if rd {
+			s.tcp.ShutdownRead()
 		}
 		if !wr {
 			return ok(0)

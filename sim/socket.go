@@ -171,6 +171,12 @@ func (w *World) deliver(r *Socket, f frame) Event {
 		e.Text = fmt.Sprintf("%s: no receiver, frame dropped", r.Name)
 		return e
 	}
+	if r.tcp.AbortOnData(f.seq, f.endSeq, f.fin) {
+		f.skb.Free()
+		w.remoteReset(r.Peer)
+		e.Text = fmt.Sprintf("%s: data after shutdown for reading: connection reset; it answers with RST", r.Name)
+		return e
+	}
 	n := f.skb.Len
 	local := r.Dev.Kind == Loopback
 	accepted := r.tcp.Receive(f.skb, f.seq, f.endSeq, f.fin)

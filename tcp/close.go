@@ -18,6 +18,10 @@ func (c *Conn) Shutdown() kernel.Errno {
 	return 0
 }
 
+// ShutdownRead models the receive half of inet_shutdown: RCV_SHUTDOWN is
+// set. The connection goes on receiving; only AbortOnData reads it.
+func (c *Conn) ShutdownRead() { c.shutRd = true }
+
 // queueFin models tcp_close_state and tcp_send_fin: ESTABLISHED becomes
 // FIN_WAIT1 and CLOSE_WAIT becomes LAST_ACK, and a FIN-only skb goes to the
 // tail of the write queue, sent as the windows allow.

@@ -65,6 +65,12 @@ type Conn struct {
 	// connected is sock->state == SS_CONNECTED: set by Connect, never
 	// cleared.
 	connected bool
+	// shutRd is RCV_SHUTDOWN in sk_shutdown, set by ShutdownRead.
+	shutRd bool
+	// finWait2 is set when the FIN of a socket that is not orphaned was
+	// acknowledged: the kernel's FIN_WAIT2, which the model keeps as a
+	// finished connection.
+	finWait2 bool
 
 	// Receive side: in-order data not yet read by the application.
 	rcvQueue []*rcvSkb

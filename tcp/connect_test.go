@@ -25,3 +25,31 @@ func TestConnectOnceConnected(t *testing.T) {
 	require.Equal(t, kernel.Errno(0), l.Listen())
 	require.Equal(t, kernel.EISCONN, l.Connect(0))
 }
+
+// Data past rcv_nxt for a socket shut down for reading resets it in
+// FIN_WAIT1 and in FIN_WAIT2 (tcp_rcv_state_process; probed on Linux
+// 6.18: TCP_CLOSE, SO_ERROR ECONNRESET); SHUT_RD alone, in ESTABLISHED,
+// still queues it, and so does a FIN_WAIT socket that can read.
+func TestAbortOnData(t *testing.T) {
+	p := newPair(t, "linux-6.18", true)
+	p.c.ShutdownRead()
+	nxt := p.c.RcvNxt()
+	require.False(t, p.c.AbortOnData(nxt, nxt+100, false), "ESTABLISHED queues the data")
+	require.Equal(t, kernel.Errno(0), p.c.Shutdown())
+	require.Equal(t, sock.FIN_WAIT1, p.c.Sk.State)
+	require.False(t, p.c.AbortOnData(nxt, nxt, true), "a bare FIN is no data")
+	require.True(t, p.c.AbortOnData(nxt, nxt+100, false))
+	require.Equal(t, sock.CLOSE, p.c.Sk.State)
+	require.Equal(t, kernel.ECONNRESET, p.c.skErr)
+
+	q := newPair(t, "linux-6.18", true)
+	require.Equal(t, kernel.Errno(0), q.c.Shutdown())
+	q.w.deliver()
+	require.True(t, q.c.Done(), "the FIN was acknowledged: FIN_WAIT2")
+	nxt = q.c.RcvNxt()
+	require.False(t, q.c.AbortOnData(nxt, nxt+100, false), "SHUT_WR alone")
+	q.c.ShutdownRead()
+	require.True(t, q.c.AbortOnData(nxt, nxt+100, false))
+	require.Equal(t, kernel.ECONNRESET, q.c.skErr)
+	require.False(t, q.c.AbortOnData(nxt, nxt+100, false), "reset once")
+}

@@ -90,7 +90,8 @@
 // ACKs are cumulative and acknowledge whole transmitted skbs; there is no
 // SACK, no fast retransmit, no autocorking or TCP Small Queues, and a
 // connection is gone once its FIN is acknowledged (no FIN_WAIT2 or
-// TIME_WAIT timers).
+// TIME_WAIT timers; such a connection drops the peer's data, except that
+// one shut down for reading resets on it, as FIN_WAIT2 does: AbortOnData).
 //
 // # Linux correspondence
 //

@@ -48,6 +48,39 @@ func (c *Conn) Receive(b *skb.Buff, seq, endSeq uint32, fin bool) bool {
 	return true
 }
 
+// AbortOnData models tcp_rcv_state_process in FIN_WAIT1 and FIN_WAIT2 on
+// a socket shut down for reading (RCV_SHUTDOWN): a segment [seq, endSeq)
+// with data past rcv_nxt resets the connection (tcp_reset, counted as
+// LINUX_MIB_TCPABORTONDATA) instead of being queued, and the caller
+// answers it with a RST (tcp_v4_do_rcv: tcp_v4_send_reset). It reports
+// whether it did; ESTABLISHED (SHUT_RD alone) still queues the data.
+// Probed on Linux 6.18: after shutdown(SHUT_RDWR) the peer's write makes
+// the socket TCP_CLOSE with SO_ERROR ECONNRESET and the peer's next write
+// EPIPE.
+//
+// The model has no FIN_WAIT2 state: a connection whose FIN was
+// acknowledged is finished (tcp/doc.go, Simplifications), and stands for
+// FIN_WAIT2 here until the reset.
+func (c *Conn) AbortOnData(seq, endSeq uint32, fin bool) bool {
+	if !c.shutRd || (c.Sk.State != sock.FIN_WAIT1 && !c.finWait2) {
+		return false
+	}
+	dataEnd := endSeq
+	if fin {
+		dataEnd--
+	}
+	if endSeq == seq || int32(dataEnd-c.rcvNxt) <= 0 {
+		return false
+	}
+	if c.finWait2 {
+		c.finWait2 = false
+		c.skErr = kernel.ECONNRESET // tcp_reset in FIN_WAIT2; tcp_done already ran
+		return true
+	}
+	c.Reset()
+	return true
+}
+
 // RcvNxt returns rcv_nxt, the next sequence number expected.
 func (c *Conn) RcvNxt() uint32 { return c.rcvNxt }
 

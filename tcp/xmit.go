@@ -293,6 +293,7 @@ func (c *Conn) Ack(ack uint32, window int) {
 	c.expandSndbuf()
 	if c.finAcked() {
 		c.timeWait = c.Sk.Dead()
+		c.finWait2 = !c.timeWait
 		c.finish()
 		return
 	}

@@ -274,7 +274,7 @@ func (in *interp) exec(st scenario.Stmt) {
 	case *scenario.Bind:
 		r = w.Bind(c, in.sock(s.Sock))
 	case *scenario.Shutdown:
-		r = w.Shutdown(c, in.sock(s.Sock), s.How.Name != "SHUT_RD")
+		r = w.Shutdown(c, in.sock(s.Sock), s.How.Name != "SHUT_WR", s.How.Name != "SHUT_RD")
 	case *scenario.Close:
 		r = w.Close(c, in.sock(s.Sock))
 	case *scenario.Send:

@@ -714,9 +714,9 @@ func (r *replayer) shutdown(o *strace.Shutdown) {
 		return
 	}
 	r.between(&o.Header)
-	wr := o.How != "SHUT_RD" && o.How != "0"
+	rd, wr := o.How != "SHUT_WR" && o.How != "1", o.How != "SHUT_RD" && o.How != "0"
 	text := fmt.Sprintf("shutdown(%d, %s)", o.Fd, o.How)
-	res := r.w.Shutdown(r.call(&o.Header, text), e.s, wr)
+	res := r.w.Shutdown(r.call(&o.Header, text), e.s, rd, wr)
 	r.compare(&o.Header, o.Fd, e.s.Name, text, o.Result.String(), res.String(), "")
 }
 
