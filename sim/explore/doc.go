@@ -50,12 +50,15 @@
 //
 // Runs bounds the number of runs (of this shard); Stop, polled before
 // each run, ends the search early (the CLI's --for). With neither, Run
-// searches until it finds something.
+// searches until it finds something. One run is bounded by MaxSteps and
+// MaxTime (DefaultMaxSteps, DefaultMaxTime), one shrink by ShrinkTime
+// (DefaultShrinkTime): past it, every further candidate is refused and
+// the smallest scenario so far is the result.
 //
 // # Determinism
 //
 // For a given Config and Runs, the runs, their findings, the shrunk
 // scenarios and the Summary's counts are the same on every machine and
-// every execution; only the wall time, Stop and the hang budget depend on
-// the clock.
+// every execution; only the wall time, Stop, the time budget of a run and
+// a shrink that outlasts ShrinkTime depend on the clock.
 package explore

@@ -73,7 +73,7 @@ type Summary struct {
 // Finding is one distinct failure, shrunk.
 type Finding struct {
 	// Seed made the scenario and seeded its run; Run is its index among
-	// the runs of the search (0-based), Runs how many ran until then.
+	// the runs of the search (0-based).
 	Seed uint64
 	Run  int
 	// Profile, Bugs and Off are the run's profile, the bugs switched on,
