@@ -94,6 +94,9 @@ func (u *Sock) ipAppendData(c *cork, a *call, length, transhdrlen int, flags ker
 		fragheaderlen: u.Sk.IPHeaderLen(), mtu: c.fragsize, paged: c.gsoSize > 0}
 	if c.gsoSize > 0 {
 		s.mtu = IPMaxMTU
+		if u.v6() {
+			s.mtu = IP6MaxMTU
+		}
 	}
 	s.maxfraglen = (s.mtu-s.fragheaderlen)&^7 + s.fragheaderlen
 	limit := IPMaxMTU - s.fragheaderlen

@@ -18,6 +18,9 @@ const (
 	IPMaxMTU = 0xFFFF
 	// IPv6MaxPlen is IPV6_MAXPLEN, the largest IPv6 payload.
 	IPv6MaxPlen = 0xFFFF
+	// IP6MaxMTU is IP6_MAX_MTU (0xFFFF + sizeof(struct ipv6hdr)): the MTU
+	// of an IPv6 UDP_SEGMENT cork (__ip6_append_data).
+	IP6MaxMTU = 0xFFFF + 40
 	// FragHeaderLen is sizeof(struct frag_hdr), which every IPv6 fragment
 	// carries.
 	FragHeaderLen = 8

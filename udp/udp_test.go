@@ -483,3 +483,16 @@ func TestCorkPushFailsAfterID(t *testing.T) {
 	e.quiet(t)
 	e.finish(t)
 }
+
+// An IPv6 UDP_SEGMENT cork has the MTU IP6_MAX_MTU (0xFFFF plus the IPv6
+// header, __ip6_append_data), so a datagram of 65508 bytes is one skb
+// without a frag_list, as on IPv4; with IP_MAX_MTU it took a second skb.
+func TestGSOv6OneSkb(t *testing.T) {
+	e := newEnv(t, "linux-6.18", kernel.AF_INET6, kernel.SOCK_DGRAM, kernel.IPPROTO_UDP, loRoute, hold)
+	require.Zero(t, e.u.Setsockopt(kernel.SO_ZEROCOPY, 1))
+	require.Zero(t, e.u.Setsockopt(kernel.UDP_SEGMENT, 536))
+	require.Equal(t, 65527, e.send(65527, zc).N)
+	require.Len(t, e.net.held, 1)
+	require.Empty(t, e.net.held[0].Shinfo().FragList)
+	e.finish(t)
+}
