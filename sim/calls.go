@@ -103,7 +103,8 @@ func (w *World) record(c Call, op string, s *Socket, r Result) {
 // PeerOptions say how a socket's implicit peer behaves.
 type PeerOptions struct {
 	Ack tcp.AckPolicy
-	// Rcvbuf, if non-zero, is the peer's SO_RCVBUF.
+	// Rcvbuf, if non-zero, is the peer's sk_rcvbuf, locked as SO_RCVBUF
+	// locks it, and at least SOCK_MIN_RCVBUF.
 	Rcvbuf int
 	// AutoRead makes the peer's application read everything on arrival.
 	AutoRead bool
@@ -130,7 +131,9 @@ func (w *World) NewSocket(c Call, name string, t *Task, family kernel.Family, ty
 			p.tcp.SetAckPolicy(po.Ack)
 		}
 		if po.Rcvbuf > 0 {
-			p.Sk.Rcvbuf = po.Rcvbuf
+			// sock_setsockopt never lets sk_rcvbuf fall below
+			// SOCK_MIN_RCVBUF.
+			p.Sk.Rcvbuf = max(po.Rcvbuf, sock.MinRcvbuf)
 			p.Sk.RcvbufLocked = true
 		}
 		s.Peer, p.Peer = p, s

@@ -278,3 +278,17 @@ func TestLoadThenRun(t *testing.T) {
 	require.Equal(t, first, second)
 	require.Contains(t, first, "seed=3")
 }
+
+// A peer's receive buffer is at least SOCK_MIN_RCVBUF, as sock_setsockopt
+// has it: a 4-byte buffer would offer windows of a byte or two and make a
+// 192 KiB send a hundred thousand segments.
+func TestPeerRcvbufFloor(t *testing.T) {
+	tr := runSrc(t, `
+socket s AF_INET SOCK_STREAM peer_rcvbuf=4 peer_read=auto
+connect s => 0
+expect s.peer rcvbuf=2304
+send s 192K 0 => 196608
+`)
+	requireOK(t, tr)
+	require.Less(t, countOp(tr, "deliver"), 1000)
+}
