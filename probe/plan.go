@@ -77,7 +77,7 @@ func (pl *planner) step(st scenario.Stmt) step {
 		}
 		return skip("not compared: after line %d nothing is", pl.stopped)
 	}
-	if ss, ok := sockOf(st); ok {
+	if ss, ok := scenario.SockOf(st); ok {
 		if why := pl.taint[ss.Name]; why != "" {
 			return skip("not compared: %s", why)
 		}
@@ -135,14 +135,14 @@ func (pl *planner) step(st scenario.Stmt) step {
 	case *scenario.Socket:
 		return pl.socket(s)
 	case *scenario.Hold, *scenario.Release, *scenario.Drop:
-		ss, _ := sockOf(st)
+		ss, _ := scenario.SockOf(st)
 		return pl.taintSocket(ss.Name, fmt.Sprintf("its path was steered at line %d", line),
 			"the live kernel's loopback cannot hold or drop segments")
 	case *scenario.Zckey:
 		return pl.taintSocket(s.Sock.Name, fmt.Sprintf("its sk_zckey was set by hand at line %d", line),
 			"no program can set sk_zckey")
 	case *scenario.Listen, *scenario.Bind:
-		ss, _ := sockOf(st)
+		ss, _ := scenario.SockOf(st)
 		return pl.taintSocket(ss.Name, fmt.Sprintf("it was bound or made to listen at line %d", line),
 			"the live run's sockets only connect to their implicit peer")
 	case *scenario.Accept:
@@ -218,49 +218,4 @@ func (pl *planner) socket(s *scenario.Socket) step {
 		}
 	}
 	return step{run: true}
-}
-
-// sockOf returns the socket a statement acts on.
-func sockOf(st scenario.Stmt) (scenario.Sock, bool) {
-	switch s := st.(type) {
-	case *scenario.Setsockopt:
-		return s.Sock, true
-	case *scenario.Getsockopt:
-		return s.Sock, true
-	case *scenario.Connect:
-		return s.Sock, true
-	case *scenario.Listen:
-		return s.Sock, true
-	case *scenario.Bind:
-		return s.Sock, true
-	case *scenario.Accept:
-		return s.Sock, true
-	case *scenario.Shutdown:
-		return s.Sock, true
-	case *scenario.Close:
-		return s.Sock, true
-	case *scenario.Send:
-		return s.Sock, true
-	case *scenario.Sendto:
-		return s.Sock, true
-	case *scenario.Sendmsg:
-		return s.Sock, true
-	case *scenario.Sendmmsg:
-		return s.Sock, true
-	case *scenario.Recvmsg:
-		return s.Sock, true
-	case *scenario.Recv:
-		return s.Sock, true
-	case *scenario.Hold:
-		return s.Sock, true
-	case *scenario.Release:
-		return s.Sock, true
-	case *scenario.Drop:
-		return s.Sock, true
-	case *scenario.Zckey:
-		return s.Sock, true
-	case *scenario.Expect:
-		return s.Sock, true
-	}
-	return scenario.Sock{}, false
 }

@@ -340,53 +340,8 @@ func (r *resolver) stmt(st scenario.Stmt, bugs map[kernel.Bug]bool) {
 			}
 		}
 	default:
-		if sk, ok := sockOf(st); ok {
+		if sk, ok := scenario.SockOf(st); ok {
 			r.sock(sk)
 		}
 	}
-}
-
-// sockOf returns the socket a statement acts on.
-func sockOf(st scenario.Stmt) (scenario.Sock, bool) {
-	switch s := st.(type) {
-	case *scenario.Setsockopt:
-		return s.Sock, true
-	case *scenario.Getsockopt:
-		return s.Sock, true
-	case *scenario.Connect:
-		return s.Sock, true
-	case *scenario.Listen:
-		return s.Sock, true
-	case *scenario.Bind:
-		return s.Sock, true
-	case *scenario.Shutdown:
-		return s.Sock, true
-	case *scenario.Accept:
-		return s.Sock, true
-	case *scenario.Close:
-		return s.Sock, true
-	case *scenario.Send:
-		return s.Sock, true
-	case *scenario.Sendto:
-		return s.Sock, true
-	case *scenario.Sendmsg:
-		return s.Sock, true
-	case *scenario.Sendmmsg:
-		return s.Sock, true
-	case *scenario.Recvmsg:
-		return s.Sock, true
-	case *scenario.Recv:
-		return s.Sock, true
-	case *scenario.Hold:
-		return s.Sock, true
-	case *scenario.Release:
-		return s.Sock, true
-	case *scenario.Drop:
-		return s.Sock, true
-	case *scenario.Zckey:
-		return s.Sock, true
-	case *scenario.Expect:
-		return s.Sock, true
-	}
-	return scenario.Sock{}, false
 }

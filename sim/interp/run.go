@@ -223,7 +223,7 @@ func (in *interp) exec(st scenario.Stmt) {
 	c := in.call(st)
 	var r sim.Result
 	checked := true
-	if ss, ok := sockOf(st); ok && in.sock(ss) == nil {
+	if ss, ok := scenario.SockOf(st); ok && in.sock(ss) == nil {
 		// The socket call that should have made it failed: as for an fd
 		// of -1, every call on it fails with EBADF.
 		in.noSocket(c, st, ss)

@@ -395,3 +395,23 @@ func parseErr(src string) string {
 	}
 	return ""
 }
+
+// SockOf names the socket of the statements that act on one, the peer
+// included, and of no others.
+func TestSockOf(t *testing.T) {
+	stmts, err := Parse("t.zcs", []byte("socket s AF_INET SOCK_STREAM\naccept s c\nsend s.peer 1 0\nsettle\nhold s ack\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, st := range stmts {
+		if ss, ok := SockOf(st); ok {
+			got = append(got, ss.String())
+		} else {
+			got = append(got, "-")
+		}
+	}
+	if diff := cmp.Diff([]string{"-", "s", "s.peer", "-", "s"}, got); diff != "" {
+		t.Errorf("SockOf (-want +got):\n%s", diff)
+	}
+}

@@ -331,3 +331,48 @@ type Expect struct {
 	Sock   Sock
 	Checks Options
 }
+
+// SockOf returns the socket a statement acts on, if it acts on one.
+func SockOf(st Stmt) (Sock, bool) {
+	switch s := st.(type) {
+	case *Setsockopt:
+		return s.Sock, true
+	case *Getsockopt:
+		return s.Sock, true
+	case *Connect:
+		return s.Sock, true
+	case *Listen:
+		return s.Sock, true
+	case *Bind:
+		return s.Sock, true
+	case *Shutdown:
+		return s.Sock, true
+	case *Accept:
+		return s.Sock, true
+	case *Close:
+		return s.Sock, true
+	case *Send:
+		return s.Sock, true
+	case *Sendto:
+		return s.Sock, true
+	case *Sendmsg:
+		return s.Sock, true
+	case *Sendmmsg:
+		return s.Sock, true
+	case *Recvmsg:
+		return s.Sock, true
+	case *Recv:
+		return s.Sock, true
+	case *Hold:
+		return s.Sock, true
+	case *Release:
+		return s.Sock, true
+	case *Drop:
+		return s.Sock, true
+	case *Zckey:
+		return s.Sock, true
+	case *Expect:
+		return s.Sock, true
+	}
+	return Sock{}, false
+}
