@@ -11,12 +11,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
 
-	"golang.org/x/sys/unix"
+	"github.com/zcsim/zcsim/internal/netns"
 
 	"github.com/zcsim/zcsim/sim/scenario"
 )
@@ -33,37 +32,21 @@ func live(file string, src []byte, stmts []scenario.Stmt, pl plan, opts Options)
 	})
 }
 
-// inNetns runs fn on a locked OS thread moved to a new network namespace
-// with lo up and, if optmem > 0, net.core.optmem_max set there. The
-// thread is never unlocked, so it dies with the goroutine and the host's
-// namespace is never touched.
+// inNetns runs fn in a private network namespace (netns.Run) with, if
+// optmem > 0, net.core.optmem_max set there.
 func inNetns(optmem int, fn func() ([]Obs, error)) ([]Obs, error) {
-	type ret struct {
-		obs []Obs
-		err error
-	}
-	ch := make(chan ret, 1)
-	go func() {
-		runtime.LockOSThread()
-		if err := unix.Unshare(unix.CLONE_NEWNET); err != nil {
-			ch <- ret{err: fmt.Errorf("probe: unshare(CLONE_NEWNET): %w (run as root)", err)}
-			return
-		}
-		if err := loUp(); err != nil {
-			ch <- ret{err: err}
-			return
-		}
+	var obs []Obs
+	err := netns.Run(func() error {
 		if optmem > 0 {
 			if err := writeOptmem(optmem); err != nil {
-				ch <- ret{err: err}
-				return
+				return err
 			}
 		}
-		obs, err := fn()
-		ch <- ret{obs, err}
-	}()
-	r := <-ch
-	return r.obs, r.err
+		var err error
+		obs, err = fn()
+		return err
+	})
+	return obs, err
 }
 
 // writeOptmem writes net.core.optmem_max; /proc/sys/net resolves to the
@@ -71,27 +54,6 @@ func inNetns(optmem int, fn func() ([]Obs, error)) ([]Obs, error) {
 func writeOptmem(v int) error {
 	if err := os.WriteFile("/proc/sys/net/core/optmem_max", []byte(strconv.Itoa(v)), 0); err != nil {
 		return fmt.Errorf("probe: setting optmem_max in the private namespace: %w", err)
-	}
-	return nil
-}
-
-// loUp brings the loopback device of the current namespace up.
-func loUp() error {
-	fd, err := unix.Socket(unix.AF_INET, unix.SOCK_DGRAM|unix.SOCK_CLOEXEC, 0)
-	if err != nil {
-		return err
-	}
-	defer unix.Close(fd)
-	ifr, err := unix.NewIfreq("lo")
-	if err != nil {
-		return err
-	}
-	if err := unix.IoctlIfreq(fd, unix.SIOCGIFFLAGS, ifr); err != nil {
-		return fmt.Errorf("probe: SIOCGIFFLAGS lo: %w", err)
-	}
-	ifr.SetUint16(ifr.Uint16() | unix.IFF_UP)
-	if err := unix.IoctlIfreq(fd, unix.SIOCSIFFLAGS, ifr); err != nil {
-		return fmt.Errorf("probe: bringing lo up: %w", err)
 	}
 	return nil
 }

@@ -5,52 +5,10 @@ package kbench
 import (
 	"errors"
 	"fmt"
-	"runtime"
 	"time"
 
 	"golang.org/x/sys/unix"
 )
-
-// InNetns runs fn on a locked OS thread moved to a new network namespace
-// with lo up. The thread is never unlocked, so it dies with its goroutine
-// and the host's namespace is never touched. It needs CAP_SYS_ADMIN.
-func InNetns(fn func() error) error {
-	done := make(chan error, 1)
-	go func() {
-		runtime.LockOSThread()
-		if err := unix.Unshare(unix.CLONE_NEWNET); err != nil {
-			done <- fmt.Errorf("unshare(CLONE_NEWNET): %w", err)
-			return
-		}
-		if err := loUp(); err != nil {
-			done <- err
-			return
-		}
-		done <- fn()
-	}()
-	return <-done
-}
-
-// loUp brings the loopback device of the current namespace up.
-func loUp() error {
-	fd, err := unix.Socket(unix.AF_INET, unix.SOCK_DGRAM|unix.SOCK_CLOEXEC, 0)
-	if err != nil {
-		return err
-	}
-	defer unix.Close(fd)
-	ifr, err := unix.NewIfreq("lo")
-	if err != nil {
-		return err
-	}
-	if err := unix.IoctlIfreq(fd, unix.SIOCGIFFLAGS, ifr); err != nil {
-		return fmt.Errorf("SIOCGIFFLAGS lo: %w", err)
-	}
-	ifr.SetUint16(ifr.Uint16() | unix.IFF_UP)
-	if err := unix.IoctlIfreq(fd, unix.SIOCSIFFLAGS, ifr); err != nil {
-		return fmt.Errorf("bringing lo up: %w", err)
-	}
-	return nil
-}
 
 // ErrNoZerocopy says the kernel refused SO_ZEROCOPY or MSG_ZEROCOPY.
 var ErrNoZerocopy = errors.New("the kernel has no MSG_ZEROCOPY for this socket")

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/zcsim/zcsim/internal/netns"
 )
 
 var (
@@ -31,7 +33,7 @@ func TestKernelRatio(t *testing.T) {
 	}
 	type series struct{ kernel, model, ratio []float64 }
 	all := make([]series, len(Workloads()))
-	err := InNetns(func() error {
+	err := netns.Run(func() error {
 		for range *rounds {
 			for i, w := range Workloads() {
 				kd, err := Kernel(w, *kernelSends)
