@@ -18,19 +18,24 @@ var sameAST = []cmp.Option{ignorePos, cmpopts.EquateEmpty()}
 // back to the same statements and formats to the same text.
 func TestFormatParseFixedPoint(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
-		stmts := rapid.Custom(genFile).Draw(t, "stmts")
-		text := Format(stmts)
-		back, err := Parse("gen.zcs", []byte(text))
-		if err != nil {
-			t.Fatalf("Parse(Format(stmts)) failed: %v\ntext:\n%s", err, text)
-		}
-		if diff := cmp.Diff(stmts, back, sameAST...); diff != "" {
-			t.Fatalf("Parse(Format(stmts)) != stmts (-want +got):\n%s\ntext:\n%s", diff, text)
-		}
-		if again := Format(back); again != text {
-			t.Fatalf("Format is not a fixed point:\nfirst:\n%s\nagain:\n%s", text, again)
-		}
+		requireFixedPoint(t, rapid.Custom(genFile).Draw(t, "stmts"))
 	})
+}
+
+// requireFixedPoint fails unless stmts format to a text that parses back
+// to the same statements and formats to the same text.
+func requireFixedPoint(t *rapid.T, stmts []Stmt) {
+	text := Format(stmts)
+	back, err := Parse("gen.zcs", []byte(text))
+	if err != nil {
+		t.Fatalf("Parse(Format(stmts)) failed: %v\ntext:\n%s", err, text)
+	}
+	if diff := cmp.Diff(stmts, back, sameAST...); diff != "" {
+		t.Fatalf("Parse(Format(stmts)) != stmts (-want +got):\n%s\ntext:\n%s", diff, text)
+	}
+	if again := Format(back); again != text {
+		t.Fatalf("Format is not a fixed point:\nfirst:\n%s\nagain:\n%s", text, again)
+	}
 }
 
 func genFile(t *rapid.T) []Stmt {

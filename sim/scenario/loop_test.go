@@ -258,16 +258,6 @@ func TestRepeatFixedPoint(t *testing.T) {
 		if rapid.Bool().Draw(t, "after") {
 			stmts = append(stmts, &Settle{Line: Line{Gap: true}})
 		}
-		text := Format(stmts)
-		back, err := Parse("gen.zcs", []byte(text))
-		if err != nil {
-			t.Fatalf("Parse(Format(stmts)) failed: %v\ntext:\n%s", err, text)
-		}
-		if diff := cmp.Diff(stmts, back, sameAST...); diff != "" {
-			t.Fatalf("Parse(Format(stmts)) != stmts (-want +got):\n%s\ntext:\n%s", diff, text)
-		}
-		if again := Format(back); again != text {
-			t.Fatalf("Format is not a fixed point:\nfirst:\n%s\nagain:\n%s", text, again)
-		}
+		requireFixedPoint(t, stmts)
 	})
 }
