@@ -55,7 +55,7 @@ type timers struct {
 	backoff  int // icsk_backoff: timeouts since the last progress
 	delack   engine.Handle
 	unacked  int // bytes received and not yet acknowledged
-	ackDelay AckPolicy
+	policy AckPolicy
 }
 
 // syncRTO models inet_csk_reset_xmit_timer / inet_csk_clear_xmit_timer as
@@ -104,10 +104,10 @@ func (c *Conn) progress() {
 }
 
 // SetAckPolicy sets how the connection acknowledges what it receives.
-func (c *Conn) SetAckPolicy(p AckPolicy) { c.t.ackDelay = p }
+func (c *Conn) SetAckPolicy(p AckPolicy) { c.t.policy = p }
 
 // AckPolicy returns how the connection acknowledges what it receives.
-func (c *Conn) AckPolicy() AckPolicy { return c.t.ackDelay }
+func (c *Conn) AckPolicy() AckPolicy { return c.t.policy }
 
 // Received models __tcp_ack_snd_check after n in-order bytes (and maybe a
 // FIN) were queued: an ACK at once, unless the policy delays it, in which
@@ -116,7 +116,7 @@ func (c *Conn) AckPolicy() AckPolicy { return c.t.ackDelay }
 func (c *Conn) Received(n int, fin bool) {
 	c.t.unacked += n
 	switch {
-	case c.t.ackDelay != AckDelayed || fin || c.t.unacked >= 2*c.MSS():
+	case c.t.policy != AckDelayed || fin || c.t.unacked >= 2*c.MSS():
 		c.SendAck()
 	case !c.Net.Pending(c.t.delack):
 		c.t.delack = c.Net.After(c.Sk, delackMin, "delack", func() string {
