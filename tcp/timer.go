@@ -51,11 +51,11 @@ const (
 // and icsk_ack): the retransmission timer with its backoff, and the
 // delayed-ACK timer with the data it waits to acknowledge.
 type timers struct {
-	rto      engine.Handle
-	backoff  int // icsk_backoff: timeouts since the last progress
-	delack   engine.Handle
-	unacked  int // bytes received and not yet acknowledged
-	policy AckPolicy
+	rto     engine.Handle
+	backoff int // icsk_backoff: timeouts since the last progress
+	delack  engine.Handle
+	unacked int // bytes received and not yet acknowledged
+	policy  AckPolicy
 }
 
 // syncRTO models inet_csk_reset_xmit_timer / inet_csk_clear_xmit_timer as
