@@ -35,6 +35,7 @@ var knobDocs = []Knob{
 	{"TCPZerocopyCloseWait", "that state check lets CLOSE_WAIT through (13d7f46386e0)"},
 	{"TCPScalingRatio", "receive window = free rcvbuf × measured len/truesize (v6.6, dfa2f0483360); half of it before"},
 	{"DgramZerocopyPagedOnly", "datagrams take a uarg only when the payload can use frags (RFC); v5.0 copies with the uarg"},
+	{"AbortDropsNewUarg", "an aborted corked append drops a uarg it allocated beside the tail's (RFC's sock_zerocopy_put_abort)"},
 	{"UDPSegment", "the UDP_SEGMENT option exists (v4.18, bec1f6f69736)"},
 	{"GSOMaxSize", "largest device gso_max_size: 64 KiB, 512 KiB since BIG TCP (v5.19, 7c4e983c4f3c)"},
 	{"Bugs", "historical bugs switched on (zcsim bugs lists them)"},

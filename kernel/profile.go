@@ -166,6 +166,12 @@ type Profile struct {
 	// use frags, copies with the uarg attached so that the notification
 	// says COPIED.
 	DgramZerocopyPagedOnly bool
+	// AbortDropsNewUarg: an aborted datagram append drops the reference of
+	// a uarg it had to allocate beside the corked tail's, as the RFC's
+	// sock_zerocopy_put_abort always drops the call's reference. Merged
+	// kernels hold that reference only for a datagram without a uarg
+	// (__ip_append_data: extra_uref = !skb_zcopy(skb)).
+	AbortDropsNewUarg bool
 	// UDPSegment: the UDP_SEGMENT socket option (UDP GSO) exists; added in
 	// v4.18 (bec1f6f69736 "udp: generate gso with UDP_SEGMENT"). Without it
 	// setsockopt(UDP_SEGMENT) fails with ENOPROTOOPT.
@@ -248,6 +254,7 @@ func builtinProfiles() []Profile {
 		TCPLinear:       TCPLinearPre418,
 
 		DgramZerocopyPagedOnly: true,
+		AbortDropsNewUarg:      true,
 		GSOMaxSize:             65536,
 		Bugs:                   BugSet{BugTCPLinear: true},
 	}
@@ -259,6 +266,7 @@ func builtinProfiles() []Profile {
 		p.NotifyMergeEnd = QueueTail
 		p.TCPZerocopyStateCheck = true
 		p.DgramZerocopyPagedOnly = false
+		p.AbortDropsNewUarg = false
 	})
 	v50 := derive(v414, "linux-5.0", "UDP MSG_ZEROCOPY (b5947e5d1e71), zerocopy payload in frags only", func(p *Profile) {
 		p.ZerocopyClasses = []SocketClass{ClassTCP, ClassUDP, ClassRDS}

@@ -157,12 +157,12 @@ func (u *Sock) takeUarg(s *appendState, tail *entry) kernel.Errno {
 	}
 	s.a.took(u, uarg, out)
 	// extra_uref = !skb_zcopy(skb): the call owns the allocation's
-	// reference only for a uarg on a datagram without one. The RFC's
-	// sock_zerocopy_put_abort always drops the call's reference, so there
-	// a uarg allocated beside the tail's (whose ids a raw_send_hdrinc in
-	// between broke) is the call's to drop when the tail refuses it
+	// reference only for a uarg on a datagram without one. Under
+	// Profile.AbortDropsNewUarg (the RFC's sock_zerocopy_put_abort) a uarg
+	// allocated beside the tail's (whose ids a raw_send_hdrinc in between
+	// broke) is the call's to drop when the tail refuses it
 	// (skb_zerocopy_add_frags_iter: EEXIST).
-	s.extraUref = tailUarg == nil || rfc && out == ubuf.Allocated
+	s.extraUref = tailUarg == nil || h.Profile.AbortDropsNewUarg && out == ubuf.Allocated
 	switch {
 	case h.Profile.Bugs.Has(kernel.BugUDPMoreRefcnt):
 		if out == ubuf.Extended {
