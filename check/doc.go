@@ -31,7 +31,9 @@
 // Check(h, true) is for quiescence: no call in progress, no packet in
 // flight, no timer pending that would free an skb. Skbs may still sit on
 // socket queues; they are the roots of the leak check (error-queue records,
-// Monitor.QueueSkbs, and skbs reported by RxQueued that are still live).
+// Monitor.QueueSkbs, Monitor.PathSkbs — frames held on a path and
+// transmissions a device has not completed, whatever became of their
+// socket — and skbs reported by RxQueued that are still live).
 // A closed socket's error queue is a root only while something reached
 // from the other roots holds the socket (an skb charged to it, a uarg of
 // it): sk_destruct, which purges the queue, waits for those, so a queue
