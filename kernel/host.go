@@ -42,14 +42,13 @@ type Host struct {
 	// last ClearTouched; gen numbers that period.
 	touched []*Tracked
 	gen     uint64
-	// slab is where new histories start: each takes historyStart entries
-	// of it, so that noting costs no allocation per object. A history that
-	// outgrows them moves to a slice of its own.
-	slab []Event
+	// events is where new histories start: each takes historyStart
+	// entries of it, so that noting costs no allocation per object. A
+	// history that outgrows them moves to a slice of its own.
+	events Slab[Event]
+	// slabs holds the other packages' slabs (HostSlab), one per type.
+	slabs []any
 }
-
-// slabEntries is how many history entries one slab holds.
-const slabEntries = 512
 
 // FaultSource decides, call by call, whether a named fault site fails.
 type FaultSource interface {
@@ -230,25 +229,14 @@ const (
 	historyNext  = 8
 )
 
-// carve returns an empty history with room for n entries, carved from the
-// Host's slab.
-func (h *Host) carve(n int) []Event {
-	if len(h.slab) < n {
-		h.slab = make([]Event, slabEntries)
-	}
-	e := h.slab[:0:n]
-	h.slab = h.slab[n:]
-	return e
-}
-
 // Note appends an entry to the object's history. It formats nothing: the
 // entry is rendered only when printed.
 func (t *Tracked) Note(en Entry) {
 	switch n := len(t.history); {
 	case n == 0 && t.history == nil:
-		t.history = t.host.carve(historyStart)
+		t.history = t.host.events.Carve(historyStart)
 	case n == historyStart && cap(t.history) == historyStart:
-		t.history = append(t.host.carve(historyNext), t.history...)
+		t.history = append(t.host.events.Carve(historyNext), t.history...)
 	case n == historyCap:
 		// Keep the first quarter (the birth); the rest is a ring whose
 		// oldest entry the new one overwrites.

@@ -61,7 +61,8 @@ func (p *Page) String() string {
 // AllocPages models alloc_pages(order) (with __GFP_COMP when order > 0): a
 // kernel page with one reference.
 func AllocPages(h *kernel.Host, order int) *Page {
-	p := &Page{Order: order, refs: 1}
+	p := kernel.HostSlab[Page](h).New()
+	p.Order, p.refs = order, 1
 	h.Track(&p.Tracked, "page", p)
 	return p
 }

@@ -45,9 +45,21 @@ type SharedInfo struct {
 }
 
 func newShinfo(h *kernel.Host) *SharedInfo {
-	s := &SharedInfo{dataref: 1}
+	s := kernel.HostSlab[SharedInfo](h).New()
+	s.dataref = 1
 	h.Track(&s.Tracked, "shinfo", s)
 	return s
+}
+
+// addFrag appends f to the frags, growing them in the Host's slab.
+func (s *SharedInfo) addFrag(f Frag) { s.Frags = kernel.HostSlab[Frag](s.Host()).Append(s.Frags, f) }
+
+// newBuff returns a new sk_buff of h, n's fields but the Tracked ones, tracked.
+func newBuff(h *kernel.Host, n Buff) *Buff {
+	b := kernel.HostSlab[Buff](h).New()
+	*b = n
+	h.Track(&b.Tracked, "skb", b)
+	return b
 }
 
 // Dataref returns the number of skbs sharing this shared info.
@@ -120,8 +132,7 @@ type Buff struct {
 // Alloc models alloc_skb(linear): one user, a private shared info, no
 // frags, truesize SKB_TRUESIZE(linear).
 func Alloc(h *kernel.Host, linear int) *Buff {
-	b := &Buff{LinearCap: linear, Truesize: Truesize(linear), users: 1, shinfo: newShinfo(h)}
-	h.Track(&b.Tracked, "skb", b)
+	b := newBuff(h, Buff{LinearCap: linear, Truesize: Truesize(linear), users: 1, shinfo: newShinfo(h)})
 	b.Note(kernel.Entry{Op: kernel.OpAllocSkb, Args: [4]int64{int64(linear)}})
 	return b
 }

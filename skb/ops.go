@@ -20,9 +20,8 @@ func (b *Buff) Clone() (*Buff, kernel.Errno) {
 	if err := b.OrphanFrags(); err != 0 {
 		return nil, kernel.ENOMEM
 	}
-	n := &Buff{Len: b.Len, DataLen: b.DataLen, LinearCap: b.LinearCap, Truesize: b.Truesize,
-		Cloned: true, Segs: b.Segs, users: 1, shinfo: b.shinfo}
-	b.Host().Track(&n.Tracked, "skb", n)
+	n := newBuff(b.Host(), Buff{Len: b.Len, DataLen: b.DataLen, LinearCap: b.LinearCap, Truesize: b.Truesize,
+		Cloned: true, Segs: b.Segs, users: 1, shinfo: b.shinfo})
 	b.Cloned = true
 	b.shinfo.dataref++
 	n.Note(kernel.Entry{Op: kernel.OpClone, Holder: b.Ident(), Before: int64(b.shinfo.dataref - 1), After: int64(b.shinfo.dataref)})
@@ -64,7 +63,7 @@ func (b *Buff) Copy() (*Buff, kernel.Errno) {
 func (s *SharedInfo) shareData(old *SharedInfo) {
 	for _, f := range old.Frags {
 		f.Page.Get()
-		s.Frags = append(s.Frags, f)
+		s.addFrag(f)
 	}
 	for _, l := range old.FragList {
 		l.Get()
@@ -120,18 +119,19 @@ func (b *Buff) Split(n int) (*Buff, kernel.Errno) {
 		b.Len, b.DataLen = n, 0
 	} else {
 		pos := b.HeadLen()
+		frags := kernel.HostSlab[Frag](b.Host())
 		var keep []Frag
 		for _, f := range s.Frags {
 			switch {
 			case pos+f.Size <= n:
-				keep = append(keep, f)
+				keep = frags.Append(keep, f)
 			case pos >= n:
-				s1.Frags = append(s1.Frags, f)
+				s1.addFrag(f)
 			default:
 				head := n - pos
 				f.Page.Get()
-				keep = append(keep, Frag{Page: f.Page, Off: f.Off, Size: head})
-				s1.Frags = append(s1.Frags, Frag{Page: f.Page, Off: f.Off + head, Size: f.Size - head})
+				keep = frags.Append(keep, Frag{Page: f.Page, Off: f.Off, Size: head})
+				s1.addFrag(Frag{Page: f.Page, Off: f.Off + head, Size: f.Size - head})
 			}
 			pos += f.Size
 		}
@@ -180,7 +180,7 @@ func (b *Buff) Segment(mss int) ([]*Buff, kernel.Errno) {
 				break
 			}
 			f.Page.Get()
-			seg.shinfo.Frags = append(seg.shinfo.Frags, Frag{Page: f.Page, Off: f.Off + foff, Size: take})
+			seg.shinfo.addFrag(Frag{Page: f.Page, Off: f.Off + foff, Size: take})
 			seg.DataLen += take
 			need -= take
 			if foff += take; foff == f.Size {
@@ -216,7 +216,7 @@ func Shift(tgt, b *Buff, n int) int {
 	s, t := b.shinfo, tgt.shinfo
 	for len(s.Frags) > 0 && moved+s.Frags[0].Size <= n && len(t.Frags) < kernel.MaxSkbFrags {
 		f := s.Frags[0]
-		t.Frags = append(t.Frags, f)
+		t.addFrag(f)
 		s.Frags = s.Frags[1:]
 		moved += f.Size
 	}
@@ -318,7 +318,7 @@ func (b *Buff) CopyUbufs() kernel.Errno {
 	for _, f := range s.Frags {
 		f.Page.Put()
 	}
-	s.Frags = make([]Frag, 0, count)
+	s.Frags = kernel.HostSlab[Frag](h).Carve(count)
 	for left := pagelen; left > 0; left -= psize {
 		s.Frags = append(s.Frags, Frag{Page: mm.AllocPages(h, order), Size: min(left, psize)})
 	}
@@ -348,7 +348,7 @@ func Zerocopy(to, from *Buff, n, hlen int) kernel.Errno {
 		start := max(0, hlen-pos)
 		take := min(f.Size-start, need)
 		f.Page.Get()
-		to.shinfo.Frags = append(to.shinfo.Frags, Frag{Page: f.Page, Off: f.Off + start, Size: take})
+		to.shinfo.addFrag(Frag{Page: f.Page, Off: f.Off + start, Size: take})
 		to.Len, to.DataLen = to.Len+take, to.DataLen+take
 		need -= take
 		pos += f.Size

@@ -140,7 +140,7 @@ func (u *Info) Get(holder kernel.ObjectID) {
 		return
 	}
 	u.refcnt++
-	u.holders = append(u.holders, holder)
+	u.addHolder(holder)
 	u.Note(kernel.Entry{Op: kernel.OpUargGet, Holder: holder, Before: int64(u.refcnt - 1), After: int64(u.refcnt)})
 }
 
@@ -174,6 +174,21 @@ func (u *Info) Complete(holder kernel.ObjectID, success bool) {
 	u.callback()
 }
 
+// newInfo returns a new ubuf_info of h, tracked as kind: n's fields but
+// the Tracked ones and the holders, which are just holder.
+func newInfo(h *kernel.Host, kind string, holder kernel.ObjectID, n Info) *Info {
+	u := kernel.HostSlab[Info](h).New()
+	*u = n
+	h.Track(&u.Tracked, kind, u)
+	u.addHolder(holder)
+	return u
+}
+
+// addHolder records one more reference held by holder, in the Host's slab.
+func (u *Info) addHolder(holder kernel.ObjectID) {
+	u.holders = kernel.HostSlab[kernel.ObjectID](u.Host()).Append(u.holders, holder)
+}
+
 func (u *Info) dropHolder(holder kernel.ObjectID) bool {
 	for i, h := range u.holders {
 		if h == holder {
@@ -195,7 +210,7 @@ func (u *Info) Transfer(from, to kernel.ObjectID) {
 		u.Violate(kernel.RuleRefcount, "%v hands on a reference it does not hold", from)
 		return
 	}
-	u.holders = append(u.holders, to)
+	u.addHolder(to)
 	u.Note(kernel.Entry{Op: kernel.OpUargHandoff, Holder: from, Peer: to})
 }
 

@@ -70,7 +70,7 @@ func Alloc(h *kernel.Host, sk Socket, task *Task, size uint32, holder kernel.Obj
 		sk.Ofree(truesize)
 		return nil, FailMemlock
 	}
-	u := &Info{
+	u := newInfo(h, "uarg", holder, Info{
 		Flavour:  MsgZerocopy,
 		ID:       sk.ZCKey(),
 		Len:      1,
@@ -81,9 +81,7 @@ func Alloc(h *kernel.Host, sk Socket, task *Task, size uint32, holder kernel.Obj
 		Truesize: truesize,
 		sk:       sk,
 		refcnt:   1,
-		holders:  []kernel.ObjectID{holder},
-	}
-	h.Track(&u.Tracked, "uarg", u)
+	})
 	sk.SetZCKey(nextID(h.Profile, u.ID))
 	if !h.Profile.Bugs.Has(kernel.BugNoSockRef) {
 		sk.Hold()
@@ -184,8 +182,7 @@ func (u *Info) PutAbort(holder kernel.ObjectID, haveRef bool) {
 // NewLegacy returns a legacy (vhost/tun) ubuf with one reference held by
 // holder. It has no id, no socket and no page accounting.
 func NewLegacy(h *kernel.Host, holder kernel.ObjectID) *Info {
-	u := &Info{Flavour: Legacy, Flags: kernel.SKBFL_ZEROCOPY_FRAG, refcnt: 1, holders: []kernel.ObjectID{holder}}
-	h.Track(&u.Tracked, "ubuf", u)
+	u := newInfo(h, "ubuf", holder, Info{Flavour: Legacy, Flags: kernel.SKBFL_ZEROCOPY_FRAG, refcnt: 1})
 	u.Note(kernel.Entry{Op: kernel.OpLegacyAlloc, Holder: holder, After: 1})
 	return u
 }

@@ -1,0 +1,67 @@
+package kernel
+
+// slabChunk is how many values one chunk of a Slab holds.
+const slabChunk = 256
+
+// Slab hands out values of T carved from chunks of slabChunk, so that
+// creating a modelled object (an skb, a shared info, a uarg, a page, a
+// history) costs an allocation once per chunk rather than once per object.
+//
+// Memory is never reused: a freed object keeps its storage, freed flag and
+// history for as long as anything points to it, so a use after free is
+// caught exactly as it would be with an allocation of its own, and a new
+// object never inherits an old one's state or identity. A chunk is
+// collected once nothing points into it.
+//
+// The zero value is an empty slab, ready to use. A Slab belongs to one Host
+// (HostSlab); it is not safe for concurrent use.
+type Slab[T any] struct {
+	chunk []T
+}
+
+// New returns a pointer to a zero T.
+func (s *Slab[T]) New() *T {
+	if len(s.chunk) == 0 {
+		s.chunk = make([]T, slabChunk)
+	}
+	p := &s.chunk[0]
+	s.chunk = s.chunk[1:]
+	return p
+}
+
+// Carve returns an empty slice with room for n values (n ≥ 0). A slice
+// of more than a quarter of a chunk gets storage of its own.
+func (s *Slab[T]) Carve(n int) []T {
+	if n > slabChunk/4 {
+		return make([]T, 0, n)
+	}
+	if len(s.chunk) < n {
+		s.chunk = make([]T, slabChunk)
+	}
+	v := s.chunk[:0:n]
+	s.chunk = s.chunk[n:]
+	return v
+}
+
+// Append is append(v, x), growing v into storage carved from the slab:
+// when v is full, it moves to a slice of twice its capacity (at least 2).
+func (s *Slab[T]) Append(v []T, x T) []T {
+	if len(v) == cap(v) {
+		v = append(s.Carve(max(2, 2*cap(v))), v...)
+	}
+	return append(v, x)
+}
+
+// HostSlab returns h's slab of T values, creating it on first use. Each
+// element type has one slab per Host, found by its type among the few the
+// Host holds.
+func HostSlab[T any](h *Host) *Slab[T] {
+	for _, s := range h.slabs {
+		if s, ok := s.(*Slab[T]); ok {
+			return s
+		}
+	}
+	s := new(Slab[T])
+	h.slabs = append(h.slabs, s)
+	return s
+}
