@@ -118,21 +118,15 @@ type Buffer struct {
 	host  *kernel.Host
 	n     int    // pages in the mapping
 	first uint64 // serial of page 0
-	// present holds the pages faulted in, in address order.
-	present []*Page
-	// spare is storage for pages not yet faulted in: a send's pages are
-	// faulted in order, so they are carved from one allocation.
-	spare    []Page
+	// present holds the pages faulted in, in address order; it and the
+	// pages are carved from the Host's slabs.
+	present  []*Page
 	unmapped bool
-	// inline holds the first page and the first present slot, so that a
-	// one-page send costs one allocation.
-	inline     Page
-	inlineSlot [1]*Page
 }
 
-// spareChunk bounds how many pages one carving allocates, and how many
-// present slots the first growth of the present list adds.
-const spareChunk = 64
+// presentChunk is how many present slots the first growth of the present
+// list adds at least.
+const presentChunk = 64
 
 // NewBuffer maps size bytes of user memory starting at a page boundary.
 func NewBuffer(h *kernel.Host, size int) *Buffer { return NewHugeBuffer(h, size, 0) }
@@ -146,8 +140,8 @@ func NewBuffer(h *kernel.Host, size int) *Buffer { return NewHugeBuffer(h, size,
 func NewHugeBuffer(h *kernel.Host, size, order int) *Buffer {
 	psize := kernel.PageSize << order
 	n := (size + psize - 1) / psize
-	b := &Buffer{Order: order, host: h, n: n, first: h.Reserve(n)}
-	b.present = b.inlineSlot[:0]
+	b := kernel.HostSlab[Buffer](h).New()
+	*b = Buffer{Order: order, host: h, n: n, first: h.Reserve(n)}
 	return b
 }
 
@@ -179,27 +173,15 @@ func (b *Buffer) Page(i int) *Page {
 	if b.unmapped {
 		return nil
 	}
-	p := b.carve(i)
+	p := kernel.HostSlab[Page](b.host).New()
 	*p = Page{User: true, Order: b.Order, refs: 1, index: i}
 	b.host.TrackReserved(&p.Tracked, "upage", b.first+uint64(i), p)
 	if k := len(b.present); k == cap(b.present) {
-		// Room for the pages a send will reach next, in one allocation.
-		b.present = slices.Grow(b.present, min(b.n-k, max(k, spareChunk)))
+		// Room for the pages a send will reach next.
+		grown := kernel.HostSlab[*Page](b.host).Carve(k + min(b.n-k, max(k, presentChunk)))
+		b.present = append(grown, b.present...)
 	}
 	b.present = slices.Insert(b.present, at, p)
-	return p
-}
-
-// carve returns storage for page i.
-func (b *Buffer) carve(i int) *Page {
-	if len(b.present) == 0 {
-		return &b.inline
-	}
-	if len(b.spare) == 0 {
-		b.spare = make([]Page, min(b.n-i, spareChunk))
-	}
-	p := &b.spare[0]
-	b.spare = b.spare[1:]
 	return p
 }
 
@@ -223,7 +205,6 @@ func (b *Buffer) Pages() []*Page {
 // simply cease to exist.
 func (b *Buffer) Unmap() {
 	b.unmapped = true
-	b.spare = nil
 	for _, p := range b.present {
 		if p.Unmapped || p.Freed() {
 			continue

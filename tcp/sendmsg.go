@@ -14,7 +14,7 @@ import (
 // them.
 type SendCall struct {
 	c       *Conn
-	it      *mm.Iter
+	it      mm.Iter
 	size    int
 	flags   kernel.MsgFlags
 	holder  kernel.ObjectID
@@ -40,7 +40,7 @@ type SendCall struct {
 // on return (net_zcopy_put), or, if nothing was queued, the call is aborted
 // and its id rolled back (net_zcopy_put_abort).
 func (c *Conn) Sendmsg(iov []mm.Iovec, flags kernel.MsgFlags, holder kernel.ObjectID) *SendCall {
-	s := &SendCall{c: c, it: mm.NewIter(iov...), flags: flags, holder: holder}
+	s := &SendCall{c: c, it: *mm.NewIter(iov...), flags: flags, holder: holder}
 	s.size = s.it.Count()
 	s.start()
 	return s
@@ -221,7 +221,7 @@ func (s *SendCall) append(seg *Segment, n int) (added int, newSeg bool) {
 			b.Shinfo().Flags |= kernel.SKBFL_PURE_ZEROCOPY
 		}
 		var err kernel.Errno
-		added, err = b.ZerocopyFromIter(s.it, n, s.uarg, s.holder)
+		added, err = b.ZerocopyFromIter(&s.it, n, s.uarg, s.holder)
 		if err == kernel.EMSGSIZE || err == kernel.EEXIST {
 			return 0, true
 		}

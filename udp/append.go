@@ -233,7 +233,7 @@ func (u *Sock) appendTo(s *appendState, tail *entry, n int) (int, kernel.Errno) 
 	case s.zc:
 		b.ZcopySet(s.a.uarg, s.a.holder, &s.extraUref)
 		before := b.Truesize
-		got, err := b.ZerocopyFromIter(s.a.it, n, s.a.uarg, s.a.holder)
+		got, err := b.ZerocopyFromIter(&s.a.it, n, s.a.uarg, s.a.holder)
 		u.Sk.WmemAlloc += b.Truesize - before
 		if err == 0 && got < n {
 			err = kernel.EMSGSIZE

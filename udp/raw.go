@@ -80,7 +80,7 @@ func (u *Sock) rawSendHdrinc(a *call, length int, flags kernel.MsgFlags) kernel.
 		a.took(u, uarg, out)
 		haveRef := true
 		b.ZcopySet(uarg, a.holder, &haveRef)
-		got, zerr := b.ZerocopyFromIter(a.it, datalen, uarg, a.holder)
+		got, zerr := b.ZerocopyFromIter(&a.it, datalen, uarg, a.holder)
 		if zerr != 0 || got != datalen {
 			a.abort(false)
 			b.Free()

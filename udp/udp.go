@@ -172,7 +172,7 @@ func (u *Sock) Close() {
 // call is one sendmsg in progress: its iterator over the user's iovecs,
 // the holder name of the references it owns, and what it did to ids.
 type call struct {
-	it      *mm.Iter
+	it      mm.Iter
 	holder  kernel.ObjectID
 	uarg    *ubuf.Info
 	outcome ubuf.Outcome
@@ -183,7 +183,7 @@ type call struct {
 
 func (u *Sock) newCall(iov []mm.Iovec) *call {
 	u.calls++
-	return &call{it: mm.NewIter(iov...), holder: kernel.ObjectID{Kind: "sendmsg", Serial: u.calls}}
+	return &call{it: *mm.NewIter(iov...), holder: kernel.ObjectID{Kind: "sendmsg", Serial: u.calls}}
 }
 
 // took records a successful msg_zerocopy_alloc/realloc.
