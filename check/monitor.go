@@ -45,6 +45,7 @@ type Monitor struct {
 	// zerocopyRecords' reused result.
 	spareSends []*sendRec
 	shadows    []shadow
+	pages      []*mm.Page // RxQueued's reused list
 	// hooked lists the sockets the hooks heard of since the last Check.
 	hooked []*sock.Sock
 	// calling lists the sockets whose send call is in progress (between
@@ -463,7 +464,8 @@ func (m *Monitor) Read(sk *sock.Sock, rec notify.Record) {
 func (m *Monitor) RxQueued(sk *sock.Sock, b *skb.Buff) {
 	m.hooked = append(m.hooked, sk)
 	var user []*mm.Page
-	for _, p := range b.Pages() {
+	m.pages = b.AppendPages(m.pages[:0])
+	for _, p := range m.pages {
 		if p.User {
 			user = append(user, p)
 		}

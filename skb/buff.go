@@ -241,14 +241,14 @@ func (b *Buff) releaseData() {
 	s.Free()
 }
 
-// Pages returns the pages the skb's frags reference, frag_list included.
-func (b *Buff) Pages() []*mm.Page {
-	var out []*mm.Page
+// AppendPages appends the pages the skb's frags reference, frag_list
+// included, to dst and returns the extended slice.
+func (b *Buff) AppendPages(dst []*mm.Page) []*mm.Page {
 	for _, f := range b.shinfo.Frags {
-		out = append(out, f.Page)
+		dst = append(dst, f.Page)
 	}
 	for _, l := range b.shinfo.FragList {
-		out = append(out, l.Pages()...)
+		dst = l.AppendPages(dst)
 	}
-	return out
+	return dst
 }

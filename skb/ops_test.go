@@ -54,7 +54,7 @@ func TestCopyFragList(t *testing.T) {
 	l.AppendPageFrag(pg, 0, 10)
 	pg.Put()
 	b.Shinfo().FragList = []*skb.Buff{l}
-	require.Len(t, b.Pages(), 1, "Pages includes the frag_list's")
+	require.Len(t, b.AppendPages(nil), 1, "Pages includes the frag_list's")
 	n, _ := b.Copy()
 	require.Equal(t, 2, l.Users())
 	n.Free()

@@ -90,7 +90,7 @@ func TestZerocopyFromIter(t *testing.T) {
 	skbtest.BufferRefs(t, f.buf, append([]int{2, 2}, ones(30)...)...)
 	f.pageRefs(t, 2, 2, 1)
 	require.Equal(t, fmt.Sprintf("%v[len 8192 frags 2 %v]", b.Ident(), u.Ident()), b.String())
-	require.Equal(t, []*mm.Page{f.buf.Page(0), f.buf.Page(1)}, b.Pages())
+	require.Equal(t, []*mm.Page{f.buf.Page(0), f.buf.Page(1)}, b.AppendPages(nil))
 	skbtest.NoViolations(t, f.H)
 }
 

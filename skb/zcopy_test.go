@@ -26,7 +26,7 @@ func TestShift(t *testing.T) {
 	require.Equal(t, 4096, skb.Shift(tgt, src, 6000), "whole frags only")
 	require.Equal(t, 8192, tgt.Len)
 	require.Equal(t, 4096, src.Len)
-	require.Equal(t, []*mm.Page{p[0], p[1]}, tgt.Pages())
+	require.Equal(t, []*mm.Page{p[0], p[1]}, tgt.AppendPages(nil))
 	skbtest.Pages(t, skbtest.PageRef{Page: p[0], Refs: 1}, skbtest.PageRef{Page: p[1], Refs: 1}, skbtest.PageRef{Page: p[2], Refs: 1})
 
 	lin := skb.Alloc(f.H, 100)
@@ -50,7 +50,7 @@ func TestTryCoalesce(t *testing.T) {
 	p := []*mm.Page{mm.AllocPages(f.H, 0), mm.AllocPages(f.H, 0)}
 	a, b := kernelSkb(f.H, p[0]), kernelSkb(f.H, p[1])
 	require.True(t, skb.TryCoalesce(a, b))
-	require.Equal(t, []*mm.Page{p[0], p[1]}, a.Pages())
+	require.Equal(t, []*mm.Page{p[0], p[1]}, a.AppendPages(nil))
 	require.Equal(t, 8192, a.DataLen)
 	require.Zero(t, b.Len)
 	b.Free()
@@ -113,7 +113,7 @@ func TestOrphanFrags(t *testing.T) {
 		p := mm.AllocPages(f.H, 0)
 		b := kernelSkb(f.H, p)
 		require.Zero(t, b.OrphanFrags())
-		require.Equal(t, []*mm.Page{p}, b.Pages())
+		require.Equal(t, []*mm.Page{p}, b.AppendPages(nil))
 	})
 	t.Run("msg_zerocopy: DONT_ORPHAN", func(t *testing.T) {
 		f := newFixture(t, "linux-6.18")
@@ -145,7 +145,7 @@ func TestOrphanFrags(t *testing.T) {
 		require.False(t, b.IsZcopy())
 		require.False(t, b.Shinfo().NoUarg)
 		require.Empty(t, ring.InFlight(), "the ring frame is free for reuse")
-		require.False(t, b.Pages()[0].User)
+		require.False(t, b.AppendPages(nil)[0].User)
 		skbtest.NoViolations(t, f.H)
 	})
 }
@@ -157,7 +157,7 @@ func TestOrphanFragsRx(t *testing.T) {
 	require.Zero(t, b.OrphanFragsRx())
 	require.False(t, u.Zerocopy, "COPIED")
 	skbtest.Refs(t, u, 1, call)
-	pg := b.Pages()
+	pg := b.AppendPages(nil)
 	require.Len(t, pg, 2)
 	skbtest.CheckSkb(t, b, skbtest.Skb{Len: 8192, DataLen: 8192, Truesize: 576 + 8192, Users: 1, Dataref: 1,
 		Frags: []skbtest.Frag{skbtest.F(pg[0], 0, 4096), skbtest.F(pg[1], 0, 4096)}})
@@ -165,7 +165,7 @@ func TestOrphanFragsRx(t *testing.T) {
 	f.pageRefs(t, 1, 1)
 
 	require.Zero(t, b.OrphanFragsRx(), "no longer zerocopy: nothing to do")
-	require.Equal(t, pg, b.Pages())
+	require.Equal(t, pg, b.AppendPages(nil))
 	skbtest.NoViolations(t, f.H)
 }
 

@@ -310,11 +310,13 @@ func (u *Sock) allocNewSkb(s *appendState, prev *entry) (*entry, kernel.Errno) {
 		s.a.it.Advance(copy)
 	}
 	s.length -= copy + s.transhdrlen
-	e := &entry{b: b, hdrs: hdrs, partial: s.partial}
+	h := u.host()
+	e := kernel.HostSlab[entry](h).New()
+	*e = entry{b: b, hdrs: hdrs, partial: s.partial}
 	s.transhdrlen, s.partial = 0, false
 	b.ZcopySet(s.a.uarg, s.a.holder, &s.extraUref)
 	u.Sk.ChargeW(b)
-	s.c.queue = append(s.c.queue, e)
+	s.c.queue = kernel.HostSlab[*entry](h).Append(s.c.queue, e)
 	return e, 0
 }
 
