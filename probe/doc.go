@@ -74,7 +74,8 @@
 //
 // testdata/*.zcs is the calibration suite: UDP and TCP sends, corking,
 // zero-length sends, mixed copy and zerocopy sends, failing sends,
-// MSG_ZEROCOPY without SO_ZEROCOPY, SO_ZEROCOPY on RAW, PF_PACKET and
+// MSG_ZEROCOPY without SO_ZEROCOPY, shutdown of every socket kind and what
+// later sends and reads see, SO_ZEROCOPY on RAW, PF_PACKET and
 // AF_UNIX, optmem exhaustion with TX timestamps between notifications,
 // RLIMIT_MEMLOCK edges, and the TCP receive window of a peer that does
 // not read. Its expectations hold on the model everywhere

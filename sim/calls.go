@@ -357,19 +357,45 @@ func (w *World) Bind(c Call, s *Socket) Result {
 }
 
 // Shutdown models shutdown(2): rd and wr say which halves (SHUT_RD,
-// SHUT_WR, both for SHUT_RDWR).
+// SHUT_WR, both for SHUT_RDWR). AF_INET and AF_INET6 sockets run
+// inet_shutdown: a listener stops listening (tcp_disconnect) on SHUT_RD
+// and ignores SHUT_WR; any other socket gets the sk_shutdown bits, then
+// tcp_shutdown (a FIN), and the call returns ENOTCONN if the socket is
+// TCP_CLOSE (not connected, or reset) — the bits are set all the same,
+// so later sends fail with EPIPE and reads return 0. AF_UNIX sockets
+// (unix_shutdown) always succeed; other families have no shutdown
+// (sock_no_shutdown: EOPNOTSUPP).
 func (w *World) Shutdown(c Call, s *Socket, rd, wr bool) Result {
 	return w.syscall(c, "shutdown", s, func() Result {
-		if s.tcp == nil {
-			return fail(kernel.ENOTCONN)
-		}
+		var how sock.ShutdownBits
 		if rd {
-			s.tcp.ShutdownRead()
+			how |= sock.RcvShutdown
 		}
-		if !wr {
+		if wr {
+			how |= sock.SendShutdown
+		}
+		switch s.Sk.Family {
+		case kernel.AF_UNIX:
+			s.Sk.Shutdown |= how
+			return ok(0)
+		case kernel.AF_INET, kernel.AF_INET6:
+		default:
+			return fail(kernel.EOPNOTSUPP)
+		}
+		if s.Sk.State == sock.LISTEN {
+			if rd {
+				s.tcp.StopListening()
+			}
 			return ok(0)
 		}
-		return fail(s.tcp.Shutdown())
+		s.Sk.Shutdown |= how
+		if s.tcp != nil && wr {
+			s.tcp.Shutdown()
+		}
+		if s.Sk.State == sock.CLOSE {
+			return fail(kernel.ENOTCONN)
+		}
+		return ok(0)
 	})
 }
 

@@ -30,6 +30,14 @@
 // sender's own skbs (after their frags were copied); across a NIC or tun it
 // receives skbs the far side builds in its own memory.
 //
+// # Socket calls
+//
+// The calls are the socket layer above the protocols: every call on a
+// descriptor the program closed, or on a socket whose creation failed,
+// is EBADF and changes nothing (fdget); shutdown is inet_shutdown
+// (sk_shutdown set even where it returns ENOTCONN), unix_shutdown or
+// sock_no_shutdown (World.Shutdown).
+//
 // # Determinism
 //
 // The same scenario, profile and seed give the same trace, byte for byte:

@@ -59,6 +59,9 @@ type Sock struct {
 	// Net holds the network namespace's sysctls.
 	Net *Sysctl
 
+	// Shutdown is sk_shutdown: which directions were shut down.
+	Shutdown ShutdownBits
+
 	zckey    uint32
 	zerocopy bool
 	dead     bool
@@ -87,6 +90,22 @@ type Sock struct {
 	// socket's uargs hand over, after it was merged or queued.
 	OnNotify func(n ubuf.Notification, merged bool)
 }
+
+// ShutdownBits is a set of sk_shutdown bits.
+type ShutdownBits uint8
+
+// The sk_shutdown bits (include/net/sock.h). inet_shutdown sets them
+// even where it returns ENOTCONN, tcp_done sets both, and only
+// tcp_disconnect clears them: a later connect keeps them.
+const (
+	// RcvShutdown is RCV_SHUTDOWN: reads return 0 once the queue is empty.
+	RcvShutdown ShutdownBits = 1
+	// SendShutdown is SEND_SHUTDOWN: sends fail with EPIPE
+	// (tcp_sendmsg_locked, sock_alloc_send_pskb).
+	SendShutdown ShutdownBits = 2
+	// ShutdownMask is SHUTDOWN_MASK, both directions.
+	ShutdownMask = RcvShutdown | SendShutdown
+)
 
 // New models sk_alloc for socket(family, typ, proto) owned by task: one
 // reference, state TCP_CLOSE, buffers at the namespace defaults.

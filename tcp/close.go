@@ -5,22 +5,24 @@ import (
 	"github.com/zcsim/zcsim/sock"
 )
 
-// Shutdown models tcp_shutdown(SEND_SHUTDOWN): no more sends (EPIPE), and
-// a FIN queued after the data.
-func (c *Conn) Shutdown() kernel.Errno {
-	if c.Sk.State == sock.CLOSE || c.Sk.State == sock.LISTEN {
-		return kernel.ENOTCONN
+// Shutdown models tcp_shutdown(SEND_SHUTDOWN), which inet_shutdown calls
+// after setting sk_shutdown: in ESTABLISHED or CLOSE_WAIT a FIN is queued
+// after the data (once); in any other state nothing happens.
+func (c *Conn) Shutdown() {
+	if c.Sk.State != sock.ESTABLISHED && c.Sk.State != sock.CLOSE_WAIT || c.shutWr {
+		return
 	}
-	if !c.shutWr {
-		c.shutWr = true
-		c.queueFin()
-	}
-	return 0
+	c.shutWr = true
+	c.queueFin()
 }
 
-// ShutdownRead models the receive half of inet_shutdown: RCV_SHUTDOWN is
-// set. The connection goes on receiving; only AbortOnData reads it.
-func (c *Conn) ShutdownRead() { c.shutRd = true }
+// StopListening models tcp_disconnect of a listener, which
+// inet_shutdown calls for SHUT_RD and SHUT_RDWR: inet_csk_listen_stop,
+// sk_shutdown cleared, and the socket TCP_CLOSE again.
+func (c *Conn) StopListening() {
+	c.Sk.State = sock.CLOSE
+	c.Sk.Shutdown = 0
+}
 
 // queueFin models tcp_close_state and tcp_send_fin: ESTABLISHED becomes
 // FIN_WAIT1 and CLOSE_WAIT becomes LAST_ACK, and a FIN-only skb goes to the
@@ -97,6 +99,7 @@ func (c *Conn) abort(err kernel.Errno) {
 	if !c.Sk.Dead() {
 		c.skErr = err
 	}
+	c.Sk.Shutdown = sock.ShutdownMask // tcp_done
 	c.finish()
 }
 

@@ -56,8 +56,9 @@ type Conn struct {
 	sndWnd, maxWindow        int
 	cwnd                     int
 	// nonagle is tp->nonagle: TCP_NAGLE_OFF, TCP_NAGLE_CORK, TCP_NAGLE_PUSH.
-	nonagle  int
-	skErr    kernel.Errno // sk_err, reported once by the next call
+	nonagle int
+	skErr   kernel.Errno // sk_err, reported once by the next call
+	// shutWr says the FIN is queued (tcp_close_state ran).
 	shutWr   bool
 	finQueue bool
 	done     bool
@@ -65,8 +66,6 @@ type Conn struct {
 	// connected is sock->state == SS_CONNECTED: set by Connect, never
 	// cleared.
 	connected bool
-	// shutRd is RCV_SHUTDOWN in sk_shutdown, set by ShutdownRead.
-	shutRd bool
 	// finWait2 is set when the FIN of a socket that is not orphaned was
 	// acknowledged: the kernel's FIN_WAIT2, which the model keeps as a
 	// finished connection.

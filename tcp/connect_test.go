@@ -14,7 +14,8 @@ import (
 // 6.18), and inet_listen says EINVAL; a listener gets EISCONN too.
 func TestConnectOnceConnected(t *testing.T) {
 	p := newPair(t, "linux-6.18", true)
-	require.Equal(t, kernel.Errno(0), p.c.Shutdown())
+	p.c.Sk.Shutdown |= sock.SendShutdown
+	p.c.Shutdown()
 	require.Equal(t, kernel.EISCONN, p.c.Connect(p.peer.Window()))
 	p.c.Reset()
 	require.Equal(t, kernel.EISCONN, p.c.Connect(p.peer.Window()))
@@ -32,10 +33,11 @@ func TestConnectOnceConnected(t *testing.T) {
 // still queues it, and so does a FIN_WAIT socket that can read.
 func TestAbortOnData(t *testing.T) {
 	p := newPair(t, "linux-6.18", true)
-	p.c.ShutdownRead()
+	p.c.Sk.Shutdown |= sock.RcvShutdown
 	nxt := p.c.RcvNxt()
 	require.False(t, p.c.AbortOnData(nxt, nxt+100, false), "ESTABLISHED queues the data")
-	require.Equal(t, kernel.Errno(0), p.c.Shutdown())
+	p.c.Sk.Shutdown |= sock.SendShutdown
+	p.c.Shutdown()
 	require.Equal(t, sock.FIN_WAIT1, p.c.Sk.State)
 	require.False(t, p.c.AbortOnData(nxt, nxt, true), "a bare FIN is no data")
 	require.True(t, p.c.AbortOnData(nxt, nxt+100, false))
@@ -43,12 +45,13 @@ func TestAbortOnData(t *testing.T) {
 	require.Equal(t, kernel.ECONNRESET, p.c.skErr)
 
 	q := newPair(t, "linux-6.18", true)
-	require.Equal(t, kernel.Errno(0), q.c.Shutdown())
+	q.c.Sk.Shutdown |= sock.SendShutdown
+	q.c.Shutdown()
 	q.w.deliver()
 	require.True(t, q.c.Done(), "the FIN was acknowledged: FIN_WAIT2")
 	nxt = q.c.RcvNxt()
 	require.False(t, q.c.AbortOnData(nxt, nxt+100, false), "SHUT_WR alone")
-	q.c.ShutdownRead()
+	q.c.Sk.Shutdown |= sock.RcvShutdown
 	require.True(t, q.c.AbortOnData(nxt, nxt+100, false))
 	require.Equal(t, kernel.ECONNRESET, q.c.skErr)
 	require.False(t, q.c.AbortOnData(nxt, nxt+100, false), "reset once")

@@ -96,7 +96,9 @@
 // # Linux correspondence
 //
 // net/ipv4/tcp.c: tcp_sendmsg_locked, tcp_push, tcp_mark_push, forced_push,
-// tcp_remove_empty_skb, tcp_close, tcp_shutdown, tcp_recvmsg;
+// tcp_remove_empty_skb, tcp_close, tcp_shutdown, tcp_disconnect (of a listener),
+// tcp_recvmsg_locked (the order of its empty-queue answers: SOCK_DONE,
+// sk_err, RCV_SHUTDOWN, TCP_CLOSE);
 // net/ipv4/tcp_output.c: tcp_write_xmit, tcp_transmit_skb, tso_fragment,
 // tcp_fragment, tcp_nagle_test, tcp_mss_split_point, tcp_xmit_size_goal,
 // tcp_send_fin; net/ipv4/tcp_input.c: tcp_ack, tcp_clean_rtx_queue,

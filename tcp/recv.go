@@ -62,7 +62,7 @@ func (c *Conn) Receive(b *skb.Buff, seq, endSeq uint32, fin bool) bool {
 // acknowledged is finished (tcp/doc.go, Simplifications), and stands for
 // FIN_WAIT2 here until the reset.
 func (c *Conn) AbortOnData(seq, endSeq uint32, fin bool) bool {
-	if !c.shutRd || (c.Sk.State != sock.FIN_WAIT1 && !c.finWait2) {
+	if c.Sk.Shutdown&sock.RcvShutdown == 0 || (c.Sk.State != sock.FIN_WAIT1 && !c.finWait2) {
 		return false
 	}
 	dataEnd := endSeq
@@ -75,6 +75,7 @@ func (c *Conn) AbortOnData(seq, endSeq uint32, fin bool) bool {
 	if c.finWait2 {
 		c.finWait2 = false
 		c.skErr = kernel.ECONNRESET // tcp_reset in FIN_WAIT2; tcp_done already ran
+		c.Sk.Shutdown = sock.ShutdownMask
 		return true
 	}
 	c.Reset()
@@ -152,13 +153,26 @@ func (c *Conn) ReceiveQueue() []*skb.Buff {
 }
 
 // Recv models tcp_recvmsg without MSG_PEEK: read up to n bytes, freeing
-// each skb once read (which returns its rmem). With nothing queued it
-// returns 0 after a FIN (end of file), EAGAIN otherwise, for the caller to
-// wait on or report.
+// each skb once read (which returns its rmem). With nothing queued,
+// tcp_recvmsg_locked decides in this order: ENOTCONN on a listener; 0 after a FIN (SOCK_DONE);
+// the pending socket error, reported once (sock_error); 0 once
+// RCV_SHUTDOWN is set (by shutdown, even one that failed with ENOTCONN,
+// or by tcp_done) or the connection is finished (the model's FIN_WAIT2
+// too, see AbortOnData); ENOTCONN on a socket that is TCP_CLOSE otherwise (never
+// connected); else EAGAIN, for the caller to wait on or report.
 func (c *Conn) Recv(n int) (int, kernel.Errno) {
 	if len(c.rcvQueue) == 0 {
-		if c.rcvFin || c.done {
+		switch {
+		case c.Sk.State == sock.LISTEN:
+			return 0, kernel.ENOTCONN
+		case c.rcvFin:
 			return 0, 0
+		case c.skErr != 0:
+			return 0, c.takeError()
+		case c.Sk.Shutdown&sock.RcvShutdown != 0 || c.done:
+			return 0, 0
+		case c.Sk.State == sock.CLOSE:
+			return 0, kernel.ENOTCONN
 		}
 		return 0, kernel.EAGAIN
 	}

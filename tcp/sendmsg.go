@@ -130,7 +130,7 @@ func (s *SendCall) loop() {
 		s.fail(err)
 		return
 	}
-	if c.shutWr || c.done {
+	if c.Sk.Shutdown&sock.SendShutdown != 0 || c.done {
 		s.fail(kernel.EPIPE)
 		return
 	}

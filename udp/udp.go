@@ -216,7 +216,9 @@ func (c *call) result(n int, err kernel.Errno) sock.SendResult {
 }
 
 // allocSendSkb models sock_alloc_send_skb(sk, size, noblock): the pending
-// socket error first (sock_error, returned once), then the send-buffer
+// socket error first (sock_error, returned once), then EPIPE once
+// SEND_SHUTDOWN is set (by shutdown, even one that returned ENOTCONN on an
+// unconnected socket), then the send-buffer
 // check sk_wmem_alloc < sk_sndbuf (EAGAIN when it cannot wait), then the
 // allocation (fault site alloc_skb: ENOBUFS).
 func (u *Sock) allocSendSkb(linear int, flags kernel.MsgFlags) (*skb.Buff, kernel.Errno) {
@@ -224,6 +226,9 @@ func (u *Sock) allocSendSkb(linear int, flags kernel.MsgFlags) (*skb.Buff, kerne
 		if e := u.skErr; e != 0 {
 			u.skErr = 0
 			return nil, e
+		}
+		if u.Sk.Shutdown&sock.SendShutdown != 0 {
+			return nil, kernel.EPIPE
 		}
 		if u.Sk.WmemAlloc < u.Sk.Sndbuf {
 			break
