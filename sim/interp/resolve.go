@@ -191,7 +191,7 @@ func (r *resolver) iterate(rep *scenario.Repeat, vars []int64, loops []*scenario
 					return false
 				}
 			case scenario.HasExpr(st):
-				if l := iterLabel(loops, vars); l != "[]" && label == "" {
+				if l := iterLabel(loops, vars); l != "" && label == "" {
 					label = " in iteration " + l
 				}
 				if !r.evalSizes(st, vars, label) {
@@ -209,8 +209,11 @@ func isRepeat(st scenario.Stmt) bool {
 }
 
 // iterLabel names an iteration by the named loop variables, "[i=41 j=3]",
-// or "[]" when no repeat around it names one.
+// or "" when no repeat around it names one.
 func iterLabel(loops []*scenario.Repeat, vars []int64) string {
+	if !slices.ContainsFunc(loops, func(l *scenario.Repeat) bool { return l.Var.Name != "" }) {
+		return ""
+	}
 	b := []byte{'['}
 	for d, l := range loops {
 		if l.Var.Name == "" {

@@ -151,6 +151,9 @@ type interp struct {
 	loops []*scenario.Repeat
 	vars  []int64
 	label string
+	// calls holds the calls of repeated statements that read the same
+	// every iteration (call).
+	calls map[scenario.Stmt]sim.Call
 }
 
 // run runs a statement of the file or of a repeat's body, and reports
@@ -162,7 +165,7 @@ func (in *interp) run(st scenario.Stmt) bool {
 	// Load evaluated every iteration that gives these expressions a value
 	// of their own, without an error.
 	inst, _ := scenario.Instantiate(st, in.vars)
-	in.exec(inst)
+	in.exec(inst, in.call(st, inst))
 	if in.w.OutOfTime() {
 		in.outOfTime(in.source(st))
 		return false
@@ -193,17 +196,29 @@ func (in *interp) repeat(r *scenario.Repeat) bool {
 }
 
 func (in *interp) setLabel() {
-	in.label = ""
-	if l := iterLabel(in.loops, in.vars); l != "[]" {
-		in.label = l
-	}
+	in.label = iterLabel(in.loops, in.vars)
 }
 
-func (in *interp) call(st scenario.Stmt) sim.Call {
+// call is the sim.Call of inst, the instance of st this iteration runs.
+// A statement of a repeat's body that has nothing to evaluate, run where
+// no iteration is in the label, reads the same every time: its call is
+// built once.
+func (in *interp) call(st, inst scenario.Stmt) sim.Call {
 	if in.label != "" {
-		return sim.Call{Source: in.source(st), Text: in.label + " " + scenario.FormatCall(st)}
+		return sim.Call{Source: in.source(inst), Text: in.label + " " + scenario.FormatCall(inst)}
 	}
-	return sim.Call{Source: in.source(st), Text: scenario.FormatCall(st)}
+	same := len(in.loops) > 0 && inst == st
+	if c, ok := in.calls[st]; same && ok {
+		return c
+	}
+	c := sim.Call{Source: in.source(inst), Text: scenario.FormatCall(inst)}
+	if same {
+		if in.calls == nil {
+			in.calls = make(map[scenario.Stmt]sim.Call)
+		}
+		in.calls[st] = c
+	}
+	return c
 }
 
 // source names where a step comes from: file:line, and inside a repeat
@@ -217,10 +232,9 @@ func (in *interp) source(st scenario.Stmt) string {
 
 func posString(p scenario.Pos) string { return fmt.Sprintf("%s:%d", p.File, p.Line) }
 
-// exec runs one statement.
-func (in *interp) exec(st scenario.Stmt) {
+// exec runs one statement as call c.
+func (in *interp) exec(st scenario.Stmt, c sim.Call) {
 	w := in.w
-	c := in.call(st)
 	var r sim.Result
 	checked := true
 	if ss, ok := scenario.SockOf(st); ok && in.sock(ss) == nil {
