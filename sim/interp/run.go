@@ -336,8 +336,8 @@ func (in *interp) verify(st scenario.Stmt, r sim.Result) {
 	case r.Blocked:
 		in.mismatch(st, "the call to return", "it blocks forever: nothing left in the network will wake it")
 	case !want.IsZero():
-		if got, match := compare(want, r); !match {
-			in.mismatch(st, want.String(), got)
+		if !matches(want, r) {
+			in.mismatch(st, want.String(), resultText(r))
 		}
 	}
 }

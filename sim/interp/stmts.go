@@ -136,27 +136,32 @@ func (in *interp) socket(c sim.Call, s *scenario.Socket) sim.Result {
 	return r
 }
 
-// compare checks a result against an expectation and describes the result.
-func compare(want scenario.Outcome, r sim.Result) (got string, match bool) {
-	got = r.String()
-	if r.Record != nil {
-		got = r.Record.String()
-	}
+// matches checks a result against an expectation.
+func matches(want scenario.Outcome, r sim.Result) bool {
 	switch want.Kind {
 	case scenario.OutcomeReturn:
-		return got, r.Errno == 0 && r.Ret == want.Ret
+		return r.Errno == 0 && r.Ret == want.Ret
 	case scenario.OutcomeErrno:
 		e, _ := kernel.ErrnoNames.ByName(want.Errno)
-		return got, r.Errno == e
+		return r.Errno == e
 	case scenario.OutcomeZerocopy:
 		rec := r.Record
-		return got, rec != nil && rec.IsZerocopy() && rec.Info == want.Range.Lo && rec.Data == want.Range.Hi && rec.Copied() == want.Copied
+		return rec != nil && rec.IsZerocopy() && rec.Info == want.Range.Lo && rec.Data == want.Range.Hi && rec.Copied() == want.Copied
 	case scenario.OutcomeTimestamp:
 		rec := r.Record
-		return got, rec != nil && rec.Origin == kernel.SO_EE_ORIGIN_TIMESTAMPING &&
+		return rec != nil && rec.Origin == kernel.SO_EE_ORIGIN_TIMESTAMPING &&
 			notify.TstampName(rec.Info) == want.Tstamp && (!want.HasKey || rec.Data == want.Key)
 	}
-	return got, true
+	return true
+}
+
+// resultText describes a result for a mismatch: the record an
+// error-queue read returned, or the return value.
+func resultText(r sim.Result) string {
+	if r.Record != nil {
+		return r.Record.String()
+	}
+	return r.String()
 }
 
 // expect checks a socket's state.
