@@ -295,6 +295,9 @@ func (ix *index) shinfo(s *skb.SharedInfo) {
 	if s.Freed() {
 		return
 	}
+	// Room for a full frag array at once: the slot's storage is kept for
+	// whatever record uses it next.
+	r.pages = slices.Grow(r.pages, max(len(s.Frags), kernel.MaxSkbFrags))
 	for _, f := range s.Frags {
 		r.pages = append(r.pages, f.Page)
 		ix.of(&f.Page.Tracked).frags++
