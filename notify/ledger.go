@@ -55,7 +55,8 @@ func (l *Ledger) Sent(id uint32, label string, bytes int) error {
 // outstanding, the range releases the oldest one: a notification covers
 // each id once.
 func (l *Ledger) Complete(r Range) ([]Send, error) {
-	var done, keep []Send
+	done := make([]Send, 0, min(r.Len(), uint64(len(l.outstanding))))
+	keep := l.outstanding[:0] // filtered in place
 	var taken map[uint32]bool // only where an id may be outstanding twice
 	if l.reused {
 		taken = map[uint32]bool{}
@@ -70,6 +71,7 @@ func (l *Ledger) Complete(r Range) ([]Send, error) {
 			keep = append(keep, s)
 		}
 	}
+	clear(l.outstanding[len(keep):])
 	l.outstanding = keep
 	if uint64(len(done)) != r.Len() {
 		return done, fmt.Errorf("notification %v covers %d ids but only %d are outstanding", r, r.Len(), len(done))
