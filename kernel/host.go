@@ -221,9 +221,9 @@ func (t *Tracked) Host() *Host { return t.host }
 func (t *Tracked) Freed() bool { return t.freed }
 
 // historyStart and historyNext are the capacities of a history's first
-// two slices, both carved from the Host's slab: most objects (a page, an
-// skb, its shared info) live through fewer entries. A longer history
-// grows on the heap.
+// two slices: most objects (a page, an skb, its shared info) live through
+// fewer entries. A longer history moves to a third of historyCap entries.
+// All three are carved from the Host's slab.
 const (
 	historyStart = 2
 	historyNext  = 8
@@ -237,6 +237,8 @@ func (t *Tracked) Note(en Entry) {
 		t.history = t.host.events.Carve(historyStart)
 	case n == historyStart && cap(t.history) == historyStart:
 		t.history = append(t.host.events.Carve(historyNext), t.history...)
+	case n == historyNext && cap(t.history) == historyNext:
+		t.history = append(t.host.events.Carve(historyCap), t.history...)
 	case n == historyCap:
 		// Keep the first quarter (the birth); the rest is a ring whose
 		// oldest entry the new one overwrites.
