@@ -55,6 +55,7 @@
 //	4096  -1  0x7ffc1062fb30  0644          KindInt
 //	MSG_ZEROCOPY|MSG_DONTWAIT  S_IFREG|0644 KindFlags (names, numeric remainder)
 //	NULL                                    KindFlags with the one name NULL
+//	AT_FDCWD</home/u>                       KindFlags with its -y decoration in Decor
 //	"abc"  "zzz"...  @"abstract"            KindString (C escapes decoded; ... sets Truncated)
 //	[1]  [{...}, {...}]  [HUP INT]  [...]   KindArray (... is a KindOmitted element)
 //	{msg_name=NULL, msg_iov=[...], ...}     KindStruct (ordered; unnamed members allowed)

@@ -299,6 +299,16 @@ func (c *cursor) name(start int) (Value, *Error) {
 	}
 	v := c.at(start, KindFlags)
 	v.Names = []string{id}
+	if c.peek() == '<' && !strings.HasPrefix(c.s[c.i:], "<<") {
+		// -y decorates AT_FDCWD with the working directory, as it does a
+		// descriptor: openat(AT_FDCWD</home/u>, ...).
+		d, err := c.fd(c.i, 0)
+		if err != nil {
+			return Value{}, err
+		}
+		v = c.at(start, KindFlags)
+		v.Names, v.Decor = []string{id}, d.Decor
+	}
 	return v, nil
 }
 

@@ -100,6 +100,7 @@ func TestValues(t *testing.T) {
 		{"fd tcp", "3<TCP:[127.0.0.1:41234->127.0.0.1:8000]>", Value{Kind: KindFd, Int: 3, Decor: "TCP:[127.0.0.1:41234->127.0.0.1:8000]"}},
 		{"fd udp6", "5<UDPv6:[[::1]:5000]>", Value{Kind: KindFd, Int: 5, Decor: "UDPv6:[[::1]:5000]"}},
 		{"fd socket", "3<socket:[12345]>", Value{Kind: KindFd, Int: 3, Decor: "socket:[12345]"}},
+		{"decorated AT_FDCWD", "AT_FDCWD</work/tmp>", Value{Kind: KindFlags, Names: []string{"AT_FDCWD"}, Decor: "/work/tmp"}},
 		{"in-out", "[128 => 16]", Value{Kind: KindArray, Elems: []Value{{Kind: KindInOut, Elems: []Value{i(128), i(16)}}}}},
 		{"verbose comment", "0x3c /* SO_ZEROCOPY */", Value{Kind: KindInt, Int: 0x3c, Comment: "SO_ZEROCOPY"}},
 		{"verbose union", "0x2 /* SOCK_DGRAM */|0x80000 /* SOCK_CLOEXEC */", Value{Kind: KindFlags, Rem: 0x80002, HasRem: true, Comment: "SOCK_DGRAM|SOCK_CLOEXEC"}},

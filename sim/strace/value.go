@@ -43,7 +43,8 @@ func (k Kind) MarshalText() ([]byte, error) { return []byte(k.String()), nil }
 // [KindInvalid] and stands for "absent".
 //
 //	KindInt     Int (two's complement bits of the number; see Uint), Text
-//	KindFlags   Names in order, Rem (the numeric parts OR-ed) and HasRem
+//	KindFlags   Names in order, Rem (the numeric parts OR-ed) and HasRem; Decor of a
+//	            name -y decorates (AT_FDCWD</home/u>)
 //	KindString  Str (decoded bytes), Truncated when strace printed "..." after it
 //	KindArray   Elems
 //	KindStruct  Fields in order

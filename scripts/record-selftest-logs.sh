@@ -1,0 +1,104 @@
+#!/usr/bin/env bash
+# Builds the kernel's MSG_ZEROCOPY selftests (msg_zerocopy, udpgso_bench_tx)
+# from the Debian linux-source-6.1 package and records strace logs of their
+# sender over loopback in a private network namespace, for
+# sim/replay/testdata/selftest_*.log. See docs/replay.md, "Logs of the
+# kernel's selftests".
+#
+# Usage: scripts/record-selftest-logs.sh [OUTDIR]
+#   OUTDIR (default sim/replay/testdata) receives selftest_NAME.log and
+#   selftest_NAME.cmd for each run. Needs root (ip netns), strace and gcc:
+#   apt-get install -y linux-source-6.1 strace gcc
+# Environment: WORK, a directory for the sources and binaries (default a
+# fresh mktemp -d); TARBALL, the source tarball
+# (default /usr/src/linux-source-6.1.tar.xz).
+set -euo pipefail
+
+out=${1:-sim/replay/testdata}
+tarball=${TARBALL:-/usr/src/linux-source-6.1.tar.xz}
+work=${WORK:-$(mktemp -d)}
+mkdir -p "$out" "$work"
+out=$(cd "$out" && pwd)
+
+for tool in strace gcc ip; do
+	command -v "$tool" >/dev/null || { echo "record-selftest-logs: $tool is missing" >&2; exit 2; }
+done
+[ -r "$tarball" ] || { echo "record-selftest-logs: no $tarball (apt-get install linux-source-6.1)" >&2; exit 2; }
+
+# Only the two programs and the header udpgso_bench_tx includes are
+# extracted.
+net=tools/testing/selftests/net
+if [ ! -x "$work/msg_zerocopy" ] || [ ! -x "$work/udpgso_bench_tx" ]; then
+	tar -xJf "$tarball" -C "$work" --strip-components=1 --wildcards \
+		"*/$net/msg_zerocopy.c" "*/$net/udpgso_bench_tx.c" \
+		"*/tools/testing/selftests/kselftest.h"
+	gcc -O2 -o "$work/msg_zerocopy" "$work/$net/msg_zerocopy.c"
+	gcc -O2 -o "$work/udpgso_bench_tx" "$work/$net/udpgso_bench_tx.c"
+fi
+
+ns=zcsim-rec-$$
+ip netns add "$ns"
+trap 'ip netns del "$ns"' EXIT
+ip -n "$ns" link set lo up
+inns() { ip netns exec "$ns" "$@"; }
+
+# The strace options the replay documents: follow children, wall-clock
+# timestamps (their gaps guide the replay's schedule), call durations,
+# decorated descriptors. The whole program is traced.
+trace() {
+	local name=$1
+	shift
+	echo "strace -f -tt -T -yy -o selftest_$name.log $*" >"$out/selftest_$name.cmd"
+	(cd "$work" && inns strace -f -tt -T -yy -o "$out/selftest_$name.log" "$@")
+}
+
+# msg_zerocopy NAME FAMILY PROTO ARGS...: an untraced receiver (-r) in the
+# same namespace, the traced sender for 200 ms (-t 0).
+msg_zerocopy() {
+	local name=$1 fam=$2 proto=$3
+	shift 3
+	local addr=127.0.0.1
+	[ "$fam" = -6 ] && addr=::1
+	inns "$work/msg_zerocopy" "$fam" -r -t 0 -D "$addr" "$proto" &
+	local rx=$!
+	sleep 0.2
+	trace "$name" ./msg_zerocopy "$fam" -t 0 -D "$addr" "$@" "$proto" || true
+	wait "$rx" || true
+}
+
+msg_zerocopy tcp4_zc -4 tcp -z
+msg_zerocopy tcp6_zc -6 tcp -z
+msg_zerocopy tcp4_copy -4 tcp
+msg_zerocopy udp4_zc -4 udp -z
+msg_zerocopy udp6_zc -6 udp -z
+msg_zerocopy udp4_cork -4 udp -z -c 4
+msg_zerocopy udp6_cork_mixed -6 udp -z -c 4 -m
+
+# sink ADDR: an untraced UDP receiver on port 8000 that drains what it gets
+# for three seconds, so that the sender sees no ICMP port unreachable.
+sink() {
+	inns python3 -c '
+import socket, sys
+s = socket.socket(socket.AF_INET6 if ":" in sys.argv[1] else socket.AF_INET, socket.SOCK_DGRAM)
+s.bind((sys.argv[1], 8000))
+s.settimeout(3)
+try:
+    while True:
+        s.recv(65536)
+except socket.timeout:
+    pass
+' "$1" &
+	sleep 0.2
+}
+
+# udpgso_bench_tx -z: GSO datagrams (-S 0: segments of the MSS) with
+# MSG_ZEROCOPY for one second (-l 1).
+for fam in 4 6; do
+	addr=127.0.0.1
+	[ $fam = 6 ] && addr=::1
+	sink $addr
+	sinkpid=$!
+	trace udpgso${fam}_zc ./udpgso_bench_tx -$fam -D $addr -l 1 -S 0 -z || true
+	wait $sinkpid || true
+done
+ls -l "$out"/selftest_*.log
