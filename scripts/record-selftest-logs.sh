@@ -6,8 +6,9 @@
 # kernel's selftests".
 #
 # Usage: scripts/record-selftest-logs.sh [OUTDIR]
-#   OUTDIR (default sim/replay/testdata) receives selftest_NAME.log and
-#   selftest_NAME.cmd for each run. Needs root (ip netns), strace and gcc:
+#   OUTDIR (default sim/replay/testdata) receives, for each run,
+#   selftest_NAME.log.gz, the command in selftest_NAME.cmd and the replay's
+#   flags in selftest_NAME.replay. Needs root (ip netns), strace and gcc:
 #   apt-get install -y linux-source-6.1 strace gcc
 # Environment: WORK, a directory for the sources and binaries (default a
 # fresh mktemp -d); TARBALL, the source tarball
@@ -42,6 +43,19 @@ trap 'ip netns del "$ns"' EXIT
 ip -n "$ns" link set lo up
 inns() { ip netns exec "$ns" "$@"; }
 
+# ready PROTO: wait (up to five seconds) until something listens on port
+# 8000 in the namespace (ss -t or -u).
+ready() {
+	local flag=-t
+	[ "$1" = udp ] && flag=-u
+	for _ in $(seq 50); do
+		inns ss -Hln "$flag" | grep -q ':8000 ' && return 0
+		sleep 0.1
+	done
+	echo "record-selftest-logs: no $1 receiver on port 8000" >&2
+	return 1
+}
+
 # The strace options the replay documents: follow children, wall-clock
 # timestamps (their gaps guide the replay's schedule), call durations,
 # decorated descriptors. The whole program is traced.
@@ -49,7 +63,11 @@ trace() {
 	local name=$1
 	shift
 	echo "strace -f -tt -T -yy -o selftest_$name.log $*" >"$out/selftest_$name.cmd"
-	(cd "$work" && inns strace -f -tt -T -yy -o "$out/selftest_$name.log" "$@")
+	echo "--cap-ipc-lock --cap-net-admin" >"$out/selftest_$name.replay" # run as root
+	local rc=0
+	(cd "$work" && inns strace -f -tt -T -yy -o "$out/selftest_$name.log" "$@") || rc=$?
+	gzip -9nf "$out/selftest_$name.log"
+	return $rc
 }
 
 # msg_zerocopy NAME FAMILY PROTO ARGS...: an untraced receiver (-r) in the
@@ -61,9 +79,16 @@ msg_zerocopy() {
 	[ "$fam" = -6 ] && addr=::1
 	inns "$work/msg_zerocopy" "$fam" -r -t 0 -D "$addr" "$proto" &
 	local rx=$!
-	sleep 0.2
+	ready "$proto"
 	trace "$name" ./msg_zerocopy "$fam" -t 0 -D "$addr" "$@" "$proto" || true
 	wait "$rx" || true
+}
+
+# Both ends traced in one log: a shell forks the receiver and the sender.
+both() {
+	local name=$1 fam=$2 addr=$3 proto=$4
+	shift 4
+	trace "$name" sh -c "./msg_zerocopy $fam -r -t 0 -D $addr $proto & sleep 0.2; ./msg_zerocopy $fam -t 0 -D $addr $* $proto; wait" || true
 }
 
 msg_zerocopy tcp4_zc -4 tcp -z
@@ -73,6 +98,8 @@ msg_zerocopy udp4_zc -4 udp -z
 msg_zerocopy udp6_zc -6 udp -z
 msg_zerocopy udp4_cork -4 udp -z -c 4
 msg_zerocopy udp6_cork_mixed -6 udp -z -c 4 -m
+both tcp4_both_zc -4 127.0.0.1 tcp -z
+both udp6_both_zc -6 ::1 udp -z
 
 # sink ADDR: an untraced UDP receiver on port 8000 that drains what it gets
 # for three seconds, so that the sender sees no ICMP port unreachable.
@@ -88,17 +115,17 @@ try:
 except socket.timeout:
     pass
 ' "$1" &
-	sleep 0.2
+	ready udp
 }
 
 # udpgso_bench_tx -z: GSO datagrams (-S 0: segments of the MSS) with
-# MSG_ZEROCOPY for one second (-l 1).
+# MSG_ZEROCOPY, 1000 calls (-M 1000) within one second (-l 1).
 for fam in 4 6; do
 	addr=127.0.0.1
 	[ $fam = 6 ] && addr=::1
 	sink $addr
 	sinkpid=$!
-	trace udpgso${fam}_zc ./udpgso_bench_tx -$fam -D $addr -l 1 -S 0 -z || true
+	trace udpgso${fam}_zc ./udpgso_bench_tx -$fam -D $addr -l 1 -M 1000 -S 0 -z || true
 	wait $sinkpid || true
 done
-ls -l "$out"/selftest_*.log
+ls -l "$out"/selftest_*.log.gz

@@ -600,41 +600,7 @@ func (r *replayer) recv(o *strace.Recv) {
 	}
 	// An error-queue read copies one notification whatever the buffers
 	// (sock_recv_errqueue): their lengths do not matter.
-	r.between(&o.Header)
-	res := r.w.Recvmsg(r.call(&o.Header, text), e.s, int(min(o.Len, maxRWCount)), flags)
-	obs := o.Result.String()
-	var ext *strace.ExtErr
-	printed := len(o.Cmsgs) == 0
-	for _, c := range o.Cmsgs {
-		if c.Ext != nil {
-			ext = c.Ext
-		}
-	}
-	if ext != nil {
-		obs += " " + recordOf(*ext).String()
-	}
-	pred := res.String()
-	if res.Record != nil {
-		pred += " " + res.Record.String()
-	}
-	agree := obs == pred
-	how := ""
-	if ext == nil && res.Record != nil && o.Result.Kind == strace.ResultValue && !printed {
-		agree = res.Errno == 0 && fmt.Sprint(res.Ret) == o.Result.String()
-		how = "return value only: strace printed no cmsg data"
-		r.v6Lines = append(r.v6Lines, line(&o.Header))
-	} else if ext != nil && res.Record != nil {
-		agree = agree && sameRecord(*ext, *res.Record)
-	}
-	w := ""
-	if res.Errno == kernel.EAGAIN {
-		w = "the model's error queue is empty"
-	}
-	v := Diverge
-	if agree {
-		v = Agree
-	}
-	r.addHow(&o.Header, o.Fd, e.s.Name, text, obs, pred, w, how, v)
+	r.errRead(o, e, text, flags)
 }
 
 // recvData replays a read of data. Its lengths go through the syscall

@@ -48,7 +48,12 @@ type Verdict string
 const (
 	// Agree: the model predicts what the log observed.
 	Agree Verdict = "agree"
-	// Diverge: the model predicts something else.
+	// Assumed: the model explains what the log observed under a
+	// schedule of the work the log does not show (when the peer
+	// acknowledged or read, when a completion ran), which
+	// [Call.Assumption] states.
+	Assumed Verdict = "agree under an assumption"
+	// Diverge: no schedule of the model produces what the log observed.
 	Diverge Verdict = "diverge"
 	// Undetermined: the log does not tell enough to predict or to
 	// compare (an argument strace abbreviated, a call a signal
@@ -84,18 +89,24 @@ type Call struct {
 	Why string `json:"why,omitempty"`
 	// Compared, when set, says the comparison was partial and why.
 	Compared string `json:"compared,omitempty"`
+	// Assumption is, on an Assumed call, the schedule of the hidden
+	// work under which the model agrees ("ids 30..31 had not completed
+	// yet ...").
+	Assumption string `json:"assumption,omitempty"`
 }
 
-// Summary is the last record of a report. Calls = Agree + Diverge +
-// Undetermined. Unreplayed counts the calls on descriptors the log never
+// Summary is the last record of a report. Calls = Agree + Assumed +
+// Diverge + Undetermined. Unreplayed counts the calls on descriptors the log never
 // created (a capture that starts mid-run), Ignored the calls the replay
 // does not model; neither is in Calls. OK holds when nothing diverges and
-// at least one call agrees: a replay that checked nothing is not a
-// success. Verdict says the same in words: "all agree", "agree, N
-// undetermined", "N diverge" or "nothing checked".
+// at least one call agrees, plainly or under an assumption: a replay that
+// checked nothing is not a success. Verdict says the same in words: "all
+// agree", "agree, N under an assumption, M undetermined", "N diverge" or
+// "nothing checked".
 type Summary struct {
 	Calls        int    `json:"calls"`
 	Agree        int    `json:"agree"`
+	Assumed      int    `json:"assumed"`
 	Diverge      int    `json:"diverge"`
 	Undetermined int    `json:"undetermined"`
 	Unreplayed   int    `json:"unreplayed"`
@@ -112,6 +123,9 @@ func (r *Report) Divergences() []Call { return r.with(Diverge) }
 
 // Undetermined returns the calls the log does not tell enough to check.
 func (r *Report) Undetermined() []Call { return r.with(Undetermined) }
+
+// Assumptions returns the calls that agree under an assumption.
+func (r *Report) Assumptions() []Call { return r.with(Assumed) }
 
 func (r *Report) with(v Verdict) []Call {
 	var out []Call
@@ -138,7 +152,7 @@ func (r *Report) WriteText(w io.Writer) error {
 	fmt.Fprintf(&b, "replay of %s under %s: %s path, %s CAP_IPC_LOCK, %s CAP_NET_ADMIN, RLIMIT_MEMLOCK %d, optmem_max %d, timestamps %s\n",
 		c.File, c.Profile, c.Path, with(c.CapIPCLock), with(c.CapNetAdmin), c.Memlock, c.OptmemMax, c.Timestamps)
 	for _, k := range r.Calls {
-		mark := map[Verdict]string{Agree: "ok  ", Diverge: "DIFF", Undetermined: "??  "}[k.Verdict]
+		mark := map[Verdict]string{Agree: "ok  ", Assumed: "ok~ ", Diverge: "DIFF", Undetermined: "??  "}[k.Verdict]
 		fmt.Fprintf(&b, "%s line %-5d %-44s observed %-28s predicted %s", mark, k.Line, k.Text, k.Observed, k.Predicted)
 		if k.Compared != "" {
 			fmt.Fprintf(&b, "  [%s]", k.Compared)
@@ -153,6 +167,12 @@ func (r *Report) WriteText(w io.Writer) error {
 				fmt.Fprintf(&b, " (%s)", k.Why)
 			}
 			b.WriteString("\n")
+		}
+	}
+	if a := r.Assumptions(); len(a) > 0 {
+		fmt.Fprintf(&b, "\nagree under an assumption:\n")
+		for _, k := range a {
+			fmt.Fprintf(&b, "  line %d: %s: observed %s: %s\n", k.Line, k.Text, k.Observed, k.Assumption)
 		}
 	}
 	if u := r.Undetermined(); len(u) > 0 {
@@ -174,8 +194,8 @@ func (r *Report) WriteText(w io.Writer) error {
 		}
 	}
 	s := r.Summary
-	fmt.Fprintf(&b, "\n%d calls replayed: %d agree, %d diverge, %d undetermined; %d on descriptors the log never created; %d ignored: %s\n",
-		s.Calls, s.Agree, s.Diverge, s.Undetermined, s.Unreplayed, s.Ignored, s.Verdict)
+	fmt.Fprintf(&b, "\n%d calls replayed: %d agree, %d agree under an assumption, %d undetermined, %d diverge; %d on descriptors the log never created; %d ignored: %s\n",
+		s.Calls, s.Agree, s.Assumed, s.Undetermined, s.Diverge, s.Unreplayed, s.Ignored, s.Verdict)
 	_, err := io.WriteString(w, b.String())
 	return err
 }

@@ -336,10 +336,15 @@ func (p *parser) args(c *cursor, partial bool) ([]Value, bool) {
 		if partial && c.i >= len(c.s) {
 			return args, true
 		}
-		v, err := c.value()
+		f, err := c.field()
 		if err != nil {
 			p.errs.add(p.withFile(err))
 			return nil, false
+		}
+		v := f.Value
+		if f.Name != "" {
+			// clone(child_stack=NULL, flags=CLONE_VM|..., ...)
+			v.Name, v.Text = f.Name, f.Name+"="+v.Text
 		}
 		args = append(args, v)
 		c.skipSpaces()

@@ -368,3 +368,21 @@ func TestParseFile(t *testing.T) {
 		t.Errorf("ParseFile: %v, file %q", err, log.File)
 	}
 }
+
+// clone's arguments are printed as name=value: each keeps its name.
+func TestNamedArguments(t *testing.T) {
+	log := parseOne(t, "clone(child_stack=NULL, flags=CLONE_CHILD_CLEARTID|SIGCHLD, child_tidptr=0x7ff73d633a10) = 25622")
+	args := log.Calls[0].Args
+	wantLen(t, "args", len(args), 3)
+	want := []Value{
+		{Kind: KindFlags, Name: "child_stack", Names: []string{"NULL"}},
+		{Kind: KindFlags, Name: "flags", Names: []string{"CLONE_CHILD_CLEARTID", "SIGCHLD"}},
+		{Kind: KindInt, Name: "child_tidptr", Int: 0x7ff73d633a10},
+	}
+	if diff := cmp.Diff(want, args, ignorePos); diff != "" {
+		t.Errorf("args (-want +got):\n%s", diff)
+	}
+	if args[1].Text != "flags=CLONE_CHILD_CLEARTID|SIGCHLD" {
+		t.Errorf("Text = %q", args[1].Text)
+	}
+}

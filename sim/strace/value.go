@@ -49,6 +49,8 @@ func (k Kind) MarshalText() ([]byte, error) { return []byte(k.String()), nil }
 //	KindArray   Elems
 //	KindStruct  Fields in order
 //	KindMacro   Name (the function), Elems (its arguments)
+//	any kind    Name of an argument strace prints as name=value
+//	            (clone(child_stack=NULL, flags=...)), Text with the name
 //	KindExpr    Text only
 //	KindFd      Int (the descriptor), Decor (text between < and >)
 //	KindInOut   Elems[0] (on entry) and Elems[1] (on exit)

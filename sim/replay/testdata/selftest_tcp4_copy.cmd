@@ -1,0 +1,1 @@
+strace -f -tt -T -yy -o selftest_tcp4_copy.log ./msg_zerocopy -4 -t 0 -D 127.0.0.1 tcp
