@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -104,6 +105,22 @@ func (h *host) track(fd int) int {
 	return fd
 }
 
+// close closes the real descriptor behind a scenario socket name and
+// forgets it: the kernel may hand its number to a later socket, and a
+// call on the closed name must still find no descriptor (EBADF).
+func (h *host) close(s scenario.Sock) error {
+	fd := h.fd(s)
+	if hs := h.socks[s.Name]; hs != nil {
+		if s.Peer {
+			hs.peer = -1
+		} else {
+			hs.fd = -1
+		}
+	}
+	h.open = slices.DeleteFunc(h.open, func(o int) bool { return o == fd })
+	return unix.Close(fd)
+}
+
 // fd returns the real descriptor behind a scenario socket name.
 func (h *host) fd(s scenario.Sock) int {
 	hs := h.socks[s.Name]
@@ -138,7 +155,7 @@ func (h *host) exec(st scenario.Stmt) (res string, isCall bool) {
 		return errRes(unix.Shutdown(h.fd(s.Sock), how)), true
 	case *scenario.Close:
 		h.releaseFD(s.Sock.String())
-		return errRes(unix.Close(h.fd(s.Sock))), true
+		return errRes(h.close(s.Sock)), true
 	case *scenario.Send:
 		return h.send(s.Sock, [][]int{{int(s.Len.N)}}, s.Flags, false), true
 	case *scenario.Sendto:
@@ -228,7 +245,10 @@ func (h *host) setsockopt(s *scenario.Setsockopt) error {
 // connect connects a socket to its peer; TCP then accepts the peer.
 func (h *host) connect(s scenario.Sock) error {
 	hs := h.socks[s.Name]
-	if hs == nil || hs.peerAddr == nil {
+	if hs == nil || hs.fd < 0 {
+		return unix.Connect(h.fd(s), loAddr(unix.AF_INET)) // no descriptor: the kernel's EBADF
+	}
+	if hs.peerAddr == nil {
 		return unix.EOPNOTSUPP
 	}
 	if err := unix.Connect(hs.fd, hs.peerAddr); err != nil {
