@@ -93,6 +93,15 @@ func (q *Queue) Dequeue() (r Record, ok bool) {
 	return r, true
 }
 
+// Peek returns the head record without removing it; ok is false when
+// the queue is empty.
+func (q *Queue) Peek() (r Record, ok bool) {
+	if len(q.records) == 0 {
+		return Record{}, false
+	}
+	return q.records[0], true
+}
+
 // Purge removes every record and returns them (skb_queue_purge in
 // sk_destruct).
 func (q *Queue) Purge() []Record {

@@ -39,6 +39,12 @@ func (r Record) Range() Range { return Range{Lo: r.Info, Hi: r.Data} }
 // Copied reports the COPIED code of a zerocopy notification.
 func (r Record) Copied() bool { return r.Code&kernel.SO_EE_CODE_ZEROCOPY_COPIED != 0 }
 
+// IsICMP reports whether the record is an ICMP or ICMPv6 error
+// (is_icmp_err_skb).
+func (r Record) IsICMP() bool {
+	return r.Origin == kernel.SO_EE_ORIGIN_ICMP || r.Origin == kernel.SO_EE_ORIGIN_ICMP6
+}
+
 // IsZerocopy reports whether the record is a zerocopy notification.
 func (r Record) IsZerocopy() bool { return r.Origin == kernel.SO_EE_ORIGIN_ZEROCOPY }
 
@@ -54,8 +60,21 @@ func (r Record) String() string {
 		return s
 	case kernel.SO_EE_ORIGIN_TIMESTAMPING:
 		return fmt.Sprintf("timestamp %s key=%d", TstampName(r.Info), r.Data)
+	case kernel.SO_EE_ORIGIN_ICMP, kernel.SO_EE_ORIGIN_ICMP6:
+		return r.ICMPText()
 	}
 	return fmt.Sprintf("origin %d errno %v code %d info %d data %d", r.Origin, r.Errno, r.Code, r.Info, r.Data)
+}
+
+// ICMPText renders an ICMP error record as the scenario language writes
+// it: "icmp ECONNREFUSED type=3 code=3", "icmp6 ECONNREFUSED type=1
+// code=4" (ee_errno, ee_type, ee_code).
+func (r Record) ICMPText() string {
+	kind := "icmp"
+	if r.Origin == kernel.SO_EE_ORIGIN_ICMP6 {
+		kind = "icmp6"
+	}
+	return fmt.Sprintf("%s %v type=%d code=%d", kind, r.Errno, r.Type, r.Code)
 }
 
 // TstampName names an SCM_TSTAMP_* type.

@@ -174,6 +174,8 @@ func meets(w scenario.Outcome, got string) bool {
 		return got == s
 	case scenario.OutcomeTimestamp:
 		return strings.HasPrefix(got, "timestamp "+w.Tstamp) && (!w.HasKey || got == fmt.Sprintf("timestamp %s key=%d", w.Tstamp, w.Key))
+	case scenario.OutcomeICMP:
+		return got == w.String()
 	}
 	return true
 }
@@ -250,6 +252,8 @@ func outcome(r notify.Record) string {
 		return s
 	case kernel.SO_EE_ORIGIN_TIMESTAMPING:
 		return fmt.Sprintf("timestamp %s key=%d", notify.TstampName(r.Info), r.Data)
+	case kernel.SO_EE_ORIGIN_ICMP, kernel.SO_EE_ORIGIN_ICMP6:
+		return r.ICMPText()
 	}
 	return fmt.Sprintf("origin %d errno %d code %d [%d,%d]", r.Origin, r.Errno, r.Code, r.Info, r.Data)
 }

@@ -400,9 +400,12 @@ func (w *World) Shutdown(c Call, s *Socket, rd, wr bool) Result {
 }
 
 // Close models close(2). A TCP socket with unread data resets its peer.
+// Closing an implicit peer is its program closing it: a UDP peer's port
+// then has no socket, and what is sent to it is answered with an ICMP
+// port unreachable; a TCP peer sends its FIN.
 func (w *World) Close(c Call, s *Socket) Result {
 	return w.syscall(c, "close", s, func() Result {
-		if s.FD == 0 || s.Sk.Dead() {
+		if s.Sk.Dead() {
 			return fail(kernel.EBADF)
 		}
 		s.closed = true

@@ -166,3 +166,41 @@ func (d *dgram) purge(w *World) {
 	}
 	d.rx, d.partial = nil, nil
 }
+
+// ICMP sizes (include/uapi/linux/ip.h, icmp.h, ipv6.h): icmp_send quotes
+// as much of the offending datagram as fits in 576 bytes, icmp6_send in
+// the IPv6 minimum MTU of 1280.
+const (
+	icmpv4Room = 576
+	icmpv6Room = 1280
+	icmpHdrLen = 8
+)
+
+// portUnreachable models icmp_send(ICMP_DEST_UNREACH, ICMP_PORT_UNREACH)
+// (icmpv6_send for AF_INET6) from __udp4_lib_rcv, which found no socket
+// for a datagram of n bytes (IP payload) that r's peer sent to the closed
+// r: after the link delay the ICMP error reaches the sender, which
+// __udp4_lib_err hands to the socket (udp.Sock.PortUnreachable), unless
+// the sender is gone too. On a run of errors the kernel's global ICMP
+// rate limit (net.ipv4.icmp_msgs_burst, 50) would drop some; the model
+// sends them all.
+func (w *World) portUnreachable(r *Socket, n int) {
+	from := r.Peer
+	ip, room := r.Sk.IPHeaderLen(), icmpv4Room
+	if r.Sk.Family == kernel.AF_INET6 {
+		room = icmpv6Room
+	}
+	size := ip + icmpHdrLen + min(ip+n, room-ip-icmpHdrLen)
+	w.after(r.Dev.Delay, "icmp", "ICMP to "+from.Name, func() Event {
+		e := Event{Socket: from.Name}
+		if from.Sk.Dead() || from.Sk.Freed() || from.dgrm == nil || from.dgrm.udp == nil {
+			e.Text = fmt.Sprintf("%s: closed, ICMP port unreachable dropped", from.Name)
+			return e
+		}
+		icmp := skb.Alloc(w.Host, size)
+		icmp.AppendLinear(size)
+		from.dgrm.udp.PortUnreachable(icmp)
+		e.Text = fmt.Sprintf("%s receives an ICMP port unreachable (%d bytes)", from.Name, size)
+		return e
+	})
+}

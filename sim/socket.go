@@ -152,9 +152,15 @@ func (w *World) deliver(r *Socket, f frame) Event {
 		// orphaned connection that still gets data, and with no socket
 		// at all tcp_v4_rcv answers with tcp_v4_send_reset; a closed
 		// datagram socket was unhashed (sk_common_release), so
-		// __udp4_lib_rcv finds none and drops the datagram.
+		// __udp4_lib_rcv finds none, drops the datagram and answers a
+		// UDP one with an ICMP port unreachable.
+		n := f.skb.Len
 		f.skb.Free()
 		e.Text = fmt.Sprintf("%s: closed, frame dropped", r.Name)
+		if r.Sk.Class == kernel.ClassUDP && !f.moreFrags && f.fragOff == 0 && r.Peer != nil {
+			w.portUnreachable(r, n)
+			e.Text += "; it answers with an ICMP port unreachable"
+		}
 		if r.tcp != nil && f.len > 0 {
 			r.tcp.Reset()
 			w.remoteReset(r.Peer)

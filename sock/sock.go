@@ -59,6 +59,11 @@ type Sock struct {
 	// Net holds the network namespace's sysctls.
 	Net *Sysctl
 
+	// Err is sk_err, the pending socket error: the next call that checks
+	// it reports it once (TakeError). A reset or timeout sets it, and so do
+	// an ICMP error (__udp4_lib_err) and reading the error queue
+	// (RecvErrqueue).
+	Err kernel.Errno
 	// Shutdown is sk_shutdown: which directions were shut down.
 	Shutdown ShutdownBits
 
@@ -312,13 +317,28 @@ func (s *Sock) QueueErr(r notify.Record) kernel.Errno {
 	return 0
 }
 
+// TakeError models sock_error: it returns sk_err and clears it.
+func (s *Sock) TakeError() kernel.Errno {
+	err := s.Err
+	s.Err = 0
+	return err
+}
+
 // RecvErrqueue models recvmsg(MSG_ERRQUEUE) (sock_recv_errqueue): dequeue
 // one record and free it, returning its charge; EAGAIN when the queue is
-// empty. It never blocks.
+// empty. It never blocks. As sock_dequeue_err_skb does, the read sets
+// sk_err to the errno of the next record if that is an ICMP error, and
+// clears it if the record read was one and the next is not: a send after
+// the read sees the ICMP error still queued (probed on Linux 6.18).
 func (s *Sock) RecvErrqueue() (notify.Record, kernel.Errno) {
 	r, ok := s.ErrQueue.Dequeue()
 	if !ok {
 		return notify.Record{}, kernel.EAGAIN
+	}
+	if next, ok := s.ErrQueue.Peek(); ok && next.IsICMP() {
+		s.Err = next.Errno
+	} else if r.IsICMP() {
+		s.Err = 0
 	}
 	s.freeRecord(r)
 	return r, 0

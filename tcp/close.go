@@ -97,7 +97,7 @@ func (c *Conn) abort(err kernel.Errno) {
 		return
 	}
 	if !c.Sk.Dead() {
-		c.skErr = err
+		c.Sk.Err = err
 	}
 	c.Sk.Shutdown = sock.ShutdownMask // tcp_done
 	c.finish()

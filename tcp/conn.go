@@ -57,7 +57,6 @@ type Conn struct {
 	cwnd                     int
 	// nonagle is tp->nonagle: TCP_NAGLE_OFF, TCP_NAGLE_CORK, TCP_NAGLE_PUSH.
 	nonagle int
-	skErr   kernel.Errno // sk_err, reported once by the next call
 	// shutWr says the FIN is queued (tcp_close_state ran).
 	shutWr   bool
 	finQueue bool

@@ -42,7 +42,7 @@ func TestAbortOnData(t *testing.T) {
 	require.False(t, p.c.AbortOnData(nxt, nxt, true), "a bare FIN is no data")
 	require.True(t, p.c.AbortOnData(nxt, nxt+100, false))
 	require.Equal(t, sock.CLOSE, p.c.Sk.State)
-	require.Equal(t, kernel.ECONNRESET, p.c.skErr)
+	require.Equal(t, kernel.ECONNRESET, p.c.Sk.Err)
 
 	q := newPair(t, "linux-6.18", true)
 	q.c.Sk.Shutdown |= sock.SendShutdown
@@ -53,6 +53,6 @@ func TestAbortOnData(t *testing.T) {
 	require.False(t, q.c.AbortOnData(nxt, nxt+100, false), "SHUT_WR alone")
 	q.c.Sk.Shutdown |= sock.RcvShutdown
 	require.True(t, q.c.AbortOnData(nxt, nxt+100, false))
-	require.Equal(t, kernel.ECONNRESET, q.c.skErr)
+	require.Equal(t, kernel.ECONNRESET, q.c.Sk.Err)
 	require.False(t, q.c.AbortOnData(nxt, nxt+100, false), "reset once")
 }

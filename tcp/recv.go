@@ -74,7 +74,7 @@ func (c *Conn) AbortOnData(seq, endSeq uint32, fin bool) bool {
 	}
 	if c.finWait2 {
 		c.finWait2 = false
-		c.skErr = kernel.ECONNRESET // tcp_reset in FIN_WAIT2; tcp_done already ran
+		c.Sk.Err = kernel.ECONNRESET // tcp_reset in FIN_WAIT2; tcp_done already ran
 		c.Sk.Shutdown = sock.ShutdownMask
 		return true
 	}
@@ -167,7 +167,7 @@ func (c *Conn) Recv(n int) (int, kernel.Errno) {
 			return 0, kernel.ENOTCONN
 		case c.rcvFin:
 			return 0, 0
-		case c.skErr != 0:
+		case c.Sk.Err != 0:
 			return 0, c.takeError()
 		case c.Sk.Shutdown&sock.RcvShutdown != 0 || c.done:
 			return 0, 0

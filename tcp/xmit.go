@@ -324,7 +324,5 @@ func (c *Conn) Timeout() bool {
 
 // takeError returns and clears a pending socket error (sock_error).
 func (c *Conn) takeError() kernel.Errno {
-	err := c.skErr
-	c.skErr = 0
-	return err
+	return c.Sk.TakeError()
 }

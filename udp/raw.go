@@ -62,7 +62,7 @@ func (u *Sock) rawSendHdrinc(a *call, length int, flags kernel.MsgFlags) kernel.
 	}
 	b, err := u.allocSendSkb(linear, flags)
 	if err != 0 {
-		if err == kernel.ENOBUFS && !u.recverr {
+		if err == kernel.ENOBUFS && !u.recvErr() {
 			err = 0
 		}
 		return err

@@ -3,6 +3,7 @@ package udp
 import (
 	"github.com/zcsim/zcsim/kernel"
 	"github.com/zcsim/zcsim/mm"
+	"github.com/zcsim/zcsim/notify"
 	"github.com/zcsim/zcsim/skb"
 	"github.com/zcsim/zcsim/sock"
 	"github.com/zcsim/zcsim/ubuf"
@@ -61,11 +62,11 @@ type Sock struct {
 	corked    bool // UDP_CORK
 	gsoSize   int  // UDP_SEGMENT
 	hdrincl   bool // IP_HDRINCL
-	recverr   bool // IP_RECVERR / IPV6_RECVERR
+	recverr   bool // IP_RECVERR (inet->recverr)
+	recverr6  bool // IPV6_RECVERR (np->recverr)
 	pending   bool // up->pending: a corked datagram is being built
 	cork      cork // inet->cork and sk_write_queue
 	pfrag     mm.PageFrag
-	skErr     kernel.Errno // sk_err
 	calls     uint64
 	closed    bool
 	ipID      uint32 // the IP identification of the last datagram sent
@@ -93,8 +94,11 @@ func (u *Sock) v6() bool { return u.Sk.Family == kernel.AF_INET6 }
 //     ENOPROTOOPT where the profile predates it (kernel.Profile.UDPSegment).
 //   - IP_HDRINCL: on an IPv4 RAW socket, the payload carries the IP header
 //     (raw_send_hdrinc); ENOPROTOOPT elsewhere.
-//   - IP_RECVERR, IPV6_RECVERR: report local errors; on RAW, an ENOBUFS is
-//     then no longer turned into success.
+//   - IP_RECVERR, IPV6_RECVERR: two flags, the first read by IPv4 paths and
+//     the second by IPv6 ones (so IP_RECVERR on an AF_INET6 socket queues
+//     no ICMPv6 error): queue ICMP errors on the error queue
+//     (PortUnreachable); on RAW, an ENOBUFS is then no longer turned into
+//     success.
 //
 // UDP options on a RAW socket are ENOPROTOOPT.
 func (u *Sock) Setsockopt(opt kernel.SockOpt, val int) kernel.Errno {
@@ -124,8 +128,11 @@ func (u *Sock) Setsockopt(opt kernel.SockOpt, val int) kernel.Errno {
 		}
 		u.hdrincl = val != 0
 		return 0
-	case kernel.IP_RECVERR, kernel.IPV6_RECVERR:
+	case kernel.IP_RECVERR:
 		u.recverr = val != 0
+		return 0
+	case kernel.IPV6_RECVERR:
+		u.recverr6 = val != 0
 		return 0
 	}
 	if opt.Level == kernel.SOL_SOCKET {
@@ -143,13 +150,44 @@ func (u *Sock) Connect() kernel.Errno {
 	return 0
 }
 
-// SetError models an ICMP error reported to a connected socket
-// (__udp4_lib_err setting sk_err): the next sock_alloc_send_skb returns
-// it once, and clears it (sock_error). Unconnected sockets ignore it.
-func (u *Sock) SetError(err kernel.Errno) {
-	if u.connected {
-		u.skErr = err
+// recvErr reports whether the socket's family has RECVERR on: IP_RECVERR
+// for AF_INET, IPV6_RECVERR for AF_INET6.
+func (u *Sock) recvErr() bool {
+	if u.v6() {
+		return u.recverr6
 	}
+	return u.recverr
+}
+
+// PortUnreachable models __udp4_lib_err and __udp6_lib_err for the ICMP
+// (ICMPv6) port unreachable that answers a datagram of this socket sent
+// to a port nobody listens on, a hard error, ECONNREFUSED. icmp is the
+// ICMP skb; the socket takes it over. Without RECVERR (recvErr) only a
+// connected socket notices: sk_err is set. With it, ip_icmp_error
+// (ipv6_icmp_error) queues the skb on the error queue as a record of
+// origin SO_EE_ORIGIN_ICMP, type 3 code 3 (SO_EE_ORIGIN_ICMP6, type 1
+// code 4), ee_info 0, charged to sk_rmem_alloc by sock_queue_err_skb (and
+// freed if that refuses), and sk_err is set, connected or not. The next
+// send that reaches sock_alloc_send_pskb then fails with ECONNREFUSED and
+// takes no id; so does one after a read of the error queue that left an
+// ICMP record at its head (sock.Sock.RecvErrqueue). Probed on Linux 6.18.
+func (u *Sock) PortUnreachable(icmp *skb.Buff) {
+	if !u.recvErr() {
+		icmp.Free()
+		if u.connected {
+			u.Sk.Err = kernel.ECONNREFUSED
+		}
+		return
+	}
+	r := notify.Record{Origin: kernel.SO_EE_ORIGIN_ICMP, Errno: kernel.ECONNREFUSED, Type: 3, Code: 3,
+		Truesize: icmp.Truesize, Skb: icmp}
+	if u.v6() {
+		r.Origin, r.Type, r.Code = kernel.SO_EE_ORIGIN_ICMP6, 1, 4
+	}
+	if u.Sk.QueueErr(r) != 0 {
+		icmp.Free()
+	}
+	u.Sk.Err = kernel.ECONNREFUSED
 }
 
 // Close models close(2) on the socket: udp_destroy_sock (or raw_close)
@@ -223,8 +261,7 @@ func (c *call) result(n int, err kernel.Errno) sock.SendResult {
 // allocation (fault site alloc_skb: ENOBUFS).
 func (u *Sock) allocSendSkb(linear int, flags kernel.MsgFlags) (*skb.Buff, kernel.Errno) {
 	for waits := 0; ; waits++ {
-		if e := u.skErr; e != 0 {
-			u.skErr = 0
+		if e := u.Sk.TakeError(); e != 0 {
 			return nil, e
 		}
 		if u.Sk.Shutdown&sock.SendShutdown != 0 {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/zcsim/zcsim/kernel"
 	"github.com/zcsim/zcsim/mm"
+	"github.com/zcsim/zcsim/skb"
 	"github.com/zcsim/zcsim/ubuf"
 )
 
@@ -374,18 +375,48 @@ func TestSendBuffer(t *testing.T) {
 	e.finish(t)
 }
 
-// An ICMP error on a connected socket fails the next send, without an id.
+// An ICMP port unreachable fails the next send of a connected socket,
+// without an id; an unconnected one without IP_RECVERR ignores it.
 func TestConnRefused(t *testing.T) {
 	e := newUDP(t, "linux-6.18", loRoute, loopback)
-	e.u.SetError(kernel.ECONNREFUSED)
+	e.u.PortUnreachable(icmpSkb(e))
 	require.True(t, e.send(1000, zc).ZC, "unconnected sockets ignore ICMP errors")
 	require.Zero(t, e.u.Connect())
-	e.u.SetError(kernel.ECONNREFUSED)
+	e.u.PortUnreachable(icmpSkb(e))
 	r := e.send(1000, zc)
 	require.Equal(t, kernel.ECONNREFUSED, r.Err)
 	require.False(t, r.ZC)
 	require.Equal(t, uint32(1), e.send(1000, zc).ID)
 	wantRanges(t, []string{"[0,1]C"}, e)
+	e.quiet(t)
+	e.finish(t)
+}
+
+func icmpSkb(e *env) *skb.Buff {
+	b := skb.Alloc(e.h, 156)
+	b.AppendLinear(156)
+	return b
+}
+
+// With IP_RECVERR an unconnected socket queues the ICMP error as a record
+// charged to rmem, and takes sk_err; reading the record before it sets
+// sk_err again, reading the ICMP record clears it (sock_dequeue_err_skb).
+func TestPortUnreachableRecverr(t *testing.T) {
+	e := newUDP(t, "linux-6.18", loRoute, loopback)
+	require.Zero(t, e.u.Setsockopt(kernel.IPV6_RECVERR, 1))
+	e.u.PortUnreachable(icmpSkb(e))
+	require.Zero(t, e.sk.ErrQueue.Len(), "an AF_INET socket reads IP_RECVERR")
+	require.Equal(t, kernel.Errno(0), e.sk.Err)
+	require.Zero(t, e.u.Setsockopt(kernel.IP_RECVERR, 1))
+	e.u.PortUnreachable(icmpSkb(e))
+	require.Equal(t, kernel.ECONNREFUSED, e.sk.Err)
+	require.Positive(t, e.sk.RmemAlloc)
+	require.Equal(t, kernel.ECONNREFUSED, e.send(1000, zc).Err)
+	rec, err := e.sk.RecvErrqueue()
+	require.Zero(t, err)
+	require.Equal(t, "icmp ECONNREFUSED type=3 code=3", rec.String())
+	require.Equal(t, kernel.Errno(0), e.sk.Err)
+	require.Zero(t, e.sk.RmemAlloc)
 	e.quiet(t)
 	e.finish(t)
 }

@@ -151,6 +151,14 @@ func matches(want scenario.Outcome, r sim.Result) bool {
 		rec := r.Record
 		return rec != nil && rec.Origin == kernel.SO_EE_ORIGIN_TIMESTAMPING &&
 			notify.TstampName(rec.Info) == want.Tstamp && (!want.HasKey || rec.Data == want.Key)
+	case scenario.OutcomeICMP:
+		rec := r.Record
+		origin := uint8(kernel.SO_EE_ORIGIN_ICMP)
+		if want.ICMP6 {
+			origin = kernel.SO_EE_ORIGIN_ICMP6
+		}
+		e, _ := kernel.ErrnoNames.ByName(want.Errno)
+		return got, rec != nil && rec.Origin == origin && rec.Errno == e && rec.Type == want.Type && rec.Code == want.Code
 	}
 	return true
 }

@@ -202,6 +202,7 @@ const (
 	OutcomeErrno                        // the call returns -1 with errno Errno
 	OutcomeZerocopy                     // an error-queue read returns a zerocopy notification
 	OutcomeTimestamp                    // an error-queue read returns a timestamp
+	OutcomeICMP                         // an error-queue read returns an ICMP or ICMPv6 error
 )
 
 // Outcome is the expectation written after "=>" at the end of a statement,
@@ -212,12 +213,19 @@ const (
 //	=> zerocopy [0,4] copied    OutcomeZerocopy, Range {0,4}, Copied
 //	=> timestamp SCM_TSTAMP_SND key=3
 //	                            OutcomeTimestamp, Tstamp "SCM_TSTAMP_SND", Key 3, HasKey
+//	=> icmp ECONNREFUSED type=3 code=3
+//	                            OutcomeICMP, Errno "ECONNREFUSED", Type 3, Code 3
+//	=> icmp6 ECONNREFUSED type=1 code=4
+//	                            OutcomeICMP, ICMP6, Errno "ECONNREFUSED", Type 1, Code 4
 //
 // A zerocopy outcome describes one sock_extended_err with ee_origin
 // SO_EE_ORIGIN_ZEROCOPY: ee_info = Range.Lo, ee_data = Range.Hi, and Copied
 // is ee_code == SO_EE_CODE_ZEROCOPY_COPIED. A timestamp outcome describes one
 // with ee_origin SO_EE_ORIGIN_TIMESTAMPING, ee_info = the SCM_TSTAMP_* kind
 // and, with HasKey, ee_data = Key (the SOF_TIMESTAMPING_OPT_ID counter).
+// An ICMP outcome describes one with ee_origin SO_EE_ORIGIN_ICMP
+// (SO_EE_ORIGIN_ICMP6 with ICMP6), ee_errno = Errno, ee_type = Type and
+// ee_code = Code.
 // A return value, a range bound or a key may be an expression (see
 // [Instantiate]); RetX, LoX, HiX and KeyX then hold it, and Ret, Range and
 // Key are zero until Instantiate evaluates it. They are nil for a literal.
@@ -232,6 +240,9 @@ type Outcome struct {
 	Tstamp string
 	Key    uint32
 	HasKey bool
+	ICMP6  bool
+	Type   uint8
+	Code   uint8
 
 	RetX, LoX, HiX, KeyX *Value
 }
@@ -265,6 +276,12 @@ func (o Outcome) String() string {
 			return "timestamp " + o.Tstamp + " key=" + keyText(o.KeyX, o.Key)
 		}
 		return "timestamp " + o.Tstamp
+	case OutcomeICMP:
+		kind := "icmp"
+		if o.ICMP6 {
+			kind = "icmp6"
+		}
+		return fmt.Sprintf("%s %s type=%d code=%d", kind, o.Errno, o.Type, o.Code)
 	}
 	return ""
 }

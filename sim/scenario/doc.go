@@ -58,7 +58,8 @@
 //	          | "note" text .
 //	outcome   = [ "-1" ] ERRNO | integer | expr
 //	          | "zerocopy" "[" id "," id "]" [ "copied" ]
-//	          | "timestamp" SCM_TSTAMP [ "key" "=" id ] .
+//	          | "timestamp" SCM_TSTAMP [ "key" "=" id ]
+//	          | ( "icmp" | "icmp6" ) ERRNO "type" "=" number "code" "=" number .
 //	options   = { option } .
 //	option    = key [ "=" value ] .
 //	flags     = "0" | union .

@@ -240,6 +240,13 @@ func (p *lineParser) outcome() Outcome {
 			o.Key, o.KeyX = p.uint32Of("key")
 			o.HasKey = true
 		}
+	case t.text == "icmp" || t.text == "icmp6":
+		o.Kind, o.ICMP6 = OutcomeICMP, t.text == "icmp6"
+		if e, ok := p.word("errno of the ICMP error"); ok {
+			o.Errno = p.errno(e)
+		}
+		o.Type = p.icmpField("type")
+		o.Code = p.icmpField("code")
 	case p.isExpr(t.text) && (!isName(t.text) || p.inScope(t.text)):
 		v := p.exprOf(t)
 		o.Kind, o.RetX = OutcomeReturn, &v
@@ -259,6 +266,24 @@ func (p *lineParser) outcome() Outcome {
 	return o
 }
 
+// icmpField parses "key=N", an ee_type or ee_code of an ICMP outcome.
+func (p *lineParser) icmpField(key string) uint8 {
+	t, ok := p.word(key + "=")
+	if !ok {
+		return 0
+	}
+	if t.text != key {
+		p.fail(t, "want "+key+"=N in an icmp expectation")
+		return 0
+	}
+	p.punct(tEq, "=")
+	v := p.operand(key)
+	if v.Kind == ValueExpr || v.N > math.MaxUint8 {
+		p.fail(token{text: v.Text, col: v.Pos.Col}, key+" out of range, want 0 to 255")
+	}
+	return uint8(v.N)
+}
+
 func (p *lineParser) errno(t token) string {
 	if !errnoNames.has(t.text) {
 		p.fail(t, "unknown errno"+hint(t.text, errnoNames.names()))
@@ -270,13 +295,13 @@ func (p *lineParser) errno(t token) string {
 func (p *lineParser) ret(t token) int64 {
 	digits, neg := strings.CutPrefix(t.text, "-")
 	if digits == "" {
-		p.fail(t, "bad expectation, want a return value, an errno, zerocopy [LO,HI] or timestamp KIND")
+		p.fail(t, "bad expectation, want a return value, an errno, zerocopy [LO,HI], timestamp KIND or icmp ERRNO")
 		return 0
 	}
 	n, msg := parseNumber(digits)
 	switch {
 	case msg != "" && !neg && !isDigit(digits[0]):
-		p.fail(t, "bad expectation, want a return value, an errno, zerocopy [LO,HI] or timestamp KIND")
+		p.fail(t, "bad expectation, want a return value, an errno, zerocopy [LO,HI], timestamp KIND or icmp ERRNO")
 	case msg != "":
 		p.fail(t, msg)
 	case n > math.MaxInt64 && !(neg && n == 1<<63):

@@ -74,6 +74,8 @@ var goodLines = []struct{ in, want string }{
 	{"recvmsg s MSG_ERRQUEUE => EAGAIN", "recvmsg s MSG_ERRQUEUE => -1 EAGAIN"},
 	{"recvmsg s MSG_ERRQUEUE => -1 EAGAIN", "recvmsg s MSG_ERRQUEUE => -1 EAGAIN"},
 	{"recvmsg s MSG_ERRQUEUE => timestamp SCM_TSTAMP_SND", "recvmsg s MSG_ERRQUEUE => timestamp SCM_TSTAMP_SND"},
+	{"recvmsg s MSG_ERRQUEUE => icmp ECONNREFUSED type = 3 code=0x3", "recvmsg s MSG_ERRQUEUE => icmp ECONNREFUSED type=3 code=3"},
+	{"recvmsg s MSG_ERRQUEUE => icmp6 ECONNREFUSED type=1 code=4", "recvmsg s MSG_ERRQUEUE => icmp6 ECONNREFUSED type=1 code=4"},
 	{"recvmsg s MSG_ERRQUEUE => timestamp SCM_TSTAMP_ACK key = 0x3", "recvmsg s MSG_ERRQUEUE => timestamp SCM_TSTAMP_ACK key=3"},
 	{"recvmsg s 0 => -1", "recvmsg s 0 => -1"},
 	{"recv s.peer 64K", "recv s.peer 64K"},
@@ -224,8 +226,8 @@ var badLines = []struct{ in, want string }{
 	{"send s 1 0 => 1 EAGAIN", "t.zcs:1:17: an errno follows -1, not 1 (at \"EAGAIN\")"},
 	{"send s 1 0 => -1 EFOO", "t.zcs:1:18: unknown errno (at \"EFOO\")"},
 	{"send s 1 0 => ENOBUF", "t.zcs:1:15: unknown errno, did you mean ENOBUFS? (at \"ENOBUF\")"},
-	{"send s 1 0 => ok", "t.zcs:1:15: bad expectation, want a return value, an errno, zerocopy [LO,HI] or timestamp KIND (at \"ok\")"},
-	{"send s 1 0 => -", "t.zcs:1:15: bad expectation, want a return value, an errno, zerocopy [LO,HI] or timestamp KIND (at \"-\")"},
+	{"send s 1 0 => ok", "t.zcs:1:15: bad expectation, want a return value, an errno, zerocopy [LO,HI], timestamp KIND or icmp ERRNO (at \"ok\")"},
+	{"send s 1 0 => -", "t.zcs:1:15: bad expectation, want a return value, an errno, zerocopy [LO,HI], timestamp KIND or icmp ERRNO (at \"-\")"},
 	{"send s 1 0 => 99999999999999999999", "t.zcs:1:15: number out of range (at \"99999999999999999999\")"},
 	{"send s 1 0 => => 1", "t.zcs:1:15: expected expectation after => (at \"=>\")"},
 	{"recvmsg s MSG_ERRQUEUE => zerocopy", "t.zcs:1:35: missing \"[\""},
@@ -235,6 +237,10 @@ var badLines = []struct{ in, want string }{
 	{"recvmsg s MSG_ERRQUEUE => zerocopy [1,2] copy", "t.zcs:1:42: unexpected word (at \"copy\")"},
 	{"recvmsg s MSG_ERRQUEUE => timestamp SCM_TSTAMP_SEND", "t.zcs:1:37: unknown timestamp kind, did you mean SCM_TSTAMP_SND? (at \"SCM_TSTAMP_SEND\")"},
 	{"recvmsg s MSG_ERRQUEUE => timestamp SCM_TSTAMP_SND key", "t.zcs:1:55: missing \"=\""},
+	{"recvmsg s MSG_ERRQUEUE => icmp ECONNREFUSD type=3 code=3", "t.zcs:1:32: unknown errno, did you mean ECONNREFUSED? (at \"ECONNREFUSD\")"},
+	{"recvmsg s MSG_ERRQUEUE => icmp ECONNREFUSED code=3 type=3", "t.zcs:1:45: want type=N in an icmp expectation (at \"code\")"},
+	{"recvmsg s MSG_ERRQUEUE => icmp ECONNREFUSED type=256 code=3", "t.zcs:1:50: type out of range, want 0 to 255 (at \"256\")"},
+	{"recvmsg s MSG_ERRQUEUE => icmp", "t.zcs:1:31: missing errno of the ICMP error"},
 }
 
 func TestParseBadLines(t *testing.T) {
