@@ -158,7 +158,7 @@ func matches(want scenario.Outcome, r sim.Result) bool {
 			origin = kernel.SO_EE_ORIGIN_ICMP6
 		}
 		e, _ := kernel.ErrnoNames.ByName(want.Errno)
-		return got, rec != nil && rec.Origin == origin && rec.Errno == e && rec.Type == want.Type && rec.Code == want.Code
+		return rec != nil && rec.Origin == origin && rec.Errno == e && rec.Type == want.Type && rec.Code == want.Code
 	}
 	return true
 }
