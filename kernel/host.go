@@ -45,7 +45,9 @@ type Host struct {
 	// events is where new histories start: each takes historyStart
 	// entries of it, so that noting costs no allocation per object. A
 	// history that outgrows them moves to a slice of its own.
-	events Slab[Event]
+	events Slab[stored]
+	// names interns the strings of history entries.
+	names names
 	// slabs holds the other packages' slabs (HostSlab), one per type.
 	slabs []any
 }
@@ -117,7 +119,7 @@ type Tracked struct {
 	host    *Host
 	self    any
 	id      ObjectID
-	history []Event
+	history []stored
 	dropped int
 	// ring is, once the history is full, the index in its tail (after
 	// the historyKeep first entries) of the oldest entry.
@@ -242,13 +244,13 @@ func (t *Tracked) Note(en Entry) {
 	case n == historyCap:
 		// Keep the first quarter (the birth); the rest is a ring whose
 		// oldest entry the new one overwrites.
-		t.history[historyKeep+t.ring] = Event{Step: t.host.Step, Entry: en}
+		t.history[historyKeep+t.ring] = t.host.names.store(t.host.Step, &en)
 		t.ring = (t.ring + 1) % (historyCap - historyKeep)
 		t.dropped++
 		t.noted(&en)
 		return
 	}
-	t.history = append(t.history, Event{Step: t.host.Step, Entry: en})
+	t.history = append(t.history, t.host.names.store(t.host.Step, &en))
 	t.noted(&en)
 }
 
@@ -263,16 +265,24 @@ func (t *Tracked) noted(en *Entry) {
 // History returns the object's recorded history, oldest first. When entries
 // were dropped to bound its size, one entry says how many.
 func (t *Tracked) History() []Event {
-	if t.dropped == 0 {
-		return append([]Event(nil), t.history...)
+	n := &t.host.names
+	var h []Event
+	load := func(s []stored) {
+		for i := range s {
+			h = append(h, n.load(&s[i]))
+		}
 	}
-	h := make([]Event, 0, historyCap+1)
-	h = append(h, t.history[:historyKeep]...)
+	if t.dropped == 0 {
+		load(t.history)
+		return h
+	}
+	h = make([]Event, 0, historyCap+1)
+	load(t.history[:historyKeep])
 	tail := t.history[historyKeep:]
-	oldest := tail[t.ring]
-	h = append(h, Event{Step: oldest.Step, Entry: Entry{Op: OpOmitted, Args: [4]int64{int64(t.dropped)}}})
-	h = append(h, tail[t.ring:]...)
-	return append(h, tail[:t.ring]...)
+	h = append(h, Event{Step: tail[t.ring].step, Entry: Entry{Op: OpOmitted, Args: [4]int64{int64(t.dropped)}}})
+	load(tail[t.ring:])
+	load(tail[:t.ring])
+	return h
 }
 
 // Free removes the object from the live registry. Freeing it twice is a
