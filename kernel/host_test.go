@@ -224,3 +224,26 @@ func TestVisit(t *testing.T) {
 	o.SetSlot(7)
 	require.Equal(t, uint32(7), o.Slot())
 }
+
+// A history gives back every field of every entry it keeps: the objects
+// on both sides with their kinds, counts, arguments and the name.
+func TestHistoryKeepsEveryField(t *testing.T) {
+	h := newHost(t)
+	o := track(h, "uarg")
+	entries := []kernel.Entry{
+		{Op: kernel.OpUargHandoff, Holder: kernel.ObjectID{Kind: "sendmsg", Serial: 9}, Peer: kernel.ObjectID{Kind: "skb", Serial: 12}},
+		{Op: kernel.OpUargPut, Holder: kernel.ObjectID{Kind: "skb", Serial: 12}, Before: 2, After: 1, Args: [4]int64{1, -2, 3, 1 << 40}},
+		{Op: kernel.OpXmitFailed, Str: "eth0"},
+		{Str: "a text of its own"},
+		{Op: kernel.OpTapDeliver, Str: "eth0", Peer: kernel.ObjectID{Serial: 3}},
+	}
+	var want []kernel.Event
+	for i, e := range entries {
+		h.Step = uint64(10 + i)
+		o.Note(e)
+		want = append(want, kernel.Event{Step: h.Step, Entry: e})
+	}
+	if d := cmp.Diff(want, o.History()); d != "" {
+		t.Errorf("history (-want +got):\n%s", d)
+	}
+}
