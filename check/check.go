@@ -6,6 +6,7 @@ import (
 
 	"github.com/zcsim/zcsim/kernel"
 	"github.com/zcsim/zcsim/mm"
+	"github.com/zcsim/zcsim/notify"
 	"github.com/zcsim/zcsim/skb"
 	"github.com/zcsim/zcsim/sock"
 	"github.com/zcsim/zcsim/ubuf"
@@ -519,7 +520,9 @@ func compareQueue(h *kernel.Host, st *sockState, got []shadow) (kernel.Violation
 
 // checkUnnotified is rules 1 and 2 at quiescence: on every open socket
 // sk_zckey is where the last call left it, every id sent is notified or
-// still covered by a live uarg, and no early notification is unmatched.
+// still covered by a live uarg, every id notified either reached the
+// program or is still queued (lost), and no early notification is
+// unmatched.
 func (m *Monitor) checkUnnotified(h *kernel.Host, w *world) []kernel.Violation {
 	var out []kernel.Violation
 	for _, st := range m.socks {
@@ -536,6 +539,10 @@ func (m *Monitor) checkUnnotified(h *kernel.Host, w *world) []kernel.Violation {
 				out = append(out, violation(h, kernel.RuleNotifyOnce, &sk.Tracked,
 					"%s (id %d) was never notified, and no live uarg covers it", s.label, s.id))
 			}
+		}
+		for _, s := range st.lost() {
+			out = append(out, violation(h, kernel.RuleNotifyOnce, &sk.Tracked,
+				"%s (id %d) was notified and taken off the error queue, but the program never received it: its buffer is never released", s.Label, s.ID))
 		}
 		ids := make([]uint32, 0, len(st.early))
 		for id := range st.early {
@@ -763,4 +770,37 @@ func leakedUarg(u *ubuf.Info, reached bool, leak func(*kernel.Tracked, string, .
 			leak(&u.Tracked, "%v, reference of %v never dropped (holders %v)", u, id, u.Holders())
 		}
 	}
+}
+
+// lost returns the sends whose notification was queued and taken off the
+// error queue without reaching the program: outstanding in the ledger,
+// yet neither waiting for their notification (sends) nor in a record
+// still queued. It counts before it looks, so a socket with nothing lost
+// costs as many steps as it has queued records.
+func (st *sockState) lost() []notify.Send {
+	held := uint64(len(st.sends))
+	for _, q := range st.queue {
+		held += q.r.Len()
+	}
+	if uint64(st.ledger.Len()) <= held {
+		return nil
+	}
+	var out []notify.Send
+	for _, s := range st.ledger.Outstanding() {
+		if _, waiting := st.sends[s.ID]; waiting || st.queued(s.ID) {
+			continue
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+// queued reports whether id lies in a zerocopy record still queued.
+func (st *sockState) queued(id uint32) bool {
+	for _, q := range st.queue {
+		if q.r.Contains(id) {
+			return true
+		}
+	}
+	return false
 }

@@ -432,27 +432,44 @@ func (m *Monitor) shadowAdd(st *sockState, n ubuf.Notification, merged bool) {
 	r.Hi = n.Hi()
 }
 
-// Read reports a record that recvmsg(MSG_ERRQUEUE) returned on sk.
+// Read reports a record that recvmsg(MSG_ERRQUEUE) returned on sk: the
+// kernel took it off the queue and the program received it.
 func (m *Monitor) Read(sk *sock.Sock, rec notify.Record) {
 	if !rec.IsZerocopy() {
 		return
 	}
+	m.Unlinked(sk, rec)
+	m.Delivered(sk, rec.Range())
+}
+
+// Unlinked reports a zerocopy record the kernel took off sk's error queue,
+// the first zerocopy record queued: a recvmsg(MSG_ERRQUEUE) or an
+// SCM_ZC_NOTIFICATION handler. Whether the program got it is Delivered's
+// to say; a record unlinked and never delivered is a lost notification,
+// which the check at quiescence reports.
+func (m *Monitor) Unlinked(sk *sock.Sock, rec notify.Record) {
 	st := m.state(sk)
 	h := sk.Host()
 	if len(st.queue) == 0 {
 		m.report(h, kernel.RuleNotifyOnce, &sk.Tracked, "read %v, but no notification built it", rec)
-	} else {
-		head := st.queue[0]
-		st.queue = st.queue[1:]
-		if head.r != rec.Range() {
-			m.report(h, kernel.RuleNotifyOnce, &sk.Tracked, "read %v, but the notifications built %v", rec, head.r)
-		} else if head.copied != rec.Copied() {
-			m.report(h, kernel.RuleCopied, &sk.Tracked, "read %v with copied=%t, but its first notification said %t",
-				rec, rec.Copied(), head.copied)
-		}
+		return
 	}
-	if _, err := st.ledger.Complete(rec.Range()); err != nil {
-		m.report(h, kernel.RuleNotifyOnce, &sk.Tracked, "read %v: %v", rec, err)
+	head := st.queue[0]
+	st.queue = st.queue[1:]
+	if head.r != rec.Range() {
+		m.report(h, kernel.RuleNotifyOnce, &sk.Tracked, "read %v, but the notifications built %v", rec, head.r)
+	} else if head.copied != rec.Copied() {
+		m.report(h, kernel.RuleCopied, &sk.Tracked, "read %v with copied=%t, but its first notification said %t",
+			rec, rec.Copied(), head.copied)
+	}
+}
+
+// Delivered reports that the program received the completion of the ids
+// in r on sk: each must be outstanding in its ledger.
+func (m *Monitor) Delivered(sk *sock.Sock, r notify.Range) {
+	st := m.state(sk)
+	if _, err := st.ledger.Complete(r); err != nil {
+		m.report(sk.Host(), kernel.RuleNotifyOnce, &sk.Tracked, "received %v: %v", r, err)
 	}
 }
 

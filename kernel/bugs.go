@@ -68,6 +68,18 @@ const (
 	// a clone or an orphaned skb kept referencing ring frames after the
 	// destructor had handed them back to the user.
 	BugRingNoCopy Bug = "packet-ring-no-copy"
+	// BugZcCmsgLoss (review of the unmerged v7 series "net: A lightweight
+	// zero-copy notification", seed 003): the SCM_ZC_NOTIFICATION handler
+	// unlinks and frees the completions it takes from the error queue
+	// while the send runs, and they reach the user only if the call then
+	// succeeds and put_cmsg can write them back. A send that fails after
+	// the handler, or a put_cmsg that faults, loses them for ever: the
+	// program never learns that those buffers are free. Off, the handler
+	// copies each completion to the user before unlinking it (the
+	// user-address scheme of the series' v4, which the thread names as the
+	// clean way to unroll), and a failed copy leaves the queue untouched
+	// and fails the call. The zc-cmsg-v7 profile has it on, as posted.
+	BugZcCmsgLoss Bug = "zc-cmsg-loss"
 	// BugTCPLinear (B18, fixed by "tcp: place all zerocopy payload in
 	// frags" in v4.18): tcp_sendmsg copied the first bytes of a zerocopy
 	// send into the linear area of a new skb, a copy no reference drop
@@ -108,7 +120,7 @@ func KnownBugs() []Bug {
 		BugAbortGap, BugCopiedAfterOverwrite, BugCopyUbufsNoFrags, BugCopyUbufsOrder0,
 		BugID16, BugLegacyDoublePut, BugMemlockPerProcess, BugNoSockRef, BugNotifyWmem,
 		BugReallocFails, BugRingNoCopy, BugSegmentStaleFrags, BugTCPLinear, BugTstampLeak,
-		BugTxErrorClone, BugUDPAppendRefcnt, BugUDPMoreRefcnt,
+		BugTxErrorClone, BugUDPAppendRefcnt, BugUDPMoreRefcnt, BugZcCmsgLoss,
 	}
 	slices.Sort(bugs)
 	return bugs

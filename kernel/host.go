@@ -69,11 +69,14 @@ const (
 	// sender's ubuf to the skb (the tun device is down: EIO); the skb is
 	// freed, which completes the ubuf.
 	FaultTunGetUser = "tun_get_user"
+	// FaultPutCmsg fails the copy of an SCM_ZC_NOTIFICATION's completions
+	// back to the user (put_cmsg in the v7 series, EFAULT).
+	FaultPutCmsg = "put_cmsg"
 )
 
 // FaultSites lists every fault site the model consults, in name order.
 func FaultSites() []string {
-	return []string{FaultAllocSkb, FaultCopyUbufs, FaultSockOmalloc, FaultTunGetUser}
+	return []string{FaultAllocSkb, FaultCopyUbufs, FaultPutCmsg, FaultSockOmalloc, FaultTunGetUser}
 }
 
 // NewHost returns a host running profile p.

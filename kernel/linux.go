@@ -265,6 +265,30 @@ const (
 	SCM_TSTAMP_ACK   = 2
 )
 
+// SCM_ZC_NOTIFICATION and its argument, from the unmerged v7 series "net:
+// A lightweight zero-copy notification" (seed 003): a sendmsg control
+// message (level SOL_SOCKET, type 78 in asm-generic/socket.h) whose data is
+// a struct zc_info, a u32 size followed by size struct zc_info_elem {u32
+// lo, u32 hi, u8 zerocopy} (12 bytes each with padding). The kernel fills
+// the array with completions and rewrites size. CmsgHdrLen is sizeof(struct
+// cmsghdr) and CmsgStackCtl the control buffer ____sys_sendmsg keeps on
+// its stack (sizeof(struct cmsghdr) + 20); a larger one is sock_kmalloc'd
+// from optmem.
+const (
+	SCM_ZC_NOTIFICATION = 78
+	ZcInfoHdrLen        = 4
+	ZcInfoElemLen       = 12
+	CmsgHdrLen          = 16
+	CmsgStackCtl        = CmsgHdrLen + 20
+)
+
+// ZcInfoLen is the cmsg data length of a zc_info with size entries, the
+// only length the v7 handler accepts.
+func ZcInfoLen(size uint32) int { return ZcInfoHdrLen + int(size)*ZcInfoElemLen }
+
+// CmsgSpace is CMSG_SPACE(n): the header plus n bytes, aligned to 8.
+func CmsgSpace(n int) int { return CmsgHdrLen + (n+7)&^7 }
+
 // RLIMIT_MEMLOCK is the resource number of the locked-memory limit, and
 // RLIM_INFINITY its "no limit" value (include/uapi/asm-generic/resource.h).
 const (

@@ -182,6 +182,12 @@ type Profile struct {
 	// TCP). A device asking for more gets this.
 	GSOMaxSize int
 
+	// ZcCmsg: sendmsg accepts the SCM_ZC_NOTIFICATION control message,
+	// which returns zerocopy completions from the error queue in a
+	// zc_info array (the unmerged v7 series, seed 003; __sock_cmsg_send).
+	// Merged kernels have no such type: the cmsg is EINVAL.
+	ZcCmsg bool
+
 	// Bugs are the historical bugs switched on in this profile.
 	Bugs BugSet
 }
@@ -232,7 +238,8 @@ func (p *Profile) Clone() *Profile {
 // DefaultProfile is the profile used when none is named: today's kernel.
 const DefaultProfile = "linux-6.18"
 
-// profiles are the built-in profiles, oldest first.
+// profiles are the built-in profiles, oldest first; zc-cmsg-v7, a proposal
+// on top of linux-6.18, comes last.
 var profiles = builtinProfiles()
 
 // builtinProfiles builds the profiles oldest first, each from the one
@@ -288,7 +295,11 @@ func builtinProfiles() []Profile {
 		p.TCPScalingRatio = true
 		p.GSOMaxSize = 512 << 10
 	})
-	return []Profile{rfc, v414, v50, v618}
+	zc := derive(v618, "zc-cmsg-v7", "linux-6.18 with the v7 series \"net: A lightweight zero-copy notification\" (2024, not merged)", func(p *Profile) {
+		p.ZcCmsg = true
+		p.Switch(BugZcCmsgLoss, true)
+	})
+	return []Profile{rfc, v414, v50, v618, zc}
 }
 
 // derive returns a copy of base under a new name, changed by change.

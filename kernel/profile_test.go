@@ -16,7 +16,7 @@ func TestLookup(t *testing.T) {
 	require.Equal(t, "linux-6.18", p.Name)
 
 	_, err = kernel.Lookup("linux-9.9")
-	require.EqualError(t, err, `unknown profile "linux-9.9" (known: rfc-v2, linux-4.14, linux-5.0, linux-6.18)`)
+	require.EqualError(t, err, `unknown profile "linux-9.9" (known: rfc-v2, linux-4.14, linux-5.0, linux-6.18, zc-cmsg-v7)`)
 }
 
 // knobs is the part of a profile whose values come from kernel sources and
@@ -47,6 +47,9 @@ func TestProfileKnobs(t *testing.T) {
 		// 576 admitted, optmem_max 131072.
 		"linux-6.18": {true, []kernel.SocketClass{kernel.ClassTCP, kernel.ClassUDP, kernel.ClassRDS},
 			kernel.EOPNOTSUPP, false, 131072, 832, 576, 8 << 20, true, kernel.QueueTail, true},
+		// The v7 series changes nothing of 6.18 but the cmsg.
+		"zc-cmsg-v7": {true, []kernel.SocketClass{kernel.ClassTCP, kernel.ClassUDP, kernel.ClassRDS},
+			kernel.EOPNOTSUPP, false, 131072, 832, 576, 8 << 20, true, kernel.QueueTail, true},
 	}
 	var names []string
 	for _, p := range kernel.Profiles() {
@@ -59,16 +62,20 @@ func TestProfileKnobs(t *testing.T) {
 		}
 		require.Equal(t, uint32(1<<19), p.UargByteLimit, p.Name)
 		require.Equal(t, uint16(65534), p.UargLenLimit, p.Name)
-		// The one bug a profile carries is the knob-bug B18, exactly where
-		// its knob says so.
-		if p.TCPLinear > 0 {
+		// The bugs a profile carries are the knob-bug B18, exactly where
+		// its knob says so, and the v7 series' loss of completions, which
+		// is the series as posted.
+		switch {
+		case p.ZcCmsg:
+			require.Equal(t, []kernel.Bug{kernel.BugZcCmsgLoss}, p.Bugs.Sorted(), p.Name)
+		case p.TCPLinear > 0:
 			require.Equal(t, []kernel.Bug{kernel.BugTCPLinear}, p.Bugs.Sorted(), p.Name)
-		} else {
+		default:
 			require.Empty(t, p.Bugs.Sorted(), p.Name)
 		}
 		require.NotEmpty(t, p.Describe, p.Name)
 	}
-	require.Equal(t, []string{"rfc-v2", "linux-4.14", "linux-5.0", "linux-6.18"}, names)
+	require.Equal(t, []string{"rfc-v2", "linux-4.14", "linux-5.0", "linux-6.18", "zc-cmsg-v7"}, names)
 }
 
 func TestProfilesAreCopies(t *testing.T) {
@@ -135,6 +142,7 @@ func TestVersionKnobs(t *testing.T) {
 		"linux-4.14": {kernel.TCPLinearPre418, false, false, 65536},
 		"linux-5.0":  {0, false, true, 65536},
 		"linux-6.18": {0, false, true, 512 << 10},
+		"zc-cmsg-v7": {0, false, true, 512 << 10},
 	}
 	for _, p := range kernel.Profiles() {
 		got := v{p.TCPLinear, p.DgramZerocopyPagedOnly, p.UDPSegment, p.GSOMaxSize}
@@ -209,4 +217,17 @@ func TestDiff(t *testing.T) {
 		"GSOMaxSize: 65536 -> 524288",
 	}, got)
 	require.Empty(t, kernel.Diff(b, b))
+}
+
+// The v7 series is linux-6.18 plus the cmsg, with its loss of completions
+// as posted.
+func TestZcCmsgProfile(t *testing.T) {
+	base, _ := kernel.Lookup("linux-6.18")
+	zc, _ := kernel.Lookup("zc-cmsg-v7")
+	var names []string
+	for _, d := range kernel.Diff(base, zc) {
+		names = append(names, d.Name)
+	}
+	require.Equal(t, []string{"ZcCmsg", "Bugs"}, names)
+	require.True(t, zc.Bugs.Has(kernel.BugZcCmsgLoss))
 }

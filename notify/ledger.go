@@ -79,5 +79,8 @@ func (l *Ledger) Complete(r Range) ([]Send, error) {
 	return done, nil
 }
 
+// Len returns how many sends are not yet notified.
+func (l *Ledger) Len() int { return len(l.outstanding) }
+
 // Outstanding returns the sends not yet notified, in send order.
 func (l *Ledger) Outstanding() []Send { return append([]Send(nil), l.outstanding...) }

@@ -97,12 +97,18 @@ func (p *Sock) Setsockopt(opt kernel.SockOpt, val int) kernel.Errno {
 
 // Sendmsg models packet_sendmsg: tpacket_snd when a TX ring is set up
 // (the iovecs are ignored then: the ring frames are the data), else
-// packet_snd.
+// packet_snd. Both parse the control messages (sock_cmsg_send, Sk.CmsgSend)
+// before they build an skb, and fail with their errno.
 func (p *Sock) Sendmsg(iov []mm.Iovec, flags kernel.MsgFlags) sock.SendResult {
 	p.calls++
 	holder := kernel.ObjectID{Kind: "sendmsg", Serial: p.calls}
 	if p.Sk.Type&kernel.SOCK_NONBLOCK != 0 {
 		flags |= kernel.MSG_DONTWAIT
+	}
+	if p.Sk.CmsgSend != nil {
+		if err := p.Sk.CmsgSend(); err != 0 {
+			return sock.Fail(err)
+		}
 	}
 	if p.ring != nil {
 		return p.tpacketSnd(flags)

@@ -91,6 +91,15 @@ type Sock struct {
 	// ErrQueue is sk_error_queue.
 	ErrQueue notify.Queue
 
+	// KmallocOmem is the part of OmemAlloc that Kmalloc charged: the
+	// control buffer of a sendmsg in progress.
+	KmallocOmem int
+	// CmsgSend, if set, is sock_cmsg_send for the SOL_SOCKET control
+	// messages of the send call in progress: the protocol calls it where
+	// its sendmsg parses them and fails the call if it returns an errno.
+	// The caller sets it for one call; nil means msg_controllen is 0.
+	CmsgSend func() kernel.Errno
+
 	// OnNotify, if set, is called for each zerocopy notification the
 	// socket's uargs hand over, after it was merged or queued.
 	OnNotify func(n ubuf.Notification, merged bool)

@@ -107,6 +107,14 @@ func (s *SendCall) start() {
 		s.fail(err)
 		return
 	}
+	if sk.CmsgSend != nil {
+		// sock_cmsg_send after the wait for the connection: any
+		// control-message error is EINVAL, and the id is rolled back.
+		if err := sk.CmsgSend(); err != 0 {
+			s.fail(kernel.EINVAL)
+			return
+		}
+	}
 	s.loop()
 }
 

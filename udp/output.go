@@ -21,7 +21,9 @@ func (u *Sock) Sendmsg(iov []mm.Iovec, flags kernel.MsgFlags) sock.SendResult {
 // Sendto models sendto(2), or sendmsg(2) with msg_name, to the socket's
 // peer: udp_sendmsg / udpv6_sendmsg, or raw_sendmsg for a RAW socket.
 //
-// UDP: more than 65535 bytes is EMSGSIZE and MSG_OOB EOPNOTSUPP. Without
+// UDP: more than 65535 bytes is EMSGSIZE and MSG_OOB EOPNOTSUPP. The
+// control messages (Sk.CmsgSend) are parsed next, unless the call appends
+// to a pending datagram, which skips them. Without
 // corking (neither UDP_CORK nor MSG_MORE, nothing pending) ip_make_skb
 // builds the datagram on a private queue (payload + 8 bytes appended) and
 // udp_send_skb transmits it. Otherwise the data is appended to the pending
@@ -47,6 +49,10 @@ func (u *Sock) Sendto(iov []mm.Iovec, flags kernel.MsgFlags) sock.SendResult {
 	corkreq := u.corked || flags&kernel.MSG_MORE != 0
 	ulen, transhdrlen := n, 0
 	if !u.pending {
+		// ip_cmsg_send: an append to a pending datagram skips it.
+		if err := u.cmsgSend(); err != 0 {
+			return a.result(-1, err)
+		}
 		ulen, transhdrlen = n+UDPHeaderLen, UDPHeaderLen
 		if !corkreq {
 			c := u.setupCork()
@@ -189,4 +195,13 @@ func (u *Sock) ipSendSkb(b *skb.Buff) {
 		u.Net.Xmit(sock.Packet{Skb: f, From: u.Sk, MoreFrags: i < len(frags)-1, IPID: u.ipID, FragOff: off})
 		off += f.Len
 	}
+}
+
+// cmsgSend runs the call's SOL_SOCKET control messages, if any
+// (ip_cmsg_send → __sock_cmsg_send), returning their errno as it is.
+func (u *Sock) cmsgSend() kernel.Errno {
+	if u.Sk.CmsgSend == nil {
+		return 0
+	}
+	return u.Sk.CmsgSend()
 }

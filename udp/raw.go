@@ -7,7 +7,8 @@ import (
 )
 
 // rawSendmsg models raw_sendmsg (rawv6_sendmsg alike): more than 65535
-// bytes is EMSGSIZE, MSG_OOB EOPNOTSUPP; with IP_HDRINCL raw_send_hdrinc,
+// bytes is EMSGSIZE, MSG_OOB EOPNOTSUPP; then the control messages
+// (ip_cmsg_send, Sk.CmsgSend); with IP_HDRINCL raw_send_hdrinc,
 // else ip_append_data on sk_write_queue with no transport header
 // (transhdrlen 0: the payload is counted from the first byte), flushed on
 // error and pushed unless MSG_MORE. An ENOBUFS from the push is success
@@ -19,6 +20,9 @@ func (u *Sock) rawSendmsg(a *call, flags kernel.MsgFlags) sock.SendResult {
 	}
 	if flags&kernel.MSG_OOB != 0 {
 		return a.result(-1, kernel.EOPNOTSUPP)
+	}
+	if err := u.cmsgSend(); err != 0 {
+		return a.result(-1, err)
 	}
 	if u.hdrincl {
 		return a.result(n, u.rawSendHdrinc(a, n, flags))
