@@ -103,6 +103,9 @@ const (
 	OpTunGetUser
 	// OpTxRing: "PACKET_TX_RING Args[0] frames of Args[1] bytes".
 	OpTxRing
+	// OpZcNotification: "SCM_ZC_NOTIFICATION took Args[0] completions,
+	// Args[1] records left".
+	OpZcNotification
 	opCount
 )
 
@@ -298,6 +301,10 @@ var opSpecs = [opCount]opSpec{
 	OpTxRing: {name: "packet_tx_ring", fn: "packet_set_ring", args: []arg{{"frames", argInt}, {"frame_size", argInt}},
 		text: func(e *Entry) string {
 			return fmt.Sprintf("PACKET_TX_RING %d frames of %d bytes", e.Args[0], e.Args[1])
+		}},
+	OpZcNotification: {name: "zc_notification", fn: "__sock_cmsg_send", args: []arg{{"taken", argInt}, {"left", argInt}},
+		text: func(e *Entry) string {
+			return fmt.Sprintf("SCM_ZC_NOTIFICATION took %s, %s left", count(e.Args[0], "completion"), count(e.Args[1], "record"))
 		}},
 }
 

@@ -17,6 +17,11 @@
 // COPIED report or a non-COPIED one. Dequeue returns the head record, one
 // per recvmsg(MSG_ERRQUEUE).
 //
+// TakeZerocopy is the other reader, the SCM_ZC_NOTIFICATION handler of the
+// unmerged v7 series (seed 003): from the head, it unlinks up to a given
+// number of zerocopy completions and leaves every other record in place;
+// each becomes a ZcInfoElem {lo, hi, zerocopy = !COPIED}.
+//
 // # Ownership
 //
 // The queue owns its records; whoever dequeues or purges one returns its
@@ -30,6 +35,7 @@
 // # Linux correspondence
 //
 // net/core/skbuff.c: __msg_zerocopy_callback, skb_zerocopy_notify_extend,
-// sock_queue_err_skb; net/core/sock.c: sock_recv_errqueue;
+// sock_queue_err_skb; net/core/sock.c: sock_recv_errqueue, and with the v7
+// series __sock_cmsg_send (SCM_ZC_NOTIFICATION, struct zc_info_elem);
 // include/uapi/linux/errqueue.h: struct sock_extended_err.
 package notify

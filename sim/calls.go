@@ -34,6 +34,9 @@ type Result struct {
 	Send sock.SendResult
 	// Blocked is set when a blocking call could never complete.
 	Blocked bool
+	// ZcInfo is what became of the call's SCM_ZC_NOTIFICATION, if it
+	// carried one (SendZcInfo).
+	ZcInfo *ZcReply
 }
 
 func ok(ret int64) Result { return Result{Ret: ret} }
@@ -97,6 +100,7 @@ func (w *World) record(c Call, op string, s *Socket, r Result) {
 	if r.Record != nil {
 		e.call.rec, e.call.hasRec = *r.Record, true
 	}
+	e.call.zc = r.ZcInfo
 	w.end(e)
 }
 
@@ -611,6 +615,7 @@ func (w *World) sendTCP(c Call, s *Socket, iov []mm.Iovec, flags kernel.MsgFlags
 	w.Monitor.Sent(s.Sk, c.Source, r, buf)
 	res := sendResult(r)
 	res.Blocked = blocked
+	w.finishZc(s, &res)
 	w.record(c, "send", s, res)
 	return res
 }
@@ -630,6 +635,7 @@ func (w *World) sendDgram(c Call, s *Socket, buf *mm.Buffer, wait *func() bool, 
 		w.Monitor.Sent(s.Sk, c.Source, r, buf)
 		res := sendResult(r)
 		res.Blocked = stuck
+		w.finishZc(s, &res)
 		return res
 	})
 }
@@ -659,6 +665,9 @@ func (w *World) Recvmsg(c Call, s *Socket, n int, flags kernel.MsgFlags) Result 
 			return fail(err)
 		}
 		w.Monitor.Read(s.Sk, rec)
+		if rec.IsZerocopy() {
+			s.notified += rec.Range().Len()
+		}
 		r := ok(0)
 		r.Record = &rec
 		return r

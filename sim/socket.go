@@ -28,6 +28,10 @@ type Socket struct {
 
 	tcp  *tcp.Conn
 	dgrm *dgram
+	// zc is the SCM_ZC_NOTIFICATION of the send call in progress.
+	zc *zcCall
+	// notified counts the ids whose completion the program received.
+	notified uint64
 
 	// Peer-side behaviour.
 	autoRead bool

@@ -5,7 +5,9 @@ import "strconv"
 // State returns what an expect statement can check of a socket, by key:
 // zckey, zerocopy (SOCK_ZEROCOPY, 0 or 1), optmem, wmem, wmem_queued, rmem
 // (bytes), errqueue (records), locked_vm (pages of the socket's user),
-// sndbuf, rcvbuf, refcnt, state (TCP_ESTABLISHED…), and for TCP unsent
+// sndbuf, rcvbuf, refcnt, state (TCP_ESTABLISHED…), notified (ids whose
+// completion the program received, through recvmsg(MSG_ERRQUEUE) or an
+// SCM_ZC_NOTIFICATION), and for TCP unsent
 // and unacked (skbs on the write and retransmit queues) and queued (bytes
 // received and not read).
 func (w *World) State(s *Socket) map[string]string {
@@ -27,6 +29,7 @@ func (w *World) State(s *Socket) map[string]string {
 		"unsent":      "0",
 		"unacked":     "0",
 		"queued":      "0",
+		"notified":    strconv.FormatUint(s.notified, 10),
 	}
 	if s.tcp != nil {
 		m["unsent"] = itoa(len(s.tcp.WriteQueue()))

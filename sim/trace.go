@@ -126,6 +126,8 @@ type Event struct {
 	Why string `json:"why,omitempty"`
 	// Notification is the record an error-queue read returned.
 	Notification *Notification `json:"notification,omitempty"`
+	// ZcInfo is what a sendmsg's SCM_ZC_NOTIFICATION returned.
+	ZcInfo *ZcInfoJSON `json:"zc_info,omitempty"`
 	// Touched lists what the step did to each object, in order.
 	Touched []Touch `json:"touched,omitempty"`
 
@@ -147,6 +149,7 @@ type callResult struct {
 	outcome ubuf.Outcome
 	rec     notify.Record
 	hasRec  bool
+	zc      *ZcReply
 }
 
 // Render fills in the fields that describe a system call's result from
@@ -175,6 +178,10 @@ func (e *Event) Render() {
 		e.Notification = notificationOf(c.rec)
 		b = append(append(b, "  "...), c.rec.String()...)
 	}
+	if c.zc != nil {
+		e.ZcInfo = zcInfoOf(c.zc)
+		b = appendZcReply(append(b, "  "...), c.zc)
+	}
 	if c.send {
 		e.UargID = &c.id
 		b = append(b, "  (id "...)
@@ -198,6 +205,60 @@ type Notification struct {
 	Code   uint8  `json:"ee_code"`
 	Info   uint32 `json:"ee_info"`
 	Data   uint32 `json:"ee_data"`
+}
+
+// ZcInfoJSON is an SCM_ZC_NOTIFICATION reply: whether the handler ran
+// ("parsed"), the zc_info_elem entries the program received, and those
+// the handler took off the error queue that never reached it.
+type ZcInfoJSON struct {
+	Parsed bool         `json:"parsed"`
+	Elems  []ZcElemJSON `json:"elems"`
+	Lost   []ZcElemJSON `json:"lost,omitempty"`
+}
+
+// ZcElemJSON is one struct zc_info_elem.
+type ZcElemJSON struct {
+	Lo       uint32 `json:"lo"`
+	Hi       uint32 `json:"hi"`
+	Zerocopy bool   `json:"zerocopy"`
+}
+
+func zcInfoOf(z *ZcReply) *ZcInfoJSON {
+	elems := func(es []notify.ZcInfoElem) []ZcElemJSON {
+		out := make([]ZcElemJSON, len(es))
+		for i, e := range es {
+			out[i] = ZcElemJSON{Lo: e.Lo, Hi: e.Hi, Zerocopy: e.Zerocopy}
+		}
+		return out
+	}
+	j := &ZcInfoJSON{Parsed: z.Parsed, Elems: elems(z.Elems)}
+	if len(z.Lost) > 0 {
+		j.Lost = elems(z.Lost)
+	}
+	return j
+}
+
+// appendZcReply renders a reply as the timeline shows it: "zc_info [0,1]
+// [2,2]copied", "zc_info empty", "zc_info not parsed", and the completions
+// lost: "zc_info empty, lost [0,3]".
+func appendZcReply(b []byte, z *ZcReply) []byte {
+	b = append(b, "zc_info"...)
+	switch {
+	case !z.Parsed:
+		return append(b, " not parsed"...)
+	case len(z.Elems) == 0:
+		b = append(b, " empty"...)
+	}
+	for _, e := range z.Elems {
+		b = append(append(b, ' '), e.String()...)
+	}
+	if len(z.Lost) > 0 {
+		b = append(b, ", lost"...)
+		for _, e := range z.Lost {
+			b = append(append(b, ' '), e.String()...)
+		}
+	}
+	return b
 }
 
 func notificationOf(r notify.Record) *Notification {

@@ -95,6 +95,7 @@ func New(p *kernel.Profile, seed uint64) *World {
 	w.Monitor.QueueSkbs = w.queueSkbs
 	w.Monitor.OwnedPages = w.ownedPages
 	w.Monitor.PathSkbs = w.pathSkbs
+	w.Monitor.OtherOptmem = func(sk *sock.Sock) int { return sk.KmallocOmem }
 	u := w.AddUser(1000)
 	w.AddTask("main", u, p.MemlockDefault, false)
 	return w

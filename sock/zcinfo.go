@@ -37,12 +37,8 @@ func (s *Sock) Kfree(size int) {
 // TakeZerocopy), frees them (their optmem returns) and returns them in
 // queue order: the new zc_info->size is their number.
 func (s *Sock) ZcNotification(size uint32, dataLen int) ([]notify.ZcInfoElem, kernel.Errno) {
-	switch {
-	case !s.Host().Profile.ZcCmsg,
-		!s.zerocopy || s.Family == kernel.AF_RDS,
-		dataLen < kernel.ZcInfoHdrLen,
-		dataLen != kernel.ZcInfoLen(size):
-		return nil, kernel.EINVAL
+	if err := s.ZcInfoCheck(size, dataLen); err != 0 {
+		return nil, err
 	}
 	taken := s.ErrQueue.TakeZerocopy(size)
 	elems := make([]notify.ZcInfoElem, len(taken))
@@ -50,5 +46,19 @@ func (s *Sock) ZcNotification(size uint32, dataLen int) ([]notify.ZcInfoElem, ke
 		s.freeRecord(r)
 		elems[i] = notify.ElemOf(r)
 	}
+	s.Note(kernel.Entry{Op: kernel.OpZcNotification, Args: [4]int64{int64(len(elems)), int64(s.ErrQueue.Len())}})
 	return elems, 0
+}
+
+// ZcInfoCheck is the part of ZcNotification that takes nothing: its
+// EINVAL cases.
+func (s *Sock) ZcInfoCheck(size uint32, dataLen int) kernel.Errno {
+	switch {
+	case !s.Host().Profile.ZcCmsg,
+		!s.zerocopy || s.Family == kernel.AF_RDS,
+		dataLen < kernel.ZcInfoHdrLen,
+		dataLen != kernel.ZcInfoLen(size):
+		return kernel.EINVAL
+	}
+	return 0
 }

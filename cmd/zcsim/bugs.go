@@ -19,7 +19,8 @@ func newBugsCmd() *cobra.Command {
 		Long: `bugs lists the catalog of historical kernel bugs the model can replay: id,
 profile switch, what a run with the bug must detect, and the scenario. The
 scenario paths are relative to the repository root: from there, zcsim run
-PATH runs one as printed, with the bug off. An
+PATH runs one as printed, with the bug off (but Z1, whose profile is the
+unmerged series as posted, bug included). An
 entry the scenario language cannot express (B3, a PACKET_TX_RING bug) names
 the test that replays it instead.
 

@@ -26,7 +26,7 @@
 //
 // The ids follow the research notes: B1…B22 are bugs fixed in merged
 // kernels, R1…R7 the fixes made between the RFC v2 patch set and its
-// merge. The prose is ours; docs/bugs.md has one paragraph per entry.
+// merge, Z1… flaws that review found in proposed series never merged. The prose is ours; docs/bugs.md has one paragraph per entry.
 package bugs
 
 import (
@@ -114,7 +114,8 @@ func (e Entry) Run(on bool, seed uint64) (*sim.Trace, error) {
 	return interp.Run(e.Path(), e.Source(), opts)
 }
 
-// entries is the catalog, in id order (R before B, then by number).
+// entries is the catalog, in id order (R before B before Z, then by
+// number).
 var entries = []Entry{
 	{"R1", "an aborted send kept its id: a gap in the notification ids", "RFC v2 (msg_zerocopy_put_abort)",
 		"RFC v1", kernel.BugAbortGap, kernel.RuleIDs, "r1-abort-gap.zcs", ""},
@@ -151,6 +152,8 @@ var entries = []Entry{
 		"v4.14 to v4.17", kernel.BugTCPLinear, kernel.RuleCopied, "b18-tcp-linear.zcs", ""},
 	{"B22", "skb_tx_error completed the uarg through a clone", "not identified (the clone guard of skb_tx_error)",
 		"before the guard", kernel.BugTxErrorClone, kernel.RuleNotifyAfterPages, "b22-tx-error-clone.zcs", ""},
+	{"Z1", "SCM_ZC_NOTIFICATION lost the completions it could not copy back", "review of the v7 series \"net: A lightweight zero-copy notification\" (not merged)",
+		"the v7 series (2024)", kernel.BugZcCmsgLoss, kernel.RuleNotifyOnce, "z1-zc-cmsg-loss.zcs", ""},
 }
 
 // Catalog returns every entry in catalog order.

@@ -99,7 +99,7 @@ var sysctls = map[string]int{
 
 // expectKeys are the state an expect statement can check.
 var expectKeys = []string{"zckey", "zerocopy", "optmem", "wmem", "wmem_queued", "rmem",
-	"errqueue", "locked_vm", "sndbuf", "rcvbuf", "refcnt", "state", "unsent", "unacked", "queued"}
+	"errqueue", "locked_vm", "sndbuf", "rcvbuf", "refcnt", "state", "unsent", "unacked", "queued", "notified"}
 
 // Bounds on the sizes a scenario may ask for: what the kernel itself
 // accepts or what a simulation can afford.
@@ -138,6 +138,7 @@ func (r *resolver) sizes(st scenario.Stmt) {
 		r.bound(s.Len, "a send's length", 0, maxCallBytes)
 	case *scenario.Sendmsg:
 		r.iovec(s.Iov, s.Pos())
+		r.zcInfo(s.Options)
 	case *scenario.Sendmmsg:
 		for _, m := range s.Msgs {
 			r.iovec(m, s.Pos())
@@ -160,6 +161,19 @@ func (r *resolver) sizes(st scenario.Stmt) {
 		}
 	case *scenario.Setsockopt:
 		r.bound(s.Value, "an option value", 0, maxBuf)
+	}
+}
+
+// zcInfo checks a sendmsg's SCM_ZC_NOTIFICATION: a 32-bit size, and a
+// data length only beside it, at most INT_MAX (msg_controllen).
+func (r *resolver) zcInfo(os scenario.Options) {
+	size, hasSize := os.Lookup("zc_info")
+	r.bound(size.Value, "zc_info", 0, maxID)
+	if l, ok := os.Lookup("zc_len"); ok {
+		r.bound(l.Value, "zc_len", 0, maxBuf)
+		if !hasSize {
+			r.fail(l.Pos, l.Key, "zc_len is the length of an SCM_ZC_NOTIFICATION: give zc_info too")
+		}
 	}
 }
 

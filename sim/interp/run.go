@@ -296,7 +296,11 @@ func (in *interp) exec(st scenario.Stmt, c sim.Call) {
 	case *scenario.Sendto:
 		r = w.SendTo(c, in.sock(s.Sock), []int{int(s.Len.N)}, s.Flags.MsgFlags())
 	case *scenario.Sendmsg:
-		r = w.Send(c, in.sock(s.Sock), scenario.Lengths(s.Iov), s.Flags.MsgFlags())
+		if size, n, ok := s.ZcInfo(); ok {
+			r = w.SendZcInfo(c, in.sock(s.Sock), scenario.Lengths(s.Iov), s.Flags.MsgFlags(), sim.ZcInfo{Size: size, DataLen: n})
+		} else {
+			r = w.Send(c, in.sock(s.Sock), scenario.Lengths(s.Iov), s.Flags.MsgFlags())
+		}
 	case *scenario.Sendmmsg:
 		msgs := make([][]int, len(s.Msgs))
 		for i, m := range s.Msgs {

@@ -52,3 +52,18 @@ func Lengths(vs []Value) []int {
 	}
 	return out
 }
+
+// ZcInfo returns the SCM_ZC_NOTIFICATION the statement carries: the size
+// of its zc_info, its cmsg data length, and whether it carries one.
+func (s *Sendmsg) ZcInfo() (size uint32, dataLen int, ok bool) {
+	o, ok := s.Options.Lookup("zc_info")
+	if !ok {
+		return 0, 0, false
+	}
+	size = uint32(o.Value.N)
+	dataLen = kernel.ZcInfoLen(size)
+	if l, set := s.Options.Lookup("zc_len"); set {
+		dataLen = int(l.Value.N)
+	}
+	return size, dataLen, true
+}

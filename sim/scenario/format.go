@@ -129,7 +129,7 @@ func callWords(st Stmt) []string {
 	case *Sendto:
 		return []string{"sendto", s.Sock.String(), s.Len.Text, s.Flags.String()}
 	case *Sendmsg:
-		return []string{"sendmsg", s.Sock.String(), iovec(s.Iov), s.Flags.String()}
+		return append([]string{"sendmsg", s.Sock.String(), iovec(s.Iov), s.Flags.String()}, options(s.Options)...)
 	case *Sendmmsg:
 		w := []string{"sendmmsg", s.Sock.String()}
 		for _, m := range s.Msgs {

@@ -39,7 +39,7 @@ var statements = map[string]func(*lineParser) Stmt{
 		return &Sendto{Sock: p.sock(), Len: p.operand("length"), Flags: p.flags(msgFlagNames, true)}
 	},
 	"sendmsg": func(p *lineParser) Stmt {
-		return &Sendmsg{Sock: p.sock(), Iov: p.iovec(), Flags: p.flags(msgFlagNames, true)}
+		return &Sendmsg{Sock: p.sock(), Iov: p.iovec(), Flags: p.flags(msgFlagNames, true), Options: p.options(sendmsgOpts)}
 	},
 	"sendmmsg": parseSendmmsg,
 	"recvmsg": func(p *lineParser) Stmt {
@@ -83,8 +83,11 @@ var (
 		{key: "loss", kind: optFraction},
 		{key: "txcomplete", kind: optDurationOr, words: []string{"manual"}},
 	}
-	vhostOpts  = []optSpec{{key: "gso_size", kind: optNumber}}
-	socketOpts = []optSpec{
+	vhostOpts = []optSpec{{key: "gso_size", kind: optNumber}}
+	// sendmsgOpts are its control messages: an SCM_ZC_NOTIFICATION of
+	// zc_info entries, its cmsg data length zc_len if not the right one.
+	sendmsgOpts = []optSpec{{key: "zc_info", kind: optNumber}, {key: "zc_len", kind: optNumber}}
+	socketOpts  = []optSpec{
 		{key: "via", kind: optName},
 		{key: "task", kind: optName},
 		{key: "peer_ack", kind: optWords, words: []string{"immediate", "delayed", "quickack"}},

@@ -186,13 +186,17 @@ type Sendto struct {
 	Flags Flags
 }
 
-// Sendmsg is "sendmsg S [LEN, ...] FLAGS": sendmsg(2) with one iovec of each
-// length.
+// Sendmsg is "sendmsg S [LEN, ...] FLAGS [zc_info=N [zc_len=BYTES]]":
+// sendmsg(2) with one iovec of each length. With zc_info it carries an
+// SCM_ZC_NOTIFICATION control message (the unmerged v7 series) whose
+// struct zc_info has room for N completions; zc_len overrides the cmsg
+// data length, 4 + 12×N when not given.
 type Sendmsg struct {
 	Line
-	Sock  Sock
-	Iov   []Value
-	Flags Flags
+	Sock    Sock
+	Iov     []Value
+	Flags   Flags
+	Options Options // zc_info, zc_len
 }
 
 // Sendmmsg is "sendmmsg S [LEN, ...] [LEN, ...] ... FLAGS": sendmmsg(2), one
