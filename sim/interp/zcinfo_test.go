@@ -22,6 +22,20 @@ send s 4000 MSG_ZEROCOPY => 4000
 settle
 `
 
+// zcUDPHead is a UDP socket with SO_ZEROCOPY on a NIC under the v7
+// series; zcUDP connects it and has one completion [0,0] queued.
+const (
+	zcUDPHead = `profile zc-cmsg-v7
+device eth0 nic
+socket u AF_INET SOCK_DGRAM via=eth0
+setsockopt u SOL_SOCKET SO_ZEROCOPY 1 => 0
+`
+	zcUDP = zcUDPHead + `connect u => 0
+send u 1000 MSG_ZEROCOPY => 1000
+settle
+`
+)
+
 // The handler returns the queued completions in the reply and frees
 // them; the send goes on and gets its own id.
 func TestZcInfoReturnsCompletions(t *testing.T) {
@@ -72,14 +86,7 @@ sendmsg u [100] 0 zc_info=4 => EINVAL
 // A UDP append to a pending corked datagram never parses the cmsg: the
 // queue keeps its records and the program's zc_info is untouched.
 func TestZcInfoCorkedAppendSkips(t *testing.T) {
-	tr := runSrc(t, `
-profile zc-cmsg-v7
-device eth0 nic
-socket u AF_INET SOCK_DGRAM via=eth0
-setsockopt u SOL_SOCKET SO_ZEROCOPY 1 => 0
-connect u => 0
-send u 1000 MSG_ZEROCOPY => 1000
-settle
+	tr := runSrc(t, zcUDP+`
 send u 100 MSG_MORE => 100
 sendmsg u [100] MSG_MORE zc_info=4 => 100
 expect u errqueue=1
@@ -107,11 +114,7 @@ expect s errqueue=0 notified=2
 // Only zerocopy completions are taken, head first; a timestamp keeps its
 // place for recvmsg(MSG_ERRQUEUE), and at most zc_info entries return.
 func TestZcInfoSkipsOtherRecords(t *testing.T) {
-	tr := runSrc(t, `
-profile zc-cmsg-v7
-device eth0 nic
-socket u AF_INET SOCK_DGRAM via=eth0
-setsockopt u SOL_SOCKET SO_ZEROCOPY 1 => 0
+	tr := runSrc(t, zcUDPHead+`
 setsockopt u SOL_SOCKET SO_TIMESTAMPING SOF_TIMESTAMPING_TX_SOFTWARE|SOF_TIMESTAMPING_OPT_TSONLY => 0
 connect u => 0
 send u 1000 MSG_ZEROCOPY => 1000
@@ -156,14 +159,7 @@ settle
 // Under the v7 series a send that fails after the handler ran loses what
 // it took; fixed, the program has them already.
 func TestZcInfoLossOnFailedSend(t *testing.T) {
-	src := `
-profile zc-cmsg-v7
-device eth0 nic
-socket u AF_INET SOCK_DGRAM via=eth0
-setsockopt u SOL_SOCKET SO_ZEROCOPY 1 => 0
-connect u => 0
-send u 1000 MSG_ZEROCOPY => 1000
-settle
+	src := zcUDP + `
 fault alloc_skb next=1
 sendmsg u [100] 0 zc_info=4 => ENOBUFS
 `
