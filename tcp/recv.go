@@ -34,7 +34,9 @@ func (c *Conn) Receive(b *skb.Buff, seq, endSeq uint32, fin bool) bool {
 		} else {
 			c.Sk.RmemAlloc += b.Truesize
 			b.SetOwner(c.Sk, skb.SockRfree)
-			c.rcvQueue = append(c.rcvQueue, &rcvSkb{skb: b})
+			r := kernel.HostSlab[rcvSkb](c.host()).New()
+			r.skb = b
+			c.rcvQueue = kernel.HostSlab[*rcvSkb](c.host()).Append(c.rcvQueue, r)
 		}
 	}
 	c.rcvNxt = endSeq

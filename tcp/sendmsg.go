@@ -40,7 +40,8 @@ type SendCall struct {
 // on return (net_zcopy_put), or, if nothing was queued, the call is aborted
 // and its id rolled back (net_zcopy_put_abort).
 func (c *Conn) Sendmsg(iov []mm.Iovec, flags kernel.MsgFlags, holder kernel.ObjectID) *SendCall {
-	s := &SendCall{c: c, it: *mm.NewIter(iov...), flags: flags, holder: holder}
+	s := kernel.HostSlab[SendCall](c.host()).New()
+	*s = SendCall{c: c, it: *mm.NewIter(iov...), flags: flags, holder: holder}
 	s.size = s.it.Count()
 	s.start()
 	return s

@@ -23,8 +23,15 @@ func (c *Conn) writeTail() *Segment {
 func (c *Conn) entail(linear int) *Segment {
 	b := skb.Alloc(c.host(), linear)
 	c.Sk.ChargeQueued(b)
-	seg := &Segment{Skb: b, Seq: c.writeSeq, EndSeq: c.writeSeq}
-	c.write = append(c.write, seg)
+	seg := c.segment(Segment{Skb: b, Seq: c.writeSeq, EndSeq: c.writeSeq})
+	c.write = kernel.HostSlab[*Segment](c.host()).Append(c.write, seg)
+	return seg
+}
+
+// segment returns a new segment with s's fields, from the Host's slab.
+func (c *Conn) segment(s Segment) *Segment {
+	seg := kernel.HostSlab[Segment](c.host()).New()
+	*seg = s
 	return seg
 }
 
@@ -217,7 +224,7 @@ func (c *Conn) fragment(seg *Segment, n int) bool {
 		nb.Free()
 		return false
 	}
-	ns := &Segment{Skb: nb, Seq: seg.Seq + uint32(n), EndSeq: seg.EndSeq, Push: seg.Push, EOR: seg.EOR, Fin: seg.Fin}
+	ns := c.segment(Segment{Skb: nb, Seq: seg.Seq + uint32(n), EndSeq: seg.EndSeq, Push: seg.Push, EOR: seg.EOR, Fin: seg.Fin})
 	seg.EndSeq, seg.Push, seg.EOR, seg.Fin = ns.Seq, false, false, false
 	c.write = append([]*Segment{seg, ns}, c.write[1:]...)
 	return true
@@ -244,7 +251,7 @@ func (c *Conn) transmit(seg *Segment, retrans bool) bool {
 	seg.lost = false
 	if !retrans {
 		c.write = c.write[1:]
-		c.rtx = append(c.rtx, seg)
+		c.rtx = kernel.HostSlab[*Segment](c.host()).Append(c.rtx, seg)
 		if after(seg.end(), c.sndNxt) {
 			c.sndNxt = seg.end()
 		}
