@@ -647,7 +647,7 @@ func TestCopiedFollowsUarg(t *testing.T) {
 func TestCopiedLoopback(t *testing.T) {
 	f := newFixture(t, "linux-6.18")
 	c := f.send(100)
-	require.Equal(t, kernel.Errno(0), c.skb.OrphanFragsRx())
+	require.Equal(t, kernel.Errno(0), c.skb.OrphanFragsRx(kernel.CopyLoopback))
 	f.m.RxQueued(f.sk, c.skb)
 	c.skb.Free()
 	recs := f.readAll(f.sk)
@@ -669,7 +669,7 @@ func TestCopiedMergeLosesInformation(t *testing.T) {
 	f := newFixture(t, "linux-6.18")
 	a, b := f.send(100), f.send(100)
 	a.skb.Free()
-	require.Equal(t, kernel.Errno(0), b.skb.OrphanFragsRx())
+	require.Equal(t, kernel.Errno(0), b.skb.OrphanFragsRx(kernel.CopyLoopback))
 	b.skb.Free()
 	recs := f.readAll(f.sk)
 	require.Len(t, recs, 1)
@@ -706,7 +706,7 @@ func TestRxPages(t *testing.T) {
 func TestRxQueuedIsARoot(t *testing.T) {
 	f := newFixture(t, "linux-6.18")
 	c := f.send(100)
-	require.Equal(t, kernel.Errno(0), c.skb.OrphanFragsRx())
+	require.Equal(t, kernel.Errno(0), c.skb.OrphanFragsRx(kernel.CopyLoopback))
 	f.m.RxQueued(f.sk, c.skb)
 	f.readAll(f.sk)
 	requireClean(t, f.check(true))
@@ -722,7 +722,7 @@ func TestCopyUbufsNoFragsBug(t *testing.T) {
 	have := true
 	b.ZcopySet(c.uarg, c.id, &have)
 	f.m.Sent(sk, c.label, sock.SendResult{ZC: true, ID: 0, Uarg: c.uarg}, c.buf)
-	require.Equal(t, kernel.Errno(0), b.OrphanFragsRx())
+	require.Equal(t, kernel.Errno(0), b.OrphanFragsRx(kernel.CopyLoopback))
 	f.m.RxQueued(sk, b)
 	requireRule(t, f.check(false), kernel.RuleRxPages, "still holding")
 	b.Free()

@@ -42,7 +42,7 @@
 //
 // # Rules
 //
-// Rule 1, ids (kernel.RuleIDs), at each Sent:
+// Rule ids (kernel.RuleIDs), at each Sent:
 //
 //	r.ZC ⇒ (r.Err = 0 ∧ r.N ≥ 0 ∨ r.FailedAfterID) ∧ r.ID = next ∧ sk_zckey = r.ID+1 ∧ r.ID ∈ r.Uarg's range
 //	¬r.ZC ⇒ sk_zckey = sk_zckey at Before (or next, without Before)
@@ -54,7 +54,7 @@
 // completes the uarg). Before also checks that sk_zckey did not move
 // between calls. At quiescence, sk_zckey = next on every open socket.
 //
-// Rule 2, notify-once (kernel.RuleNotifyOnce), at each Notified: the socket
+// Rule notify-once (kernel.RuleNotifyOnce), at each Notified: the socket
 // is not SOCK_DEAD, len ≥ 1, and each id of [lo, lo+len-1] (wrapping) is
 // either sent and not yet notified, or allocated by the call in progress
 // (in [next, sk_zckey)) and not yet notified; such an early notification
@@ -68,7 +68,7 @@
 // uarg of that socket (held by a queued skb), and no early notification is
 // left unmatched. A dead socket gets no notification at all.
 //
-// Rule 3, notify-after-pages (kernel.RuleNotifyAfterPages), at the Check
+// Rule notify-after-pages (kernel.RuleNotifyAfterPages), at the Check
 // that follows a notification (the end of the event that queued it): no
 // page of the user buffer of a send it covers is in flight
 // (mm.Buffer.InFlight), unless an outstanding send uses the same page. It
@@ -76,7 +76,7 @@
 // skb_release_data completes the uarg before it unrefs the frags: the user
 // cannot read the notification before the event ends.
 //
-// Rule 4, refcount (kernel.RuleRefcount), at every Check:
+// Rule refcount (kernel.RuleRefcount), at every Check:
 //
 //	dataref(shinfo) = #live skbs using it
 //	holders(uarg) ∋ shinfo exactly once ⇔ shinfo points at uarg with SKBFL_ZEROCOPY_ENABLE ∧ ¬nouarg
@@ -91,7 +91,7 @@
 // is alive without a uarg holding it or an skb charged to it. Each survivor is reported with its
 // holders and history.
 //
-// Rule 5, accounting (kernel.RuleAccounting), at every Check:
+// Rule accounting (kernel.RuleAccounting), at every Check:
 //
 //	sk_omem_alloc = Σ truesize(live msgzc uargs of sk) + Σ truesize(queued zerocopy records)
 //	              + Σ truesize(live skbs with sock_ofree on sk) + OtherOptmem(sk)
@@ -115,7 +115,7 @@
 // send-buffer space before it allocates its uarg, and completions that run
 // meanwhile free optmem.
 //
-// Rule 6, copied (kernel.RuleCopied): at each Notified the notification's
+// Rule copied (kernel.RuleCopied): at each Notified the notification's
 // Copied is exactly ¬uarg.Zerocopy (the AND of every reference drop's
 // success), and is set when a send it covers reported its data copied
 // (SendResult.Copied). A record read, or queued at Check, has the code of
@@ -125,7 +125,7 @@
 // information loss (skb_zerocopy_notify_extend does not compare ee_code),
 // not a violation.
 //
-// Rule 7, rx-pages (kernel.RuleRxPages), at each RxQueued: no page of the
+// Rule rx-pages (kernel.RuleRxPages), at each RxQueued: no page of the
 // skb, frag_list included, is a user page, and the skb holds no uarg
 // (skb_orphan_frags_rx released it; bug copy-ubufs-no-frags breaks this).
 //
@@ -156,5 +156,5 @@
 // and the refcount and accounting discipline of msg_zerocopy_alloc,
 // msg_zerocopy_realloc, msg_zerocopy_put_abort, __msg_zerocopy_callback,
 // skb_zerocopy_notify_extend, skb_release_data, sock_omalloc and
-// mm_account_pinned_pages (see KERNEL-FACTS §1 and §5).
+// mm_account_pinned_pages. docs/invariants.md states each rule for users.
 package check

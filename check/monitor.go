@@ -12,7 +12,7 @@ import (
 )
 
 // Monitor is told what the model did and checks it against the invariants
-// of the design guide. It watches the sockets of one kernel.Host.
+// of docs/invariants.md. It watches the sockets of one kernel.Host.
 //
 // The zero value is not usable; create one with NewMonitor.
 type Monitor struct {

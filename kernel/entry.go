@@ -39,15 +39,19 @@ const (
 	OpOrphan
 	// OpOmallocRefused: "sock_omalloc refused: omem Args[0] + Args[1] > optmem_max Args[2]".
 	OpOmallocRefused
-	// OpNotified: "notification [Args[0],Args[1]] copied=Args[2] merged=Args[3]".
+	// OpNotified: "notification [Args[0],Args[1]] copied=Args[2]
+	// merged=…: why", Args[3] the Merge that says whether it merged and
+	// why.
 	OpNotified
 	// OpUargGet: "get by Holder → refcnt After".
 	OpUargGet
-	// OpUargPut: "put by Holder success=Args[0] → refcnt After".
+	// OpUargPut: "put by Holder success=Args[0] → refcnt After", with
+	// "(copied: Args[1])" after success=false when a CopyWhy is known.
 	OpUargPut
 	// OpUargHandoff: "reference of Holder handed to Peer".
 	OpUargHandoff
-	// OpUargComplete: "completed: notify [Args[0],Args[1]] copied=Args[2]".
+	// OpUargComplete: "completed: notify [Args[0],Args[1]] copied=Args[2]",
+	// with "(Args[3])", the CopyWhy, when copied.
 	OpUargComplete
 	// OpUargCompleteSilent: "completed without notification (len Args[0], dead Args[1])".
 	OpUargCompleteSilent
@@ -79,9 +83,11 @@ const (
 	OpSplit
 	// OpSegment: "skb_segment mss Args[0] into Args[1] segments".
 	OpSegment
-	// OpCopyUbufsFailed: "skb_copy_ubufs: page allocation failed".
+	// OpCopyUbufsFailed: "skb_copy_ubufs (Args[0]): page allocation
+	// failed", Args[0] the CopyWhy of the caller.
 	OpCopyUbufsFailed
-	// OpCopyUbufs: "skb_copy_ubufs: Args[0] bytes into Args[1] order-Args[2] pages".
+	// OpCopyUbufs: "skb_copy_ubufs (Args[3]): Args[0] bytes into Args[1]
+	// order-Args[2] pages", Args[3] the CopyWhy of the caller.
 	OpCopyUbufs
 	// OpPullTail: "__pskb_pull_tail Args[0] bytes, data_len Args[1]".
 	OpPullTail
@@ -106,6 +112,25 @@ const (
 	// OpZcNotification: "SCM_ZC_NOTIFICATION took Args[0] completions,
 	// Args[1] records left".
 	OpZcNotification
+	// OpUargCopied: "zerocopy = 0, the notification will say COPIED:
+	// Args[0]" (a CopyWhy in words).
+	OpUargCopied
+	// OpMemlockRefused: "mm_account_pinned_pages refused: locked_vm
+	// Args[0] + Args[1] pages > RLIMIT_MEMLOCK Args[2] pages"; pinned_vm
+	// instead of locked_vm when Args[3] is 1 (the per-process counter of
+	// BugMemlockPerProcess).
+	OpMemlockRefused
+	// OpStreamNoSpace: "sk_stream_memory_free: wmem_queued Args[0] >=
+	// sndbuf Args[1]", a stream send that cannot wait for space (EAGAIN).
+	OpStreamNoSpace
+	// OpSendNoSpace: "sock_alloc_send_pskb: wmem_alloc Args[0] >= sndbuf
+	// Args[1]", a datagram send that cannot wait for space (EAGAIN).
+	OpSendNoSpace
+	// OpSendPipe: "tcp_sendmsg_locked: EPIPE, Str" (Str says which state).
+	OpSendPipe
+	// OpFaultFailed: "Str failed: the scenario's fault site" (Str names
+	// the fault site, kernel.FaultSites).
+	OpFaultFailed
 	opCount
 )
 
@@ -148,6 +173,11 @@ const (
 	argFamily
 	argSockType
 	argProtocol
+	// argCopyWhy is a CopyWhy: its Name, omitted when NotCopied.
+	argCopyWhy
+	// argMerge is a Merge: the boolean Merged under the arg's name, then
+	// "merge", its Name.
+	argMerge
 )
 
 // opSpec is what an Op means: its JSON name, the kernel function it
@@ -205,22 +235,23 @@ var opSpecs = [opCount]opSpec{
 			return fmt.Sprintf("sock_omalloc refused: omem %d + %d > optmem_max %d", e.Args[0], e.Args[1], e.Args[2])
 		}},
 	OpNotified: {name: "notified", fn: "__msg_zerocopy_callback",
-		args: []arg{{"lo", argInt}, {"hi", argInt}, {"copied", argBool}, {"merged", argBool}},
+		args: []arg{{"lo", argInt}, {"hi", argInt}, {"copied", argBool}, {"merged", argMerge}},
 		text: func(e *Entry) string {
-			return fmt.Sprintf("notification [%d,%d] copied=%t merged=%t", e.Args[0], e.Args[1], flag(e.Args[2]), flag(e.Args[3]))
+			m := Merge(e.Args[3])
+			return fmt.Sprintf("notification [%d,%d] copied=%t merged=%t: %v", e.Args[0], e.Args[1], flag(e.Args[2]), m.Merged(), m)
 		}},
 	OpUargGet: {name: "get", fn: "net_zcopy_get", holder: "holder", refcnt: true,
 		text: func(e *Entry) string { return fmt.Sprintf("get by %v → refcnt %d", e.Holder, e.After) }},
-	OpUargPut: {name: "put", fn: "net_zcopy_put", holder: "holder", refcnt: true, args: []arg{{"success", argBool}},
+	OpUargPut: {name: "put", fn: "net_zcopy_put", holder: "holder", refcnt: true, args: []arg{{"success", argBool}, {"copied_by", argCopyWhy}},
 		text: func(e *Entry) string {
-			return fmt.Sprintf("put by %v success=%t → refcnt %d", e.Holder, flag(e.Args[0]), e.After)
+			return fmt.Sprintf("put by %v success=%t%s → refcnt %d", e.Holder, flag(e.Args[0]), copiedBy(e.Args[1]), e.After)
 		}},
 	OpUargHandoff: {name: "handoff", fn: "skb_zcopy_set", holder: "from", peer: "to",
 		text: func(e *Entry) string { return fmt.Sprintf("reference of %v handed to %v", e.Holder, e.Peer) }},
 	OpUargComplete: {name: "complete", fn: "__msg_zerocopy_callback",
-		args: []arg{{"lo", argInt}, {"hi", argInt}, {"copied", argBool}},
+		args: []arg{{"lo", argInt}, {"hi", argInt}, {"copied", argBool}, {"copied_by", argCopyWhy}},
 		text: func(e *Entry) string {
-			return fmt.Sprintf("completed: notify [%d,%d] copied=%t", e.Args[0], e.Args[1], flag(e.Args[2]))
+			return fmt.Sprintf("completed: notify [%d,%d] copied=%t%s", e.Args[0], e.Args[1], flag(e.Args[2]), whyName(e.Args[3]))
 		}},
 	OpUargCompleteSilent: {name: "complete_silent", fn: "__msg_zerocopy_callback",
 		args: []arg{{"len", argInt}, {"dead", argBool}},
@@ -268,11 +299,12 @@ var opSpecs = [opCount]opSpec{
 		text: func(e *Entry) string { return fmt.Sprintf("skb_split at %d into %v", e.Args[0], e.Holder) }},
 	OpSegment: {name: "skb_segment", fn: "skb_segment", args: []arg{{"mss", argInt}, {"segments", argInt}},
 		text: func(e *Entry) string { return fmt.Sprintf("skb_segment mss %d into %d segments", e.Args[0], e.Args[1]) }},
-	OpCopyUbufsFailed: {name: "skb_copy_ubufs_failed", fn: "skb_copy_ubufs",
-		text: func(*Entry) string { return "skb_copy_ubufs: page allocation failed" }},
-	OpCopyUbufs: {name: "skb_copy_ubufs", fn: "skb_copy_ubufs", args: []arg{{"bytes", argInt}, {"pages", argInt}, {"order", argInt}},
+	OpCopyUbufsFailed: {name: "skb_copy_ubufs_failed", fn: "skb_copy_ubufs", args: []arg{{"copied_by", argCopyWhy}},
+		text: func(e *Entry) string { return "skb_copy_ubufs" + whyName(e.Args[0]) + ": page allocation failed" }},
+	OpCopyUbufs: {name: "skb_copy_ubufs", fn: "skb_copy_ubufs",
+		args: []arg{{"bytes", argInt}, {"pages", argInt}, {"order", argInt}, {"copied_by", argCopyWhy}},
 		text: func(e *Entry) string {
-			return fmt.Sprintf("skb_copy_ubufs: %d bytes into %s", e.Args[0], count(e.Args[1], fmt.Sprintf("order-%d page", e.Args[2])))
+			return fmt.Sprintf("skb_copy_ubufs%s: %d bytes into %s", whyName(e.Args[3]), e.Args[0], count(e.Args[1], fmt.Sprintf("order-%d page", e.Args[2])))
 		}},
 	OpPullTail: {name: "pskb_pull_tail", fn: "__pskb_pull_tail", args: []arg{{"bytes", argInt}, {"data_len", argInt}},
 		text: func(e *Entry) string {
@@ -306,6 +338,72 @@ var opSpecs = [opCount]opSpec{
 		text: func(e *Entry) string {
 			return fmt.Sprintf("SCM_ZC_NOTIFICATION took %s, %s left", count(e.Args[0], "completion"), count(e.Args[1], "record"))
 		}},
+	OpMemlockRefused: {name: "memlock_refused", fn: "mm_account_pinned_pages",
+		args: []arg{{"locked_vm", argInt}, {"pages", argInt}, {"limit", argInt}, {"per_process", argBool}},
+		text: func(e *Entry) string {
+			counter := "locked_vm"
+			if flag(e.Args[3]) {
+				counter = "pinned_vm"
+			}
+			return fmt.Sprintf("mm_account_pinned_pages refused: %s %d + %d pages > RLIMIT_MEMLOCK %d pages", counter, e.Args[0], e.Args[1], e.Args[2])
+		}},
+	OpStreamNoSpace: {name: "stream_no_space", fn: "sk_stream_memory_free", args: []arg{{"wmem_queued", argInt}, {"sndbuf", argInt}},
+		text: func(e *Entry) string {
+			return fmt.Sprintf("sk_stream_memory_free: wmem_queued %d >= sndbuf %d", e.Args[0], e.Args[1])
+		}},
+	OpSendNoSpace: {name: "send_no_space", fn: "sock_alloc_send_pskb", args: []arg{{"wmem_alloc", argInt}, {"sndbuf", argInt}},
+		text: func(e *Entry) string {
+			return fmt.Sprintf("sock_alloc_send_pskb: wmem_alloc %d >= sndbuf %d", e.Args[0], e.Args[1])
+		}},
+	OpSendPipe: {name: "send_pipe", fn: "tcp_sendmsg_locked", str: "state",
+		text: func(e *Entry) string { return "tcp_sendmsg_locked: EPIPE, " + e.Str }},
+	OpFaultFailed: {name: "fault", str: "site",
+		text: func(e *Entry) string { return e.Str + " failed: the scenario's fault site" }},
+	OpUargCopied: {name: "copied", args: []arg{{"copied_by", argCopyWhy}},
+		text: func(e *Entry) string {
+			if CopyWhy(e.Args[0]) == NotCopied {
+				return "zerocopy = 0, the notification will say COPIED"
+			}
+			return "zerocopy = 0, the notification will say COPIED: " + CopyWhy(e.Args[0]).String()
+		}},
+}
+
+// whyName renders a CopyWhy argument as " (loopback)", or "" for
+// NotCopied.
+func whyName(v int64) string {
+	if CopyWhy(v) == NotCopied {
+		return ""
+	}
+	return " (" + CopyWhy(v).Name() + ")"
+}
+
+// copiedBy renders a put's CopyWhy argument as " (copied: loopback)", or
+// "" for NotCopied.
+func copiedBy(v int64) string {
+	if CopyWhy(v) == NotCopied {
+		return ""
+	}
+	return " (copied: " + CopyWhy(v).Name() + ")"
+}
+
+// Refusal reports whether the Op records why a call fails: a budget
+// refused with its numbers (optmem, RLIMIT_MEMLOCK, the send buffer), the
+// state that makes a stream send fail with EPIPE, or a fault site.
+func (o Op) Refusal() bool {
+	switch o {
+	case OpOmallocRefused, OpMemlockRefused, OpStreamNoSpace, OpSendNoSpace, OpSendPipe, OpFaultFailed:
+		return true
+	}
+	return false
+}
+
+// Ops lists every Op in order, for documentation and tests.
+func Ops() []Op {
+	out := make([]Op, opCount)
+	for i := range out {
+		out[i] = Op(i)
+	}
+	return out
 }
 
 // String is the Op's JSON name, e.g. "get".
@@ -382,6 +480,14 @@ func (e Entry) AppendJSON(dst []byte) []byte {
 			dst = appendStrField(dst, a.name, fmt.Sprint(SockType(v)))
 		case argProtocol:
 			dst = appendStrField(dst, a.name, fmt.Sprint(Protocol(v)))
+		case argMerge:
+			dst = append(dst, `,"`+a.name+`":`...)
+			dst = strconv.AppendBool(dst, Merge(v).Merged())
+			dst = appendStrField(dst, "merge", Merge(v).Name())
+		case argCopyWhy:
+			if CopyWhy(v) != NotCopied {
+				dst = appendStrField(dst, a.name, CopyWhy(v).Name())
+			}
 		default:
 			dst = append(dst, `,"`+a.name+`":`...)
 			dst = strconv.AppendInt(dst, v, 10)

@@ -32,7 +32,7 @@ func ExampleHost() {
 	// Output:
 	// linux-6.18 [copied-after-overwrite] optmem_max 131072
 	// live: []
-	// step 2: invariant 4 (refcount): skb#1: freed twice
+	// step 2: invariant refcount: skb#1: freed twice
 	//   step 1: alloc_skb linear 256
 	//   step 1: freed
 }

@@ -98,6 +98,12 @@ type ObjectID struct {
 // String renders the id as "skb#12".
 func (id ObjectID) String() string { return id.Kind + "#" + strconv.FormatUint(id.Serial, 10) }
 
+// SendmsgCall names the sendmsg call made at step: "sendmsg#N" is the
+// call of step N, the holder of the references the call owns (the uarg
+// reference msg_zerocopy_alloc gives it) until an skb takes them. A call
+// is not an object: nothing tracks or frees it.
+func SendmsgCall(step uint64) ObjectID { return ObjectID{Kind: "sendmsg", Serial: step} }
+
 // MarshalText renders the id as String does, for JSON.
 func (id ObjectID) MarshalText() ([]byte, error) { return []byte(id.String()), nil }
 
@@ -379,7 +385,9 @@ func (h *Host) Object(id ObjectID) *Tracked {
 	return nil
 }
 
-// Rule numbers the invariants of the design guide.
+// Rule is one of the invariants every step is checked against. Each has a
+// name (String) and a statement in docs/invariants.md; messages cite it by
+// name ("invariant refcount"). The zero value is no rule.
 type Rule uint8
 
 // The invariants every checker reports against.
@@ -413,12 +421,13 @@ var ruleNames = [...]string{
 	RuleBounds:           "bounds",
 }
 
-// String names the rule, e.g. "invariant 4 (refcount)".
+// String names the rule, e.g. "refcount"; a value that is no rule reads
+// "rule 99".
 func (r Rule) String() string {
 	if r == 0 || int(r) >= len(ruleNames) {
-		return fmt.Sprintf("invariant %d", r)
+		return fmt.Sprintf("rule %d", r)
 	}
-	return fmt.Sprintf("invariant %d (%s)", r, ruleNames[r])
+	return ruleNames[r]
 }
 
 // Violation is one broken invariant: when, which rule, which object, what,
@@ -431,7 +440,8 @@ type Violation struct {
 	History []Event
 }
 
-// String renders the violation on one line, without its history.
+// String renders the violation on one line, without its history:
+// "step 7: invariant refcount: skb#1: freed twice".
 func (v Violation) String() string {
-	return fmt.Sprintf("step %d: %v: %v: %s", v.Step, v.Rule, v.Object, v.Message)
+	return fmt.Sprintf("step %d: invariant %v: %v: %s", v.Step, v.Rule, v.Object, v.Message)
 }

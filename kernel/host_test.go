@@ -72,8 +72,8 @@ func TestDoubleFreeAndUseAfterFree(t *testing.T) {
 
 	vs := h.TakeViolations()
 	require.Len(t, vs, 2)
-	require.Equal(t, "step 7: invariant 4 (refcount): skb#1: freed twice", vs[0].String())
-	require.Equal(t, "step 7: invariant 4 (refcount): skb#1: clone after free", vs[1].String())
+	require.Equal(t, "step 7: invariant refcount: skb#1: freed twice", vs[0].String())
+	require.Equal(t, "step 7: invariant refcount: skb#1: clone after free", vs[1].String())
 	wantHistory := []kernel.Event{
 		{Step: 3, Entry: kernel.Entry{Op: kernel.OpAllocSkb, Args: [4]int64{128}}},
 		{Step: 3, Entry: kernel.Entry{Op: kernel.OpFreed}},
@@ -135,16 +135,16 @@ func TestRuleString(t *testing.T) {
 		r    kernel.Rule
 		want string
 	}{
-		{kernel.RuleIDs, "invariant 1 (ids)"},
-		{kernel.RuleNotifyOnce, "invariant 2 (notify-once)"},
-		{kernel.RuleNotifyAfterPages, "invariant 3 (notify-after-pages)"},
-		{kernel.RuleRefcount, "invariant 4 (refcount)"},
-		{kernel.RuleAccounting, "invariant 5 (accounting)"},
-		{kernel.RuleCopied, "invariant 6 (copied)"},
-		{kernel.RuleRxPages, "invariant 7 (rx-pages)"},
-		{kernel.RuleBounds, "invariant 8 (bounds)"},
-		{0, "invariant 0"},
-		{99, "invariant 99"},
+		{kernel.RuleIDs, "ids"},
+		{kernel.RuleNotifyOnce, "notify-once"},
+		{kernel.RuleNotifyAfterPages, "notify-after-pages"},
+		{kernel.RuleRefcount, "refcount"},
+		{kernel.RuleAccounting, "accounting"},
+		{kernel.RuleCopied, "copied"},
+		{kernel.RuleRxPages, "rx-pages"},
+		{kernel.RuleBounds, "bounds"},
+		{0, "rule 0"},
+		{99, "rule 99"},
 	}
 	for _, tt := range tests {
 		require.Equal(t, tt.want, tt.r.String())

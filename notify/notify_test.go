@@ -96,7 +96,7 @@ func TestQueueZerocopyMerging(t *testing.T) {
 					q.Append(*s.rec)
 					continue
 				}
-				require.Equal(t, s.merged, q.Zerocopy(s.n, tt.end), "step %d", i)
+				require.Equal(t, s.merged, q.Zerocopy(s.n, tt.end).Merged(), "step %d", i)
 			}
 			if d := cmp.Diff(tt.want, q.Records()); d != "" {
 				t.Errorf("queue (-want +got):\n%s", d)
@@ -110,9 +110,9 @@ func TestQueueZerocopyMerging(t *testing.T) {
 // range would hold 2^32 ids.
 func TestQueueZerocopyCap(t *testing.T) {
 	var q notify.Queue
-	require.False(t, q.Zerocopy(zc(0, 0xFFFFFFFE, false), kernel.QueueTail)) // [0, 0xFFFFFFFD]
-	require.True(t, q.Zerocopy(zc(0xFFFFFFFE, 1, false), kernel.QueueTail), "2^32-1 ids: allowed")
-	require.False(t, q.Zerocopy(zc(0xFFFFFFFF, 1, false), kernel.QueueTail), "2^32 ids: refused")
+	require.Equal(t, kernel.Appended, q.Zerocopy(zc(0, 0xFFFFFFFE, false), kernel.QueueTail)) // [0, 0xFFFFFFFD]
+	require.Equal(t, kernel.Merged, q.Zerocopy(zc(0xFFFFFFFE, 1, false), kernel.QueueTail), "2^32-1 ids: allowed")
+	require.Equal(t, kernel.TooMany, q.Zerocopy(zc(0xFFFFFFFF, 1, false), kernel.QueueTail), "2^32 ids: refused")
 	want := []notify.Record{zcRecord(0, 0xFFFFFFFE, false), zcRecord(0xFFFFFFFF, 0xFFFFFFFF, false)}
 	if d := cmp.Diff(want, q.Records()); d != "" {
 		t.Errorf("queue (-want +got):\n%s", d)
@@ -222,7 +222,7 @@ func BenchmarkQueueZerocopyMerge(b *testing.B) {
 	id := uint32(1)
 	b.ReportAllocs()
 	for b.Loop() {
-		if !q.Zerocopy(zc(id, 1, true), kernel.QueueTail) {
+		if !q.Zerocopy(zc(id, 1, true), kernel.QueueTail).Merged() {
 			b.Fatal("no merge")
 		}
 		id++
@@ -254,7 +254,7 @@ func ExampleQueue_Zerocopy() {
 		l.Sent(i, fmt.Sprintf("send %d", i), 4096)
 	}
 	for i := range uint32(3) {
-		merged := q.Zerocopy(ubuf.Notification{Lo: i, Len: 1, Copied: true, Truesize: 832}, kernel.QueueTail)
+		merged := q.Zerocopy(ubuf.Notification{Lo: i, Len: 1, Copied: true, Truesize: 832}, kernel.QueueTail).Merged()
 		fmt.Printf("[%d,%d] merged=%t queue %d\n", i, i, merged, q.Len())
 	}
 	r, _ := q.Dequeue()
@@ -268,4 +268,21 @@ func ExampleQueue_Zerocopy() {
 	// [2,2] merged=true queue 1
 	// read: zerocopy [0,2] COPIED releases 3 sends, err <nil>
 	// again: false
+}
+
+// TestQueueZerocopyMergeWhy: Zerocopy says why a notification was not
+// merged: no record, a timestamp at the queue's end, or a gap in the ids.
+func TestQueueZerocopyMergeWhy(t *testing.T) {
+	var q notify.Queue
+	require.Equal(t, kernel.Appended, q.Zerocopy(zc(0, 1, false), kernel.QueueTail))
+	require.Equal(t, kernel.NotAdjacent, q.Zerocopy(zc(2, 1, false), kernel.QueueTail), "[2,2] does not follow [0,0]")
+	require.Equal(t, kernel.Merged, q.Zerocopy(zc(3, 1, false), kernel.QueueTail), "[3,3] follows [2,2]")
+	q.Append(notify.Record{Origin: kernel.SO_EE_ORIGIN_TIMESTAMPING})
+	require.Equal(t, kernel.NotZerocopy, q.Zerocopy(zc(4, 1, false), kernel.QueueTail))
+	require.Len(t, q.Records(), 4)
+	for _, m := range []kernel.Merge{kernel.Appended, kernel.Merged, kernel.NotZerocopy, kernel.NotAdjacent, kernel.TooMany} {
+		require.NotContains(t, m.String(), "merge ", "every outcome is said in words")
+	}
+	require.True(t, kernel.Merged.Merged())
+	require.False(t, kernel.NotAdjacent.Merged())
 }

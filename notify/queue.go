@@ -34,20 +34,26 @@ func (q *Queue) All() iter.Seq[Record] {
 // Zerocopy models the queueing half of __msg_zerocopy_callback: try to
 // extend the zerocopy record at the given end of the queue with n's range
 // (skb_zerocopy_notify_extend); if that is not possible, append n as a new
-// record at the tail. It reports whether n was merged, in which case n's
-// skb is consumed and its optmem charge must be returned by the caller.
+// record at the tail. It reports what it did and why; when n was merged
+// (kernel.Merge.Merged) its skb is consumed and its optmem charge must be
+// returned by the caller.
 //
 // The merged record keeps its own code: a COPIED range merged into a
 // non-COPIED record is reported as not copied, and vice versa, as the
 // kernel does.
-func (q *Queue) Zerocopy(n ubuf.Notification, end kernel.QueueEnd) (merged bool) {
+func (q *Queue) Zerocopy(n ubuf.Notification, end kernel.QueueEnd) kernel.Merge {
+	why := kernel.Appended
 	if len(q.records) > 0 {
 		i := len(q.records) - 1
 		if end == kernel.QueueHead {
 			i = 0
 		}
-		if r := &q.records[i]; r.IsZerocopy() && extend(r, n.Lo, n.Len) {
-			return true
+		why = kernel.NotZerocopy
+		if r := &q.records[i]; r.IsZerocopy() {
+			why = extend(r, n.Lo, n.Len)
+		}
+		if why == kernel.Merged {
+			return kernel.Merged
 		}
 	}
 	var code uint8
@@ -61,19 +67,22 @@ func (q *Queue) Zerocopy(n ubuf.Notification, end kernel.QueueEnd) (merged bool)
 		Data:     n.Hi(),
 		Truesize: n.Truesize,
 	})
-	return false
+	return why
 }
 
 // extend models skb_zerocopy_notify_extend: the record's range grows by len
 // ids if they follow it exactly (lo == hi+1, u32 arithmetic) and the merged
-// range stays below 2^32 ids.
-func extend(r *Record, lo, n uint32) bool {
+// range stays below 2^32 ids. It reports kernel.Merged, or why not.
+func extend(r *Record, lo, n uint32) kernel.Merge {
 	sum := uint64(r.Data-r.Info) + 1 + uint64(n)
-	if sum >= 1<<32 || lo != r.Data+1 {
-		return false
+	switch {
+	case sum >= 1<<32:
+		return kernel.TooMany
+	case lo != r.Data+1:
+		return kernel.NotAdjacent
 	}
 	r.Data += n
-	return true
+	return kernel.Merged
 }
 
 // Append models sock_queue_err_skb: queue r at the tail (timestamps and

@@ -50,7 +50,6 @@ type Sock struct {
 
 	ring    *Ring
 	pending int // packet_read_pending(&po->tx_ring)
-	calls   uint64
 	closed  bool
 }
 
@@ -100,8 +99,7 @@ func (p *Sock) Setsockopt(opt kernel.SockOpt, val int) kernel.Errno {
 // packet_snd. Both parse the control messages (sock_cmsg_send, Sk.CmsgSend)
 // before they build an skb, and fail with their errno.
 func (p *Sock) Sendmsg(iov []mm.Iovec, flags kernel.MsgFlags) sock.SendResult {
-	p.calls++
-	holder := kernel.ObjectID{Kind: "sendmsg", Serial: p.calls}
+	holder := kernel.SendmsgCall(p.host().Step)
 	if p.Sk.Type&kernel.SOCK_NONBLOCK != 0 {
 		flags |= kernel.MSG_DONTWAIT
 	}
@@ -142,6 +140,7 @@ func (p *Sock) charge(b *skb.Buff, o skb.Owner) {
 func (p *Sock) allocSendSkb(linear int, noblock bool) (*skb.Buff, kernel.Errno) {
 	for waits := 0; p.Sk.WmemAlloc >= p.Sk.Sndbuf; waits++ {
 		if noblock || p.Wait == nil || waits == maxWaits || !p.Wait() {
+			p.Sk.Note(kernel.Entry{Op: kernel.OpSendNoSpace, Args: [4]int64{int64(p.Sk.WmemAlloc), int64(p.Sk.Sndbuf)}})
 			return nil, kernel.EAGAIN
 		}
 	}

@@ -45,7 +45,7 @@ func (n *fakeNet) Xmit(p sock.Packet) {
 		}
 		b.Free()
 	case "loopback":
-		b.OrphanFragsRx()
+		b.OrphanFragsRx(kernel.CopyLoopback)
 		b.Free()
 	default:
 		b.Free()
@@ -341,7 +341,7 @@ func TestStateMachine(t *testing.T) {
 			"complete": func(t *rapid.T) {
 				b := skbtest.DrawHeld(t, &e.net.held)
 				if rapid.Bool().Draw(t, "loopback") {
-					b.OrphanFragsRx()
+					b.OrphanFragsRx(kernel.CopyLoopback)
 				}
 				b.Free()
 			},

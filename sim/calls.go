@@ -101,7 +101,21 @@ func (w *World) record(c Call, op string, s *Socket, r Result) {
 		e.call.rec, e.call.hasRec = *r.Record, true
 	}
 	e.call.zc = r.ZcInfo
+	if r.Errno != 0 {
+		e.call.refusal = w.refusal()
+	}
 	w.end(e)
+}
+
+// refusal is the last entry of the step that says why a call failed
+// (kernel.Op.Refusal), or the zero Entry.
+func (w *World) refusal() kernel.Entry {
+	for i := len(w.touched) - 1; i >= 0; i-- {
+		if e := w.touched[i].Entry; e.Op.Refusal() {
+			return e
+		}
+	}
+	return kernel.Entry{}
 }
 
 // PeerOptions say how a socket's implicit peer behaves.
@@ -235,7 +249,29 @@ func notificationText(name string, n ubuf.Notification, merged bool) string {
 	} else {
 		b = append(b, " queued"...)
 	}
+	if n.Why != kernel.NotCopied {
+		b = append(b, " (COPIED by "...)
+		b = append(b, n.Why.Name()...)
+		if n.WhyStep != 0 {
+			b = append(b, " at step "...)
+			b = strconv.AppendUint(b, n.WhyStep, 10)
+		}
+		b = append(b, ')')
+	}
 	return string(b)
+}
+
+// copiedText narrates a uarg's zerocopy becoming 0 (ubuf.Info.SetCopied):
+// "uarg#7 [id 0..1] will notify COPIED: " and the reason in words.
+func copiedText(t *kernel.Tracked, why kernel.CopyWhy) string {
+	s := t.Ident().String()
+	if u, ok := t.Self().(*ubuf.Info); ok {
+		s += fmt.Sprintf(" [id %d..%d]", u.ID, u.ID+uint32(u.Len)-1)
+	}
+	if why == kernel.NotCopied {
+		return s + " will notify COPIED"
+	}
+	return s + " will notify COPIED: " + why.String()
 }
 
 // allocFD gives s the lowest free file descriptor above stderr, as
@@ -599,7 +635,7 @@ func sendResult(r sock.SendResult) Result {
 func (w *World) sendTCP(c Call, s *Socket, iov []mm.Iovec, flags kernel.MsgFlags, buf *mm.Buffer) Result {
 	w.begin()
 	w.Monitor.Before(s.Sk)
-	call := s.tcp.Sendmsg(iov, flags, kernel.ObjectID{Kind: "sendmsg", Serial: w.Host.Step})
+	call := s.tcp.Sendmsg(iov, flags, kernel.SendmsgCall(w.Host.Step))
 	blocked := false
 	if !call.Done() {
 		w.end(Event{Source: c.Source, Op: "send", Socket: s.Name, Text: c.Text + " blocks in sk_stream_wait_memory"})

@@ -137,9 +137,10 @@ func TestEventRender(t *testing.T) {
 		}
 	}
 	raw, got := k.raw[send], k.rendered[send]
-	require.Equal(t, "; s: notification [0,0] COPIED queued", raw.Text, "only the narration before Render")
+	copied := "; uarg#4 [id 0..0] will notify COPIED: " + kernel.CopyLoopback.String() + "; s: notification [0,0] COPIED queued (COPIED by loopback at step 4)"
+	require.Equal(t, copied, raw.Text, "only the narration before Render")
 	require.Nil(t, raw.Ret)
-	require.Equal(t, "send s 100 = 100  (id 0: allocated a new uarg); s: notification [0,0] COPIED queued", got.Text)
+	require.Equal(t, "send s 100 = 100  (id 0: allocated a new uarg)"+copied, got.Text)
 	require.EqualValues(t, 100, k.ret[send])
 	require.EqualValues(t, 1, k.id[send], "id 0, plus one")
 	require.Equal(t, "allocated a new uarg", got.Why)

@@ -192,7 +192,7 @@ func (w *World) txTimestamp(s *Socket, p sock.Packet) {
 		if err != 0 {
 			return
 		}
-		if !w.Profile().Bugs.Has(kernel.BugTstampLeak) && clone.OrphanFragsRx() != 0 {
+		if !w.Profile().Bugs.Has(kernel.BugTstampLeak) && clone.OrphanFragsRx(kernel.CopyTstamp) != 0 {
 			clone.Free()
 			return
 		}
@@ -213,7 +213,7 @@ func (w *World) tapCopy(tap string, b *skb.Buff) {
 		return
 	}
 	clone.Note(kernel.Entry{Op: kernel.OpTapDeliver, Str: tap})
-	clone.OrphanFragsRx()
+	clone.OrphanFragsRx(kernel.CopyTap)
 	clone.Free()
 }
 
@@ -225,12 +225,12 @@ func (w *World) wire(s *Socket, f frame) {
 	switch dev.Kind {
 	case Loopback:
 		f.skb.Orphan() // loopback_xmit
-		if f.skb.OrphanFragsRx() != 0 {
+		if f.skb.OrphanFragsRx(kernel.CopyLoopback) != 0 {
 			w.lose(s, f, "is dropped: __netif_receive_skb_core cannot copy its user frags (skb_orphan_frags_rx)")
 			return
 		}
 	case Tun:
-		err := f.skb.OrphanFragsRx() // tun_net_xmit
+		err := f.skb.OrphanFragsRx(kernel.CopyTun) // tun_net_xmit
 		if err != 0 {
 			w.lose(s, f, "is dropped: tun_net_xmit cannot copy its user frags (skb_orphan_frags_rx)")
 			return

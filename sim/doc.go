@@ -48,7 +48,7 @@
 // # Invariants
 //
 // After every step the check.Monitor fed by the World reports every broken
-// invariant of the design guide at once: gapless ids, each id notified
+// invariant (docs/invariants.md) at once: gapless ids, each id notified
 // once and only after its pages are free, no refcount misuse, conserved
 // accounting, COPIED exactly when a copy happened, user pages never on a
 // receive queue. The check after a step examines what the step touched

@@ -26,7 +26,15 @@ import (
 // numbers, booleans or Linux names. Readers of version 1 that matched the
 // text match "op" and the named fields; the sentence is what
 // "zcsim run" prints without --json. docs/json-schema.md lists every op.
-const SchemaVersion = 2
+//
+// Version 3 names the invariant of a "violation" record by its name alone
+// ("rule": "refcount", not "invariant 4 (refcount)"; docs/invariants.md),
+// and adds the fields that say why: "copied_by" (the code path that
+// copied, kernel.CopyWhy) on "put", "complete", "skb_copy_ubufs" and the
+// new "copied" entry, "merge" on "notified", the new refusal entries
+// ("memlock_refused", "stream_no_space", "send_no_space", "send_pipe",
+// "fault"), and an event's "why" carries the refusal with its numbers.
+const SchemaVersion = 3
 
 // Sink receives the records of a run as they happen, so that a long run
 // need not keep its trace: a renderer writes each one out and forgets it.
@@ -150,6 +158,9 @@ type callResult struct {
 	rec     notify.Record
 	hasRec  bool
 	zc      *ZcReply
+	// refusal is the entry that says why a failed call failed, with its
+	// numbers (kernel.Op.Refusal), or the zero Entry.
+	refusal kernel.Entry
 }
 
 // Render fills in the fields that describe a system call's result from
@@ -182,16 +193,19 @@ func (e *Event) Render() {
 		e.ZcInfo = zcInfoOf(c.zc)
 		b = appendZcReply(append(b, "  "...), c.zc)
 	}
+	if c.outcome != 0 {
+		e.Why = c.outcome.String()
+	}
+	if c.refusal.Op != kernel.OpText {
+		e.Why = c.refusal.Text()
+	}
 	if c.send {
 		e.UargID = &c.id
 		b = append(b, "  (id "...)
 		b = strconv.AppendUint(b, uint64(c.id), 10)
 		b = append(append(append(b, ": "...), c.outcome.String()...), ')')
-	} else if c.outcome.Failed() {
-		b = append(append(append(b, "  ("...), c.outcome.String()...), ')')
-	}
-	if c.outcome != 0 {
-		e.Why = c.outcome.String()
+	} else if c.outcome.Failed() || c.refusal.Op != kernel.OpText {
+		b = append(append(append(b, "  ("...), e.Why...), ')')
 	}
 	e.Text = string(append(b, e.Text...))
 }
@@ -451,7 +465,7 @@ func (s *textSink) Put(r *Record) error {
 		}
 	case r.Violation != nil:
 		v := r.Violation
-		fmt.Fprintf(b, "VIOLATION at step %d: %s: %s: %s\n", v.Step, v.Rule, v.Object, v.Message)
+		fmt.Fprintf(b, "VIOLATION at step %d: invariant %s: %s: %s\n", v.Step, v.Rule, v.Object, v.Message)
 		for _, h := range v.History {
 			fmt.Fprintf(b, "           %s\n", h)
 		}

@@ -95,7 +95,7 @@ func (w *World) forward(dev *Device, b *skb.Buff, mss int) {
 			w.txComplete(dev, f)
 			continue
 		}
-		f.OrphanFragsRx()
+		f.OrphanFragsRx(kernel.CopyForward)
 		f.Free()
 	}
 }

@@ -91,6 +91,9 @@ func New(p *kernel.Profile, seed uint64) *World {
 	w.Host.Faults = w.Faults
 	w.Host.Trace = func(t *kernel.Tracked, e kernel.Entry) {
 		w.touched = append(w.touched, Touch{Object: t.Ident(), Entry: e})
+		if e.Op == kernel.OpUargCopied {
+			w.narration = append(w.narration, copiedText(t, kernel.CopyWhy(e.Args[0])))
+		}
 	}
 	w.Monitor.QueueSkbs = w.queueSkbs
 	w.Monitor.OwnedPages = w.ownedPages

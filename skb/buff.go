@@ -229,7 +229,7 @@ func (b *Buff) releaseData() {
 		b.Violate(kernel.RuleRefcount, "shared info dataref %d (underflow)", s.dataref)
 		return
 	}
-	b.zcopyClear(true)
+	b.zcopyClear(true, kernel.NotCopied)
 	for _, f := range s.Frags {
 		f.Page.Put()
 	}

@@ -253,22 +253,23 @@ func TryCoalesce(to, from *Buff) bool {
 // OrphanFrags models skb_orphan_frags: nothing for an skb that is not
 // zerocopy or whose uarg asks not to be orphaned (SKBFL_DONT_ORPHAN, every
 // msg_zerocopy uarg); otherwise skb_copy_ubufs (legacy ubufs and nouarg
-// PF_PACKET ring frames get a private copy).
+// PF_PACKET ring frames get a private copy), for reason kernel.CopyOrphan.
 func (b *Buff) OrphanFrags() kernel.Errno {
 	if !b.IsZcopy() || (!b.shinfo.NoUarg && b.shinfo.Flags&kernel.SKBFL_DONT_ORPHAN != 0) {
 		return 0
 	}
-	return b.CopyUbufs()
+	return b.CopyUbufs(kernel.CopyOrphan)
 }
 
 // OrphanFragsRx models skb_orphan_frags_rx: any zerocopy skb that may loop
 // into a receive path (loopback, veth, tun, packet taps, the TX timestamp
 // clone) gets a private copy of its frags, and its uarg reports COPIED.
-func (b *Buff) OrphanFragsRx() kernel.Errno {
+// why names the caller's path (kernel.CopyLoopback, CopyTun, CopyTap, …).
+func (b *Buff) OrphanFragsRx(why kernel.CopyWhy) kernel.Errno {
 	if !b.IsZcopy() {
 		return 0
 	}
-	return b.CopyUbufs()
+	return b.CopyUbufs(why)
 }
 
 // CopyUbufs models skb_copy_ubufs: replace the user frags by kernel pages
@@ -280,7 +281,9 @@ func (b *Buff) OrphanFragsRx() kernel.Errno {
 // smallest page order that fits MAX_SKB_FRAGS where the profile has
 // CopyUbufsHighOrder, order 0 otherwise. If the page allocation fails
 // (fault site skb_copy_ubufs) it returns ENOMEM and changes nothing.
-func (b *Buff) CopyUbufs() kernel.Errno {
+//
+// why names the caller's path; the history entry and the uarg record it.
+func (b *Buff) CopyUbufs(why kernel.CopyWhy) kernel.Errno {
 	if b.users > 1 {
 		return kernel.EINVAL
 	}
@@ -293,7 +296,7 @@ func (b *Buff) CopyUbufs() kernel.Errno {
 		if h.Profile.Bugs.Has(kernel.BugCopyUbufsNoFrags) {
 			return 0
 		}
-		b.zcopyClear(false)
+		b.zcopyClear(false, why)
 		return 0
 	}
 	pagelen := 0
@@ -312,7 +315,7 @@ func (b *Buff) CopyUbufs() kernel.Errno {
 		b.Violate(kernel.RuleBounds, "skb_copy_ubufs needs %d frags of %d bytes for %d bytes: more than MAX_SKB_FRAGS", count, psize, pagelen)
 	}
 	if h.Fail(kernel.FaultCopyUbufs) {
-		b.Note(kernel.Entry{Op: kernel.OpCopyUbufsFailed})
+		b.Note(kernel.Entry{Op: kernel.OpCopyUbufsFailed, Args: [4]int64{int64(why)}})
 		return kernel.ENOMEM
 	}
 	for _, f := range s.Frags {
@@ -322,8 +325,8 @@ func (b *Buff) CopyUbufs() kernel.Errno {
 	for left := pagelen; left > 0; left -= psize {
 		s.Frags = append(s.Frags, Frag{Page: mm.AllocPages(h, order), Size: min(left, psize)})
 	}
-	b.Note(kernel.Entry{Op: kernel.OpCopyUbufs, Args: [4]int64{int64(pagelen), int64(count), int64(order)}})
-	b.zcopyClear(false)
+	b.Note(kernel.Entry{Op: kernel.OpCopyUbufs, Args: [4]int64{int64(pagelen), int64(count), int64(order), int64(why)}})
+	b.zcopyClear(false, why)
 	return 0
 }
 
@@ -397,7 +400,7 @@ func (b *Buff) PullTail(delta int) kernel.Errno {
 	b.DataLen -= delta
 	b.Note(kernel.Entry{Op: kernel.OpPullTail, Args: [4]int64{int64(delta), int64(b.DataLen)}})
 	if b.DataLen == 0 {
-		b.zcopyClear(false)
+		b.zcopyClear(false, kernel.CopyPullTail)
 	}
 	return 0
 }
@@ -413,5 +416,5 @@ func (b *Buff) TxError() {
 	if b.IsCloned() && !b.Host().Profile.Bugs.Has(kernel.BugTxErrorClone) {
 		return
 	}
-	b.zcopyClear(true)
+	b.zcopyClear(true, kernel.NotCopied)
 }

@@ -36,12 +36,17 @@ func (b *Buff) SetNoUarg() {
 }
 
 // zcopyClear models skb_zcopy_clear(skb, success): drop the shared info's
-// uarg reference (ops->complete) and clear every zerocopy flag.
-func (b *Buff) zcopyClear(success bool) {
+// uarg reference (ops->complete) and clear every zerocopy flag. A drop
+// with success false passes on why, the code path that copied.
+func (b *Buff) zcopyClear(success bool, why kernel.CopyWhy) {
 	s := b.shinfo
 	if u := b.Zcopy(); u != nil {
 		b.Note(kernel.Entry{Op: kernel.OpZcopyClear, Args: [4]int64{kernel.Bool(success)}})
-		u.Complete(s.Ident(), success)
+		if success {
+			u.Complete(s.Ident(), true)
+		} else {
+			u.CompleteCopied(s.Ident(), why)
+		}
 	}
 	s.Uarg, s.NoUarg = nil, false
 	s.Flags &^= kernel.SKBFL_ALL_ZEROCOPY
@@ -164,7 +169,7 @@ func ZerocopyClone(nskb, orig *Buff, mayCopy bool) kernel.Errno {
 			nskb.Violate(kernel.RuleRefcount, "skb_zerocopy_clone without gfp on an skb holding %v", cur)
 			return kernel.ENOMEM
 		}
-		if nskb.CopyUbufs() != 0 {
+		if nskb.CopyUbufs(kernel.CopyZerocopyClone) != 0 {
 			return kernel.EIO
 		}
 	}

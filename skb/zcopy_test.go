@@ -154,7 +154,7 @@ func TestOrphanFragsRx(t *testing.T) {
 	f := newFixture(t, "linux-6.18")
 	b, u := f.zc(t, 0, 8192)
 	u.Get(call) // the send call still holds its own
-	require.Zero(t, b.OrphanFragsRx())
+	require.Zero(t, b.OrphanFragsRx(kernel.CopyLoopback))
 	require.False(t, u.Zerocopy, "COPIED")
 	skbtest.Refs(t, u, 1, call)
 	pg := b.AppendPages(nil)
@@ -164,7 +164,7 @@ func TestOrphanFragsRx(t *testing.T) {
 	require.Equal(t, 0, pg[0].Order)
 	f.pageRefs(t, 1, 1)
 
-	require.Zero(t, b.OrphanFragsRx(), "no longer zerocopy: nothing to do")
+	require.Zero(t, b.OrphanFragsRx(kernel.CopyLoopback), "no longer zerocopy: nothing to do")
 	require.Equal(t, pg, b.AppendPages(nil))
 	skbtest.NoViolations(t, f.H)
 }
@@ -206,7 +206,7 @@ func TestCopyUbufsPageOrder(t *testing.T) {
 	for _, tt := range tests {
 		f := newFixture(t, tt.profile, tt.bugs...)
 		b, u := bigZc(t, f, tt.pagelen)
-		require.Zero(t, b.OrphanFragsRx())
+		require.Zero(t, b.OrphanFragsRx(kernel.CopyLoopback))
 		fr := b.Shinfo().Frags
 		require.Len(t, fr, tt.count, "%s %v %d", tt.profile, tt.bugs, tt.pagelen)
 		require.Equal(t, tt.order, fr[0].Page.Order)
@@ -231,18 +231,18 @@ func TestCopyUbufsFailures(t *testing.T) {
 		b, u := f.zc(t, 0, 8192)
 		f.H.Faults = skbtest.Faults{kernel.FaultCopyUbufs: 1}
 		before := skbtest.SkbOf(b)
-		require.Equal(t, kernel.ENOMEM, b.OrphanFragsRx())
+		require.Equal(t, kernel.ENOMEM, b.OrphanFragsRx(kernel.CopyLoopback))
 		skbtest.CheckSkb(t, b, before)
 		skbtest.Refs(t, u, 1, b.Shinfo().Ident())
 		require.True(t, u.Zerocopy)
 		f.pageRefs(t, 2, 2)
-		require.Zero(t, b.OrphanFragsRx(), "the next attempt succeeds")
+		require.Zero(t, b.OrphanFragsRx(kernel.CopyLoopback), "the next attempt succeeds")
 	})
 	t.Run("shared skb", func(t *testing.T) {
 		f := newFixture(t, "linux-6.18")
 		b, u := f.zc(t, 0, 8192)
 		b.Get()
-		require.Equal(t, kernel.EINVAL, b.OrphanFragsRx())
+		require.Equal(t, kernel.EINVAL, b.OrphanFragsRx(kernel.CopyLoopback))
 		require.True(t, u.Zerocopy)
 		f.pageRefs(t, 2, 2)
 	})
@@ -278,11 +278,13 @@ func TestCopyUbufsCloned(t *testing.T) {
 			trail = append(trail, e.Text())
 		}
 	}
-	require.Zero(t, b.OrphanFragsRx())
+	require.Zero(t, b.OrphanFragsRx(kernel.CopyLoopback))
 	require.NotSame(t, old, b.Shinfo())
-	require.Len(t, trail, 2)
+	require.Len(t, trail, 3)
 	require.Contains(t, trail[0], "get by "+b.Shinfo().Ident().String()+" → refcnt 2")
-	require.Contains(t, trail[1], "success=false → refcnt 1")
+	require.Equal(t, "zerocopy = 0, the notification will say COPIED: "+kernel.CopyLoopback.String(), trail[1])
+	require.Contains(t, trail[2], "success=false (copied: loopback) → refcnt 1")
+	require.Equal(t, kernel.CopyLoopback, u.Copied)
 	skbtest.Refs(t, u, 1, old.Ident())
 	require.False(t, u.Zerocopy)
 	require.False(t, b.IsZcopy())
@@ -307,7 +309,7 @@ func TestCopyUbufsNoFrags(t *testing.T) {
 		b.AppendLinear(100)
 		have := true
 		b.ZcopySet(u, call, &have)
-		require.Zero(t, b.OrphanFragsRx())
+		require.Zero(t, b.OrphanFragsRx(kernel.CopyLoopback))
 		if bug {
 			require.Equal(t, u, b.Zcopy(), "B2: the uarg stays attached")
 			skbtest.Refs(t, u, 1, b.Shinfo().Ident())

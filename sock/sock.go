@@ -186,8 +186,12 @@ func (s *Sock) Omalloc() (int, bool) {
 		s.WmemAlloc += size
 		return size, true
 	}
-	if s.OmemAlloc+p.OmallocEstimate > s.Net.OptmemMax || s.Host().Fail(kernel.FaultSockOmalloc) {
+	if s.OmemAlloc+p.OmallocEstimate > s.Net.OptmemMax {
 		s.Note(kernel.Entry{Op: kernel.OpOmallocRefused, Args: [4]int64{int64(s.OmemAlloc), int64(p.OmallocEstimate), int64(s.Net.OptmemMax)}})
+		return 0, false
+	}
+	if s.Host().Fail(kernel.FaultSockOmalloc) {
+		s.Note(kernel.Entry{Op: kernel.OpFaultFailed, Str: kernel.FaultSockOmalloc})
 		return 0, false
 	}
 	s.OmemAlloc += size
@@ -304,11 +308,12 @@ func (s *Sock) QueueNotification(n ubuf.Notification) {
 	if !s.CheckLive("queueing a notification") {
 		return
 	}
-	merged := s.ErrQueue.Zerocopy(n, s.Host().Profile.NotifyMergeEnd)
+	why := s.ErrQueue.Zerocopy(n, s.Host().Profile.NotifyMergeEnd)
+	merged := why.Merged()
 	if merged {
 		s.Ofree(n.Truesize)
 	}
-	s.Note(kernel.Entry{Op: kernel.OpNotified, Args: [4]int64{int64(n.Lo), int64(n.Hi()), kernel.Bool(n.Copied), kernel.Bool(merged)}})
+	s.Note(kernel.Entry{Op: kernel.OpNotified, Args: [4]int64{int64(n.Lo), int64(n.Hi()), kernel.Bool(n.Copied), int64(why)}})
 	if s.OnNotify != nil {
 		s.OnNotify(n, merged)
 	}

@@ -64,7 +64,7 @@ func (w *wire) deliver() {
 		var rx *skb.Buff
 		if w.loopback {
 			p.Skb.Orphan()
-			p.Skb.OrphanFragsRx()
+			p.Skb.OrphanFragsRx(kernel.CopyLoopback)
 			rx = p.Skb
 		} else {
 			w.device = append(w.device, p.Skb)

@@ -93,7 +93,7 @@ func (s *SendCall) start() {
 		if c.Route.SG {
 			s.zc = true
 		} else {
-			u.Zerocopy = false
+			u.SetCopied(kernel.CopyNoSG)
 			s.res.Copied = true
 		}
 	}
@@ -104,6 +104,7 @@ func (s *SendCall) start() {
 		err := c.takeError()
 		if err == 0 {
 			err = kernel.EPIPE
+			sk.Note(kernel.Entry{Op: kernel.OpSendPipe, Str: "sk_stream_wait_connect: the socket is neither connected nor connecting"})
 		}
 		s.fail(err)
 		return
@@ -140,6 +141,11 @@ func (s *SendCall) loop() {
 		return
 	}
 	if c.Sk.Shutdown&sock.SendShutdown != 0 || c.done {
+		why := "SEND_SHUTDOWN: the socket was shut down for writing"
+		if c.done {
+			why = "the connection is closed (tcp_done)"
+		}
+		c.Sk.Note(kernel.Entry{Op: kernel.OpSendPipe, Str: why})
 		s.fail(kernel.EPIPE)
 		return
 	}
@@ -249,6 +255,9 @@ func (s *SendCall) waitForSpace() {
 		c.push(s.flags&^kernel.MSG_MORE, c.nonagle)
 	}
 	if s.flags&kernel.MSG_DONTWAIT != 0 || c.Sk.Type&kernel.SOCK_NONBLOCK != 0 {
+		if !c.memoryFree() {
+			c.Sk.Note(kernel.Entry{Op: kernel.OpStreamNoSpace, Args: [4]int64{int64(c.Sk.WmemQueued), int64(c.Sk.Sndbuf)}})
+		}
 		s.fail(kernel.EAGAIN)
 		return
 	}

@@ -47,34 +47,45 @@ func PinnedPages(size uint64) uint64 { return size>>kernel.PageShift + 2 }
 // would exceed the limit. A task with CAP_IPC_LOCK, a zero size and, where
 // the profile says so, an unlimited RLIMIT_MEMLOCK are not accounted at all.
 func (m *MMPin) Account(p *kernel.Profile, task *Task, size uint64) bool {
+	_, ok := m.account(p, task, size)
+	return ok
+}
+
+// account is Account, also returning on a refusal the history entry that
+// says it with its numbers (kernel.OpMemlockRefused).
+func (m *MMPin) account(p *kernel.Profile, task *Task, size uint64) (kernel.Entry, bool) {
 	if task.CapIPCLock || size == 0 {
-		return true
+		return kernel.Entry{}, true
 	}
 	if p.MemlockInfinityExempt && task.Memlock == kernel.RLIM_INFINITY {
-		return true
+		return kernel.Entry{}, true
 	}
 	numPg := PinnedPages(size)
 	maxPg := task.Memlock >> kernel.PageShift
+	refused := func(have uint64, perProcess bool) (kernel.Entry, bool) {
+		return kernel.Entry{Op: kernel.OpMemlockRefused,
+			Args: [4]int64{int64(have), int64(numPg), int64(maxPg), kernel.Bool(perProcess)}}, false
+	}
 	if p.Bugs.Has(kernel.BugMemlockPerProcess) {
 		if task.PinnedVM+numPg > maxPg {
-			return false
+			return refused(task.PinnedVM, true)
 		}
 		task.PinnedVM += numPg
 		m.Task = task
 		m.NumPg += numPg
-		return true
+		return kernel.Entry{}, true
 	}
 	user := m.User
 	if user == nil {
 		user = task.User
 	}
 	if user.LockedVM+numPg > maxPg {
-		return false
+		return refused(user.LockedVM, false)
 	}
 	user.LockedVM += numPg
 	m.User = user
 	m.NumPg += numPg
-	return true
+	return kernel.Entry{}, true
 }
 
 // Unaccount models mm_unaccount_pinned_pages: it returns every page the

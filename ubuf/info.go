@@ -27,6 +27,9 @@ const (
 type Socket interface {
 	// Ident identifies the socket in histories.
 	Ident() kernel.ObjectID
+	// Note appends an entry to the socket's history: why an allocation
+	// was refused.
+	Note(kernel.Entry)
 	// ZCKey returns sk_zckey.
 	ZCKey() uint32
 	// SetZCKey stores sk_zckey.
@@ -53,9 +56,14 @@ type Socket interface {
 // reported a copy, and the notification skb's optmem charge, which travels
 // with it until it is read or merged away.
 type Notification struct {
-	Lo       uint32
-	Len      uint32
-	Copied   bool
+	Lo     uint32
+	Len    uint32
+	Copied bool
+	// Why names the code path that first copied, and WhyStep the step it
+	// ran at (0 when the copy is the callback's own, CopyOverwritten);
+	// NotCopied when Copied is false.
+	Why      kernel.CopyWhy
+	WhyStep  uint64
 	Truesize int
 	// Uarg is the uarg that completed, for histories and checkers.
 	Uarg kernel.ObjectID
@@ -81,8 +89,13 @@ type Info struct {
 	ID      uint32
 	Len     uint16
 	Bytelen uint32
-	// Zerocopy is false once any reference drop reported a copy.
+	// Zerocopy is false once any reference drop reported a copy, or the
+	// send path copied the data (SetCopied).
 	Zerocopy bool
+	// Copied says which code path first made Zerocopy false, and
+	// CopiedStep at which step; NotCopied while Zerocopy holds.
+	Copied     kernel.CopyWhy
+	CopiedStep uint64
 	// Flags are ORed into each skb's shared info by skb_zcopy_set.
 	Flags kernel.SkbFlags
 	// Mmp is the locked-page charge.
@@ -147,7 +160,30 @@ func (u *Info) Get(holder kernel.ObjectID) {
 // Complete models ops->complete (msg_zerocopy_complete for MsgZerocopy):
 // holder drops its reference; success false marks the uarg COPIED. The last
 // drop runs the completion: __msg_zerocopy_callback, or the legacy callback.
-func (u *Info) Complete(holder kernel.ObjectID, success bool) {
+func (u *Info) Complete(holder kernel.ObjectID, success bool) { u.complete(holder, success, 0) }
+
+// CompleteCopied is Complete with success false from a holder whose data
+// was copied: why names the code path that copied (skb_copy_ubufs and its
+// caller), recorded by SetCopied.
+func (u *Info) CompleteCopied(holder kernel.ObjectID, why kernel.CopyWhy) {
+	u.complete(holder, false, why)
+}
+
+// SetCopied models uarg->zerocopy = 0, set by a send path that copies the
+// data (tcp_sendmsg_locked, __ip_append_data) or by the AND of a reference
+// drop's success in msg_zerocopy_complete: the notification will report
+// SO_EE_CODE_ZEROCOPY_COPIED. The first call records why and the step; a
+// uarg already copied, or one that is not a MsgZerocopy uarg, is left alone.
+func (u *Info) SetCopied(why kernel.CopyWhy) {
+	if u.Flavour != MsgZerocopy || !u.Zerocopy {
+		return
+	}
+	u.Zerocopy = false
+	u.Copied, u.CopiedStep = why, u.Host().Step
+	u.Note(kernel.Entry{Op: kernel.OpUargCopied, Args: [4]int64{int64(why)}})
+}
+
+func (u *Info) complete(holder kernel.ObjectID, success bool, why kernel.CopyWhy) {
 	if !u.CheckLive("put") {
 		return
 	}
@@ -158,11 +194,11 @@ func (u *Info) Complete(holder kernel.ObjectID, success bool) {
 	if !u.dropHolder(holder) {
 		u.Violate(kernel.RuleRefcount, "put by %v, which holds no reference (holders %v)", holder, u.holders)
 	}
-	if u.Flavour == MsgZerocopy {
-		u.Zerocopy = u.Zerocopy && success
+	if !success {
+		u.SetCopied(why)
 	}
 	u.refcnt--
-	u.Note(kernel.Entry{Op: kernel.OpUargPut, Holder: holder, Before: int64(u.refcnt + 1), After: int64(u.refcnt), Args: [4]int64{kernel.Bool(success)}})
+	u.Note(kernel.Entry{Op: kernel.OpUargPut, Holder: holder, Before: int64(u.refcnt + 1), After: int64(u.refcnt), Args: [4]int64{kernel.Bool(success), int64(why)}})
 	if u.refcnt > 0 {
 		return
 	}
@@ -222,18 +258,24 @@ func (u *Info) callback() {
 	u.Mmp.Unaccount()
 	sk := u.sk
 	p := u.Host().Profile
-	copied := !u.Zerocopy
+	copied, why := !u.Zerocopy, u.Copied
 	if p.Bugs.Has(kernel.BugCopiedAfterOverwrite) {
 		// B11: zerocopy is read after the sock_exterr_skb memset cleared the
 		// cb[] bytes it shares, so it always reads as 0: COPIED.
+		if !copied {
+			why = kernel.CopyOverwritten
+		}
 		copied = true
 	}
 	if u.Len == 0 || sk.Dead() {
 		u.Note(kernel.Entry{Op: kernel.OpUargCompleteSilent, Args: [4]int64{int64(u.Len), kernel.Bool(sk.Dead())}})
 		sk.Ofree(u.Truesize)
 	} else {
-		n := Notification{Lo: u.ID, Len: uint32(u.Len), Copied: copied, Truesize: u.Truesize, Uarg: u.Ident()}
-		u.Note(kernel.Entry{Op: kernel.OpUargComplete, Args: [4]int64{int64(n.Lo), int64(n.Hi()), kernel.Bool(copied)}})
+		n := Notification{Lo: u.ID, Len: uint32(u.Len), Copied: copied, Why: why, Truesize: u.Truesize, Uarg: u.Ident()}
+		if why != kernel.CopyOverwritten {
+			n.WhyStep = u.CopiedStep
+		}
+		u.Note(kernel.Entry{Op: kernel.OpUargComplete, Args: [4]int64{int64(n.Lo), int64(n.Hi()), kernel.Bool(copied), int64(why)}})
 		sk.QueueNotification(n)
 	}
 	u.Free()

@@ -66,7 +66,8 @@ func Alloc(h *kernel.Host, sk Socket, task *Task, size uint32, holder kernel.Obj
 		return nil, FailOptmem
 	}
 	var mmp MMPin
-	if !mmp.Account(h.Profile, task, uint64(size)) {
+	if why, ok := mmp.account(h.Profile, task, uint64(size)); !ok {
+		sk.Note(why)
 		sk.Ofree(truesize)
 		return nil, FailMemlock
 	}
@@ -133,7 +134,8 @@ func Realloc(h *kernel.Host, sk Socket, task *Task, size uint32, tail *Info, hol
 	if next != sk.ZCKey() {
 		return newAfterTail(h, sk, task, size, holder, FailNotContiguous)
 	}
-	if !tail.Mmp.Account(p, task, uint64(size)) {
+	if why, ok := tail.Mmp.account(p, task, uint64(size)); !ok {
+		sk.Note(why)
 		return nil, FailMemlock
 	}
 	tail.Len++

@@ -60,9 +60,12 @@ type appendState struct {
 	mtu           int
 	maxfraglen    int
 	partial       bool
-	paged, zc     bool
-	rfcZC         bool
-	extraUref     bool
+	// notPartial is why the append is not CHECKSUM_PARTIAL, NotCopied
+	// when it is: the reason a zerocopy append copies after all.
+	notPartial kernel.CopyWhy
+	paged, zc  bool
+	rfcZC      bool
+	extraUref  bool
 }
 
 // ipAppendData models __ip_append_data and __ip6_append_data: append
@@ -107,8 +110,8 @@ func (u *Sock) ipAppendData(c *cork, a *call, length, transhdrlen int, flags ker
 	if c.length+length > limit {
 		return kernel.EMSGSIZE
 	}
-	s.partial = transhdrlen > 0 && length+s.fragheaderlen <= s.mtu && u.Route.Csum &&
-		(flags&kernel.MSG_MORE == 0 || c.gsoSize > 0) && !u.raw()
+	s.notPartial = u.csumPartial(s, c.gsoSize)
+	s.partial = s.notPartial == kernel.NotCopied
 	var tail *entry
 	if n := len(c.queue); n > 0 {
 		tail = c.queue[n-1]
@@ -125,6 +128,27 @@ func (u *Sock) ipAppendData(c *cork, a *call, length, transhdrlen int, flags ker
 		return err
 	}
 	return 0
+}
+
+// csumPartial is __ip_append_data's choice of csummode: CHECKSUM_PARTIAL
+// (NotCopied) for the first append of a datagram (transhdrlen > 0) that
+// needs no IP fragmentation, on a device with checksum offload, without
+// MSG_MORE unless UDP_SEGMENT, and not on a RAW socket; otherwise the
+// first condition that fails, as the reason a zerocopy send copies.
+func (u *Sock) csumPartial(s *appendState, gsoSize int) kernel.CopyWhy {
+	switch {
+	case u.raw():
+		return kernel.CopyRaw
+	case s.transhdrlen == 0:
+		return kernel.CopyCorkedAppend
+	case s.length+s.fragheaderlen > s.mtu:
+		return kernel.CopyFragmented
+	case !u.Route.Csum:
+		return kernel.CopyNoCsum
+	case s.flags&kernel.MSG_MORE != 0 && gsoSize == 0:
+		return kernel.CopyMore
+	}
+	return kernel.NotCopied
 }
 
 // takeUarg is the MSG_ZEROCOPY block of __ip_append_data. Under
@@ -180,7 +204,11 @@ func (u *Sock) takeUarg(s *appendState, tail *entry) kernel.Errno {
 		s.paged, s.zc = true, true
 		return 0
 	}
-	uarg.Zerocopy = false
+	why := s.notPartial
+	if !u.Route.SG {
+		why = kernel.CopyNoSG
+	}
+	uarg.SetCopied(why)
 	s.a.copied = true
 	if tail != nil {
 		tail.b.ZcopySet(uarg, s.a.holder, &s.extraUref)
@@ -313,7 +341,7 @@ func (u *Sock) allocNewSkb(s *appendState, prev *entry) (*entry, kernel.Errno) {
 	h := u.host()
 	e := kernel.HostSlab[entry](h).New()
 	*e = entry{b: b, hdrs: hdrs, partial: s.partial}
-	s.transhdrlen, s.partial = 0, false
+	s.transhdrlen, s.partial, s.notPartial = 0, false, kernel.CopyCorkedAppend
 	b.ZcopySet(s.a.uarg, s.a.holder, &s.extraUref)
 	u.Sk.ChargeW(b)
 	s.c.queue = kernel.HostSlab[*entry](h).Append(s.c.queue, e)

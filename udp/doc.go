@@ -52,7 +52,7 @@
 //
 // The pending datagram's skbs belong to the Sock until pushed or flushed;
 // transmitted skbs belong to the Network. Each send call is a holder
-// ("sendmsg#N") of the uarg reference it allocated until an skb takes it.
+// ("sendmsg#N", the call of step N: kernel.SendmsgCall) of the uarg reference it allocated until an skb takes it.
 // A closed Sock keeps its socket allocated while transmitted skbs are
 // still charged (the sk_wmem_alloc bias), and frees it with the last.
 //

@@ -65,12 +65,12 @@ func (n *fakeNet) deliver(b *skb.Buff) {
 			return
 		}
 		for _, s := range segs {
-			s.OrphanFragsRx()
+			s.OrphanFragsRx(kernel.CopyLoopback)
 			s.Free()
 		}
 		return
 	}
-	b.OrphanFragsRx()
+	b.OrphanFragsRx(kernel.CopyLoopback)
 	b.Free()
 }
 

@@ -67,7 +67,6 @@ type Sock struct {
 	pending   bool // up->pending: a corked datagram is being built
 	cork      cork // inet->cork and sk_write_queue
 	pfrag     mm.PageFrag
-	calls     uint64
 	closed    bool
 	ipID      uint32 // the IP identification of the last datagram sent
 }
@@ -220,8 +219,7 @@ type call struct {
 }
 
 func (u *Sock) newCall(iov []mm.Iovec) *call {
-	u.calls++
-	return &call{it: *mm.NewIter(iov...), holder: kernel.ObjectID{Kind: "sendmsg", Serial: u.calls}}
+	return &call{it: *mm.NewIter(iov...), holder: kernel.SendmsgCall(u.host().Step)}
 }
 
 // took records a successful msg_zerocopy_alloc/realloc.
@@ -271,6 +269,7 @@ func (u *Sock) allocSendSkb(linear int, flags kernel.MsgFlags) (*skb.Buff, kerne
 			break
 		}
 		if flags&kernel.MSG_DONTWAIT != 0 || u.Wait == nil || waits == maxWaits || !u.Wait() {
+			u.Sk.Note(kernel.Entry{Op: kernel.OpSendNoSpace, Args: [4]int64{int64(u.Sk.WmemAlloc), int64(u.Sk.Sndbuf)}})
 			return nil, kernel.EAGAIN
 		}
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/zcsim/zcsim/kernel"
 	"github.com/zcsim/zcsim/sim/interp"
 	"github.com/zcsim/zcsim/sim/scenario"
 )
@@ -106,4 +107,31 @@ func TestDocScenarios(t *testing.T) {
 		}
 	}
 	require.GreaterOrEqual(t, scenarios, 30, "the scenario language doc's blocks are tagged zcs")
+}
+
+// The docs name every word the timeline uses: each invariant has its
+// section in docs/invariants.md, each history op its row in
+// docs/json-schema.md, each copy reason and merge outcome its row in
+// docs/glossary.md.
+func TestDocsNameEveryRuleOpAndReason(t *testing.T) {
+	atRoot(t)
+	read := func(name string) string {
+		b, err := os.ReadFile(filepath.Join("docs", name))
+		require.NoError(t, err)
+		return string(b)
+	}
+	inv, schema, gloss := read("invariants.md"), read("json-schema.md"), read("glossary.md")
+	for _, r := range kernel.Rules() {
+		require.Contains(t, inv, "\n## "+r.String()+"\n", "docs/invariants.md states invariant %v", r)
+	}
+	for _, op := range kernel.Ops() {
+		require.Contains(t, schema, "| `"+op.String()+"` | `"+op.Func()+"` |", "docs/json-schema.md has a row for op %v", op)
+	}
+	for _, w := range kernel.CopyWhys()[1:] {
+		require.Contains(t, gloss, "| `"+w.Name()+"` |", "docs/glossary.md explains copied_by %s", w.Name())
+		require.Contains(t, schema, "`"+w.Name()+"`", "docs/json-schema.md lists copied_by %s", w.Name())
+	}
+	for _, m := range kernel.Merges() {
+		require.Contains(t, gloss, "| `"+m.Name()+"` |", "docs/glossary.md explains merge %s", m.Name())
+	}
 }

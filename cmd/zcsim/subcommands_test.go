@@ -24,7 +24,7 @@ func TestBugsCommand(t *testing.T) {
 	one := runCLI("bugs", "R1")
 	one.requireStatus(t, exitFindings, "bugs", "R1")
 	require.Contains(t, one.stdout, "VIOLATION")
-	require.Contains(t, one.stdout, "invariant 1 (ids)")
+	require.Contains(t, one.stdout, "invariant ids")
 	require.Equal(t, one.stdout, runCLI("bugs", "abort-gap").stdout, "an entry is named by id or switch")
 
 	check := runCLI("bugs", "--verify")

@@ -410,7 +410,7 @@ func (m *machine) actions() map[string]func(*rapid.T) {
 			}
 			fail := rapid.IntRange(0, 4).Draw(t, "fail copy") == 0
 			m.faults.armed[kernel.FaultCopyUbufs] = fail
-			err := b.OrphanFragsRx()
+			err := b.OrphanFragsRx(kernel.CopyLoopback)
 			m.faults.armed = map[string]bool{}
 			if err != 0 {
 				require.True(t, fail, "skb_orphan_frags_rx: %v", err)

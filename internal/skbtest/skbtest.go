@@ -86,8 +86,8 @@ func (e *Env) UDP() *sock.Sock {
 	return s
 }
 
-// Call names the in-flight send call number n as a reference holder.
-func Call(n uint64) kernel.ObjectID { return kernel.ObjectID{Kind: "sendmsg", Serial: n} }
+// Call names the in-flight send call of step n as a reference holder.
+func Call(n uint64) kernel.ObjectID { return kernel.SendmsgCall(n) }
 
 // Faults is a FaultSource that fails the next Faults[site] calls of each
 // site, then lets them succeed.

@@ -82,7 +82,7 @@ func (e Entry) Symptom() string {
 	if e.Rule == 0 {
 		return "expectation mismatch"
 	}
-	return "violation of " + e.Rule.String()
+	return "violation of invariant " + e.Rule.String()
 }
 
 // Source returns the scenario file's text, or nil for an entry without a
@@ -210,7 +210,7 @@ func (t Tally) String() string {
 
 func ruleOrder() []string {
 	var out []string
-	for r := kernel.RuleIDs; r <= kernel.RuleBounds; r++ {
+	for _, r := range kernel.Rules() {
 		out = append(out, r.String())
 	}
 	return out

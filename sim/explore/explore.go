@@ -81,8 +81,8 @@ type Finding struct {
 	Profile string
 	Bugs    []kernel.Bug
 	Off     []kernel.Bug
-	// Kind is "violation", "panic" or "hang"; Rule the invariant
-	// ("invariant 4 (refcount)"), or the kind for the others; Message
+	// Kind is "violation", "panic" or "hang"; Rule the invariant's name
+	// ("refcount"), or the kind for the others; Message
 	// the failure as first seen.
 	Kind    string
 	Rule    string
@@ -102,17 +102,9 @@ type Finding struct {
 func (f Finding) Name() string {
 	slug := f.Kind
 	if f.Kind == "violation" {
-		slug = ruleSlug(f.Rule)
+		slug = f.Rule
 	}
 	return fmt.Sprintf("%s-%d.zcs", slug, f.Seed)
-}
-
-// ruleSlug is "refcount" for "invariant 4 (refcount)".
-func ruleSlug(rule string) string {
-	if i, j := strings.IndexByte(rule, '('), strings.IndexByte(rule, ')'); i >= 0 && j > i {
-		return rule[i+1 : j]
-	}
-	return strings.ReplaceAll(rule, " ", "-")
 }
 
 // File is the reproducer: a header comment (what failed, the profile, the
@@ -424,7 +416,7 @@ func (s *sink) Put(r *sim.Record) error {
 		}
 	case r.Violation != nil && len(s.fails) < maxViolations:
 		v := r.Violation
-		msg := fmt.Sprintf("%s: %s: %s", v.Rule, v.Object, v.Message)
+		msg := fmt.Sprintf("invariant %s: %s: %s", v.Rule, v.Object, v.Message)
 		s.fails = append(s.fails, failure{kind: "violation", rule: v.Rule, message: msg, key: keyOf(v.Rule, v.Object+": "+v.Message)})
 	}
 	return nil

@@ -273,7 +273,7 @@ func TestShrinkSynthetic(t *testing.T) {
 // TestShrinkBug shrinks a generated scenario that shows a violation of a
 // catalogued bug (switched on) to the few lines that cause it.
 func TestShrinkBug(t *testing.T) {
-	rule := "invariant 4 (refcount)"
+	rule := "refcount"
 	violates := func(c []byte) bool {
 		defer func() { _ = recover() }()
 		tr, err := interp.Run("gen.zcs", c, interp.Options{Profile: "linux-5.0", Bugs: []kernel.Bug{kernel.BugUDPMoreRefcnt}})

@@ -234,7 +234,7 @@ settle
 recvmsg s MSG_ERRQUEUE => zerocopy [0,1]
 `)
 	requireOK(t, tr)
-	require.Equal(t, "sock_omalloc failed (optmem)", event(t, tr, "-1 ENOBUFS").Why)
+	require.Equal(t, "sock_omalloc failed: the scenario's fault site", event(t, tr, "-1 ENOBUFS").Why)
 }
 
 // A datagram larger than the MTU leaves in IP fragments, which the
@@ -497,7 +497,7 @@ settle
 recvmsg s MSG_ERRQUEUE => zerocopy [0,1]
 `)
 	requireOK(t, tr)
-	require.Equal(t, "mm_account_pinned_pages failed (RLIMIT_MEMLOCK)", event(t, tr, "ENOBUFS").Why)
+	require.Equal(t, "mm_account_pinned_pages refused: locked_vm 0 + 3 pages > RLIMIT_MEMLOCK 2 pages", event(t, tr, "ENOBUFS").Why)
 }
 
 // sendmsg, sendmmsg and sendto take the same path as send.
@@ -630,7 +630,7 @@ send u 100 MSG_ZEROCOPY => 100
 	for _, v := range vs {
 		if strings.Contains(v.Message, "leaked at quiescence") {
 			found = true
-			require.Equal(t, "invariant 4 (refcount)", v.Rule)
+			require.Equal(t, "refcount", v.Rule)
 			require.Contains(t, v.Message, "leaked at quiescence")
 			require.Contains(t, v.Message, "holders [sendmsg#")
 			require.NotEmpty(t, v.History)
@@ -662,12 +662,14 @@ send s 4096 MSG_ZEROCOPY => 4096
 		v := vs[0]
 		send := event(t, tr, "send s 4096 MSG_ZEROCOPY = -1 EPIPE")
 		require.Equal(t, send.Step, v.Step)
-		require.Equal(t, "invariant 1 (ids)", v.Rule)
+		require.Equal(t, "ids", v.Rule)
 		require.Equal(t, "sock#1", v.Object)
 		require.Contains(t, v.Message, "took no id")
 		require.Contains(t, v.Message, "moved sk_zckey from 0 to 1")
-		require.Equal(t, []string{"step 2: socket(AF_INET, SOCK_STREAM, 6)", "step 3: SO_ZEROCOPY = 1"}, v.History)
-		require.Contains(t, timeline(t, tr), "VIOLATION at step 4: invariant 1 (ids): sock#1: ")
+		require.Equal(t, []string{"step 2: socket(AF_INET, SOCK_STREAM, 6)", "step 3: SO_ZEROCOPY = 1",
+			"step 4: tcp_sendmsg_locked: EPIPE, sk_stream_wait_connect: the socket is neither connected nor connecting"}, v.History)
+		require.Equal(t, "tcp_sendmsg_locked: EPIPE, sk_stream_wait_connect: the socket is neither connected nor connecting", send.Why)
+		require.Contains(t, timeline(t, tr), "VIOLATION at step 4: invariant ids: sock#1: ")
 	}
 }
 
@@ -745,14 +747,14 @@ note a note => is text
 	require.NoError(t, tr.WriteJSON(&js))
 	out := text.String()
 	require.True(t, strings.HasPrefix(out, "# zcsim test.zcs profile=linux-6.18 seed=9 bugs=abort-gap\n"), out)
-	require.Contains(t, out, "VIOLATION at step 3: invariant 1 (ids): sock#1: ")
+	require.Contains(t, out, "VIOLATION at step 3: invariant ids: sock#1: ")
 	require.Contains(t, out, "MISMATCH at step 3 (test.zcs:4):\n  expected: 0\n       got: -1 EPIPE\n")
 	require.Contains(t, out, "note: a note => is text")
 	require.Contains(t, out, "# FAILED: ")
 	lines := strings.Split(strings.TrimSuffix(js.String(), "\n"), "\n")
 	require.Len(t, lines, len(tr.Records))
 	require.True(t, strings.HasPrefix(lines[0], fmt.Sprintf(`{"kind":"config","schema":%d,"file":"test.zcs","profile":"linux-6.18","seed":9,"bugs":["abort-gap"]}`, sim.SchemaVersion)), lines[0])
-	require.Contains(t, js.String(), `{"kind":"violation","step":3,"rule":"invariant 1 (ids)","object":"sock#1"`)
+	require.Contains(t, js.String(), `{"kind":"violation","step":3,"rule":"ids","object":"sock#1"`)
 	require.Contains(t, js.String(), `{"kind":"mismatch","step":3,"source":"test.zcs:4","expected":"0","got":"-1 EPIPE"}`)
 	require.True(t, strings.HasPrefix(lines[len(lines)-1], `{"kind":"summary",`))
 	require.False(t, tr.OK())
