@@ -8,10 +8,12 @@ import (
 // ZcInfo is an SCM_ZC_NOTIFICATION control message (the unmerged v7
 // series, seed 003) that a sendmsg carries: a struct zc_info whose size
 // field is Size, in DataLen bytes of cmsg data (kernel.ZcInfoLen(Size)
-// when well formed).
+// when well formed). To says the sendmsg names the peer (msg_name), as
+// SendTo does.
 type ZcInfo struct {
 	Size    uint32
 	DataLen int
+	To      bool
 }
 
 // ZcReply is what became of a call's SCM_ZC_NOTIFICATION.
@@ -69,7 +71,7 @@ func (w *World) SendZcInfo(c Call, s *Socket, lens []int, flags kernel.MsgFlags,
 	s.Sk.CmsgSend = func() kernel.Errno { return w.zcHandler(s, z) }
 	s.zc = z
 	defer func() { s.Sk.CmsgSend, s.zc = nil, nil }()
-	return w.send(c, s, lens, flags, false)
+	return w.send(c, s, lens, flags, info.To)
 }
 
 // zcHandler is the SCM_ZC_NOTIFICATION case of __sock_cmsg_send.

@@ -462,6 +462,18 @@ func (r *replayer) send(o *strace.Send) {
 	if o.To.Addr.IsValid() {
 		send = r.w.SendTo
 	}
+	if z := o.ZcInfo; z != nil {
+		if !z.SizeKnown {
+			r.add(&o.Header, o.Fd, e.s.Name, text, o.Result.String(), notReplayed,
+				"strace did not print the size of its SCM_ZC_NOTIFICATION; not replayed", Undetermined)
+			return
+		}
+		info := sim.ZcInfo{Size: z.Size, DataLen: z.DataLen, To: o.To.Addr.IsValid()}
+		text += fmt.Sprintf(" zc_info=%d", z.Size)
+		send = func(c sim.Call, s *sim.Socket, lens []int, flags kernel.MsgFlags) sim.Result {
+			return r.w.SendZcInfo(c, s, lens, flags, info)
+		}
+	}
 	obs := o.Result.String()
 	if o.Abbrev != "" {
 		r.abbreviatedSend(o, e, text, func(lens []int) sim.Result {

@@ -415,7 +415,22 @@ func decodeSendMsg(h Header, a []Value) (Op, *badArg) {
 	if bad != nil {
 		return nil, bad
 	}
-	return &Send{Header: h, Fd: fd, Iov: iov, Len: sum(iov), Flags: flagList(a[2]), ZeroCopy: a[2].Has("MSG_ZEROCOPY", msgZeroCopy), To: to, Abbrev: abbrev}, nil
+	op := &Send{Header: h, Fd: fd, Iov: iov, Len: sum(iov), Flags: flagList(a[2]), ZeroCopy: a[2].Has("MSG_ZEROCOPY", msgZeroCopy), To: to, Abbrev: abbrev}
+	if ctl, ok := a[1].Field("msg_control"); ok && a[1].Kind == KindStruct && ctl.Kind == KindArray {
+		for _, e := range ctl.Elems {
+			if e.Kind != KindStruct {
+				continue
+			}
+			z, bad := zcInfo(e)
+			if bad != nil {
+				return nil, bad
+			}
+			if z != nil {
+				op.ZcInfo = z
+			}
+		}
+	}
+	return op, nil
 }
 
 func decodeSendMmsg(h Header, a []Value) (Op, *badArg) {

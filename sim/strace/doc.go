@@ -104,6 +104,13 @@
 // ee_data] is the inclusive id range (Documentation/networking/msg_zerocopy.rst,
 // the read side of __msg_zerocopy_callback and sock_recv_errqueue).
 //
+// For sendmsg an (SOL_SOCKET, SCM_ZC_NOTIFICATION) message (type 78, the
+// unmerged v7 series; strace prints "0x4e /* SCM_??? */" or the name it
+// knows for 78) yields a [ZcInfo]: the data length from cmsg_len and, when
+// cmsg_data shows at least 4 bytes, the zc_info's size. strace decodes
+// sendmsg on entry, so the log shows the program's request and never the
+// completions the kernel wrote back.
+//
 // MSG_ZEROCOPY (0x4000000) and MSG_ERRQUEUE (0x2000) are recognised by
 // name or by bit, so Send.ZeroCopy and Recv.ErrQueue are right under -X raw.
 //

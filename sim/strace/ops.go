@@ -123,6 +123,20 @@ type Send struct {
 	ZeroCopy bool     `json:"zerocopy,omitempty"`
 	To       SockAddr `json:"to,omitzero"`
 	Abbrev   string   `json:"abbrev,omitempty"`
+	// ZcInfo is the SCM_ZC_NOTIFICATION control message a sendmsg
+	// carried (the unmerged v7 series), nil without one.
+	ZcInfo *ZcInfo `json:"zc_info,omitempty"`
+}
+
+// ZcInfo is an SCM_ZC_NOTIFICATION cmsg as strace printed it on entry to
+// sendmsg: before the kernel filled it, so it shows the program's request,
+// never the completions returned. DataLen is cmsg_len minus the cmsghdr;
+// Size is the zc_info's size field when strace printed its first 4 bytes
+// (SizeKnown), else 0.
+type ZcInfo struct {
+	DataLen   int    `json:"data_len"`
+	Size      uint32 `json:"size"`
+	SizeKnown bool   `json:"size_known"`
 }
 
 // Mmsg is one message of a sendmmsg: its buffer lengths and, when the
