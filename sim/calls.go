@@ -539,10 +539,10 @@ func (w *World) send(c Call, s *Socket, lens []int, flags kernel.MsgFlags, to bo
 	// The model forgets the buffer once the call returns: pages the stack
 	// still pins live on until their last put_page.
 	defer buf.Unmap()
-	iov := make([]mm.Iovec, len(lens))
+	iov := kernel.HostSlab[mm.Iovec](w.Host).Carve(len(lens))
 	off := 0
-	for i, n := range lens {
-		iov[i] = mm.Iovec{Buf: buf, Off: off, Len: n}
+	for _, n := range lens {
+		iov = append(iov, mm.Iovec{Buf: buf, Off: off, Len: n})
 		off += n
 	}
 	switch {
