@@ -661,16 +661,14 @@ func (w *World) sendTCP(c Call, s *Socket, iov []mm.Iovec, flags kernel.MsgFlags
 func (w *World) sendDgram(c Call, s *Socket, buf *mm.Buffer, wait *func() bool, send func() sock.SendResult) Result {
 	return w.syscall(c, "send", s, func() Result {
 		w.Monitor.Before(s.Sk)
-		stuck := false
-		*wait = func() bool {
-			stuck = !w.waitWmem(c, s)
-			return !stuck
-		}
+		d := s.dgrm
+		d.waiting, d.stuck = c, false
+		*wait = d.waitHook(w, s)
 		r := send()
 		*wait = nil
 		w.Monitor.Sent(s.Sk, c.Source, r, buf)
 		res := sendResult(r)
-		res.Blocked = stuck
+		res.Blocked = d.stuck
 		w.finishZc(s, &res)
 		return res
 	})

@@ -21,6 +21,25 @@ type dgram struct {
 	// partial holds the datagrams being reassembled from IP fragments
 	// (the ipq queues of ip_defrag), oldest first.
 	partial []*ipq
+	// wait is the send-buffer wait hook (waitHook), waiting the call it
+	// runs for and stuck whether that call could never wake.
+	wait    func() bool
+	waiting Call
+	stuck   bool
+}
+
+// waitHook returns the hook a send of s calls when it sleeps for
+// send-buffer space: waitWmem for the call in progress (d.waiting),
+// noting in d.stuck whether it could never wake. It is made once per
+// socket, not once per call.
+func (d *dgram) waitHook(w *World, s *Socket) func() bool {
+	if d.wait == nil {
+		d.wait = func() bool {
+			d.stuck = !w.waitWmem(d.waiting, s)
+			return !d.stuck
+		}
+	}
+	return d.wait
 }
 
 // datagram is a received datagram: the skb that completed it and its
