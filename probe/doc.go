@@ -11,9 +11,11 @@
 // unlocked, so it dies with its goroutine. Each scenario socket is a real
 // socket; its implicit peer "S.peer" is a real socket on 127.0.0.1 (::1
 // for AF_INET6): for TCP a listener whose connection is accepted at
-// connect, for UDP a bound receiver. RAW, PF_PACKET and AF_UNIX sockets
-// have no peer. Every socket has SO_SNDTIMEO of 1s, so a send that would
-// block forever returns.
+// connect (also after a non-blocking connect's EINPROGRESS), for UDP a
+// bound receiver. RAW sockets have no peer but connect and send to
+// 127.0.0.1 (::1), as the model's do; PF_PACKET and AF_UNIX sockets have
+// neither. Every socket has SO_SNDTIMEO of 1s, so a send that would block
+// forever returns.
 //
 // settle polls SIOCOUTQ of every socket until nothing is in flight twice
 // in a row, for at most 500ms (loopback completes in microseconds, a

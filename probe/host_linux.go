@@ -203,7 +203,14 @@ func (h *host) socket(s *scenario.Socket) string {
 	tv := unix.NsecToTimeval(int64(sndTimeo))
 	unix.SetsockoptTimeval(fd, unix.SOL_SOCKET, unix.SO_SNDTIMEO, &tv)
 	progFD := h.progFD(s.Name.Name)
-	if fam != kernel.AF_INET && fam != kernel.AF_INET6 || (proto != 0 && proto != unix.IPPROTO_TCP && proto != unix.IPPROTO_UDP) {
+	if fam != kernel.AF_INET && fam != kernel.AF_INET6 {
+		return progFD
+	}
+	if hs.typ == unix.SOCK_RAW {
+		hs.peerAddr = loAddr(int(fam)) // connect and sendto aim at loopback, as the model's do
+		return progFD
+	}
+	if proto != 0 && proto != unix.IPPROTO_TCP && proto != unix.IPPROTO_UDP {
 		return progFD
 	}
 	switch hs.typ {
@@ -242,7 +249,9 @@ func (h *host) setsockopt(s *scenario.Setsockopt) error {
 	return unix.SetsockoptInt(h.fd(s.Sock), int(o.Level), int(o.Name), v)
 }
 
-// connect connects a socket to its peer; TCP then accepts the peer.
+// connect connects a socket to its peer; TCP then accepts the peer, also
+// after a non-blocking connect's EINPROGRESS (the handshake completes on
+// loopback at once), so that S.peer exists either way.
 func (h *host) connect(s scenario.Sock) error {
 	hs := h.socks[s.Name]
 	if hs == nil || hs.fd < 0 {
@@ -251,17 +260,29 @@ func (h *host) connect(s scenario.Sock) error {
 	if hs.peerAddr == nil {
 		return unix.EOPNOTSUPP
 	}
-	if err := unix.Connect(hs.fd, hs.peerAddr); err != nil {
+	err := unix.Connect(hs.fd, hs.peerAddr)
+	if err != nil && !(err == unix.EINPROGRESS && hs.typ == unix.SOCK_STREAM) {
 		return err
 	}
-	if hs.typ == unix.SOCK_STREAM {
-		p, _, err := unix.Accept4(hs.listener, unix.SOCK_CLOEXEC)
-		if err != nil {
-			return fmt.Errorf("accepting the peer: %w", err)
+	if hs.typ == unix.SOCK_STREAM && hs.peer < 0 {
+		p, aerr := h.acceptPeer(hs.listener)
+		if aerr != nil {
+			return fmt.Errorf("accepting the peer: %w", aerr)
 		}
 		hs.peer = h.track(p)
 	}
-	return nil
+	return err
+}
+
+// acceptPeer accepts the peer's connection on the listener, waiting at
+// most sndTimeo for it.
+func (h *host) acceptPeer(listener int) (int, error) {
+	fds := []unix.PollFd{{Fd: int32(listener), Events: unix.POLLIN}}
+	if n, err := unix.Poll(fds, int(sndTimeo/time.Millisecond)); err != nil || n == 0 {
+		return -1, fmt.Errorf("no connection within %v (%v)", sndTimeo, err)
+	}
+	p, _, err := unix.Accept4(listener, unix.SOCK_CLOEXEC)
+	return p, err
 }
 
 func (h *host) send(s scenario.Sock, msgs [][]int, fl scenario.Flags, to bool) string {
