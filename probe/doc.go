@@ -52,8 +52,9 @@
 //     with a tap or driven by complete, txerror or vhost_send: nothing on
 //     S or S.peer is compared from that statement on;
 //   - everything spoilt: fault, accept (it renumbers descriptors), capset,
-//     any other sysctl or optmem_max after a socket: the comparison stops
-//     there ([Result.StoppedAt]) and every later statement is a skip.
+//     repeat (the live run has no loops), any other sysctl or optmem_max
+//     after a socket: the comparison stops there ([Result.StoppedAt]) and
+//     every later statement is a skip.
 //
 // A skipped socket or close still takes or frees its program descriptor,
 // so later sockets get the model's numbers. Nothing in the plan depends

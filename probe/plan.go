@@ -151,6 +151,8 @@ func (pl *planner) step(st scenario.Stmt) step {
 		return skip("state checks read the model's internals (sk_zckey, optmem, refcounts…), which the live kernel does not show")
 	case *scenario.Fault:
 		return pl.stop(line, "fault sites exist only in the model, and an armed one can fail any later allocation")
+	case *scenario.Repeat:
+		return pl.stop(line, "the live run does not run repeat loops, and every later call would see what the loop did")
 	case *scenario.Capset:
 		return pl.stop(line, "the live run cannot grant a capability, and every later call runs with it")
 	case *scenario.Setrlimit:

@@ -112,6 +112,7 @@ func TestPlanStops(t *testing.T) {
 		{"sysctl net.core.optmem_max 4096", "net.core.optmem_max is set when the namespace is made"},
 		{"capset main CAP_NET_ADMIN", "the live run cannot grant a capability"},
 		{"accept s c", "the live run cannot accept"},
+		{"repeat 2 { send s 1 0 }", "the live run does not run repeat loops"},
 	} {
 		got, _ := planned(t, "socket s AF_INET SOCK_STREAM\n"+c.stmt+"\n# still a comment\nsend s 1 0\nsocket t AF_INET SOCK_DGRAM\n")
 		requirePlan(t, got, "1 run", "2 stop: "+c.why, "3 -", "4 skip: not compared: after line 2 nothing is", "5 skip: not compared: after line 2")

@@ -33,7 +33,7 @@ other statement is skipped, on a "skip" line saying why, and so is what it
 makes incomparable: everything later on a socket whose path was held,
 dropped or renumbered, or that goes through a device the host does not have
 (a nic, a tun, a tapped device). A statement that reaches every socket
-(fault, accept, capset, another sysctl) stops the comparison: a "stop" line,
+(fault, accept, capset, repeat, another sysctl) stops the comparison: a "stop" line,
 and nothing after it is compared. A file written for another profile is
 compared, but the kernel is not held to its expectations.
 
