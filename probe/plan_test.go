@@ -163,3 +163,17 @@ func TestCompareSkipsAndExpectations(t *testing.T) {
 	require.False(t, res.OK())
 	require.Equal(t, "3", res.Stmts[0].Expected)
 }
+
+// Plan lists, without running anything, what Run would leave out.
+func TestPlanExported(t *testing.T) {
+	src := []byte("socket s AF_INET SOCK_DGRAM\nexpect s zckey=0\nfault alloc_skb always\nsend s 1 0\n")
+	got, err := Plan("p.zcs", src, "")
+	require.NoError(t, err)
+	require.Len(t, got, 3)
+	require.Equal(t, []int{2, 3, 4}, []int{got[0].Line, got[1].Line, got[2].Line})
+	require.False(t, got[0].Stops)
+	require.True(t, got[1].Stops)
+	require.Equal(t, "send s 1 0", got[2].Text)
+	_, err = Plan("p.zcs", []byte("socket\n"), "")
+	require.Error(t, err)
+}

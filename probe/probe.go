@@ -128,18 +128,43 @@ func Run(file string, src []byte, opts Options) (*Result, error) {
 	return compare(file, opts.Profile, stmts, pl, kern, model), nil
 }
 
+// Plan parses src (named file) and lists what a live run of it under
+// the model's profile (empty means linux-6.18) would leave out, as Run
+// reports it in Result.Skipped, without running anything. Syntax errors
+// are a scenario.ErrorList.
+func Plan(file string, src []byte, profile string) ([]Skip, error) {
+	stmts, err := scenario.Parse(file, src)
+	if err != nil {
+		return nil, err
+	}
+	if profile == "" {
+		profile = kernel.DefaultProfile
+	}
+	return skips(stmts, makePlan(stmts, profile)), nil
+}
+
+// skips lists the statements the plan does not compare, in file order.
+func skips(stmts []scenario.Stmt, pl plan) []Skip {
+	var out []Skip
+	for i, st := range stmts {
+		if s := pl.steps[i]; s.why != "" {
+			out = append(out, Skip{Line: st.Pos().Line, Text: scenario.FormatCall(st), Why: s.why, Stops: s.stops})
+		}
+	}
+	return out
+}
+
 // compare pairs the kernel's and the model's answers by line, and lists
 // what was not compared.
 func compare(file, profile string, stmts []scenario.Stmt, pl plan, kern []Obs, model map[int]string) *Result {
-	res := &Result{File: file, Profile: profile, Unprivileged: pl.child}
+	res := &Result{File: file, Profile: profile, Unprivileged: pl.child, Skipped: skips(stmts, pl)}
 	want := map[int]scenario.Outcome{}
-	for i, st := range stmts {
+	for _, st := range stmts {
 		want[st.Pos().Line] = st.Expectation()
-		if s := pl.steps[i]; s.why != "" {
-			res.Skipped = append(res.Skipped, Skip{Line: st.Pos().Line, Text: scenario.FormatCall(st), Why: s.why, Stops: s.stops})
-			if s.stops {
-				res.StoppedAt = st.Pos().Line
-			}
+	}
+	for _, s := range res.Skipped {
+		if s.Stops {
+			res.StoppedAt = s.Line
 		}
 	}
 	for _, o := range kern {
