@@ -66,6 +66,9 @@ func (g *gen) drawWeights() {
 			continue
 		}
 		g.weights[a] = b.weight * g.r.IntN(5)
+		if g.cfg.Host && a == aAccept {
+			g.weights[a] = 0 // a host run has no listener of its own to accept from
+		}
 	}
 	if g.weights[aSend] == 0 {
 		g.weights[aSend] = actionBase[aSend].weight
@@ -135,7 +138,7 @@ func (g *gen) act(a action) {
 		g.recv()
 	case aSetsockopt:
 		s := g.anySock()
-		g.setsockopt(g.maybePeer(s.name), s)
+		g.setsockopt(g.maybePeer(s), s)
 	case aGetsockopt:
 		g.getsockopt()
 	default:
@@ -212,7 +215,11 @@ const maxSegments = 256
 func (g *gen) lifecycle(a action) {
 	switch a {
 	case aConnect:
-		g.line("%s %s", pick(g, "connect", "bind", "listen"), g.sockName(g.chance(6)))
+		call := pick(g, "connect", "bind", "listen")
+		if g.cfg.Host {
+			call = "connect"
+		}
+		g.line("%s %s", call, g.sockName(g.chance(6)))
 	case aAccept:
 		g.accepted++
 		name := fmt.Sprintf("a%d", g.accepted)
@@ -238,10 +245,14 @@ func (g *gen) lifecycle(a action) {
 
 func (g *gen) creds() {
 	t := pick(g, g.tasks...)
-	switch g.r.IntN(3) {
-	case 0:
+	switch r := g.r.IntN(3); {
+	case g.cfg.Host && r == 0: // within the host's hard limit, which the model does not know
+		g.line("setrlimit main RLIMIT_MEMLOCK %s", pick(g, "0", "4K", "64K", "1M", "4096", "8M"))
+	case g.cfg.Host: // a host run cannot grant a capability
+		g.line("capdrop main %s", pick(g, "CAP_IPC_LOCK", "CAP_NET_ADMIN"))
+	case r == 0:
 		g.line("setrlimit %s RLIMIT_MEMLOCK %s", t, pick(g, "unlimited", "0", "4K", "64K", "1M", "4096"))
-	case 1:
+	case r == 1:
 		g.line("capset %s %s", t, pick(g, "CAP_IPC_LOCK", "CAP_NET_ADMIN"))
 	default:
 		g.line("capdrop %s %s", t, pick(g, "CAP_IPC_LOCK", "CAP_NET_ADMIN"))

@@ -65,6 +65,23 @@
 // vhost_send, expect, note and comments. Some files end by settling and
 // reading the error queues.
 //
+// # Host
+//
+// With Config.Host the scenarios are those a program can run on a real
+// host, for zcsim diff to hold the model to the live kernel: sockets on
+// the loopback device lo (via=lo and peer_read=manual their only
+// options), peers only for TCP and UDP sockets, SO_ZEROCOPY, options,
+// connect, calls, shutdown and close, settle and waits of at most 250ms,
+// net.core.optmem_max before the first socket. With Memlock the file
+// drops task main's CAP_IPC_LOCK first (the live run is then uid 65534
+// without capabilities, so it opens no RAW or PF_PACKET socket) and sets
+// its RLIMIT_MEMLOCK to at most 8 MiB, the host's hard limit; only such a
+// file forces buffer sizes (SO_SNDBUFFORCE), which root on the host may
+// and the model's main may not. Everything only
+// the model has is never written: other devices, taps, users and tasks,
+// hold, release, drop, complete, txerror, vhost_send, fault, zckey,
+// bind, listen, accept and capset.
+//
 // # Shrinking
 //
 // [Shrink] is delta debugging over the text: it deletes runs of lines

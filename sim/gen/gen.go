@@ -36,6 +36,11 @@ type Config struct {
 	Sockets int
 	// Bugs are written as bug statements after the profile, as given.
 	Bugs []string
+	// Host restricts the scenarios to what a program can do on a real
+	// host's loopback in a private network namespace (see Host in the
+	// package doc): Allow is cut to HostFeatures, and the statements
+	// only a model can run are never written.
+	Host bool
 }
 
 // Defaults of Config's zero fields.
@@ -51,6 +56,9 @@ const (
 func (c Config) withDefaults() Config {
 	if c.Allow == 0 {
 		c.Allow = AllFeatures
+	}
+	if c.Host {
+		c.Allow &= HostFeatures
 	}
 	if c.Stmts <= 0 {
 		c.Stmts = DefaultStmts
@@ -156,8 +164,14 @@ func (g *gen) drawFeatures() Features {
 			f |= bit
 		}
 	}
+	if g.cfg.Host && f.Has(Memlock) {
+		f &^= Raw | Packet // the unprivileged host run may not open them
+	}
 	if f&sockKinds == 0 {
 		kinds := g.cfg.Allow & sockKinds
+		if g.cfg.Host && f.Has(Memlock) {
+			kinds &^= Raw | Packet
+		}
 		if kinds == 0 {
 			kinds = TCP
 		}

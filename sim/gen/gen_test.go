@@ -307,3 +307,44 @@ func TestShrinkBug(t *testing.T) {
 	}
 	t.Fatal("no generated scenario shows bug udp-more-refcnt")
 }
+
+// Host scenarios hold only what a program can do on a real host's
+// loopback in a private namespace: no model devices, network control,
+// fault sites, tasks or users, and only task main's credentials. (That the
+// live probe runs every statement of them is tested in probe/diff.)
+func TestHostScenarios(t *testing.T) {
+	var all bytes.Buffer
+	for seed := range uint64(300) {
+		src := gen.Scenario(seed, gen.Config{Profile: "linux-6.18", Host: true, Allow: gen.Features(seed * 0x9e3779b9)})
+		input, _ := run(src, "linux-6.18")
+		require.NoError(t, input, "seed %d", seed)
+		f := features(t, src)
+		require.True(t, gen.HostFeatures.Has(f), "seed %d drew %v", seed, f)
+		for _, line := range strings.Split(string(src), "\n") {
+			w := strings.Fields(line)
+			if len(w) == 0 || w[0] == "#" || w[0] == "note" {
+				continue
+			}
+			require.NotContains(t, []string{"device", "tap", "user", "task", "hold", "release", "drop", "complete", "txerror",
+				"vhost_send", "fault", "zckey", "accept", "listen", "bind", "capset", "repeat"}, w[0], "seed %d: %s", seed, line)
+			switch w[0] {
+			case "sysctl":
+				require.Equal(t, "net.core.optmem_max", w[1], "seed %d", seed)
+			case "setrlimit", "capdrop":
+				require.Equal(t, "main", w[1], "seed %d", seed)
+			case "socket":
+				require.Regexp(t, `^socket \S+ \S+ \S+( \S+)?( via=lo| peer_read=manual)*$`, line, "seed %d", seed)
+				if f.Has(gen.Memlock) {
+					require.NotRegexp(t, `SOCK_RAW|AF_PACKET`, line, "seed %d: the unprivileged run cannot open it", seed)
+				}
+			}
+			if !f.Has(gen.Memlock) {
+				require.NotContains(t, line, "FORCE", "seed %d: root forces buffer sizes, the model's main cannot", seed)
+			}
+		}
+		all.Write(src)
+	}
+	for _, word := range []string{"sysctl net.core.optmem_max", "capdrop main", "setrlimit main", "SOCK_RAW", "AF_UNIX", ".peer", "MSG_ZEROCOPY", "SO_SNDBUFFORCE"} {
+		require.Contains(t, all.String(), word)
+	}
+}

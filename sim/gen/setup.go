@@ -23,6 +23,10 @@ func (g *gen) setup() {
 }
 
 func (g *gen) sysctls() {
+	if g.cfg.Host { // a private namespace has its own optmem_max, and only that
+		g.line("sysctl net.core.optmem_max %s", g.size(pick(g, 1, 1024, 2240, 4096, 10240, 20480, 81920)))
+		return
+	}
 	for range 1 + g.r.IntN(3) {
 		switch g.r.IntN(4) {
 		case 0:
@@ -40,8 +44,15 @@ func (g *gen) sysctls() {
 }
 
 // users writes users and tasks with random memlock limits and
-// capabilities.
+// capabilities; on a host, where the one task is main, it limits main.
 func (g *gen) users() {
+	if g.cfg.Host {
+		g.line("capdrop main CAP_IPC_LOCK")
+		if g.chance(2) {
+			g.line("setrlimit main RLIMIT_MEMLOCK %s", g.size(pick(g, 0, 4096, 12288, 65536, 1<<20, 8<<20)))
+		}
+		return
+	}
 	users := []string{"u1"}
 	g.line("user u1 uid=%d", pick(g, 1000, 1001))
 	if g.chance(2) {
@@ -78,6 +89,9 @@ func (g *gen) shuffle(s []string) []string {
 }
 
 func (g *gen) makeDevices() {
+	if g.cfg.Host {
+		return
+	}
 	if g.on(NIC) {
 		for i := range 1 + g.r.IntN(2) {
 			g.device(fmt.Sprintf("eth%d", i), "nic")
@@ -172,6 +186,14 @@ func (g *gen) newSocket() {
 	if d.name != "lo" || g.chance(2) {
 		opts = append(opts, "via="+d.name)
 	}
+	if g.cfg.Host {
+		if g.chance(4) {
+			opts = append(opts, "peer_read=manual")
+		}
+		g.line("socket %s %s%s", s.name, g.socketType(s), joinOpts(g.shuffle(opts)))
+		g.socketSetup(s)
+		return
+	}
 	if len(g.tasks) > 1 && !g.chance(4) {
 		opts = append(opts, "task="+pick(g, g.tasks...))
 	}
@@ -226,7 +248,7 @@ func (g *gen) socketSetup(s *sock) {
 	for range g.r.IntN(3) {
 		calls = append(calls, func() { g.setsockopt(s.name, s) })
 	}
-	if g.on(Connect) && s.kind == kTCP && g.chance(4) {
+	if g.on(Connect) && s.kind == kTCP && !g.cfg.Host && g.chance(4) {
 		calls = append(calls, func() { g.line("bind %s", s.name) }, func() { g.line("listen %s", s.name) })
 	}
 	if s.kind == kTCP || s.kind == kUnix || !g.chance(3) {

@@ -96,14 +96,17 @@ func (g *gen) sendFlags() string {
 	return strings.Join(g.shuffle(fs), "|")
 }
 
-// duration draws a wait or delay, mostly short.
+// duration draws a wait or delay, mostly short; on a host at most 250ms,
+// so that a run stays quick.
 func (g *gen) duration() string {
-	switch g.r.IntN(5) {
-	case 0:
+	switch r := g.r.IntN(5); {
+	case g.cfg.Host && r == 4:
+		return pick(g, "40ms", "200ms", "250ms")
+	case r == 0:
 		return fmt.Sprintf("%dns", 1+g.r.IntN(1000))
-	case 1, 2:
+	case r <= 2:
 		return fmt.Sprintf("%dus", 1+g.r.IntN(500))
-	case 3:
+	case r == 3:
 		return fmt.Sprintf("%dms", 1+g.r.IntN(250))
 	}
 	return pick(g, "1s", "200ms", "40ms", "3s")
@@ -114,7 +117,7 @@ func (g *gen) duration() string {
 func (g *gen) sender() string {
 	s := g.anySock()
 	if g.on(Peer) && g.chance(8) {
-		return s.name + ".peer"
+		return g.peerOf(s)
 	}
 	return s.name
 }
@@ -123,18 +126,27 @@ func (g *gen) anySock() *sock { return pick(g, g.socks...) }
 
 // sockName names a socket, or its peer when peer is set.
 func (g *gen) sockName(peer bool) string {
-	s := g.anySock().name
+	s := g.anySock()
 	if peer {
-		return s + ".peer"
+		return g.peerOf(s)
 	}
-	return s
+	return s.name
 }
 
-func (g *gen) maybePeer(name string) string {
+func (g *gen) maybePeer(s *sock) string {
 	if g.on(Peer) && g.chance(6) {
-		return name + ".peer"
+		return g.peerOf(s)
 	}
-	return name
+	return s.name
+}
+
+// peerOf names s's peer; on a host, where only TCP and UDP sockets have
+// one, a socket of another kind names itself.
+func (g *gen) peerOf(s *sock) string {
+	if g.cfg.Host && s.kind != kTCP && s.kind != kUDP {
+		return s.name
+	}
+	return s.name + ".peer"
 }
 
 // mtuOf is the MTU of the device socket name (or its peer) sends through.
@@ -190,7 +202,11 @@ func (g *gen) setsockopt(name string, s *sock) {
 		opts = append(opts, "SOL_SOCKET SO_TIMESTAMPING "+g.tstampFlags())
 	}
 	if g.on(Buffers) {
-		opts = append(opts, "SOL_SOCKET "+pick(g, "SO_SNDBUF", "SO_RCVBUF", "SO_SNDBUFFORCE", "SO_RCVBUFFORCE")+" "+
+		names := []string{"SO_SNDBUF", "SO_RCVBUF", "SO_SNDBUFFORCE", "SO_RCVBUFFORCE"}
+		if g.cfg.Host && !g.on(Memlock) {
+			names = names[:2] // root on the host may force buffer sizes, the model's main may not
+		}
+		opts = append(opts, "SOL_SOCKET "+pick(g, names...)+" "+
 			g.size(pick(g, 0, 1, 2048, 4096, 16384, 65536, 1<<20, 1<<31-1)))
 		opts = append(opts, "SOL_SOCKET SO_RCVLOWAT "+fmt.Sprint(pick(g, 0, 1, 1000, 65536)))
 	}
