@@ -1,0 +1,168 @@
+package main
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/zcsim/zcsim/probe"
+	"github.com/zcsim/zcsim/probe/diff"
+)
+
+// diffFlags are zcsim diff's options.
+type diffFlags struct {
+	forTime   time.Duration
+	runs      int
+	seed      uint64
+	out       string
+	keepGoing bool
+}
+
+func newDiffCmd() *cobra.Command {
+	var fl diffFlags
+	cmd := &cobra.Command{
+		Use:   "diff [--for DURATION | --runs N] [--seed S] [--out DIR] [--keep-going]",
+		Short: "run generated scenarios on the host kernel and the model and shrink what differs",
+		Long: `diff runs randomly generated scenarios that a real host can run (loopback
+sockets and their peers in a private network namespace, package sim/gen's host
+mode) on the live kernel, through the probe, and on the model under
+linux-6.18, and compares their answers statement by statement. It needs root
+and a kernel with MSG_ZEROCOPY on loopback, and says so when it has neither.
+The first line names the root seed: the same seed makes the same scenarios and
+the same model answers (docs/check.md).
+
+A disagreement is believed only when the kernel gives the same answers on
+every one of several runs; one that changes across runs is reported as
+"unstable on the kernel" and not shrunk: its kernel result depends on timing.
+A stable one is shrunk to the smallest scenario that still disagrees the same
+way on two runs alike and written to DIR/diff-<seed>.zcs (unstable ones to
+DIR/unstable-<seed>.zcs), the kernel's and the model's answers side by side
+after each statement, under a header that says what differed. Without
+--keep-going the search stops at the first stable disagreement; with it, it
+goes on and writes each distinct one once.
+
+The budget is --runs N runs or --for DURATION of wall time (default 1m). On a
+terminal a progress line is rewritten in place.
+
+Exit status 0 when the budget ran out with no stable disagreement, 1 when one
+was found, 2 for bad usage, a host that cannot run it, or a findings file that
+cannot be written.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			c, err := fl.config(cmd)
+			if err != nil {
+				return fail(cmd, fmt.Errorf("zcsim diff: %w", err))
+			}
+			if err := diffHost(); err != nil {
+				return fail(cmd, err)
+			}
+			return runDiff(cmd, fl, c)
+		},
+	}
+	f := cmd.Flags()
+	f.DurationVar(&fl.forTime, "for", 0, "search for this long (default 1m unless --runs)")
+	f.IntVar(&fl.runs, "runs", 0, "search this many runs")
+	f.Uint64Var(&fl.seed, "seed", 0, "root seed (default: from the clock, printed first)")
+	f.StringVar(&fl.out, "out", "zcsim-findings", "directory the shrunk reproducers are written to")
+	f.BoolVar(&fl.keepGoing, "keep-going", false, "go on after a disagreement; write each distinct one once")
+	return cmd
+}
+
+// config checks the flags and turns them into the driver's Config.
+func (fl *diffFlags) config(cmd *cobra.Command) (diff.Config, error) {
+	c := diff.Config{Runs: fl.runs, KeepGoing: fl.keepGoing, Seed: fl.seed,
+		ProbeOptions: probe.Options{ChildArgs: []string{"probe", "--child"}}}
+	if !cmd.Flags().Changed("seed") {
+		c.Seed = uint64(time.Now().UnixNano()) % 1_000_000_000
+	}
+	switch {
+	case cmd.Flags().Changed("for") && cmd.Flags().Changed("runs"):
+		return c, fmt.Errorf("--for and --runs are exclusive")
+	case fl.runs < 0 || cmd.Flags().Changed("runs") && fl.runs == 0:
+		return c, fmt.Errorf("--runs %d: want a positive count", fl.runs)
+	case fl.forTime < 0 || cmd.Flags().Changed("for") && fl.forTime == 0:
+		return c, fmt.Errorf("--for %v: want a positive duration", fl.forTime)
+	case fl.out == "":
+		return c, fmt.Errorf("--out: want a directory")
+	}
+	if !cmd.Flags().Changed("runs") && fl.forTime == 0 {
+		fl.forTime = time.Minute
+	}
+	return c, c.Validate()
+}
+
+// diffHost says why this host cannot run zcsim diff, or nil.
+func diffHost() error {
+	if os.Geteuid() != 0 {
+		return errors.New("zcsim diff: needs root, for private network namespaces and the uid 65534 runs; run it as root")
+	}
+	if err := probe.Supported(); err != nil {
+		return fmt.Errorf("zcsim diff: this kernel cannot be probed: %w", err)
+	}
+	return nil
+}
+
+// runDiff runs the search and reports it.
+func runDiff(cmd *cobra.Command, fl diffFlags, c diff.Config) error {
+	out := bufio.NewWriter(cmd.OutOrStdout())
+	defer out.Flush()
+	fmt.Fprintf(out, "# zcsim diff: root seed %d; the live kernel against the model under %s\n", c.Seed, diff.Profile)
+	out.Flush()
+	if fl.forTime > 0 {
+		end := time.Now().Add(fl.forTime)
+		c.Stop = func() bool { return time.Now().After(end) }
+	}
+	tty := isTerminal(cmd.OutOrStdout())
+	var shown time.Time
+	if tty {
+		c.Progress = func(p diff.Progress) {
+			if time.Since(shown) >= 250*time.Millisecond {
+				shown = time.Now()
+				fmt.Fprintf(out, "\r\033[K%d runs, %.1f runs/s, %d stable and %d unstable disagreements, %v", p.Runs,
+					float64(p.Runs)/p.Elapsed.Seconds(), p.Stable, p.Unstable, p.Elapsed.Round(time.Second))
+				out.Flush()
+			}
+		}
+	}
+	sum, err := diff.Run(c, func(f diff.Finding) error {
+		path := filepath.Join(fl.out, f.Name())
+		if err := os.MkdirAll(fl.out, 0o755); err != nil {
+			return err
+		}
+		if err := os.WriteFile(path, f.File(), 0o644); err != nil {
+			return err
+		}
+		if tty {
+			fmt.Fprint(out, "\r\033[K")
+		}
+		verdict := "DIFFERS"
+		if !f.Stable {
+			verdict = "unstable on the kernel"
+		}
+		fmt.Fprintf(out, "%s at run %d (seed %d): %s\n  %d of %d lines: %s\n", verdict, f.Run, f.Seed, f.Key,
+			strings.Count(string(f.Shrunk), "\n"), strings.Count(string(f.Original), "\n"), path)
+		return out.Flush()
+	})
+	if tty {
+		fmt.Fprint(out, "\r\033[K")
+	}
+	if err != nil {
+		out.Flush()
+		return fail(cmd, fmt.Errorf("zcsim diff: %w", err))
+	}
+	fmt.Fprintf(out, "# %d runs, %d statements compared, %d stable and %d unstable disagreements", sum.Runs, sum.Compared, sum.Stable, sum.Unstable)
+	if fl.forTime > 0 {
+		fmt.Fprintf(out, " in %v", sum.Elapsed.Round(time.Millisecond))
+	}
+	fmt.Fprintln(out)
+	if sum.Stable > 0 {
+		setStatus(cmd, exitFindings)
+	}
+	return out.Flush()
+}
