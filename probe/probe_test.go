@@ -10,18 +10,14 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/zcsim/zcsim/internal/probetest"
 	"github.com/zcsim/zcsim/probe"
 	"github.com/zcsim/zcsim/sim"
 	"github.com/zcsim/zcsim/sim/interp"
 )
 
 // TestMain lets the test binary serve as its own unprivileged probe child.
-func TestMain(m *testing.M) {
-	if os.Getenv(probe.ChildEnv) != "" {
-		os.Exit(probe.Child(os.Stdin, os.Stdout))
-	}
-	os.Exit(m.Run())
-}
+func TestMain(m *testing.M) { probetest.Main(m) }
 
 func calibration(t *testing.T) []string {
 	t.Helper()

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -21,15 +20,11 @@ import (
 
 // checkFlags are zcsim check's options.
 type checkFlags struct {
-	profile   string
-	bugs      []string
-	forTime   time.Duration
-	runs      int
-	seed      uint64
-	shard     string
-	out       string
-	keepGoing bool
-	asJSON    bool
+	searchFlags
+	profile string
+	bugs    []string
+	shard   string
+	asJSON  bool
 }
 
 func newCheckCmd() *cobra.Command {
@@ -72,35 +67,18 @@ found, 2 for bad usage or a findings file that cannot be written.`,
 	f := cmd.Flags()
 	f.StringVar(&fl.profile, "profile", "", "kernel profile of every run (default: each seed draws one)")
 	f.StringArrayVar(&fl.bugs, "bug", nil, "switch this catalogued bug on (repeatable)")
-	f.DurationVar(&fl.forTime, "for", 0, "search for this long (default 1m unless --runs)")
-	f.IntVar(&fl.runs, "runs", 0, "search this many runs")
-	f.Uint64Var(&fl.seed, "seed", 0, "root seed (default: from the clock, printed first)")
+	fl.register(f, "finding")
 	f.StringVar(&fl.shard, "shard", "0/1", "run only the seeds congruent to I mod N")
-	f.StringVar(&fl.out, "out", "zcsim-findings", "directory the shrunk reproducers are written to")
-	f.BoolVar(&fl.keepGoing, "keep-going", false, "go on after a finding; write each distinct failure once")
 	f.BoolVar(&fl.asJSON, "json", false, "print JSON Lines")
 	return cmd
 }
 
 // config checks the flags and turns them into the driver's Config.
 func (fl *checkFlags) config(cmd *cobra.Command) (explore.Config, error) {
+	if err := fl.check(cmd); err != nil {
+		return explore.Config{}, err
+	}
 	c := explore.Config{Profile: fl.profile, Runs: fl.runs, KeepGoing: fl.keepGoing, Seed: fl.seed}
-	if !cmd.Flags().Changed("seed") {
-		c.Seed = uint64(time.Now().UnixNano()) % 1_000_000_000
-	}
-	switch {
-	case cmd.Flags().Changed("for") && cmd.Flags().Changed("runs"):
-		return c, fmt.Errorf("--for and --runs are exclusive")
-	case fl.runs < 0 || cmd.Flags().Changed("runs") && fl.runs == 0:
-		return c, fmt.Errorf("--runs %d: want a positive count", fl.runs)
-	case fl.forTime < 0 || cmd.Flags().Changed("for") && fl.forTime == 0:
-		return c, fmt.Errorf("--for %v: want a positive duration", fl.forTime)
-	case fl.out == "":
-		return c, fmt.Errorf("--out: want a directory")
-	}
-	if !cmd.Flags().Changed("runs") && fl.forTime == 0 {
-		fl.forTime = time.Minute
-	}
 	for _, id := range fl.bugs {
 		e, ok := bugs.Lookup(id)
 		if !ok {
@@ -161,33 +139,18 @@ func runCheck(cmd *cobra.Command, fl checkFlags, c explore.Config) error {
 		fmt.Fprintln(out, checkHeadline(c, fl.shard, off))
 	}
 	out.Flush()
-	if fl.forTime > 0 {
-		end := time.Now().Add(fl.forTime)
-		c.Stop = func() bool { return time.Now().After(end) }
-	}
-	tty := !fl.asJSON && isTerminal(cmd.OutOrStdout())
-	var shown time.Time
-	if tty {
-		c.Progress = func(p explore.Progress) {
-			if time.Since(shown) >= 250*time.Millisecond {
-				shown = time.Now()
-				fmt.Fprintf(out, "\r\033[K%d runs, %.0f runs/s, %d distinct failures, %v", p.Runs,
-					float64(p.Runs)/p.Elapsed.Seconds(), p.Distinct, p.Elapsed.Round(time.Second))
-				out.Flush()
-			}
-		}
+	c.Stop = fl.stop()
+	line := &progressLine{out: out, tty: !fl.asJSON && isTerminal(cmd.OutOrStdout())}
+	c.Progress = func(p explore.Progress) {
+		line.show("%d runs, %.0f runs/s, %d distinct failures, %v", p.Runs,
+			float64(p.Runs)/p.Elapsed.Seconds(), p.Distinct, p.Elapsed.Round(time.Second))
 	}
 	sum, err := explore.Run(c, func(f explore.Finding) error {
-		path := filepath.Join(fl.out, f.Name())
-		if err := os.MkdirAll(fl.out, 0o755); err != nil {
+		path, err := fl.write(f.Name(), f.File())
+		if err != nil {
 			return err
 		}
-		if err := os.WriteFile(path, f.File(), 0o644); err != nil {
-			return err
-		}
-		if tty {
-			fmt.Fprint(out, "\r\033[K")
-		}
+		line.clear()
 		if fl.asJSON {
 			j.record("finding", findingRecord{Seed: f.Seed, Run: f.Run, Profile: f.Profile, Bugs: names(f.Bugs), Off: names(f.Off),
 				Kind: f.Kind, Rule: f.Rule, Message: f.Message, Key: f.Key, File: path,
@@ -198,9 +161,7 @@ func runCheck(cmd *cobra.Command, fl checkFlags, c explore.Config) error {
 		}
 		return out.Flush()
 	})
-	if tty {
-		fmt.Fprint(out, "\r\033[K")
-	}
+	line.clear()
 	if err != nil {
 		out.Flush()
 		return fail(cmd, fmt.Errorf("zcsim check: %w", err))

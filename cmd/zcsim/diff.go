@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -17,11 +16,7 @@ import (
 
 // diffFlags are zcsim diff's options.
 type diffFlags struct {
-	forTime   time.Duration
-	runs      int
-	seed      uint64
-	out       string
-	keepGoing bool
+	searchFlags
 }
 
 func newDiffCmd() *cobra.Command {
@@ -65,35 +60,17 @@ cannot be written.`,
 			return runDiff(cmd, fl, c)
 		},
 	}
-	f := cmd.Flags()
-	f.DurationVar(&fl.forTime, "for", 0, "search for this long (default 1m unless --runs)")
-	f.IntVar(&fl.runs, "runs", 0, "search this many runs")
-	f.Uint64Var(&fl.seed, "seed", 0, "root seed (default: from the clock, printed first)")
-	f.StringVar(&fl.out, "out", "zcsim-findings", "directory the shrunk reproducers are written to")
-	f.BoolVar(&fl.keepGoing, "keep-going", false, "go on after a disagreement; write each distinct one once")
+	fl.register(cmd.Flags(), "disagreement")
 	return cmd
 }
 
 // config checks the flags and turns them into the driver's Config.
 func (fl *diffFlags) config(cmd *cobra.Command) (diff.Config, error) {
+	if err := fl.check(cmd); err != nil {
+		return diff.Config{}, err
+	}
 	c := diff.Config{Runs: fl.runs, KeepGoing: fl.keepGoing, Seed: fl.seed,
 		ProbeOptions: probe.Options{ChildArgs: []string{"probe", "--child"}}}
-	if !cmd.Flags().Changed("seed") {
-		c.Seed = uint64(time.Now().UnixNano()) % 1_000_000_000
-	}
-	switch {
-	case cmd.Flags().Changed("for") && cmd.Flags().Changed("runs"):
-		return c, fmt.Errorf("--for and --runs are exclusive")
-	case fl.runs < 0 || cmd.Flags().Changed("runs") && fl.runs == 0:
-		return c, fmt.Errorf("--runs %d: want a positive count", fl.runs)
-	case fl.forTime < 0 || cmd.Flags().Changed("for") && fl.forTime == 0:
-		return c, fmt.Errorf("--for %v: want a positive duration", fl.forTime)
-	case fl.out == "":
-		return c, fmt.Errorf("--out: want a directory")
-	}
-	if !cmd.Flags().Changed("runs") && fl.forTime == 0 {
-		fl.forTime = time.Minute
-	}
 	return c, c.Validate()
 }
 
@@ -114,33 +91,18 @@ func runDiff(cmd *cobra.Command, fl diffFlags, c diff.Config) error {
 	defer out.Flush()
 	fmt.Fprintf(out, "# zcsim diff: root seed %d; the live kernel against the model under %s\n", c.Seed, diff.Profile)
 	out.Flush()
-	if fl.forTime > 0 {
-		end := time.Now().Add(fl.forTime)
-		c.Stop = func() bool { return time.Now().After(end) }
-	}
-	tty := isTerminal(cmd.OutOrStdout())
-	var shown time.Time
-	if tty {
-		c.Progress = func(p diff.Progress) {
-			if time.Since(shown) >= 250*time.Millisecond {
-				shown = time.Now()
-				fmt.Fprintf(out, "\r\033[K%d runs, %.1f runs/s, %d stable and %d unstable disagreements, %v", p.Runs,
-					float64(p.Runs)/p.Elapsed.Seconds(), p.Stable, p.Unstable, p.Elapsed.Round(time.Second))
-				out.Flush()
-			}
-		}
+	c.Stop = fl.stop()
+	line := &progressLine{out: out, tty: isTerminal(cmd.OutOrStdout())}
+	c.Progress = func(p diff.Progress) {
+		line.show("%d runs, %.1f runs/s, %d stable and %d unstable disagreements, %v", p.Runs,
+			float64(p.Runs)/p.Elapsed.Seconds(), p.Stable, p.Unstable, p.Elapsed.Round(time.Second))
 	}
 	sum, err := diff.Run(c, func(f diff.Finding) error {
-		path := filepath.Join(fl.out, f.Name())
-		if err := os.MkdirAll(fl.out, 0o755); err != nil {
+		path, err := fl.write(f.Name(), f.File())
+		if err != nil {
 			return err
 		}
-		if err := os.WriteFile(path, f.File(), 0o644); err != nil {
-			return err
-		}
-		if tty {
-			fmt.Fprint(out, "\r\033[K")
-		}
+		line.clear()
 		verdict := "DIFFERS"
 		if !f.Stable {
 			verdict = "unstable on the kernel"
@@ -149,9 +111,7 @@ func runDiff(cmd *cobra.Command, fl diffFlags, c diff.Config) error {
 			strings.Count(string(f.Shrunk), "\n"), strings.Count(string(f.Original), "\n"), path)
 		return out.Flush()
 	})
-	if tty {
-		fmt.Fprint(out, "\r\033[K")
-	}
+	line.clear()
 	if err != nil {
 		out.Flush()
 		return fail(cmd, fmt.Errorf("zcsim diff: %w", err))

@@ -9,18 +9,12 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/zcsim/zcsim/probe"
+	"github.com/zcsim/zcsim/internal/probetest"
 	"github.com/zcsim/zcsim/sim/scenario"
 )
 
-// TestMain lets the test binary serve as the unprivileged probe child
-// that zcsim probe and zcsim diff re-execute ("probe --child").
-func TestMain(m *testing.M) {
-	if os.Getenv(probe.ChildEnv) != "" {
-		os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
-	}
-	os.Exit(m.Run())
-}
+// TestMain lets the test binary serve as its own unprivileged probe child.
+func TestMain(m *testing.M) { probetest.Main(m) }
 
 // On a host that can be probed, zcsim diff prints the root seed first and
 // a summary last, exits 1 only with a stable disagreement written to a

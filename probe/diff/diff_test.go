@@ -8,6 +8,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/zcsim/zcsim/internal/probetest"
 	"github.com/zcsim/zcsim/probe"
 	"github.com/zcsim/zcsim/probe/diff"
 	"github.com/zcsim/zcsim/sim/interp"
@@ -15,12 +16,7 @@ import (
 )
 
 // TestMain lets the test binary serve as its own unprivileged probe child.
-func TestMain(m *testing.M) {
-	if os.Getenv(probe.ChildEnv) != "" {
-		os.Exit(probe.Child(os.Stdin, os.Stdout))
-	}
-	os.Exit(m.Run())
-}
+func TestMain(m *testing.M) { probetest.Main(m) }
 
 // fake is a probe whose kernel and model agree on every call but the
 // ones kernel answers differently; it counts its runs.
