@@ -59,7 +59,7 @@ func ExampleExec_bug() {
 		fmt.Println(v.Rule, v.Object, strings.SplitN(v.Message, ":", 2)[0])
 	}
 	// Output:
-	// invariant 4 (refcount) uarg#4 leaked at quiescence
+	// refcount uarg#4 leaked at quiescence
 }
 
 // Scenarios draws generated scenarios; outside a property, Example draws

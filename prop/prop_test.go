@@ -72,7 +72,7 @@ func TestInvariantsCatchCatalogBug(t *testing.T) {
 		if r.failure == "" {
 			continue
 		}
-		require.Contains(t, r.failure, "invariant 4 (refcount)")
+		require.Contains(t, r.failure, ": "+kernel.RuleRefcount.String()+": ")
 		require.Contains(t, r.failure, "replay: zcsim run --seed "+fmt.Sprint(sc.Seed)+" --bug udp-more-refcnt FILE")
 		require.Contains(t, r.failure, string(sc.Src))
 		var off recorder
