@@ -22,6 +22,7 @@ const (
 	EFAULT          Errno = 14
 	EBUSY           Errno = 16
 	EEXIST          Errno = 17
+	ENODEV          Errno = 19
 	EINVAL          Errno = 22
 	EPIPE           Errno = 32
 	EDESTADDRREQ    Errno = 89
@@ -53,6 +54,7 @@ var ErrnoNames = NewSymbols(
 	Symbol[Errno]{"EWOULDBLOCK", EAGAIN}, Symbol[Errno]{"ENOMEM", ENOMEM},
 	Symbol[Errno]{"EACCES", EACCES}, Symbol[Errno]{"EFAULT", EFAULT},
 	Symbol[Errno]{"EBUSY", EBUSY}, Symbol[Errno]{"EEXIST", EEXIST},
+	Symbol[Errno]{"ENODEV", ENODEV},
 	Symbol[Errno]{"EINVAL", EINVAL}, Symbol[Errno]{"EPIPE", EPIPE},
 	Symbol[Errno]{"EDESTADDRREQ", EDESTADDRREQ}, Symbol[Errno]{"EMSGSIZE", EMSGSIZE},
 	Symbol[Errno]{"EPROTOTYPE", EPROTOTYPE}, Symbol[Errno]{"ENOPROTOOPT", ENOPROTOOPT},

@@ -17,7 +17,7 @@ type Knob struct {
 // knobDocs summarizes each knob of Profile, in declaration order.
 var knobDocs = []Knob{
 	{"OptIn", "MSG_ZEROCOPY needs SO_ZEROCOPY first (v4.14, 76851d1212c1); the RFC had no option"},
-	{"ZerocopyClasses", "socket classes with MSG_ZEROCOPY: TCP v4.14, RDS v4.17, UDP v5.0 (b5947e5d1e71); RFC also RAW, packet"},
+	{"ZerocopyClasses", "socket classes with MSG_ZEROCOPY: TCP v4.14, RDS v4.17, UDP v5.0 (b5947e5d1e71), vsock v6.7; RFC also RAW, packet"},
 	{"OptRefusal", "errno of SO_ZEROCOPY on other sockets: ENOTSUPP until the sk_is_tcp rework, EOPNOTSUPP in v6.x"},
 	{"OptClosedOnly", "SO_ZEROCOPY only in TCP_CLOSE, else EBUSY (v4.14; lifted in v5.0)"},
 	{"UargByteLimit", "msg_zerocopy_realloc's byte cap per uarg, 512 KiB since the RFC v2"},
@@ -37,6 +37,7 @@ var knobDocs = []Knob{
 	{"DgramZerocopyPagedOnly", "datagrams take a uarg only when the payload can use frags (RFC); v5.0 copies with the uarg"},
 	{"AbortDropsNewUarg", "an aborted corked append drops a uarg it allocated beside the tail's (RFC's sock_zerocopy_put_abort)"},
 	{"UDPSegment", "the UDP_SEGMENT option exists (v4.18, bec1f6f69736)"},
+	{"MPTCP", "IPPROTO_MPTCP sockets exist (v5.6); before, IPPROTO_MAX is 256 and protocol 262 EINVAL"},
 	{"GSOMaxSize", "largest device gso_max_size: 64 KiB, 512 KiB since BIG TCP (v5.19, 7c4e983c4f3c)"},
 	{"ZcCmsg", "sendmsg takes SCM_ZC_NOTIFICATION and returns completions in a zc_info (v7 series, not merged)"},
 	{"Bugs", "historical bugs switched on (zcsim bugs lists them)"},

@@ -71,12 +71,17 @@ type Family uint16
 
 // Address families.
 const (
-	AF_UNSPEC Family = 0
-	AF_UNIX   Family = 1
-	AF_INET   Family = 2
-	AF_INET6  Family = 10
-	AF_PACKET Family = 17
-	AF_RDS    Family = 21
+	AF_UNSPEC  Family = 0
+	AF_UNIX    Family = 1
+	AF_INET    Family = 2
+	AF_IPX     Family = 4 // removed in v4.18: EAFNOSUPPORT
+	AF_INET6   Family = 10
+	AF_DECnet  Family = 12 // removed in v6.1: EAFNOSUPPORT
+	AF_NETLINK Family = 16
+	AF_PACKET  Family = 17
+	AF_RDS     Family = 21
+	AF_VSOCK   Family = 40
+	AF_XDP     Family = 44
 )
 
 // FamilyNames names the address families zcsim knows.
@@ -84,7 +89,9 @@ var FamilyNames = NewSymbols(
 	Symbol[Family]{"AF_UNSPEC", AF_UNSPEC}, Symbol[Family]{"AF_UNIX", AF_UNIX},
 	Symbol[Family]{"AF_LOCAL", AF_UNIX}, Symbol[Family]{"AF_INET", AF_INET},
 	Symbol[Family]{"AF_INET6", AF_INET6}, Symbol[Family]{"AF_PACKET", AF_PACKET},
-	Symbol[Family]{"AF_RDS", AF_RDS},
+	Symbol[Family]{"AF_RDS", AF_RDS}, Symbol[Family]{"AF_IPX", AF_IPX},
+	Symbol[Family]{"AF_DECnet", AF_DECnet}, Symbol[Family]{"AF_NETLINK", AF_NETLINK},
+	Symbol[Family]{"AF_VSOCK", AF_VSOCK}, Symbol[Family]{"AF_XDP", AF_XDP},
 )
 
 // SockType is a socket type with its creation flags (include/linux/net.h).
@@ -95,7 +102,10 @@ const (
 	SOCK_STREAM    SockType = 1
 	SOCK_DGRAM     SockType = 2
 	SOCK_RAW       SockType = 3
+	SOCK_RDM       SockType = 4
 	SOCK_SEQPACKET SockType = 5
+	SOCK_DCCP      SockType = 6 // no protocol since DCCP's removal in v6.16
+	SOCK_PACKET    SockType = 10
 	SOCK_NONBLOCK  SockType = 0x800
 	SOCK_CLOEXEC   SockType = 0x80000
 	// SockTypeMask is SOCK_TYPE_MASK: the bits that are the type proper.
@@ -106,6 +116,8 @@ const (
 var SockTypeNames = NewSymbols(
 	Symbol[SockType]{"SOCK_STREAM", SOCK_STREAM}, Symbol[SockType]{"SOCK_DGRAM", SOCK_DGRAM},
 	Symbol[SockType]{"SOCK_RAW", SOCK_RAW}, Symbol[SockType]{"SOCK_SEQPACKET", SOCK_SEQPACKET},
+	Symbol[SockType]{"SOCK_RDM", SOCK_RDM}, Symbol[SockType]{"SOCK_DCCP", SOCK_DCCP},
+	Symbol[SockType]{"SOCK_PACKET", SOCK_PACKET},
 	Symbol[SockType]{"SOCK_NONBLOCK", SOCK_NONBLOCK}, Symbol[SockType]{"SOCK_CLOEXEC", SOCK_CLOEXEC},
 )
 
@@ -129,13 +141,19 @@ type Protocol uint16
 
 // Protocols.
 const (
-	IPPROTO_IP     Protocol = 0
-	IPPROTO_ICMP   Protocol = 1
-	IPPROTO_TCP    Protocol = 6
-	IPPROTO_UDP    Protocol = 17
-	IPPROTO_IPV6   Protocol = 41
-	IPPROTO_ICMPV6 Protocol = 58
-	IPPROTO_RAW    Protocol = 255
+	IPPROTO_IP      Protocol = 0
+	IPPROTO_ICMP    Protocol = 1
+	IPPROTO_TCP     Protocol = 6
+	IPPROTO_UDP     Protocol = 17
+	IPPROTO_IPV6    Protocol = 41
+	IPPROTO_ICMPV6  Protocol = 58
+	IPPROTO_SCTP    Protocol = 132
+	IPPROTO_UDPLITE Protocol = 136
+	IPPROTO_RAW     Protocol = 255
+	IPPROTO_MPTCP   Protocol = 262
+	// IPProtoMax is IPPROTO_MAX: inet_create refuses a protocol at or
+	// above it (EINVAL). It was 256 until IPPROTO_MPTCP (v5.6).
+	IPProtoMax Protocol = 263
 )
 
 // ProtocolNames names the protocols zcsim knows.
@@ -143,7 +161,8 @@ var ProtocolNames = NewSymbols(
 	Symbol[Protocol]{"IPPROTO_IP", IPPROTO_IP}, Symbol[Protocol]{"IPPROTO_ICMP", IPPROTO_ICMP},
 	Symbol[Protocol]{"IPPROTO_TCP", IPPROTO_TCP}, Symbol[Protocol]{"IPPROTO_UDP", IPPROTO_UDP},
 	Symbol[Protocol]{"IPPROTO_IPV6", IPPROTO_IPV6}, Symbol[Protocol]{"IPPROTO_ICMPV6", IPPROTO_ICMPV6},
-	Symbol[Protocol]{"IPPROTO_RAW", IPPROTO_RAW},
+	Symbol[Protocol]{"IPPROTO_RAW", IPPROTO_RAW}, Symbol[Protocol]{"IPPROTO_SCTP", IPPROTO_SCTP},
+	Symbol[Protocol]{"IPPROTO_UDPLITE", IPPROTO_UDPLITE}, Symbol[Protocol]{"IPPROTO_MPTCP", IPPROTO_MPTCP},
 )
 
 // Level is a setsockopt level.

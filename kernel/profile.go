@@ -18,9 +18,10 @@ const (
 	ClassRAW                       // SOCK_RAW over AF_INET/AF_INET6
 	ClassPacket                    // AF_PACKET
 	ClassRDS                       // AF_RDS
+	ClassVsock                     // AF_VSOCK SOCK_STREAM and SOCK_SEQPACKET
 )
 
-var classNames = [...]string{"other", "tcp", "udp", "raw", "packet", "rds"}
+var classNames = [...]string{"other", "tcp", "udp", "raw", "packet", "rds", "vsock"}
 
 // String names the class.
 func (c SocketClass) String() string {
@@ -47,6 +48,10 @@ func Classify(family Family, typ SockType, proto Protocol) SocketClass {
 		return ClassPacket
 	case AF_RDS:
 		return ClassRDS
+	case AF_VSOCK:
+		if typ.Base() == SOCK_STREAM || typ.Base() == SOCK_SEQPACKET {
+			return ClassVsock
+		}
 	}
 	return ClassOther
 }
@@ -86,8 +91,9 @@ type Profile struct {
 	OptIn bool
 	// ZerocopyClasses are the socket classes whose send path implements
 	// MSG_ZEROCOPY and on which SO_ZEROCOPY is accepted: TCP from v4.14,
-	// RDS from v4.17, UDP from v5.0 (b5947e5d1e71); the RFC also had RAW and
-	// PF_PACKET.
+	// RDS from v4.17, UDP from v5.0 (b5947e5d1e71), connectible AF_VSOCK
+	// sockets from v6.7 (the virtio-vsock MSG_ZEROCOPY series); the RFC
+	// also had RAW and PF_PACKET.
 	ZerocopyClasses []SocketClass
 	// OptRefusal is the errno of SO_ZEROCOPY on any other socket: ENOTSUPP
 	// (524) until the sk_is_tcp conversion, EOPNOTSUPP in v6.x.
@@ -176,6 +182,10 @@ type Profile struct {
 	// v4.18 (bec1f6f69736 "udp: generate gso with UDP_SEGMENT"). Without it
 	// setsockopt(UDP_SEGMENT) fails with ENOPROTOOPT.
 	UDPSegment bool
+	// MPTCP: IPPROTO_MPTCP stream sockets exist (v5.6, "mptcp: Add MPTCP
+	// socket stubs"), which raised IPPROTO_MAX from 256 to 263; before,
+	// socket(AF_INET, SOCK_STREAM, 262) is EINVAL.
+	MPTCP bool
 	// GSOMaxSize is the largest gso_max_size a device may be given, and so
 	// the largest skb TCP builds: GSO_MAX_SIZE, 65536 until v5.19, 512 KiB
 	// since "net: allow gso_max_size to exceed 65536" (7c4e983c4f3c, BIG
@@ -294,6 +304,8 @@ func builtinProfiles() []Profile {
 		p.TCPZerocopyCloseWait = false
 		p.TCPScalingRatio = true
 		p.GSOMaxSize = 512 << 10
+		p.ZerocopyClasses = append(p.ZerocopyClasses, ClassVsock)
+		p.MPTCP = true
 	})
 	zc := derive(v618, "zc-cmsg-v7", "linux-6.18 with the v7 series \"net: A lightweight zero-copy notification\" (2024, not merged)", func(p *Profile) {
 		p.ZcCmsg = true

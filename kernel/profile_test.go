@@ -45,7 +45,7 @@ func TestProfileKnobs(t *testing.T) {
 			kernel.ENOTSUPP, false, 20480, 768, 576, 64 << 10, true, kernel.QueueTail, false},
 		// Measured on Linux 6.18 (probes/FINDINGS.md §6): 832 bytes charged,
 		// 576 admitted, optmem_max 131072.
-		"linux-6.18": {true, []kernel.SocketClass{kernel.ClassTCP, kernel.ClassUDP, kernel.ClassRDS},
+		"linux-6.18": {true, []kernel.SocketClass{kernel.ClassTCP, kernel.ClassUDP, kernel.ClassRDS, kernel.ClassVsock},
 			kernel.EOPNOTSUPP, false, 131072, 832, 576, 8 << 20, true, kernel.QueueTail, true},
 		// The v7 series changes nothing of 6.18 but the cmsg.
 		"zc-cmsg-v7": {true, []kernel.SocketClass{kernel.ClassTCP, kernel.ClassUDP, kernel.ClassRDS},
@@ -106,7 +106,7 @@ func TestClone(t *testing.T) {
 	q.ZerocopyClasses[1] = kernel.ClassRAW
 	q.ZerocopyClasses = append(q.ZerocopyClasses, kernel.ClassPacket)
 	require.Equal(t, []kernel.Bug{kernel.BugNoSockRef}, p.Bugs.Sorted())
-	require.Equal(t, []kernel.SocketClass{kernel.ClassTCP, kernel.ClassUDP, kernel.ClassRDS}, p.ZerocopyClasses)
+	require.Equal(t, []kernel.SocketClass{kernel.ClassTCP, kernel.ClassUDP, kernel.ClassRDS, kernel.ClassVsock}, p.ZerocopyClasses)
 	require.Equal(t, []kernel.Bug{kernel.BugID16}, q.Bugs.Sorted())
 }
 
@@ -205,6 +205,7 @@ func TestDiff(t *testing.T) {
 		got = append(got, d.Name+": "+d.A+" -> "+d.B)
 	}
 	require.Equal(t, []string{
+		"ZerocopyClasses: [tcp udp rds] -> [tcp udp rds vsock]",
 		"OptRefusal: ENOTSUPP -> EOPNOTSUPP",
 		"OptmemMax: 20480 -> 131072",
 		"OmallocTruesize: 768 -> 832",
@@ -214,6 +215,7 @@ func TestDiff(t *testing.T) {
 		"TCPZerocopyStateCheck: true -> false",
 		"TCPZerocopyCloseWait: true -> false",
 		"TCPScalingRatio: false -> true",
+		"MPTCP: false -> true",
 		"GSOMaxSize: 65536 -> 524288",
 	}, got)
 	require.Empty(t, kernel.Diff(b, b))

@@ -123,7 +123,7 @@ func TestUnionStrings(t *testing.T) {
 		{"sock type", kernel.SOCK_STREAM.String(), "SOCK_STREAM"},
 		{"sock type flags", (kernel.SOCK_DGRAM | kernel.SOCK_NONBLOCK).String(), "SOCK_DGRAM|SOCK_NONBLOCK"},
 		{"sock type two flags", (kernel.SOCK_STREAM | kernel.SOCK_CLOEXEC | kernel.SOCK_NONBLOCK).String(), "SOCK_STREAM|SOCK_NONBLOCK|SOCK_CLOEXEC"},
-		{"sock type unknown base", kernel.SockType(0xa).String(), "0xa"},
+		{"sock type unknown base", kernel.SockType(0xb).String(), "0xb"},
 		{"sock type unknown flag", (kernel.SOCK_RAW | 0x100).String(), "SOCK_RAW|0x100"},
 		{"timestamping none", kernel.Timestamping(0).String(), "0"},
 		{"timestamping", (kernel.SOF_TIMESTAMPING_OPT_ID | kernel.SOF_TIMESTAMPING_TX_SOFTWARE).String(), "SOF_TIMESTAMPING_TX_SOFTWARE|SOF_TIMESTAMPING_OPT_ID"},
@@ -222,6 +222,9 @@ func TestClassify(t *testing.T) {
 		{kernel.AF_UNIX, kernel.SOCK_STREAM, 0, kernel.ClassOther},
 		{kernel.AF_UNIX, kernel.SOCK_DGRAM, 0, kernel.ClassOther},
 		{kernel.AF_UNSPEC, kernel.SOCK_STREAM, kernel.IPPROTO_TCP, kernel.ClassOther},
+		{kernel.AF_VSOCK, kernel.SOCK_STREAM, 0, kernel.ClassVsock},
+		{kernel.AF_VSOCK, kernel.SOCK_SEQPACKET, 0, kernel.ClassVsock},
+		{kernel.AF_VSOCK, kernel.SOCK_DGRAM, 0, kernel.ClassOther},
 	}
 	for _, tt := range tests {
 		got := kernel.Classify(tt.family, tt.typ, tt.proto)
@@ -230,9 +233,9 @@ func TestClassify(t *testing.T) {
 }
 
 func TestClassAndEndStrings(t *testing.T) {
-	want := []string{"other", "tcp", "udp", "raw", "packet", "rds", "class 6"}
+	want := []string{"other", "tcp", "udp", "raw", "packet", "rds", "vsock", "class 7"}
 	var got []string
-	for c := kernel.ClassOther; c <= kernel.ClassRDS+1; c++ {
+	for c := kernel.ClassOther; c <= kernel.ClassVsock+1; c++ {
 		got = append(got, c.String())
 	}
 	if d := cmp.Diff(want, got); d != "" {

@@ -6,7 +6,8 @@
 //
 // [Run] moves a locked OS thread into a new network namespace
 // (unshare(CLONE_NEWNET)), brings lo up there and writes
-// net.core.optmem_max there if the scenario sets it; the host's
+// net.core.optmem_max and net.ipv4.ping_group_range there if the
+// scenario sets them; the host's
 // namespace and sysctls are never touched, and the thread is never
 // unlocked, so it dies with its goroutine. Each scenario socket is a real
 // socket; its implicit peer "S.peer" is a real socket on 127.0.0.1 (::1
@@ -37,7 +38,9 @@
 // sendto, sendmsg, sendmmsg (as the model does it: one sendmsg per
 // message), recvmsg (MSG_ERRQUEUE reads one record), recv (on a socket or
 // its peer), shutdown, close, setrlimit and capdrop of the task main,
-// settle, wait, and sysctl net.core.optmem_max before the first socket.
+// settle, wait, and sysctl net.core.optmem_max and net.ipv4.ping_group_range
+// (a range with no group, or from 0 to at least 65534, so that every run's
+// task is in it or none is) before the first socket.
 // Every other statement the model acts on is skipped ([Skip], with why),
 // and so is what a skip makes incomparable, in three degrees:
 //
@@ -78,7 +81,9 @@
 // testdata/*.zcs is the calibration suite: UDP and TCP sends, corking,
 // zero-length sends, mixed copy and zerocopy sends, failing sends,
 // MSG_ZEROCOPY without SO_ZEROCOPY, shutdown of every socket kind and what
-// later sends and reads see, SO_ZEROCOPY on RAW, PF_PACKET and
+// later sends and reads see, calls on closed descriptors, UDP to a closed
+// port (ICMP errors), socket(2) across families, types and protocols,
+// SO_ZEROCOPY on RAW, PF_PACKET and
 // AF_UNIX, optmem exhaustion with TX timestamps between notifications,
 // RLIMIT_MEMLOCK edges, and the TCP receive window of a peer that does
 // not read. Its expectations hold on the model everywhere

@@ -11,7 +11,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"syscall"
 
@@ -24,7 +23,7 @@ import (
 // network namespace, as root or, when the plan says so, in an
 // unprivileged child.
 func live(file string, src []byte, stmts []scenario.Stmt, pl plan, opts Options) ([]Obs, error) {
-	return inNetns(pl.optmem, func() ([]Obs, error) {
+	return inNetns(pl.sysctls, func() ([]Obs, error) {
 		if pl.child {
 			return runChild(opts.Exe, opts.ChildArgs, file, src)
 		}
@@ -32,13 +31,13 @@ func live(file string, src []byte, stmts []scenario.Stmt, pl plan, opts Options)
 	})
 }
 
-// inNetns runs fn in a private network namespace (netns.Run) with, if
-// optmem > 0, net.core.optmem_max set there.
-func inNetns(optmem int, fn func() ([]Obs, error)) ([]Obs, error) {
+// inNetns runs fn in a private network namespace (netns.Run) with the
+// sysctls written there.
+func inNetns(sysctls []sysctl, fn func() ([]Obs, error)) ([]Obs, error) {
 	var obs []Obs
 	err := netns.Run(func() error {
-		if optmem > 0 {
-			if err := writeOptmem(optmem); err != nil {
+		for _, s := range sysctls {
+			if err := writeSysctl(s); err != nil {
 				return err
 			}
 		}
@@ -49,11 +48,11 @@ func inNetns(optmem int, fn func() ([]Obs, error)) ([]Obs, error) {
 	return obs, err
 }
 
-// writeOptmem writes net.core.optmem_max; /proc/sys/net resolves to the
+// writeSysctl writes a namespace sysctl; /proc/sys/net resolves to the
 // namespace of the writing thread.
-func writeOptmem(v int) error {
-	if err := os.WriteFile("/proc/sys/net/core/optmem_max", []byte(strconv.Itoa(v)), 0); err != nil {
-		return fmt.Errorf("probe: setting optmem_max in the private namespace: %w", err)
+func writeSysctl(s sysctl) error {
+	if err := os.WriteFile("/proc/sys/"+s.path, []byte(s.value), 0); err != nil {
+		return fmt.Errorf("probe: setting %s in the private namespace: %w", s.path, err)
 	}
 	return nil
 }
@@ -145,7 +144,7 @@ var ErrNoZerocopy = errors.New("probe: the kernel does not deliver MSG_ZEROCOPY 
 func Supported() error {
 	src := []byte("socket s AF_INET SOCK_STREAM\nsetsockopt s SOL_SOCKET SO_ZEROCOPY 1\nconnect s\nsend s 1 MSG_ZEROCOPY\nsettle\nrecvmsg s MSG_ERRQUEUE\n")
 	stmts, _ := scenario.Parse("support-check", src)
-	obs, err := inNetns(0, func() ([]Obs, error) { return runHost(stmts, makePlan(stmts, "").steps), nil })
+	obs, err := inNetns(nil, func() ([]Obs, error) { return runHost(stmts, makePlan(stmts, "").steps), nil })
 	if err != nil {
 		return err
 	}

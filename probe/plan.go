@@ -2,6 +2,8 @@ package probe
 
 import (
 	"fmt"
+	"strconv"
+	"strings"
 
 	"github.com/zcsim/zcsim/kernel"
 	"github.com/zcsim/zcsim/sim/scenario"
@@ -25,8 +27,9 @@ type step struct {
 // and the comparison.
 type plan struct {
 	steps []step
-	// optmem is the net.core.optmem_max the namespace gets, or 0.
-	optmem int
+	// sysctls are what the namespace gets written before the run, in
+	// file order: net.core.optmem_max, net.ipv4.ping_group_range.
+	sysctls []sysctl
 	// child says the kernel run is uid 65534 without capabilities.
 	child bool
 	// off are the bug statements' bugs, which the model runs without: the
@@ -35,6 +38,28 @@ type plan struct {
 	// noExpectations says the file's expectations are written for another
 	// kernel than the live one, so the kernel is not held to them.
 	noExpectations bool
+}
+
+// sysctl is one namespace sysctl: its /proc/sys path and the value.
+type sysctl struct{ path, value string }
+
+// nsSysctl says whether the live run can set sysctl key to values in its
+// private namespace, and where: net.core.optmem_max, and
+// net.ipv4.ping_group_range when the range holds no group or every group
+// either run has (root's 0, the child's 65534, the model's main task
+// 1000), so that the model's task and the kernel's agree on ping sockets.
+func nsSysctl(key string, values []scenario.Value) (string, bool) {
+	switch key {
+	case "net.core.optmem_max":
+		return "net/core/optmem_max", len(values) == 1
+	case "net.ipv4.ping_group_range":
+		if len(values) != 2 {
+			return "", false
+		}
+		lo, hi := values[0].N, values[1].N
+		return "net/ipv4/ping_group_range", lo > hi || lo == 0 && hi >= 65534
+	}
+	return "", false
 }
 
 // planner decides, statement by statement, what the live kernel can run
@@ -95,13 +120,18 @@ func (pl *planner) step(st scenario.Stmt) step {
 		pl.p.off = append(pl.p.off, kernel.Bug(s.Name.Name))
 		return skip("the live kernel has this bug fixed: the model runs without it")
 	case *scenario.Sysctl:
-		if s.Key.Name == "net.core.optmem_max" && pl.sockets == 0 && len(s.Values) == 1 {
-			pl.p.optmem = int(s.Values[0].N)
+		path, ok := nsSysctl(s.Key.Name, s.Values)
+		if ok && pl.sockets == 0 {
+			var vals []string
+			for _, v := range s.Values {
+				vals = append(vals, strconv.FormatUint(v.N, 10))
+			}
+			pl.p.sysctls = append(pl.p.sysctls, sysctl{path, strings.Join(vals, " ")})
 			return step{run: true}
 		}
-		why := "only net.core.optmem_max can be set, in the private namespace"
-		if s.Key.Name == "net.core.optmem_max" {
-			why = "net.core.optmem_max is set when the namespace is made, before any socket"
+		why := "only net.core.optmem_max and net.ipv4.ping_group_range (empty, or from 0 to at least 65534) can be set, in the private namespace"
+		if ok {
+			why = s.Key.Name + " is set when the namespace is made, before any socket"
 		}
 		return pl.stop(line, why+"; every later socket depends on it")
 	case *scenario.User:

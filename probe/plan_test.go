@@ -101,14 +101,15 @@ settle
 	require.True(t, pl.noExpectations)
 	require.Equal(t, []kernel.Bug{kernel.BugUDPMoreRefcnt}, pl.off)
 	require.False(t, pl.child)
-	require.Zero(t, pl.optmem)
+	require.Empty(t, pl.sysctls)
 }
 
 // A statement whose effect reaches every socket stops the comparison.
 func TestPlanStops(t *testing.T) {
 	for _, c := range []struct{ stmt, why string }{
 		{"fault alloc_skb always", "fault sites exist only in the model"},
-		{"sysctl net.core.wmem_default 4096", "only net.core.optmem_max can be set"},
+		{"sysctl net.core.wmem_default 4096", "only net.core.optmem_max and net.ipv4.ping_group_range"},
+		{"sysctl net.ipv4.ping_group_range 1000 1000", "only net.core.optmem_max and net.ipv4.ping_group_range"},
 		{"sysctl net.core.optmem_max 4096", "net.core.optmem_max is set when the namespace is made"},
 		{"capset main CAP_NET_ADMIN", "the live run cannot grant a capability"},
 		{"accept s c", "the live run cannot accept"},
@@ -139,9 +140,9 @@ func TestPlanTaintsDevices(t *testing.T) {
 // The optmem sysctl before the first socket, RLIMIT_MEMLOCK and capdrop
 // of main run, the last two in the unprivileged child.
 func TestPlanRuns(t *testing.T) {
-	got, pl := planned(t, "profile linux-6.18\nsysctl net.core.optmem_max 20K\nsetrlimit main RLIMIT_MEMLOCK 64K\ncapdrop main CAP_IPC_LOCK\nsocket s AF_INET SOCK_STREAM\nwait 1ms\nsettle\n")
+	got, pl := planned(t, "profile linux-6.18\nsysctl net.core.optmem_max 20K\nsysctl net.ipv4.ping_group_range 0 2147483647\nsetrlimit main RLIMIT_MEMLOCK 64K\ncapdrop main CAP_IPC_LOCK\nsocket s AF_INET SOCK_STREAM\nwait 1ms\nsettle\n")
 	requirePlan(t, got, "1 -", "2 run", "3 run", "4 run", "5 run", "6 run", "7 run")
-	require.Equal(t, 20<<10, pl.optmem)
+	require.Equal(t, []sysctl{{"net/core/optmem_max", "20480"}, {"net/ipv4/ping_group_range", "0 2147483647"}}, pl.sysctls)
 	require.True(t, pl.child)
 	require.False(t, pl.noExpectations)
 }

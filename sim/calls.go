@@ -135,7 +135,7 @@ type PeerOptions struct {
 func (w *World) NewSocket(c Call, name string, t *Task, family kernel.Family, typ kernel.SockType, proto kernel.Protocol, dev *Device, po PeerOptions) (*Socket, Result) {
 	var s *Socket
 	r := w.syscall(c, "socket", nil, func() Result {
-		if err := protocolLookup(family, typ, proto); err != 0 {
+		if err := w.protocolLookup(t, family, typ, proto); err != 0 {
 			return fail(err)
 		}
 		s = w.newSocket(name, t, family, typ, proto, dev)
@@ -160,35 +160,67 @@ func (w *World) NewSocket(c Call, name string, t *Task, family kernel.Family, ty
 	return s, r
 }
 
-// protocolLookup models the protocol lookup of inet_create / inet6_create /
-// packet_create.
-func protocolLookup(family kernel.Family, typ kernel.SockType, proto kernel.Protocol) kernel.Errno {
+// protocolLookup models the checks of __sock_create and the family's
+// create function (inet_create, inet6_create, unix_create, packet_create,
+// netlink_create, vsock_create, xsk_create) for socket(family, typ, proto)
+// by task t. Probed on Linux 6.18:
+//
+//   - AF_INET/AF_INET6: a protocol at or above IPPROTO_MAX is EINVAL; then
+//     the inetsw lookup: SOCK_STREAM takes TCP and, with the profile's
+//     MPTCP, IPPROTO_MPTCP; SOCK_DGRAM takes UDP, UDP-Lite and the ping
+//     protocol of the family (IPPROTO_ICMP, IPPROTO_ICMPV6); SOCK_RAW any
+//     protocol but 0; any other protocol EPROTONOSUPPORT, any other type
+//     ESOCKTNOSUPPORT. A ping socket is EACCES unless the task's group is in
+//     net.ipv4.ping_group_range (ping_init_sock; "1 0", no group, by
+//     default).
+//   - AF_UNIX: protocol 0 or PF_UNIX; SOCK_RAW is a SOCK_DGRAM socket.
+//   - AF_PACKET: SOCK_RAW, SOCK_DGRAM and the old SOCK_PACKET.
+//   - AF_NETLINK: SOCK_RAW or SOCK_DGRAM; the model knows NETLINK_ROUTE.
+//   - AF_VSOCK: SOCK_STREAM and SOCK_SEQPACKET; SOCK_DGRAM needs a
+//     datagram transport the host does not have (ENODEV).
+//   - AF_XDP: SOCK_RAW with protocol 0.
+//   - AF_RDS: SOCK_SEQPACKET.
+//
+// Any other family, AF_DECnet and AF_IPX among them (removed from Linux),
+// is EAFNOSUPPORT. The model has no CAP_NET_RAW: RAW, packet and XDP
+// sockets are made as root makes them.
+func (w *World) protocolLookup(t *Task, family kernel.Family, typ kernel.SockType, proto kernel.Protocol) kernel.Errno {
 	base := typ.Base()
 	switch family {
 	case kernel.AF_INET, kernel.AF_INET6:
-		switch base {
-		case kernel.SOCK_STREAM:
-			if proto != kernel.IPPROTO_IP && proto != kernel.IPPROTO_TCP {
-				return kernel.EPROTONOSUPPORT
-			}
-		case kernel.SOCK_DGRAM:
-			if proto != kernel.IPPROTO_IP && proto != kernel.IPPROTO_UDP && proto != kernel.IPPROTO_ICMP && proto != kernel.IPPROTO_ICMPV6 && proto != 136 {
-				return kernel.EPROTONOSUPPORT
-			}
-		case kernel.SOCK_RAW:
-			if proto == kernel.IPPROTO_IP {
-				return kernel.EPROTONOSUPPORT
-			}
-		default:
-			return kernel.ESOCKTNOSUPPORT
-		}
+		return w.inetLookup(t, family, base, proto)
 	case kernel.AF_PACKET:
-		if base != kernel.SOCK_RAW && base != kernel.SOCK_DGRAM {
+		if base != kernel.SOCK_RAW && base != kernel.SOCK_DGRAM && base != kernel.SOCK_PACKET {
 			return kernel.ESOCKTNOSUPPORT
 		}
 	case kernel.AF_UNIX:
-		if base != kernel.SOCK_STREAM && base != kernel.SOCK_DGRAM && base != kernel.SOCK_SEQPACKET {
+		if proto != 0 && proto != kernel.Protocol(kernel.AF_UNIX) {
+			return kernel.EPROTONOSUPPORT
+		}
+		if base != kernel.SOCK_STREAM && base != kernel.SOCK_DGRAM && base != kernel.SOCK_SEQPACKET && base != kernel.SOCK_RAW {
 			return kernel.ESOCKTNOSUPPORT
+		}
+	case kernel.AF_NETLINK:
+		if base != kernel.SOCK_RAW && base != kernel.SOCK_DGRAM {
+			return kernel.ESOCKTNOSUPPORT
+		}
+		if proto != 0 {
+			return kernel.EPROTONOSUPPORT
+		}
+	case kernel.AF_VSOCK:
+		switch base {
+		case kernel.SOCK_STREAM, kernel.SOCK_SEQPACKET:
+		case kernel.SOCK_DGRAM:
+			return kernel.ENODEV
+		default:
+			return kernel.ESOCKTNOSUPPORT
+		}
+	case kernel.AF_XDP:
+		if base != kernel.SOCK_RAW {
+			return kernel.ESOCKTNOSUPPORT
+		}
+		if proto != 0 {
+			return kernel.EPROTONOSUPPORT
 		}
 	case kernel.AF_RDS:
 		if base != kernel.SOCK_SEQPACKET {
@@ -196,6 +228,44 @@ func protocolLookup(family kernel.Family, typ kernel.SockType, proto kernel.Prot
 		}
 	default:
 		return kernel.EAFNOSUPPORT
+	}
+	return 0
+}
+
+// inetLookup is inet_create's and inet6_create's part of protocolLookup.
+func (w *World) inetLookup(t *Task, family kernel.Family, base kernel.SockType, proto kernel.Protocol) kernel.Errno {
+	max := kernel.IPProtoMax
+	if !w.Host.Profile.MPTCP {
+		max = 256
+	}
+	if proto >= max {
+		return kernel.EINVAL
+	}
+	ping := kernel.IPPROTO_ICMP
+	if family == kernel.AF_INET6 {
+		ping = kernel.IPPROTO_ICMPV6
+	}
+	switch base {
+	case kernel.SOCK_STREAM:
+		if proto != kernel.IPPROTO_IP && proto != kernel.IPPROTO_TCP && (proto != kernel.IPPROTO_MPTCP || !w.Host.Profile.MPTCP) {
+			return kernel.EPROTONOSUPPORT
+		}
+	case kernel.SOCK_DGRAM:
+		switch proto {
+		case kernel.IPPROTO_IP, kernel.IPPROTO_UDP, kernel.IPPROTO_UDPLITE:
+		case ping:
+			if lo, hi := w.Net.PingGroupRange[0], w.Net.PingGroupRange[1]; t.User.UID < lo || t.User.UID > hi {
+				return kernel.EACCES
+			}
+		default:
+			return kernel.EPROTONOSUPPORT
+		}
+	case kernel.SOCK_RAW:
+		if proto == kernel.IPPROTO_IP {
+			return kernel.EPROTONOSUPPORT
+		}
+	default:
+		return kernel.ESOCKTNOSUPPORT
 	}
 	return 0
 }

@@ -72,5 +72,42 @@ func TestWorldAPI(t *testing.T) {
 	}
 	require.Equal(t, uint64(events), w.Step())
 	require.Greater(t, w.Step(), uint64(5))
-	require.Equal(t, kernel.EAFNOSUPPORT, protocolLookup(kernel.Family(99), kernel.SOCK_STREAM, 0))
+}
+
+// socket(2)'s errno per family, type and protocol (probe/testdata/socket.zcs
+// holds the same facts against the live kernel), and a profile's knobs.
+func TestProtocolLookup(t *testing.T) {
+	cur, _ := kernel.Lookup(kernel.DefaultProfile)
+	w := New(cur, 1)
+	main := w.Task("main")
+	tests := []struct {
+		family kernel.Family
+		typ    kernel.SockType
+		proto  kernel.Protocol
+		want   kernel.Errno
+	}{
+		{kernel.Family(99), kernel.SOCK_STREAM, 0, kernel.EAFNOSUPPORT},
+		{kernel.AF_DECnet, kernel.SOCK_STREAM, 0, kernel.EAFNOSUPPORT},
+		{kernel.AF_INET, kernel.SOCK_STREAM, kernel.IPPROTO_MPTCP, 0},
+		{kernel.AF_INET, kernel.SOCK_STREAM, kernel.IPPROTO_SCTP, kernel.EPROTONOSUPPORT},
+		{kernel.AF_INET, kernel.SOCK_RAW, kernel.IPProtoMax, kernel.EINVAL},
+		{kernel.AF_INET, kernel.SOCK_RAW, kernel.IPProtoMax - 1, 0},
+		{kernel.AF_INET, kernel.SOCK_SEQPACKET, 0, kernel.ESOCKTNOSUPPORT},
+		{kernel.AF_INET, kernel.SOCK_DGRAM, kernel.IPPROTO_ICMP, kernel.EACCES},
+		{kernel.AF_INET6, kernel.SOCK_DGRAM, kernel.IPPROTO_ICMP, kernel.EPROTONOSUPPORT},
+		{kernel.AF_INET, kernel.SOCK_DGRAM, kernel.IPPROTO_UDPLITE, 0},
+		{kernel.AF_UNIX, kernel.SOCK_RAW, 1, 0},
+		{kernel.AF_UNIX, kernel.SOCK_STREAM, 2, kernel.EPROTONOSUPPORT},
+		{kernel.AF_VSOCK, kernel.SOCK_DGRAM, 0, kernel.ENODEV},
+		{kernel.AF_XDP, kernel.SOCK_DGRAM, 0, kernel.ESOCKTNOSUPPORT},
+		{kernel.AF_NETLINK, kernel.SOCK_RAW, 1, kernel.EPROTONOSUPPORT},
+	}
+	for _, tt := range tests {
+		require.Equal(t, tt.want, w.protocolLookup(main, tt.family, tt.typ, tt.proto), "socket(%d, %v, %d)", tt.family, tt.typ, tt.proto)
+	}
+	w.Net.PingGroupRange = [2]int{0, 2147483647}
+	require.Zero(t, w.protocolLookup(main, kernel.AF_INET6, kernel.SOCK_DGRAM, kernel.IPPROTO_ICMPV6))
+	old, _ := kernel.Lookup("linux-5.0")
+	w = New(old, 1)
+	require.Equal(t, kernel.EINVAL, w.protocolLookup(w.Task("main"), kernel.AF_INET, kernel.SOCK_STREAM, kernel.IPPROTO_MPTCP))
 }

@@ -12,6 +12,9 @@ type Sysctl struct {
 	RmemDefault int    // net.core.rmem_default
 	TCPWmem     [3]int // net.ipv4.tcp_wmem: min, default, max
 	TCPRmem     [3]int // net.ipv4.tcp_rmem
+	// PingGroupRange is net.ipv4.ping_group_range: the groups whose tasks
+	// may create ping sockets, "1 0" (none) by default.
+	PingGroupRange [2]int
 }
 
 // DefaultSysctl returns the settings of a fresh namespace under profile p.
@@ -24,6 +27,8 @@ func DefaultSysctl(p *kernel.Profile) *Sysctl {
 		RmemDefault: 212992,
 		TCPWmem:     [3]int{4096, 16384, 4194304},
 		TCPRmem:     [3]int{4096, 131072, 6291456},
+
+		PingGroupRange: [2]int{1, 0},
 	}
 }
 

@@ -94,7 +94,7 @@ func (r *resolver) sock(s scenario.Sock) {
 var sysctls = map[string]int{
 	"net.core.optmem_max": 1, "net.core.wmem_max": 1, "net.core.rmem_max": 1,
 	"net.core.wmem_default": 1, "net.core.rmem_default": 1,
-	"net.ipv4.tcp_wmem": 3, "net.ipv4.tcp_rmem": 3,
+	"net.ipv4.tcp_wmem": 3, "net.ipv4.tcp_rmem": 3, "net.ipv4.ping_group_range": 2,
 }
 
 // expectKeys are the state an expect statement can check.
