@@ -48,7 +48,7 @@ func TestProfileKnobs(t *testing.T) {
 		"linux-6.18": {true, []kernel.SocketClass{kernel.ClassTCP, kernel.ClassUDP, kernel.ClassRDS, kernel.ClassVsock},
 			kernel.EOPNOTSUPP, false, 131072, 832, 576, 8 << 20, true, kernel.QueueTail, true},
 		// The v7 series changes nothing of 6.18 but the cmsg.
-		"zc-cmsg-v7": {true, []kernel.SocketClass{kernel.ClassTCP, kernel.ClassUDP, kernel.ClassRDS},
+		"zc-cmsg-v7": {true, []kernel.SocketClass{kernel.ClassTCP, kernel.ClassUDP, kernel.ClassRDS, kernel.ClassVsock},
 			kernel.EOPNOTSUPP, false, 131072, 832, 576, 8 << 20, true, kernel.QueueTail, true},
 	}
 	var names []string

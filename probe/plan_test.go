@@ -137,11 +137,11 @@ func TestPlanTaintsDevices(t *testing.T) {
 	)
 }
 
-// The optmem sysctl before the first socket, RLIMIT_MEMLOCK and capdrop
+// The namespace sysctls before the first socket, RLIMIT_MEMLOCK and capdrop
 // of main run, the last two in the unprivileged child.
 func TestPlanRuns(t *testing.T) {
 	got, pl := planned(t, "profile linux-6.18\nsysctl net.core.optmem_max 20K\nsysctl net.ipv4.ping_group_range 0 2147483647\nsetrlimit main RLIMIT_MEMLOCK 64K\ncapdrop main CAP_IPC_LOCK\nsocket s AF_INET SOCK_STREAM\nwait 1ms\nsettle\n")
-	requirePlan(t, got, "1 -", "2 run", "3 run", "4 run", "5 run", "6 run", "7 run")
+	requirePlan(t, got, "1 -", "2 run", "3 run", "4 run", "5 run", "6 run", "7 run", "8 run")
 	require.Equal(t, []sysctl{{"net/core/optmem_max", "20480"}, {"net/ipv4/ping_group_range", "0 2147483647"}}, pl.sysctls)
 	require.True(t, pl.child)
 	require.False(t, pl.noExpectations)
