@@ -3,7 +3,6 @@ package sim
 import (
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/zcsim/zcsim/kernel"
@@ -283,7 +282,7 @@ func (w *World) newSocket(name string, t *Task, family kernel.Family, typ kernel
 	sk := sock.New(w.Host, w.Net, t.Task, family, typ, proto)
 	s := &Socket{Name: name, Sk: sk, Task: t, Dev: dev}
 	sk.OnNotify = func(n ubuf.Notification, merged bool) {
-		w.narration = append(w.narration, notificationText(name, n, merged))
+		w.narration = append(w.narration, notifiedLine(name, n, merged))
 	}
 	switch sk.Class {
 	case kernel.ClassTCP:
@@ -295,53 +294,9 @@ func (w *World) newSocket(name string, t *Task, family kernel.Family, typ kernel
 	}
 	w.sockets = append(w.sockets, s)
 	w.byName[name], w.bySk[sk] = s, s
-	w.narration = append(w.narration, fmt.Sprintf("%s is %v", name, sk.Ident()))
+	w.say(fmt.Sprintf("%s is %v", name, sk.Ident()))
 	w.Monitor.Tracked(sk, t.Task)
 	return s
-}
-
-// notificationText narrates __msg_zerocopy_callback queuing n on the
-// error queue of socket name, or merging it into the queued one: "s:
-// notification [0,3] COPIED queued". It builds the sentence in one
-// allocation, as it runs once per notification.
-func notificationText(name string, n ubuf.Notification, merged bool) string {
-	var buf [96]byte
-	b := append(append(buf[:0], name...), ": notification ["...)
-	b = strconv.AppendUint(b, uint64(n.Lo), 10)
-	b = append(b, ',')
-	b = strconv.AppendUint(b, uint64(n.Hi()), 10)
-	b = append(b, ']')
-	if n.Copied {
-		b = append(b, " COPIED"...)
-	}
-	if merged {
-		b = append(b, " merged into the queued one"...)
-	} else {
-		b = append(b, " queued"...)
-	}
-	if n.Why != kernel.NotCopied {
-		b = append(b, " (COPIED by "...)
-		b = append(b, n.Why.Name()...)
-		if n.WhyStep != 0 {
-			b = append(b, " at step "...)
-			b = strconv.AppendUint(b, n.WhyStep, 10)
-		}
-		b = append(b, ')')
-	}
-	return string(b)
-}
-
-// copiedText narrates a uarg's zerocopy becoming 0 (ubuf.Info.SetCopied):
-// "uarg#7 [id 0..1] will notify COPIED: " and the reason in words.
-func copiedText(t *kernel.Tracked, why kernel.CopyWhy) string {
-	s := t.Ident().String()
-	if u, ok := t.Self().(*ubuf.Info); ok {
-		s += fmt.Sprintf(" [id %d..%d]", u.ID, u.ID+uint32(u.Len)-1)
-	}
-	if why == kernel.NotCopied {
-		return s + " will notify COPIED"
-	}
-	return s + " will notify COPIED: " + why.String()
 }
 
 // allocFD gives s the lowest free file descriptor above stderr, as

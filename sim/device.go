@@ -256,7 +256,7 @@ func (w *World) wire(s *Socket, f frame) {
 
 // lose frees a frame s sent that never arrives, and says so in the step.
 func (w *World) lose(s *Socket, f frame, why string) {
-	w.narration = append(w.narration, fmt.Sprintf("%s: a frame of %d bytes %s", s.Name, f.len, why))
+	w.say(fmt.Sprintf("%s: a frame of %d bytes %s", s.Name, f.len, why))
 	if f.skb != nil {
 		f.skb.Note(kernel.Entry{Str: why})
 		f.skb.Free()

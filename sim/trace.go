@@ -143,6 +143,9 @@ type Event struct {
 	// Ret, Errno, UargID, Why and Notification; pending says it has not.
 	call    callResult
 	pending bool
+	// narration is what the step said besides the event, until Render
+	// appends it to Text; the World's, valid while the record is.
+	narration []line
 }
 
 // callResult is what a system call's event says of its result, kept as
@@ -163,11 +166,24 @@ type callResult struct {
 	refusal kernel.Entry
 }
 
-// Render fills in the fields that describe a system call's result from
-// what the call recorded, and puts the call's sentence before Text (which
-// holds, until then, only what the step's narration appended). It does
-// nothing for an event that is not a call's or was rendered already.
+// Render words the event: for a system call it fills in the fields that
+// describe the call's result from what the call recorded and puts the
+// call's sentence first in Text; it then appends the step's narration to
+// Text, each sentence after "; ". It does nothing to an event rendered
+// already.
 func (e *Event) Render() {
+	e.renderCall()
+	if len(e.narration) > 0 {
+		b := []byte(e.Text)
+		for i := range e.narration {
+			b = e.narration[i].appendTo(append(b, "; "...))
+		}
+		e.Text, e.narration = string(b), nil
+	}
+}
+
+// renderCall is Render's part for a system call's event not yet rendered.
+func (e *Event) renderCall() {
 	if !e.pending {
 		return
 	}

@@ -46,7 +46,7 @@ func (w *World) VhostSend(c Call, dev *Device, n, gso int) Result {
 			if w.Profile().Bugs.Has(kernel.BugLegacyDoublePut) {
 				u.Complete(holder, false) // B10: vhost_net_ubuf_put again
 			}
-			w.narration = append(w.narration, fmt.Sprintf("%v completed by the failed skb's free", u.Ident()))
+			w.say(fmt.Sprintf("%v completed by the failed skb's free", u.Ident()))
 			return fail(kernel.EIO)
 		}
 		b.Shinfo().GSOSize = gso

@@ -54,8 +54,8 @@ type World struct {
 	// touched is the step's object entries, reused from step to step.
 	touched []Touch
 	// narration collects what a step did that the timeline should say,
-	// such as a notification being queued.
-	narration []string
+	// such as a notification being queued; reused from step to step.
+	narration []line
 	// failed is set once a violation was found, so a run can stop early.
 	failed bool
 	// violations counts the violation records in the trace.
@@ -92,7 +92,7 @@ func New(p *kernel.Profile, seed uint64) *World {
 	w.Host.Trace = func(t *kernel.Tracked, e kernel.Entry) {
 		w.touched = append(w.touched, Touch{Object: t.Ident(), Entry: e})
 		if e.Op == kernel.OpUargCopied {
-			w.narration = append(w.narration, copiedText(t, kernel.CopyWhy(e.Args[0])))
+			w.narration = append(w.narration, copiedLine(t, kernel.CopyWhy(e.Args[0])))
 		}
 	}
 	w.Monitor.QueueSkbs = w.queueSkbs
@@ -191,10 +191,7 @@ func (w *World) begin() uint64 {
 // invariant checkers and record every violation they report.
 func (w *World) end(e Event) {
 	e.Step, e.Time = w.Host.Step, int64(w.Now())
-	e.Touched = w.touched
-	for _, n := range w.narration {
-		e.Text += "; " + n
-	}
+	e.Touched, e.narration = w.touched, w.narration
 	w.event = e
 	w.trace.add(Record{Event: &w.event})
 	w.touched, w.narration = w.touched[:0], w.narration[:0]
