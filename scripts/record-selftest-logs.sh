@@ -84,13 +84,6 @@ msg_zerocopy() {
 	wait "$rx" || true
 }
 
-# Both ends traced in one log: a shell forks the receiver and the sender.
-both() {
-	local name=$1 fam=$2 addr=$3 proto=$4
-	shift 4
-	trace "$name" sh -c "./msg_zerocopy $fam -r -t 0 -D $addr $proto & sleep 0.2; ./msg_zerocopy $fam -t 0 -D $addr $* $proto; wait" || true
-}
-
 msg_zerocopy tcp4_zc -4 tcp -z
 msg_zerocopy tcp6_zc -6 tcp -z
 msg_zerocopy tcp4_copy -4 tcp
@@ -98,8 +91,6 @@ msg_zerocopy udp4_zc -4 udp -z
 msg_zerocopy udp6_zc -6 udp -z
 msg_zerocopy udp4_cork -4 udp -z -c 4
 msg_zerocopy udp6_cork_mixed -6 udp -z -c 4 -m
-both tcp4_both_zc -4 127.0.0.1 tcp -z
-both udp6_both_zc -6 ::1 udp -z
 
 # sink ADDR: an untraced UDP receiver on port 8000 that drains what it gets
 # for three seconds, so that the sender sees no ICMP port unreachable.

@@ -754,7 +754,7 @@ func (w *World) Recv(c Call, s *Socket, n int, flags kernel.MsgFlags) Result {
 			}
 			return ok(int64(got))
 		case s.dgrm != nil:
-			got, err := s.dgrm.recv(n)
+			got, err := s.dgrm.recv(n, flags)
 			if err != 0 {
 				return fail(err)
 			}

@@ -156,3 +156,23 @@ func TestEventRender(t *testing.T) {
 	require.Equal(t, "s: notification [0,0] COPIED queued", notified(notifiedLine("s", ubuf.Notification{Lo: 0, Len: 1, Copied: true}, false)))
 	require.Equal(t, "u: notification [4294967295,1] merged into the queued one", notified(notifiedLine("u", ubuf.Notification{Lo: 1<<32 - 1, Len: 3}, true)))
 }
+
+// A datagram read with MSG_TRUNC returns the datagram's whole length
+// (udp_recvmsg), one without it what fits the buffer.
+func TestRecvTrunc(t *testing.T) {
+	p, err := kernel.Lookup(kernel.DefaultProfile)
+	require.NoError(t, err)
+	w := New(p, 1)
+	lo := DefaultDevice("lo", Loopback)
+	w.AddDevice(lo)
+	task := w.AddTask("main", w.AddUser(1000), 8<<20, false)
+	s, _ := w.NewSocket(Call{}, "s", task, kernel.AF_INET, kernel.SOCK_DGRAM, 0, lo, PeerOptions{})
+	require.Zero(t, w.Connect(Call{}, s).Errno)
+	for range 2 {
+		require.EqualValues(t, 1000, w.Send(Call{}, s, []int{1000}, 0).Ret)
+	}
+	require.NoError(t, w.Settle())
+	require.EqualValues(t, 1000, w.Recv(Call{}, s.Peer, 64, kernel.MSG_TRUNC|kernel.MSG_DONTWAIT).Ret)
+	require.EqualValues(t, 64, w.Recv(Call{}, s.Peer, 64, kernel.MSG_DONTWAIT).Ret)
+	require.Equal(t, kernel.EAGAIN, w.Recv(Call{}, s.Peer, 64, kernel.MSG_TRUNC|kernel.MSG_DONTWAIT).Errno)
+}

@@ -12,10 +12,14 @@
 // RLIMIT_MEMLOCK; [Options.OptmemMax] sets net.core.optmem_max. Every
 // traced socket uses one loopback device, the path of 127.0.0.1 and ::1.
 //
-// Sockets are followed by fd number; one fd table serves every pid of the
-// log, as threads share it (forked children that inherit descriptors are
-// not told apart). A socket(2) creates a model socket named "fdN" (then
-// "fdN#2", ... when the number is reused); calls on descriptors the
+// Sockets are followed by fd number in one descriptor table per process
+// (files_struct): fork, vfork, clone and clone3 give the child a copy of
+// its parent's (copy_files), or share it with CLONE_FILES; a pid whose
+// creation the log does not show shares the log's first table. dup, dup2,
+// dup3 and fcntl(F_DUPFD) alias a descriptor; close, close_range and a
+// process's exit drop descriptors, and the model socket closes with its
+// last one (filp_close). A socket(2) creates a model socket named "fdN"
+// (then "fdN#2", ... when the number is reused); calls on descriptors the
 // replay does not follow (files, pipes, netlink) are listed as ignored.
 //
 // Both ends of a loopback connection are often traced. A TCP client that
@@ -35,6 +39,7 @@
 //	bind, connect, listen          World.Bind/Connect/Listen
 //	accept, accept4                World.AcceptFrom or World.Accept
 //	send, sendto, sendmsg, write   World.Send (iovec lengths, flags)
+//	writev, sendfile               World.Send (sendfile: what it returned, at most its count)
 //	sendmmsg                       one World.Send per printed message
 //	recv, recvfrom, recvmsg        World.Recv, or World.Recvmsg with MSG_ERRQUEUE
 //	close, shutdown                World.Close/Shutdown
@@ -50,6 +55,17 @@
 // vfs_write's access_ok, __copy_msghdr's UIO_MAXIOV, copy_iovec_from_user's
 // SSIZE_MAX, __import_iovec's access_ok); an errno of those checks is the
 // prediction.
+//
+// # Observation
+//
+// The log of one process does not show when the rest of the system did
+// its work: the peer's ACKs and reads, softirq, TX completions, timers.
+// Error-queue reads are guided by what the log observed (errRead): the
+// replay's view of each error queue (errView) holds back ids the kernel
+// had not completed yet, and the model's pending work may run ahead of its
+// clock (runAhead), so that a read agrees under an assumption the report
+// states whenever some schedule explains it; it diverges only when none
+// does.
 //
 // # Time
 //
@@ -72,7 +88,8 @@
 //
 // # Verdicts
 //
-// Each call is [Agree], [Diverge] or [Undetermined]. Undetermined calls
+// Each call is [Agree], [Assumed] (with [Call.Assumption]), [Diverge] or
+// [Undetermined]. Undetermined calls
 // say why ([Call.Why]) and are either not run ("not replayed") or run on
 // an assumption the reason states: a call strace shows without a result
 // (ERESTART* of a signal, "= ?", unfinished), an argument strace
@@ -80,7 +97,8 @@
 // one buffer of the observed length, to keep the model's state), a length
 // whose answer depends on the buffer's address, a call over
 // [Options.MaxCallBytes]. [Report.OK] holds when nothing diverges and at
-// least one call agrees: a replay that checked nothing is no success.
+// least one call agrees, plainly or under an assumption: a replay that
+// checked nothing is no success.
 //
 // # Errors
 //

@@ -108,8 +108,23 @@ func Replay(file string, src []byte, opts Options) (*Report, error) {
 		return nil, err
 	}
 	r := newReplayer(file, p, log, opts)
+	exits := make([]strace.Note, 0, 8)
+	for _, n := range log.Notes {
+		if n.Kind == strace.NoteExit {
+			exits = append(exits, n)
+		}
+	}
 	for _, op := range ops {
+		// Calls are listed in the order they completed, at their last
+		// line; a process's exit comes between the calls around it.
+		for len(exits) > 0 && exits[0].Line < lastLine(op.Head()) {
+			r.exit(exits[0])
+			exits = exits[1:]
+		}
 		r.op(op)
+	}
+	for _, n := range exits {
+		r.exit(n)
 	}
 	r.finish()
 	return r.rep, nil
@@ -130,6 +145,9 @@ type fdEntry struct {
 	feed *sim.Socket
 	// errq is the replay's view of the socket's error queue.
 	errq errView
+	// refs counts the descriptors, in every process, that refer to this
+	// open file (dup, fork); the model socket closes with the last.
+	refs int
 }
 
 // inet reports whether the socket has the model's full data path.
@@ -146,8 +164,13 @@ type replayer struct {
 	// calls indexes the parsed calls by first line, for the calls the
 	// decoder ignores but whose arguments teach addresses (getsockname).
 	calls map[int]*strace.Call
-	fds   map[int]*fdEntry
-	names map[int]int // how many sockets each fd number has named
+	// fds is the descriptor table of the current call's process; tables
+	// holds every process's, first the one pids of unknown origin share.
+	fds    map[int]*fdEntry
+	cur    *fdTable
+	tables map[int]*fdTable
+	first  *fdTable
+	names  map[int]int // how many sockets each fd number has named
 	// pending lists traced TCP clients connected but not yet accepted.
 	pending []*fdEntry
 	// clock: the absolute log time of the last call, when the log has
@@ -187,7 +210,7 @@ func newReplayer(file string, p *kernel.Profile, log *strace.Log, opts Options) 
 	dev := sim.DefaultDevice("lo", sim.Loopback)
 	w.AddDevice(dev)
 	r := &replayer{w: w, task: task, dev: dev, file: file,
-		calls: map[int]*strace.Call{}, fds: map[int]*fdEntry{}, names: map[int]int{},
+		calls: map[int]*strace.Call{}, tables: map[int]*fdTable{}, names: map[int]int{},
 		ignored: map[string]int{}, maxBytes: opts.MaxCallBytes, dgrams: map[uint16][]*fdEntry{}, unknownFds: map[int]int{}}
 	for i := range log.Calls {
 		c := &log.Calls[i]
@@ -276,6 +299,14 @@ func (r *replayer) clock(h *strace.Header) {
 }
 
 func (r *replayer) note(s string) { r.rep.Notes = append(r.rep.Notes, s) }
+
+// lastLine is the line a call completed on.
+func lastLine(h *strace.Header) int {
+	if len(h.Lines) == 0 {
+		return 0
+	}
+	return h.Lines[len(h.Lines)-1]
+}
 
 func line(h *strace.Header) int {
 	if len(h.Lines) == 0 {

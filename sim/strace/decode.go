@@ -74,32 +74,44 @@ func header(c *Call) Header {
 type decodeFunc func(h Header, args []Value) (Op, *badArg)
 
 // decoders maps each modelled syscall to its decoder and argument count
-// (the count strace prints when the call completed).
+// (the count strace prints when the call completed; -1 for a call whose
+// count varies, which its decoder checks).
 var decoders = map[string]struct {
 	n int
 	f decodeFunc
 }{
-	"socket":     {3, decodeSocket},
-	"socketpair": {4, decodeSocketPair},
-	"bind":       {3, decodeBind},
-	"connect":    {3, decodeConnect},
-	"listen":     {2, decodeListen},
-	"accept":     {3, decodeAccept},
-	"accept4":    {4, decodeAccept},
-	"setsockopt": {5, decodeSockOpt},
-	"getsockopt": {5, decodeSockOpt},
-	"send":       {4, decodeSend},
-	"sendto":     {6, decodeSend},
-	"sendmsg":    {3, decodeSendMsg},
-	"write":      {3, decodeWrite},
-	"sendmmsg":   {4, decodeSendMmsg},
-	"recv":       {4, decodeRecv},
-	"recvfrom":   {6, decodeRecv},
-	"recvmsg":    {3, decodeRecvMsg},
-	"close":      {1, decodeClose},
-	"shutdown":   {2, decodeShutdown},
-	"prlimit64":  {4, decodePrlimit},
-	"setrlimit":  {2, decodeSetrlimit},
+	"socket":      {3, decodeSocket},
+	"socketpair":  {4, decodeSocketPair},
+	"bind":        {3, decodeBind},
+	"connect":     {3, decodeConnect},
+	"listen":      {2, decodeListen},
+	"accept":      {3, decodeAccept},
+	"accept4":     {4, decodeAccept},
+	"setsockopt":  {5, decodeSockOpt},
+	"getsockopt":  {5, decodeSockOpt},
+	"send":        {4, decodeSend},
+	"sendto":      {6, decodeSend},
+	"sendmsg":     {3, decodeSendMsg},
+	"write":       {3, decodeWrite},
+	"sendmmsg":    {4, decodeSendMmsg},
+	"recv":        {4, decodeRecv},
+	"recvfrom":    {6, decodeRecv},
+	"recvmsg":     {3, decodeRecvMsg},
+	"close":       {1, decodeClose},
+	"shutdown":    {2, decodeShutdown},
+	"prlimit64":   {4, decodePrlimit},
+	"setrlimit":   {2, decodeSetrlimit},
+	"writev":      {3, decodeWritev},
+	"sendfile":    {4, decodeSendfile},
+	"dup":         {1, decodeDup},
+	"dup2":        {2, decodeDup},
+	"dup3":        {3, decodeDup},
+	"fcntl":       {-1, decodeFcntl},
+	"clone":       {-1, decodeClone},
+	"clone3":      {2, decodeClone3},
+	"fork":        {0, decodeFork},
+	"vfork":       {0, decodeFork},
+	"close_range": {3, decodeCloseRange},
 }
 
 func (d *decoder) call(c *Call) Op {
@@ -114,7 +126,7 @@ func (d *decoder) call(c *Call) Op {
 	if c.Result.Kind == ResultUnfinished {
 		return &Ignored{Header: h, Name: c.Name, Reason: "unfinished"}
 	}
-	if len(c.Args) != dec.n {
+	if dec.n >= 0 && len(c.Args) != dec.n {
 		line, col := c.Line(), 1
 		if len(c.Args) > 0 {
 			line, col = c.Args[0].Line, c.Args[0].Col

@@ -86,8 +86,12 @@
 // # Decoded calls
 //
 // socket, socketpair, bind, listen, accept, accept4, connect, setsockopt,
-// getsockopt, send, sendto, sendmsg, sendmmsg, write, recv, recvfrom,
-// recvmsg, close, shutdown, prlimit64 and setrlimit. For recvmsg the
+// getsockopt, send, sendto, sendmsg, sendmmsg, write, writev and sendfile
+// (a [Send] of their lengths), recv, recvfrom, recvmsg, close, shutdown,
+// prlimit64 and setrlimit; and what the descriptor tables of a
+// multi-process log need: dup, dup2, dup3 and fcntl's F_DUPFD and
+// F_DUPFD_CLOEXEC ([Dup]), fork, vfork, clone and clone3 ([Fork], with
+// CLONE_FILES), close_range ([CloseRange]). For recvmsg the
 // control messages are decoded; an (SOL_IP, IP_RECVERR) or (SOL_IPV6,
 // IPV6_RECVERR) message yields an [ExtErr] (struct sock_extended_err) read
 // either from strace's struct form

@@ -20,8 +20,8 @@ type Header struct {
 func (h *Header) Head() *Header { return h }
 
 // Op is one decoded call: a *Socket, *SocketPair, *Bind, *Listen, *Accept,
-// *Connect, *SockOpt, *Send, *SendMmsg, *Recv, *Close, *Shutdown, *Rlimit
-// or *Ignored.
+// *Connect, *SockOpt, *Send, *SendMmsg, *Recv, *Close, *Shutdown, *Rlimit,
+// *Dup, *Fork, *CloseRange or *Ignored.
 type Op interface {
 	Head() *Header
 }
