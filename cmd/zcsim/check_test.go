@@ -68,7 +68,7 @@ func TestCheckFor(t *testing.T) {
 // summary; with --shard every finding's seed is in the shard.
 func TestCheckJSONShard(t *testing.T) {
 	dir := t.TempDir()
-	args := []string{"check", "--json", "--bug", "tstamp-leak", "--seed", "10", "--runs", "60", "--shard", "1/3", "--keep-going", "--out", dir}
+	args := []string{"check", "--json", "--bug", "tstamp-leak", "--seed", "10", "--runs", "120", "--shard", "1/3", "--keep-going", "--out", dir}
 	z := runCLI(args...)
 	z.requireStatus(t, exitFindings, args...)
 	var kinds []string
@@ -90,7 +90,7 @@ func TestCheckJSONShard(t *testing.T) {
 	require.Equal(t, "config", kinds[0])
 	require.Equal(t, "summary", kinds[len(kinds)-1])
 	require.NotZero(t, findings)
-	require.Contains(t, z.stdout, `"runs":60,"findings":`)
+	require.Contains(t, z.stdout, `"runs":120,"findings":`)
 }
 
 // Bad usage exits 2 with a message and no output.

@@ -34,13 +34,14 @@ const (
 	aSocket
 	aCreds
 	aNarrate
+	aRepeat
 	numActions
 )
 
 var actionNames = [numActions]string{
 	"send", "sendto", "sendmsg", "sendmmsg", "errqueue", "recv", "setsockopt", "getsockopt",
 	"wait", "settle", "hold", "release", "drop", "complete", "txerror", "fault", "zckey",
-	"vhost", "connect", "accept", "shutdown", "close", "socket", "creds", "narrate",
+	"vhost", "connect", "accept", "shutdown", "close", "socket", "creds", "narrate", "repeat",
 }
 
 // actionBase is each action's weight before the swarm draw, and the
@@ -54,7 +55,7 @@ var actionBase = [numActions]struct {
 	aWait: {3, 0}, aSettle: {3, 0}, aHold: {2, Hold}, aRelease: {2, Hold}, aDrop: {2, Drop},
 	aComplete: {3, ManualTX}, aTxerror: {1, ManualTX}, aFault: {2, Faults}, aZckey: {1, Zckey},
 	aVhost: {2, Vhost}, aConnect: {1, Connect}, aAccept: {1, Connect}, aShutdown: {1, Close},
-	aClose: {1, Close}, aSocket: {1, 0}, aCreds: {2, Memlock}, aNarrate: {1, Narrate},
+	aClose: {1, Close}, aSocket: {1, 0}, aCreds: {2, Memlock}, aNarrate: {1, Narrate}, aRepeat: {2, Loops},
 }
 
 // drawWeights is swarm testing's second draw: each available action's base
@@ -117,7 +118,7 @@ func (g *gen) act(a action) {
 	switch a {
 	case aSend, aSendto:
 		s := g.sender()
-		g.line("%s %s %s %s", actionNames[a], s, g.size(g.payload(g.mtuOf(s))), g.sendFlags())
+		g.line("%s %s %s %s", actionNames[a], s, g.lenText(g.sendSize(s)), g.sendFlags())
 	case aSendmsg:
 		s := g.sender()
 		g.line("sendmsg %s %s %s", s, g.iovec(g.mtuOf(s)), g.sendFlags())
@@ -240,7 +241,32 @@ func (g *gen) lifecycle(a action) {
 		g.creds()
 	case aNarrate:
 		g.narrate()
+	case aRepeat:
+		g.loop()
 	}
+}
+
+// loopActions are what a repeat's body holds: calls and time steps, never
+// a definition (a socket, an accept), which a repeat may not hold.
+var loopActions = []action{aSend, aSend, aSendto, aSendmsg, aSendmmsg, aErrqueue, aErrqueue, aRecv, aSettle, aWait}
+
+// loop writes a repeat of one to three calls or time steps, sometimes
+// with the variable i in a send's length; the byte budget is charged for
+// every iteration. Repeats do not nest here.
+func (g *gen) loop() {
+	count := pick(g, 2, 3, 4, 8, 16, 31, 64)
+	g.loopVar = g.chance(2)
+	header := fmt.Sprint(count)
+	if g.loopVar {
+		header = "i " + header
+	}
+	g.line("repeat %s {", header)
+	g.iterations, g.indent = count, "  "
+	for range 1 + g.r.IntN(3) {
+		g.act(pick(g, loopActions...))
+	}
+	g.iterations, g.indent, g.loopVar = 1, "", false
+	g.line("}")
 }
 
 func (g *gen) creds() {

@@ -62,8 +62,17 @@
 // wrong socket), connect, bind, listen, accept, shutdown, close, new
 // sockets, setrlimit, capset, capdrop, wait, settle, hold, release, drop,
 // complete, txerror, fault rules on every site, zckey near the 2^32 wrap,
-// vhost_send, expect, note and comments. Some files end by settling and
-// reading the error queues.
+// vhost_send, expect, note and comments, and repeat loops (Loops: 2 to 64
+// iterations of one to three sends, reads or time steps, a send's length
+// sometimes an expression of the variable i; the byte budget counts every
+// iteration). Some files end by settling and reading the error queues.
+//
+// Some bugs need several features at once, too rare a conjunction for
+// independent draws. BigTCP draws one: lo redefined with a gso_max_size
+// above 64 KiB, tcp_wmem of megabytes, a task "big" with huge pages and
+// an unlimited (or 16 MiB) memlock, TCP sockets on lo that run as it with
+// a 4 MiB peer receive buffer read automatically, and half their sends
+// over 64 KiB (catalog entry B15 needs exactly that).
 //
 // # Host
 //

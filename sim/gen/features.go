@@ -44,6 +44,8 @@ const (
 	Zckey                           // zckey near the 2^32 wrap
 	Peer                            // calls on S.peer besides recv, peer_ack, peer_read
 	Narrate                         // note, comments and expect
+	BigTCP                          // BIG TCP: lo with gso_max_size over 64 KiB, a huge-page task with unlimited memlock, TCP sends over 64 KiB
+	Loops                           // repeat loops of sends, reads and time steps
 
 	numFeatures = iota
 )
@@ -68,7 +70,7 @@ var featureNames = [numFeatures]string{
 	"tcp", "udp", "raw", "packet", "unix", "inet6", "nonblock", "nic", "tun", "tap",
 	"manualtx", "link", "hold", "drop", "faults", "memlock", "sysctl", "timestamps",
 	"cork", "buffers", "sockopts", "connect", "close", "big", "iovecs", "vhost", "zckey",
-	"peer", "narrate",
+	"peer", "narrate", "bigtcp", "loops",
 }
 
 // Has reports whether every feature of g is in f.

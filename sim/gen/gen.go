@@ -107,6 +107,9 @@ type sock struct {
 	inet6    bool
 	mtu      int
 	accepted bool
+	// big is a TCP socket of the BIG TCP task on lo: its sends are often
+	// over 64 KiB.
+	big bool
 }
 
 type device struct {
@@ -129,6 +132,12 @@ type gen struct {
 	socks     []*sock
 	bytesLeft int
 	callMax   int
+	// iterations is how often the statement being written runs: the
+	// count of the repeat around it, or 1; indent is its indentation,
+	// loopVar says the repeat names the variable i.
+	iterations int
+	indent     string
+	loopVar    bool
 	accepted  int
 }
 
@@ -138,6 +147,7 @@ func newGen(seed uint64, cfg Config) *gen {
 		cfg:       cfg,
 		tasks:     []string{"main"},
 		bytesLeft: cfg.Bytes,
+		iterations: 1,
 	}
 	g.feat = g.drawFeatures()
 	g.callMax = SmallCallBytes
@@ -166,6 +176,12 @@ func (g *gen) drawFeatures() Features {
 	}
 	if g.cfg.Host && f.Has(Memlock) {
 		f &^= Raw | Packet // the unprivileged host run may not open them
+	}
+	if f.Has(BigTCP) {
+		f &^= BigTCP
+		if g.cfg.Allow.Has(TCP) {
+			f |= BigTCP | TCP // it is about TCP sends
+		}
 	}
 	if f&sockKinds == 0 {
 		kinds := g.cfg.Allow & sockKinds
@@ -196,6 +212,7 @@ func (g *gen) nthBit(set Features) Features {
 }
 
 func (g *gen) line(format string, args ...any) {
+	g.b.WriteString(g.indent)
 	fmt.Fprintf(&g.b, format, args...)
 	g.b.WriteByte('\n')
 	g.lines++

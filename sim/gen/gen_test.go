@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -206,7 +207,7 @@ func TestCoverage(t *testing.T) {
 		"setsockopt", "getsockopt", "connect", "listen", "bind", "close", "accept", "shutdown",
 		"send", "sendto", "sendmsg", "sendmmsg", "recvmsg", "recv", "setrlimit", "capset", "capdrop",
 		"wait", "settle", "hold", "release", "drop", "complete", "txerror", "vhost_send", "fault",
-		"zckey", "expect", "note"} {
+		"zckey", "expect", "note", "repeat", "}"} {
 		require.True(t, keywords[kw], "no %s statement", kw)
 	}
 	for _, word := range []string{
@@ -221,7 +222,7 @@ func TestCoverage(t *testing.T) {
 		"MSG_ZEROCOPY", "MSG_MORE", "MSG_DONTWAIT", "MSG_ERRQUEUE", " 0\n", " 65536 ", " 4097 ", "64K",
 		".peer", "SHUT_RDWR", "RLIMIT_MEMLOCK unlimited", "CAP_NET_ADMIN",
 		"sock_omalloc", "skb_copy_ubufs", "alloc_skb", "tun_get_user", "nth=", "from=", "next=", "p=0.",
-		"0xffffffff", "gso_size=",
+		"0xffffffff", "gso_size=", "repeat i ", "+i MSG_", "task=big", "device lo loopback gso_max_size=",
 	} {
 		require.Contains(t, all.String(), word)
 	}
@@ -347,4 +348,25 @@ func TestHostScenarios(t *testing.T) {
 	for _, word := range []string{"sysctl net.core.optmem_max", "capdrop main", "setrlimit main", "SOCK_RAW", "AF_UNIX", ".peer", "MSG_ZEROCOPY", "SO_SNDBUFFORCE"} {
 		require.Contains(t, all.String(), word)
 	}
+}
+
+// BigTCP draws B15's conjunction together: a socket of the huge-page task
+// on a BIG TCP lo that sends more than 64 KiB with MSG_ZEROCOPY.
+func TestBigTCP(t *testing.T) {
+	send := regexp.MustCompile(`(?m)^send (\S+) (\d+) \S*MSG_ZEROCOPY`)
+	found := 0
+	for seed := range uint64(100) {
+		src := string(gen.Scenario(seed, gen.Config{Allow: gen.TCP | gen.BigTCP}))
+		require.True(t, features(t, []byte(src)).Has(gen.TCP), "seed %d: BigTCP brings TCP", seed)
+		if !strings.Contains(src, "device lo loopback gso_max_size=") {
+			continue
+		}
+		require.Contains(t, src, "task big user=ub memlock=")
+		for _, m := range send.FindAllStringSubmatch(src, -1) {
+			if n, _ := strconv.Atoi(m[2]); n > 64<<10 && regexp.MustCompile(`(?m)^socket `+m[1]+` .*task=big`).MatchString(src) {
+				found++
+			}
+		}
+	}
+	require.Positive(t, found, "no zerocopy send over 64 KiB on a BIG TCP socket")
 }

@@ -15,6 +15,9 @@ func (g *gen) setup() {
 		g.users()
 	}
 	g.devices = []device{{name: "lo", kind: "loopback", mtu: 65536}}
+	if g.on(BigTCP) {
+		g.bigTCP()
+	}
 	g.makeDevices()
 	n := 1 + g.r.IntN(g.cfg.Sockets)
 	for range n {
@@ -81,6 +84,18 @@ func (g *gen) users() {
 		g.tasks = append(g.tasks, name)
 		g.line("task %s %s", name, strings.Join(g.shuffle(opts), " "))
 	}
+}
+
+// bigTCP sets up what BIG TCP with huge pages needs all at once (the
+// conjunction of catalog entry B15): lo with gso_max_size above 64 KiB,
+// TCP send buffers of megabytes, and a task "big" with huge pages and
+// unlimited memlock that TCP sockets on lo mostly run as.
+func (g *gen) bigTCP() {
+	g.line("sysctl net.ipv4.tcp_wmem 4K %s 4M", pick(g, "16K", "1M", "4M"))
+	g.line("user ub uid=%d", pick(g, 1000, 1003))
+	g.line("task big user=ub memlock=%s hugepages", pick(g, "unlimited", "unlimited", "16M"))
+	g.tasks = append(g.tasks, "big")
+	g.line("device lo loopback gso_max_size=%s", g.size(pick(g, 65537, 128<<10, 192<<10, 256<<10, 512<<10)))
 }
 
 func (g *gen) shuffle(s []string) []string {
@@ -194,18 +209,21 @@ func (g *gen) newSocket() {
 		g.socketSetup(s)
 		return
 	}
-	if len(g.tasks) > 1 && !g.chance(4) {
+	if g.on(BigTCP) && s.kind == kTCP && d.name == "lo" && !g.chance(4) {
+		s.big = true
+		opts = append(opts, "task=big", "peer_rcvbuf=4M", "peer_read=auto")
+	} else if len(g.tasks) > 1 && !g.chance(4) {
 		opts = append(opts, "task="+pick(g, g.tasks...))
 	}
 	if g.on(Peer) {
 		if g.chance(2) {
 			opts = append(opts, "peer_ack="+pick(g, "immediate", "delayed", "quickack"))
 		}
-		if g.chance(2) {
+		if !s.big && g.chance(2) {
 			opts = append(opts, "peer_read="+pick(g, "manual", "auto"))
 		}
 	}
-	if g.on(Buffers) && g.chance(2) {
+	if g.on(Buffers) && !s.big && g.chance(2) {
 		opts = append(opts, "peer_rcvbuf="+g.size(pick(g, 1, 1024, 4096, 65536, 1<<20)))
 	}
 	g.line("socket %s %s%s", s.name, g.socketType(s), joinOpts(g.shuffle(opts)))

@@ -23,6 +23,16 @@ func (g *gen) size(n int) string {
 // budgets, and charges it.
 func (g *gen) payload(mtu int) int { return g.take(g.drawSize(mtu), g.callMax) }
 
+// sendSize draws the length of a send or sendto on the socket name: for a
+// BIG TCP socket half of them over 64 KiB, up to 512 KiB, the most a BIG
+// TCP skb can hold; otherwise as payload does.
+func (g *gen) sendSize(name string) int {
+	if s := g.sockNamed(name); s != nil && s.big && g.chance(2) {
+		return g.take(64<<10+1+g.r.IntN(min(g.callMax, 512<<10)-64<<10), g.callMax)
+	}
+	return g.payload(g.mtuOf(name))
+}
+
 // drawSize draws a length, weighted toward small sizes with the boundaries
 // that matter (MSS, PAGE_SIZE, 64K, the MTU and one either side).
 func (g *gen) drawSize(mtu int) int {
@@ -45,12 +55,21 @@ func (g *gen) drawSize(mtu int) int {
 	return n
 }
 
-// take clamps n to limit and what is left of the byte budget, and
-// charges it.
+// take clamps n to limit and to what is left of the byte budget for each
+// iteration of the statement, and charges it for every iteration.
 func (g *gen) take(n, limit int) int {
-	n = max(0, min(n, limit, g.bytesLeft))
-	g.bytesLeft -= n
+	n = max(0, min(n, limit, g.bytesLeft/g.iterations))
+	g.bytesLeft -= n * g.iterations
 	return n
+}
+
+// lenText spells a send's length n; inside a repeat with a variable it
+// is sometimes an expression over it, at most n in every iteration.
+func (g *gen) lenText(n int) string {
+	if g.loopVar && n >= g.iterations && g.chance(3) {
+		return fmt.Sprintf("%d+i", n-(g.iterations-1))
+	}
+	return g.size(n)
 }
 
 // iovec writes one bracketed iovec array of 1 to a few, or with Iovecs
@@ -149,13 +168,20 @@ func (g *gen) peerOf(s *sock) string {
 	return s.name + ".peer"
 }
 
-// mtuOf is the MTU of the device socket name (or its peer) sends through.
-func (g *gen) mtuOf(name string) int {
-	name = strings.TrimSuffix(name, ".peer")
+// sockNamed is the socket name is, or nil for a peer.
+func (g *gen) sockNamed(name string) *sock {
 	for _, s := range g.socks {
 		if s.name == name {
-			return s.mtu
+			return s
 		}
+	}
+	return nil
+}
+
+// mtuOf is the MTU of the device socket name (or its peer) sends through.
+func (g *gen) mtuOf(name string) int {
+	if s := g.sockNamed(strings.TrimSuffix(name, ".peer")); s != nil {
+		return s.mtu
 	}
 	return 1500
 }
