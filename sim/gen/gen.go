@@ -138,15 +138,15 @@ type gen struct {
 	iterations int
 	indent     string
 	loopVar    bool
-	accepted  int
+	accepted   int
 }
 
 func newGen(seed uint64, cfg Config) *gen {
 	g := &gen{
-		r:         rand.New(rand.NewPCG(seed, 0x7a637369_6d67656e)),
-		cfg:       cfg,
-		tasks:     []string{"main"},
-		bytesLeft: cfg.Bytes,
+		r:          rand.New(rand.NewPCG(seed, 0x7a637369_6d67656e)),
+		cfg:        cfg,
+		tasks:      []string{"main"},
+		bytesLeft:  cfg.Bytes,
 		iterations: 1,
 	}
 	g.feat = g.drawFeatures()
