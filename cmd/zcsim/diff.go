@@ -17,12 +17,13 @@ import (
 // diffFlags are zcsim diff's options.
 type diffFlags struct {
 	searchFlags
+	shrinkTime time.Duration
 }
 
 func newDiffCmd() *cobra.Command {
 	var fl diffFlags
 	cmd := &cobra.Command{
-		Use:   "diff [--for DURATION | --runs N] [--seed S] [--out DIR] [--keep-going]",
+		Use:   "diff [--for DURATION | --runs N] [--seed S] [--out DIR] [--keep-going] [--shrink-time D]",
 		Short: "run generated scenarios on the host kernel and the model and shrink what differs",
 		Long: `diff runs randomly generated scenarios that a real host can run (loopback
 sockets and their peers in a private network namespace, package sim/gen's host
@@ -36,7 +37,8 @@ A disagreement is believed only when the kernel gives the same answers on
 every one of several runs; one that changes across runs is reported as
 "unstable on the kernel" and not shrunk: its kernel result depends on timing.
 A stable one is shrunk to the smallest scenario that still disagrees the same
-way on two runs alike and written to DIR/diff-<seed>.zcs (unstable ones to
+way on two runs alike (at most 300 candidates, or --shrink-time, default 3m)
+and written to DIR/diff-<seed>.zcs (unstable ones to
 DIR/unstable-<seed>.zcs), the kernel's and the model's answers side by side
 after each statement, under a header that says what differed. Without
 --keep-going the search stops at the first stable disagreement; with it, it
@@ -61,6 +63,7 @@ cannot be written.`,
 		},
 	}
 	fl.register(cmd.Flags(), "disagreement")
+	cmd.Flags().DurationVar(&fl.shrinkTime, "shrink-time", diff.DefaultShrinkTime, "how long one shrink may take")
 	return cmd
 }
 
@@ -69,7 +72,10 @@ func (fl *diffFlags) config(cmd *cobra.Command) (diff.Config, error) {
 	if err := fl.check(cmd); err != nil {
 		return diff.Config{}, err
 	}
-	c := diff.Config{Runs: fl.runs, KeepGoing: fl.keepGoing, Seed: fl.seed,
+	if fl.shrinkTime <= 0 {
+		return diff.Config{}, fmt.Errorf("--shrink-time %v: want a positive duration", fl.shrinkTime)
+	}
+	c := diff.Config{Runs: fl.runs, KeepGoing: fl.keepGoing, Seed: fl.seed, ShrinkTime: fl.shrinkTime,
 		ProbeOptions: probe.Options{ChildArgs: []string{"probe", "--child"}}}
 	return c, c.Validate()
 }

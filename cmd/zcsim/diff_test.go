@@ -27,7 +27,7 @@ func TestDiffLive(t *testing.T) {
 		t.Skipf("skipped: %v", err)
 	}
 	dir := t.TempDir()
-	z := runCLI("diff", "--seed", "5", "--runs", "3", "--keep-going", "--out", dir)
+	z := runCLI("diff", "--seed", "5", "--runs", "3", "--keep-going", "--shrink-time", "5s", "--out", dir)
 	lines := strings.Split(strings.TrimSuffix(z.stdout, "\n"), "\n")
 	require.Equal(t, "# zcsim diff: root seed 5; the live kernel against the model under linux-6.18", lines[0])
 	require.Regexp(t, `^# 3 runs, \d+ statements compared, \d+ stable and \d+ unstable disagreements$`, lines[len(lines)-1])
@@ -59,6 +59,7 @@ func TestDiffUsage(t *testing.T) {
 		{"diff", "--for", "-1s"},
 		{"diff", "extra"},
 		{"diff", "--out", "", "--runs", "1"},
+		{"diff", "--shrink-time", "0s", "--runs", "1"},
 	} {
 		z := runCLI(args...)
 		z.requireStatus(t, exitUsage, args...)
