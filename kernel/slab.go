@@ -1,9 +1,18 @@
 package kernel
 
-// slabChunk is how many values one chunk of a Slab holds.
-const slabChunk = 256
+// slabFirst and slabChunk are how many values the first chunk of a Slab
+// holds and the most that any holds: each chunk is twice the last, so
+// that a Host that makes few objects of a type keeps little, and one
+// that makes many allocates seldom.
+const (
+	slabFirst = 32
+	slabChunk = 1024
+)
 
-// Slab hands out values of T carved from chunks of slabChunk, so that
+// slabCarve is the longest slice Carve takes from a chunk.
+const slabCarve = slabChunk / 16
+
+// Slab hands out values of T carved from chunks of up to slabChunk, so that
 // creating a modelled object (an skb, a shared info, a uarg, a page, a
 // history) costs an allocation once per chunk rather than once per object.
 //
@@ -17,12 +26,20 @@ const slabChunk = 256
 // (HostSlab); it is not safe for concurrent use.
 type Slab[T any] struct {
 	chunk []T
+	// size is the length of the last chunk.
+	size int
+}
+
+// grow starts a new chunk.
+func (s *Slab[T]) grow() {
+	s.size = min(max(slabFirst, 2*s.size), slabChunk)
+	s.chunk = make([]T, s.size)
 }
 
 // New returns a pointer to a zero T.
 func (s *Slab[T]) New() *T {
 	if len(s.chunk) == 0 {
-		s.chunk = make([]T, slabChunk)
+		s.grow()
 	}
 	p := &s.chunk[0]
 	s.chunk = s.chunk[1:]
@@ -30,13 +47,13 @@ func (s *Slab[T]) New() *T {
 }
 
 // Carve returns an empty slice with room for n values (n ≥ 0). A slice
-// of more than a quarter of a chunk gets storage of its own.
+// of more than slabCarve values gets storage of its own.
 func (s *Slab[T]) Carve(n int) []T {
-	if n > slabChunk/4 {
+	if n > slabCarve {
 		return make([]T, 0, n)
 	}
-	if len(s.chunk) < n {
-		s.chunk = make([]T, slabChunk)
+	for len(s.chunk) < n {
+		s.grow()
 	}
 	v := s.chunk[:0:n]
 	s.chunk = s.chunk[n:]
