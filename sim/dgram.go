@@ -153,7 +153,7 @@ func (d *dgram) queue(w *World, r *Socket, b *skb.Buff, n int) string {
 	}
 	sk.RmemAlloc += b.Truesize
 	b.SetOwner(sk, skb.SockRfree)
-	d.rx = append(d.rx, datagram{b, n})
+	d.rx = kernel.HostSlab[datagram](w.Host).Append(d.rx, datagram{b, n})
 	if r.Dev.Kind == Loopback {
 		w.Monitor.RxQueued(sk, b)
 	}
