@@ -332,12 +332,23 @@ func (h *host) recvErr(s *scenario.Recvmsg) string {
 	if flags&unix.MSG_ERRQUEUE == 0 {
 		return h.recvData(h.fd(s.Sock), 1<<16, flags)
 	}
-	rec, err := readErr(h.fd(s.Sock))
+	controllen := 512
+	if o, ok := s.Options.Lookup("control"); ok {
+		controllen = int(o.Value.N)
+	}
+	rec, err := readErr(h.fd(s.Sock), controllen)
+	if errors.Is(err, errCtrunc) {
+		return "ctrunc"
+	}
 	if err != nil {
 		return errRes(err)
 	}
 	return outcome(rec)
 }
+
+// errCtrunc is an error-queue read whose control message was cut short
+// (MSG_CTRUNC): the record is gone, unseen.
+var errCtrunc = errors.New("MSG_CTRUNC")
 
 func (h *host) recv(s *scenario.Recv) string {
 	flags := int(s.Flags.MsgFlags())
@@ -356,13 +367,17 @@ func (h *host) recvData(fd, n int, flags int) string {
 	return fmt.Sprint(got)
 }
 
-// readErr reads one error-queue record.
-func readErr(fd int) (notify.Record, error) {
+// readErr reads one error-queue record with a control buffer of
+// controllen bytes.
+func readErr(fd, controllen int) (notify.Record, error) {
 	buf := make([]byte, 256)
-	oob := make([]byte, 512)
-	_, oobn, _, _, err := unix.Recvmsg(fd, buf, oob, unix.MSG_ERRQUEUE|unix.MSG_DONTWAIT)
+	oob := make([]byte, max(controllen, 1))[:controllen]
+	_, oobn, flags, _, err := unix.Recvmsg(fd, buf, oob, unix.MSG_ERRQUEUE|unix.MSG_DONTWAIT)
 	if err != nil {
 		return notify.Record{}, err
+	}
+	if flags&unix.MSG_CTRUNC != 0 {
+		return notify.Record{}, errCtrunc
 	}
 	cms, err := unix.ParseSocketControlMessage(oob[:oobn])
 	if err != nil {

@@ -199,7 +199,7 @@ func meets(w scenario.Outcome, got string) bool {
 		return got == s
 	case scenario.OutcomeTimestamp:
 		return strings.HasPrefix(got, "timestamp "+w.Tstamp) && (!w.HasKey || got == fmt.Sprintf("timestamp %s key=%d", w.Tstamp, w.Key))
-	case scenario.OutcomeICMP:
+	case scenario.OutcomeICMP, scenario.OutcomeCtrunc:
 		return got == w.String()
 	}
 	return true
@@ -259,6 +259,9 @@ func modelRun(file string, src []byte, profile string, off []kernel.Bug) (map[in
 func renderEvent(e *sim.Event) string {
 	if e.Errno != "" {
 		return "-1 " + e.Errno
+	}
+	if e.MsgFlags == "MSG_CTRUNC" {
+		return "ctrunc"
 	}
 	if n := e.Notification; n != nil {
 		return outcome(notify.Record{Errno: kernel.Errno(n.Errno), Origin: n.Origin, Type: n.Type, Code: n.Code, Info: n.Info, Data: n.Data})

@@ -36,6 +36,9 @@ type Result struct {
 	// ZcInfo is what became of the call's SCM_ZC_NOTIFICATION, if it
 	// carried one (SendZcInfo).
 	ZcInfo *ZcReply
+	// Ctrunc is MSG_CTRUNC: an error-queue read dequeued Record but its
+	// control message did not fit, so the program never saw it.
+	Ctrunc bool
 }
 
 func ok(ret int64) Result { return Result{Ret: ret} }
@@ -97,7 +100,7 @@ func (w *World) record(c Call, op string, s *Socket, r Result) {
 	e.call = callResult{text: c.Text, ret: r.Ret, errno: r.Errno, blocked: r.Blocked,
 		send: r.Send.ZC, id: r.Send.ID, outcome: r.Send.Outcome}
 	if r.Record != nil {
-		e.call.rec, e.call.hasRec = *r.Record, true
+		e.call.rec, e.call.hasRec, e.call.ctrunc = *r.Record, true, r.Ctrunc
 	}
 	e.call.zc = r.ZcInfo
 	if r.Errno != 0 {
@@ -271,7 +274,7 @@ func (w *World) inetLookup(t *Task, family kernel.Family, base kernel.SockType, 
 
 // newSocket builds a socket and its protocol state.
 func (w *World) newSocket(name string, t *Task, family kernel.Family, typ kernel.SockType, proto kernel.Protocol, dev *Device) *Socket {
-	if proto == kernel.IPPROTO_IP {
+	if proto == kernel.IPPROTO_IP && (family == kernel.AF_INET || family == kernel.AF_INET6) {
 		switch typ.Base() {
 		case kernel.SOCK_STREAM:
 			proto = kernel.IPPROTO_TCP
@@ -584,7 +587,14 @@ func (w *World) send(c Call, s *Socket, lens []int, flags kernel.MsgFlags, to bo
 		p := s.dgrm.pkt
 		return w.sendDgram(c, s, buf, &p.Wait, func() sock.SendResult { return p.Sendmsg(iov, flags) })
 	}
-	return w.syscall(c, "send", s, func() Result { return fail(kernel.EOPNOTSUPP) })
+	return w.syscall(c, "send", s, func() Result {
+		if s.Sk.Family == kernel.AF_UNIX {
+			// unix_stream_sendmsg, unix_seqpacket_sendmsg and
+			// unix_dgram_sendmsg of a socket with no peer.
+			return fail(kernel.ENOTCONN)
+		}
+		return fail(kernel.EOPNOTSUPP)
+	})
 }
 
 // importIovec models the length rules of import_ubuf and __import_iovec:
@@ -715,7 +725,25 @@ func (w *World) waitWmem(c Call, s *Socket) bool {
 // Recvmsg models recvmsg(2). With MSG_ERRQUEUE it reads one error-queue
 // record (EAGAIN when there is none; it never blocks).
 func (w *World) Recvmsg(c Call, s *Socket, n int, flags kernel.MsgFlags) Result {
-	if flags&kernel.MSG_ERRQUEUE == 0 {
+	return w.RecvmsgControl(c, s, n, flags, ControlRoom)
+}
+
+// ControlRoom is a msg_controllen with room for the control message of
+// any error-queue record.
+const ControlRoom = 512
+
+// RecvmsgControl models recvmsg(2) with msg_controllen controllen. An
+// error-queue read (ip_recv_error, ipv6_recv_error, sock_recv_errqueue)
+// dequeues the record whatever the buffer; put_cmsg then needs
+// CMSG_LEN of the sock_extended_err and its offender address, a struct
+// sockaddr_in (48 bytes in all) on AF_INET, a sockaddr_in6 (60) on
+// AF_INET6, the sock_extended_err alone (32) elsewhere. With less, the
+// read returns with MSG_CTRUNC (Result.Ctrunc) and the record is lost to
+// the program, its ids with it (probed on Linux 6.18). A TX timestamp's
+// SCM_TIMESTAMPING message, which comes first, is not counted. AF_UNIX
+// has no error queue: the read is an ordinary one (unixRecv).
+func (w *World) RecvmsgControl(c Call, s *Socket, n int, flags kernel.MsgFlags, controllen int) Result {
+	if flags&kernel.MSG_ERRQUEUE == 0 || s.Sk.Family == kernel.AF_UNIX {
 		return w.Recv(c, s, n, flags)
 	}
 	return w.syscall(c, "recvmsg", s, func() Result {
@@ -729,8 +757,22 @@ func (w *World) Recvmsg(c Call, s *Socket, n int, flags kernel.MsgFlags) Result 
 		}
 		r := ok(0)
 		r.Record = &rec
+		r.Ctrunc = controllen < errCmsgLen(s.Sk.Family)
 		return r
 	})
+}
+
+// errCmsgLen is CMSG_LEN of an error-queue read's control message: a
+// 16-byte cmsghdr, the 16-byte sock_extended_err, and on IP sockets the
+// offender's address (SO_EE_OFFENDER).
+func errCmsgLen(f kernel.Family) int {
+	switch f {
+	case kernel.AF_INET:
+		return 16 + 16 + 16
+	case kernel.AF_INET6:
+		return 16 + 16 + 28
+	}
+	return 16 + 16
 }
 
 // Recv models recv(2) of up to n bytes. A TCP read sends the window update
@@ -759,9 +801,26 @@ func (w *World) Recv(c Call, s *Socket, n int, flags kernel.MsgFlags) Result {
 				return fail(err)
 			}
 			return ok(int64(got))
+		case s.Sk.Family == kernel.AF_UNIX:
+			return fail(unixRecv(s.Sk.Type.Base()))
 		}
 		return fail(kernel.EOPNOTSUPP)
 	})
+}
+
+// unixRecv is the read of an unconnected AF_UNIX socket of type typ,
+// which the model cannot connect: EINVAL for a stream
+// (unix_stream_read_generic), ENOTCONN for a seqpacket socket
+// (unix_seqpacket_recvmsg), EAGAIN for a datagram one with nothing
+// queued. MSG_ERRQUEUE changes nothing: AF_UNIX has no error queue.
+func unixRecv(typ kernel.SockType) kernel.Errno {
+	switch typ {
+	case kernel.SOCK_STREAM:
+		return kernel.EINVAL
+	case kernel.SOCK_SEQPACKET:
+		return kernel.ENOTCONN
+	}
+	return kernel.EAGAIN
 }
 
 // readable reports whether a read on s would not block.

@@ -36,7 +36,12 @@
 // descriptor the program closed, or on a socket whose creation failed,
 // is EBADF and changes nothing (fdget); shutdown is inet_shutdown
 // (sk_shutdown set even where it returns ENOTCONN), unix_shutdown or
-// sock_no_shutdown (World.Shutdown).
+// sock_no_shutdown (World.Shutdown); socket is __sock_create and the
+// families' create functions (protocolLookup); an error-queue read is
+// ip_recv_error or ipv6_recv_error, whose put_cmsg truncates into a small
+// control buffer with MSG_CTRUNC (World.RecvmsgControl); a UDP datagram to
+// a closed port is answered with an ICMP port unreachable
+// (__udp4_lib_rcv, icmp_send), which __udp4_lib_err hands to the sender.
 //
 // # Determinism
 //

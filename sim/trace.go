@@ -134,6 +134,10 @@ type Event struct {
 	Why string `json:"why,omitempty"`
 	// Notification is the record an error-queue read returned.
 	Notification *Notification `json:"notification,omitempty"`
+	// MsgFlags are the msg_flags a read returned, when not 0:
+	// "MSG_CTRUNC" for an error-queue read whose record did not fit the
+	// control buffer (no Notification: the program never saw it).
+	MsgFlags string `json:"msg_flags,omitempty"`
 	// ZcInfo is what a sendmsg's SCM_ZC_NOTIFICATION returned.
 	ZcInfo *ZcInfoJSON `json:"zc_info,omitempty"`
 	// Touched lists what the step did to each object, in order.
@@ -160,6 +164,7 @@ type callResult struct {
 	outcome ubuf.Outcome
 	rec     notify.Record
 	hasRec  bool
+	ctrunc  bool // the record did not fit the control buffer
 	zc      *ZcReply
 	// refusal is the entry that says why a failed call failed, with its
 	// numbers (kernel.Op.Refusal), or the zero Entry.
@@ -201,7 +206,11 @@ func (e *Event) renderCall() {
 		}
 	}
 	e.Ret, e.Errno = &c.ret, errnoName(c.errno)
-	if c.hasRec {
+	switch {
+	case c.hasRec && c.ctrunc:
+		e.MsgFlags = "MSG_CTRUNC"
+		b = append(append(append(b, " MSG_CTRUNC  "...), c.rec.String()...), " lost"...)
+	case c.hasRec:
 		e.Notification = notificationOf(c.rec)
 		b = append(append(b, "  "...), c.rec.String()...)
 	}

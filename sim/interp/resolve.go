@@ -145,6 +145,10 @@ func (r *resolver) sizes(st scenario.Stmt) {
 		}
 	case *scenario.Recv:
 		r.bound(s.Len, "a read's length", 0, maxCallBytes)
+	case *scenario.Recvmsg:
+		if c, ok := s.Options.Lookup("control"); ok {
+			r.bound(c.Value, "a control buffer's length", 0, maxBuf)
+		}
 	case *scenario.Zckey:
 		r.bound(s.Value, "sk_zckey", 0, maxID)
 	case *scenario.Device:

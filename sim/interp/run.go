@@ -308,7 +308,7 @@ func (in *interp) exec(st scenario.Stmt, c sim.Call) {
 		}
 		r = w.Sendmmsg(c, in.sock(s.Sock), msgs, s.Flags.MsgFlags())
 	case *scenario.Recvmsg:
-		r = w.Recvmsg(c, in.sock(s.Sock), 1<<16, s.Flags.MsgFlags())
+		r = w.RecvmsgControl(c, in.sock(s.Sock), 1<<16, s.Flags.MsgFlags(), int(optNum(s.Options, "control", sim.ControlRoom)))
 	case *scenario.Recv:
 		r = w.Recv(c, in.sock(s.Sock), int(s.Len.N), s.Flags.MsgFlags())
 	case *scenario.VhostSend:

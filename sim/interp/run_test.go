@@ -574,8 +574,8 @@ socket x AF_UNIX SOCK_STREAM
 socket u AF_INET SOCK_DGRAM
 connect p => EOPNOTSUPP
 listen u => EOPNOTSUPP
-send x 100 0 => EOPNOTSUPP
-recv x 100 MSG_DONTWAIT => EOPNOTSUPP
+send x 100 0 => ENOTCONN
+recv x 100 MSG_DONTWAIT => EINVAL
 shutdown p SHUT_WR => EOPNOTSUPP
 shutdown x SHUT_RDWR => 0
 setsockopt x SOL_SOCKET SO_ZEROCOPY 1 => EOPNOTSUPP

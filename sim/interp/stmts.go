@@ -148,11 +148,13 @@ func matches(want scenario.Outcome, r sim.Result) bool {
 		return r.Errno == e
 	case scenario.OutcomeZerocopy:
 		rec := r.Record
-		return rec != nil && rec.IsZerocopy() && rec.Info == want.Range.Lo && rec.Data == want.Range.Hi && rec.Copied() == want.Copied
+		return !r.Ctrunc && rec != nil && rec.IsZerocopy() && rec.Info == want.Range.Lo && rec.Data == want.Range.Hi && rec.Copied() == want.Copied
 	case scenario.OutcomeTimestamp:
 		rec := r.Record
-		return rec != nil && rec.Origin == kernel.SO_EE_ORIGIN_TIMESTAMPING &&
+		return !r.Ctrunc && rec != nil && rec.Origin == kernel.SO_EE_ORIGIN_TIMESTAMPING &&
 			notify.TstampName(rec.Info) == want.Tstamp && (!want.HasKey || rec.Data == want.Key)
+	case scenario.OutcomeCtrunc:
+		return r.Ctrunc
 	case scenario.OutcomeICMP:
 		rec := r.Record
 		origin := uint8(kernel.SO_EE_ORIGIN_ICMP)
@@ -160,7 +162,7 @@ func matches(want scenario.Outcome, r sim.Result) bool {
 			origin = kernel.SO_EE_ORIGIN_ICMP6
 		}
 		e, _ := kernel.ErrnoNames.ByName(want.Errno)
-		return rec != nil && rec.Origin == origin && rec.Errno == e && rec.Type == want.Type && rec.Code == want.Code
+		return !r.Ctrunc && rec != nil && rec.Origin == origin && rec.Errno == e && rec.Type == want.Type && rec.Code == want.Code
 	}
 	return true
 }
@@ -168,6 +170,9 @@ func matches(want scenario.Outcome, r sim.Result) bool {
 // resultText describes a result for a mismatch: the record an
 // error-queue read returned, or the return value.
 func resultText(r sim.Result) string {
+	if r.Ctrunc {
+		return "ctrunc (" + r.Record.String() + " lost)"
+	}
 	if r.Record != nil {
 		return r.Record.String()
 	}

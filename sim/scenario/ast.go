@@ -203,6 +203,7 @@ const (
 	OutcomeZerocopy                     // an error-queue read returns a zerocopy notification
 	OutcomeTimestamp                    // an error-queue read returns a timestamp
 	OutcomeICMP                         // an error-queue read returns an ICMP or ICMPv6 error
+	OutcomeCtrunc                       // an error-queue read lost its record to MSG_CTRUNC
 )
 
 // Outcome is the expectation written after "=>" at the end of a statement,
@@ -217,6 +218,7 @@ const (
 //	                            OutcomeICMP, Errno "ECONNREFUSED", Type 3, Code 3
 //	=> icmp6 ECONNREFUSED type=1 code=4
 //	                            OutcomeICMP, ICMP6, Errno "ECONNREFUSED", Type 1, Code 4
+//	=> ctrunc                   OutcomeCtrunc
 //
 // A zerocopy outcome describes one sock_extended_err with ee_origin
 // SO_EE_ORIGIN_ZEROCOPY: ee_info = Range.Lo, ee_data = Range.Hi, and Copied
@@ -225,7 +227,9 @@ const (
 // and, with HasKey, ee_data = Key (the SOF_TIMESTAMPING_OPT_ID counter).
 // An ICMP outcome describes one with ee_origin SO_EE_ORIGIN_ICMP
 // (SO_EE_ORIGIN_ICMP6 with ICMP6), ee_errno = Errno, ee_type = Type and
-// ee_code = Code.
+// ee_code = Code. A ctrunc outcome is a read that dequeued a record whose
+// control message did not fit the control buffer: msg_flags has
+// MSG_CTRUNC, and the record is lost to the program.
 // A return value, a range bound or a key may be an expression (see
 // [Instantiate]); RetX, LoX, HiX and KeyX then hold it, and Ret, Range and
 // Key are zero until Instantiate evaluates it. They are nil for a literal.
@@ -282,6 +286,8 @@ func (o Outcome) String() string {
 			kind = "icmp6"
 		}
 		return fmt.Sprintf("%s %s type=%d code=%d", kind, o.Errno, o.Type, o.Code)
+	case OutcomeCtrunc:
+		return "ctrunc"
 	}
 	return ""
 }

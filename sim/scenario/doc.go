@@ -46,7 +46,7 @@
 //	          | "accept" sock name | "shutdown" sock SHUT
 //	          | ( "send" | "sendto" ) sock operand flags
 //	          | "sendmsg" sock iovec flags | "sendmmsg" sock iovec { iovec } flags
-//	          | "recvmsg" sock flags | "recv" sock operand [ flags ]
+//	          | "recvmsg" sock flags options | "recv" sock operand [ flags ]
 //	          | "setrlimit" name "RLIMIT_MEMLOCK" ( number | "unlimited" )
 //	          | ( "capset" | "capdrop" ) name CAP
 //	          | "wait" duration | "settle"
@@ -59,7 +59,8 @@
 //	outcome   = [ "-1" ] ERRNO | integer | expr
 //	          | "zerocopy" "[" id "," id "]" [ "copied" ]
 //	          | "timestamp" SCM_TSTAMP [ "key" "=" id ]
-//	          | ( "icmp" | "icmp6" ) ERRNO "type" "=" number "code" "=" number .
+//	          | ( "icmp" | "icmp6" ) ERRNO "type" "=" number "code" "=" number
+//	          | "ctrunc" .
 //	options   = { option } .
 //	option    = key [ "=" value ] .
 //	flags     = "0" | union .

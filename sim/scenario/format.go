@@ -137,7 +137,7 @@ func callWords(st Stmt) []string {
 		}
 		return append(w, s.Flags.String())
 	case *Recvmsg:
-		return []string{"recvmsg", s.Sock.String(), s.Flags.String()}
+		return append([]string{"recvmsg", s.Sock.String(), s.Flags.String()}, options(s.Options)...)
 	case *Recv:
 		w := []string{"recv", s.Sock.String(), s.Len.Text}
 		if !s.Flags.IsZero() {

@@ -233,7 +233,9 @@ func genStmt(t *rapid.T) Stmt {
 			return &Sendmmsg{Sock: genSock(t), Msgs: rapid.SliceOfN(rapid.Custom(genIov), 1, 3).Draw(t, "msgs"),
 				Flags: genFlags(t, msgFlagNames, true)}
 		},
-		func(t *rapid.T) Stmt { return &Recvmsg{Sock: genSock(t), Flags: genFlags(t, msgFlagNames, true)} },
+		func(t *rapid.T) Stmt {
+			return &Recvmsg{Sock: genSock(t), Flags: genFlags(t, msgFlagNames, true), Options: genOptions(t, recvmsgOpts)}
+		},
 		func(t *rapid.T) Stmt {
 			return &Recv{Sock: genSock(t), Len: genNumber(t), Flags: genFlags(t, msgFlagNames, true)}
 		},

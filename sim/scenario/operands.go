@@ -240,6 +240,8 @@ func (p *lineParser) outcome() Outcome {
 			o.Key, o.KeyX = p.uint32Of("key")
 			o.HasKey = true
 		}
+	case t.text == "ctrunc":
+		o.Kind = OutcomeCtrunc
 	case t.text == "icmp" || t.text == "icmp6":
 		o.Kind, o.ICMP6 = OutcomeICMP, t.text == "icmp6"
 		if e, ok := p.word("errno of the ICMP error"); ok {
@@ -295,13 +297,13 @@ func (p *lineParser) errno(t token) string {
 func (p *lineParser) ret(t token) int64 {
 	digits, neg := strings.CutPrefix(t.text, "-")
 	if digits == "" {
-		p.fail(t, "bad expectation, want a return value, an errno, zerocopy [LO,HI], timestamp KIND or icmp ERRNO")
+		p.fail(t, "bad expectation, want a return value, an errno, zerocopy [LO,HI], timestamp KIND, icmp ERRNO or ctrunc")
 		return 0
 	}
 	n, msg := parseNumber(digits)
 	switch {
 	case msg != "" && !neg && !isDigit(digits[0]):
-		p.fail(t, "bad expectation, want a return value, an errno, zerocopy [LO,HI], timestamp KIND or icmp ERRNO")
+		p.fail(t, "bad expectation, want a return value, an errno, zerocopy [LO,HI], timestamp KIND, icmp ERRNO or ctrunc")
 	case msg != "":
 		p.fail(t, msg)
 	case n > math.MaxInt64 && !(neg && n == 1<<63):

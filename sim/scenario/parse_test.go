@@ -76,6 +76,7 @@ var goodLines = []struct{ in, want string }{
 	{"recvmsg s MSG_ERRQUEUE => timestamp SCM_TSTAMP_SND", "recvmsg s MSG_ERRQUEUE => timestamp SCM_TSTAMP_SND"},
 	{"recvmsg s MSG_ERRQUEUE => icmp ECONNREFUSED type = 3 code=0x3", "recvmsg s MSG_ERRQUEUE => icmp ECONNREFUSED type=3 code=3"},
 	{"recvmsg s MSG_ERRQUEUE => icmp6 ECONNREFUSED type=1 code=4", "recvmsg s MSG_ERRQUEUE => icmp6 ECONNREFUSED type=1 code=4"},
+	{"recvmsg s MSG_ERRQUEUE control = 48 => ctrunc", "recvmsg s MSG_ERRQUEUE control=48 => ctrunc"},
 	{"recvmsg s MSG_ERRQUEUE => timestamp SCM_TSTAMP_ACK key = 0x3", "recvmsg s MSG_ERRQUEUE => timestamp SCM_TSTAMP_ACK key=3"},
 	{"recvmsg s 0 => -1", "recvmsg s 0 => -1"},
 	{"recv s.peer 64K", "recv s.peer 64K"},
@@ -226,8 +227,8 @@ var badLines = []struct{ in, want string }{
 	{"send s 1 0 => 1 EAGAIN", "t.zcs:1:17: an errno follows -1, not 1 (at \"EAGAIN\")"},
 	{"send s 1 0 => -1 EFOO", "t.zcs:1:18: unknown errno (at \"EFOO\")"},
 	{"send s 1 0 => ENOBUF", "t.zcs:1:15: unknown errno, did you mean ENOBUFS? (at \"ENOBUF\")"},
-	{"send s 1 0 => ok", "t.zcs:1:15: bad expectation, want a return value, an errno, zerocopy [LO,HI], timestamp KIND or icmp ERRNO (at \"ok\")"},
-	{"send s 1 0 => -", "t.zcs:1:15: bad expectation, want a return value, an errno, zerocopy [LO,HI], timestamp KIND or icmp ERRNO (at \"-\")"},
+	{"send s 1 0 => ok", "t.zcs:1:15: bad expectation, want a return value, an errno, zerocopy [LO,HI], timestamp KIND, icmp ERRNO or ctrunc (at \"ok\")"},
+	{"send s 1 0 => -", "t.zcs:1:15: bad expectation, want a return value, an errno, zerocopy [LO,HI], timestamp KIND, icmp ERRNO or ctrunc (at \"-\")"},
 	{"send s 1 0 => 99999999999999999999", "t.zcs:1:15: number out of range (at \"99999999999999999999\")"},
 	{"send s 1 0 => => 1", "t.zcs:1:15: expected expectation after => (at \"=>\")"},
 	{"recvmsg s MSG_ERRQUEUE => zerocopy", "t.zcs:1:35: missing \"[\""},
@@ -241,6 +242,7 @@ var badLines = []struct{ in, want string }{
 	{"recvmsg s MSG_ERRQUEUE => icmp ECONNREFUSED code=3 type=3", "t.zcs:1:45: want type=N in an icmp expectation (at \"code\")"},
 	{"recvmsg s MSG_ERRQUEUE => icmp ECONNREFUSED type=256 code=3", "t.zcs:1:50: type out of range, want 0 to 255 (at \"256\")"},
 	{"recvmsg s MSG_ERRQUEUE => icmp", "t.zcs:1:31: missing errno of the ICMP error"},
+	{"recvmsg s MSG_ERRQUEUE contrl=4", "t.zcs:1:24: unknown option, did you mean control?, want control (at \"contrl\")"},
 }
 
 func TestParseBadLines(t *testing.T) {

@@ -43,7 +43,7 @@ var statements = map[string]func(*lineParser) Stmt{
 	},
 	"sendmmsg": parseSendmmsg,
 	"recvmsg": func(p *lineParser) Stmt {
-		return &Recvmsg{Sock: p.sock(), Flags: p.flags(msgFlagNames, true)}
+		return &Recvmsg{Sock: p.sock(), Flags: p.flags(msgFlagNames, true), Options: p.options(recvmsgOpts)}
 	},
 	"recv": parseRecv,
 	"setrlimit": func(p *lineParser) Stmt {
@@ -86,6 +86,7 @@ var (
 	vhostOpts = []optSpec{{key: "gso_size", kind: optNumber}}
 	// sendmsgOpts are its control messages: an SCM_ZC_NOTIFICATION of
 	// zc_info entries, its cmsg data length zc_len if not the right one.
+	recvmsgOpts = []optSpec{{key: "control", kind: optNumber}}
 	sendmsgOpts = []optSpec{{key: "zc_info", kind: optNumber}, {key: "zc_len", kind: optNumber}}
 	socketOpts  = []optSpec{
 		{key: "via", kind: optName},

@@ -208,12 +208,15 @@ type Sendmmsg struct {
 	Flags Flags
 }
 
-// Recvmsg is "recvmsg S FLAGS": recvmsg(2); with MSG_ERRQUEUE it reads one
-// error-queue record.
+// Recvmsg is "recvmsg S FLAGS [control=N]": recvmsg(2); with MSG_ERRQUEUE
+// it reads one error-queue record.
 type Recvmsg struct {
 	Line
 	Sock  Sock
 	Flags Flags
+	// Options: control=N, the msg_controllen of the read (room for any
+	// record when absent).
+	Options Options
 }
 
 // Recv is "recv S LEN [FLAGS]": recv(2) of at most LEN bytes.
