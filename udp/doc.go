@@ -77,6 +77,7 @@
 //	SO_ZEROCOPY on RAW                   ENOPROTOOPT ENOTSUPP    ENOTSUPP    EOPNOTSUPP
 //	MSG_ZEROCOPY without SO_ZEROCOPY     —           ignored     ignored     ignored
 //	payload > 65535 (UDPv4, RAW)         EMSGSIZE    EMSGSIZE    EMSGSIZE    EMSGSIZE
+//	  (these two before EDESTADDRREQ)
 //	datagram > 65507 v4 / 65527 v6       EMSGSIZE    EMSGSIZE    EMSGSIZE    EMSGSIZE
 //	optmem, sock_omalloc failure         ENOBUFS     —           ENOBUFS     ENOBUFS
 //	RLIMIT_MEMLOCK                       ENOBUFS     —           ENOBUFS     ENOBUFS
@@ -86,7 +87,7 @@
 //	ICMP error pending (connected)       ECONNREFUSED (any profile)
 //	UDP_SEGMENT: segment > MTU           EMSGSIZE    EMSGSIZE    EMSGSIZE    EMSGSIZE
 //	UDP_SEGMENT: > 128 segments          EINVAL      EINVAL      EINVAL      EINVAL
-//	MSG_OOB                              EOPNOTSUPP  EOPNOTSUPP  EOPNOTSUPP  EOPNOTSUPP
+//	MSG_OOB (UDPv4, RAW; UDPv6 ignores)  EOPNOTSUPP  EOPNOTSUPP  EOPNOTSUPP  EOPNOTSUPP
 //	IP_HDRINCL: > MTU / < IP header      EMSGSIZE / EINVAL (any profile)
 //	IP_HDRINCL: uarg alloc failure       EINVAL      —           —           —
 //	IP_HDRINCL: frags exhausted          EMSGSIZE    —           —           —

@@ -8,21 +8,44 @@ import (
 )
 
 // Sendmsg models send(2), or sendmsg(2) without msg_name: the datagram
-// goes to the address connect set, and an unconnected socket fails with
-// EDESTADDRREQ before anything else (udp_sendmsg, raw_sendmsg). Otherwise
-// it is Sendto.
+// goes to the address connect set. An unconnected socket fails with
+// EDESTADDRREQ right after the first checks (sendChecks) — unless UDP has
+// a corked datagram pending, which takes the append without an address
+// (udp_sendmsg's and udpv6_sendmsg's up->pending, before the address;
+// raw_sendmsg has no such shortcut). Otherwise it is Sendto.
 func (u *Sock) Sendmsg(iov []mm.Iovec, flags kernel.MsgFlags) sock.SendResult {
-	if !u.connected {
-		return u.newCall(iov).result(-1, kernel.EDESTADDRREQ)
+	if u.connected || u.pending && !u.raw() {
+		return u.Sendto(iov, flags)
 	}
-	return u.Sendto(iov, flags)
+	a := u.newCall(iov)
+	if err := u.sendChecks(a.it.Count(), flags); err != 0 {
+		return a.result(-1, err)
+	}
+	return a.result(-1, kernel.EDESTADDRREQ)
+}
+
+// sendChecks are the checks udp_sendmsg, raw_sendmsg and rawv6_sendmsg
+// make before anything else: more than 65535 bytes is EMSGSIZE (for
+// rawv6_sendmsg the model keeps IPv4's bound), then MSG_OOB EOPNOTSUPP
+// ("Mirror BSD error message compatibility"). udpv6_sendmsg makes
+// neither: ip6_append_data checks the length, and MSG_OOB is ignored.
+func (u *Sock) sendChecks(n int, flags kernel.MsgFlags) kernel.Errno {
+	switch {
+	case u.v6() && !u.raw():
+		return 0
+	case n > 0xFFFF:
+		return kernel.EMSGSIZE
+	case flags&kernel.MSG_OOB != 0:
+		return kernel.EOPNOTSUPP
+	}
+	return 0
 }
 
 // Sendto models sendto(2), or sendmsg(2) with msg_name, to the socket's
 // peer: udp_sendmsg / udpv6_sendmsg, or raw_sendmsg for a RAW socket.
 //
-// UDP: more than 65535 bytes is EMSGSIZE and MSG_OOB EOPNOTSUPP. The
-// control messages (Sk.CmsgSend) are parsed next, unless the call appends
+// UDP: first sendChecks (IPv4: more than 65535 bytes is EMSGSIZE and
+// MSG_OOB EOPNOTSUPP; IPv6 neither). The control messages (Sk.CmsgSend) are parsed next, unless the call appends
 // to a pending datagram, which skips them. Without
 // corking (neither UDP_CORK nor MSG_MORE, nothing pending) ip_make_skb
 // builds the datagram on a private queue (payload + 8 bytes appended) and
@@ -40,11 +63,8 @@ func (u *Sock) Sendto(iov []mm.Iovec, flags kernel.MsgFlags) sock.SendResult {
 		return u.rawSendmsg(a, flags)
 	}
 	n := a.it.Count()
-	if n > 0xFFFF && !u.v6() {
-		return a.result(-1, kernel.EMSGSIZE)
-	}
-	if flags&kernel.MSG_OOB != 0 {
-		return a.result(-1, kernel.EOPNOTSUPP)
+	if err := u.sendChecks(n, flags); err != 0 {
+		return a.result(-1, err)
 	}
 	corkreq := u.corked || flags&kernel.MSG_MORE != 0
 	ulen, transhdrlen := n, 0

@@ -6,8 +6,8 @@ import (
 	"github.com/zcsim/zcsim/ubuf"
 )
 
-// rawSendmsg models raw_sendmsg (rawv6_sendmsg alike): more than 65535
-// bytes is EMSGSIZE, MSG_OOB EOPNOTSUPP; then the control messages
+// rawSendmsg models raw_sendmsg (rawv6_sendmsg alike): first sendChecks
+// (more than 65535 bytes is EMSGSIZE, MSG_OOB EOPNOTSUPP); then the control messages
 // (ip_cmsg_send, Sk.CmsgSend); with IP_HDRINCL raw_send_hdrinc,
 // else ip_append_data on sk_write_queue with no transport header
 // (transhdrlen 0: the payload is counted from the first byte), flushed on
@@ -15,11 +15,8 @@ import (
 // unless IP_RECVERR is set.
 func (u *Sock) rawSendmsg(a *call, flags kernel.MsgFlags) sock.SendResult {
 	n := a.it.Count()
-	if n > 0xFFFF {
-		return a.result(-1, kernel.EMSGSIZE)
-	}
-	if flags&kernel.MSG_OOB != 0 {
-		return a.result(-1, kernel.EOPNOTSUPP)
+	if err := u.sendChecks(n, flags); err != 0 {
+		return a.result(-1, err)
 	}
 	if err := u.cmsgSend(); err != 0 {
 		return a.result(-1, err)
