@@ -27,7 +27,9 @@
 // A scenario that drops CAP_IPC_LOCK or sets RLIMIT_MEMLOCK runs in a
 // re-executed child (the same binary, [ChildEnv] set, started from the
 // namespaced thread so it inherits the namespace) as uid and gid 65534
-// with no capabilities; capdrop is then a no-op returning 0. Other
+// ([Options.ChildUID] chooses another: locked pages are charged per
+// user, so probes running at once as one uid share that account) with no
+// capabilities; capdrop is then a no-op returning 0. Other
 // scenarios run as the caller, which for a probe is root with
 // CAP_IPC_LOCK: they must not depend on RLIMIT_MEMLOCK.
 //

@@ -25,7 +25,7 @@ import (
 func live(file string, src []byte, stmts []scenario.Stmt, pl plan, opts Options) ([]Obs, error) {
 	return inNetns(pl.sysctls, func() ([]Obs, error) {
 		if pl.child {
-			return runChild(opts.Exe, opts.ChildArgs, file, src)
+			return runChild(opts, file, src)
 		}
 		return runHost(stmts, pl.steps), nil
 	})
@@ -63,11 +63,15 @@ type childInput struct {
 	Src  []byte `json:"src"`
 }
 
-// runChild re-executes exe as uid/gid 65534 with no capabilities, from
-// the calling (namespaced) thread so the child inherits its network
-// namespace, and reads back its observations. The binary is copied to a
-// directory uid 65534 can read.
-func runChild(exe string, args []string, file string, src []byte) ([]Obs, error) {
+// runChild re-executes opts.Exe as opts.ChildUID (uid and gid 65534 by
+// default) with no capabilities, from the calling (namespaced) thread so
+// the child inherits its network namespace, and reads back its
+// observations. The binary is copied to a directory that uid can read.
+func runChild(opts Options, file string, src []byte) ([]Obs, error) {
+	exe, uid := opts.Exe, opts.ChildUID
+	if uid == 0 {
+		uid = NobodyUID
+	}
 	if exe == "" {
 		var err error
 		if exe, err = os.Executable(); err != nil {
@@ -87,13 +91,13 @@ func runChild(exe string, args []string, file string, src []byte) ([]Obs, error)
 		return nil, err
 	}
 	in, _ := json.Marshal(childInput{File: file, Src: src})
-	cmd := exec.Command(bin, args...)
+	cmd := exec.Command(bin, opts.ChildArgs...)
 	cmd.Env = append(os.Environ(), ChildEnv+"=1")
 	cmd.Stdin = bytes.NewReader(in)
 	var out, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &stderr
 	cmd.SysProcAttr = &syscall.SysProcAttr{
-		Credential: &syscall.Credential{Uid: NobodyUID, Gid: NobodyUID, Groups: []uint32{}},
+		Credential: &syscall.Credential{Uid: uid, Gid: uid, Groups: []uint32{}},
 		Pdeathsig:  syscall.SIGKILL,
 	}
 	if err := cmd.Run(); err != nil {

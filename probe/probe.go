@@ -38,6 +38,12 @@ type Options struct {
 	// environment carries ChildEnv as well); zcsim passes its hidden
 	// "probe --child".
 	ChildArgs []string
+	// ChildUID is the uid and gid the unprivileged child runs as; 0 means
+	// NobodyUID. RLIMIT_MEMLOCK charges a per-user counter
+	// (user_struct.locked_vm), so probes that run at the same time as
+	// one uid see each other's pinned pages: a long search gives its
+	// children a uid of its own.
+	ChildUID uint32
 }
 
 // Obs is what the kernel (or the model) answered to one statement.

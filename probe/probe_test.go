@@ -142,3 +142,21 @@ func TestWriteText(t *testing.T) {
 	}
 	require.Equal(t, []string{"config", "skip", "stmt", "skip", "stmt", "skip", "summary"}, kinds)
 }
+
+// An unprivileged run may be given a uid of its own (Options.ChildUID),
+// with its own RLIMIT_MEMLOCK account: the memlock calibration holds
+// under it too.
+func TestChildUID(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("skipped: the live kernel needs root")
+	}
+	if err := probe.Supported(); err != nil {
+		t.Skipf("skipped: this kernel cannot be probed: %v", err)
+	}
+	src, err := os.ReadFile("testdata/memlock.zcs")
+	require.NoError(t, err)
+	res, err := probe.Run("memlock.zcs", src, probe.Options{ChildUID: 65531})
+	require.NoError(t, err)
+	require.True(t, res.Unprivileged)
+	require.True(t, res.OK(), "%+v", res.Stmts)
+}
