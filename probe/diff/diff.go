@@ -16,6 +16,12 @@ import (
 // Profile is the model's profile: the live kernel's.
 const Profile = kernel.DefaultProfile
 
+// ChildUID is the uid and gid of the search's unprivileged kernel runs
+// unless ProbeOptions say otherwise: its own, not probe.NobodyUID, since
+// RLIMIT_MEMLOCK charges pinned pages per user and a long search must not
+// share that counter with a zcsim probe or calibration run beside it.
+const ChildUID = 65533
+
 // Defaults of Config's zero fields.
 const (
 	DefaultConfirm     = 3
@@ -46,8 +52,9 @@ type Config struct {
 	// Probe runs one scenario on the kernel and the model; nil is
 	// probe.Run with ProbeOptions and the profile Profile.
 	Probe func(file string, src []byte) (*probe.Result, error)
-	// ProbeOptions are the options of the default Probe (its Exe and
-	// ChildArgs; the profile is always Profile).
+	// ProbeOptions are the options of the default Probe (its Exe,
+	// ChildArgs and ChildUID, ChildUID if zero; the profile is always
+	// Profile).
 	ProbeOptions probe.Options
 	// Progress, if set, is called after each run.
 	Progress func(Progress)
@@ -219,6 +226,9 @@ func newSearcher(c Config) *searcher {
 	if c.Probe == nil {
 		opts := c.ProbeOptions
 		opts.Profile = Profile
+		if opts.ChildUID == 0 {
+			opts.ChildUID = ChildUID
+		}
 		c.Probe = func(file string, src []byte) (*probe.Result, error) { return probe.Run(file, src, opts) }
 	}
 	return &searcher{c: c}
