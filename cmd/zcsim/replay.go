@@ -1,7 +1,7 @@
 package main
 
 import (
-	"bytes"
+	"bufio"
 	"fmt"
 
 	"github.com/spf13/cobra"
@@ -14,7 +14,7 @@ func newReplayCmd() *cobra.Command {
 	var file string
 	var asJSON bool
 	cmd := &cobra.Command{
-		Use:   "replay [--strace] FILE [--profile P] [--json] [--cap-ipc-lock] [--cap-net-admin] [--optmem-max N]",
+		Use:   "replay [--strace] FILE [--profile P] [--json] [--cap-ipc-lock] [--cap-net-admin] [--optmem-max N] [--memlock N]",
 		Short: "replay an strace log on the model and report where the kernel and the model differ",
 		Long: `replay reads an strace log of a real program (FILE, or --strace FILE: the
 two are the same) and replays its socket calls on
@@ -24,12 +24,18 @@ divergence is reported with its line, the call, the observed and the
 predicted result and the model's reason. Traced sockets use loopback; the
 traced task has no CAP_IPC_LOCK unless --cap-ipc-lock, and no CAP_NET_ADMIN
 (which SO_SNDBUFFORCE and SO_RCVBUFFORCE need) unless --cap-net-admin: give
-both for a program traced as root. Between two calls
+both for a program traced as root. What the log shows of the machine (a
+limit read back, a result only a capability allows, geteuid() = 0) sets
+what these flags leave unset, and the report's header says so, with the
+line; a flag given overrides it. FILE may be gzipped (FILE.gz). The report
+streams out as the replay runs; a log of a million calls replays in
+bounded memory. Between two calls
 the network settles, unless the log has timestamps (-t, -tt, -ttt, -r):
 then virtual time advances by the real gap. See docs/replay.md.
 
-Exit status 0 when every call agrees, 1 on a divergence, 2 for unreadable or
-malformed input (file:line:col).`,
+Exit status 0 when some call agrees (plainly or under an assumption) and none
+diverges, 1 on a divergence or when nothing could be checked, 2 for
+unreadable or malformed input (file:line:col), before anything is printed.`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			switch {
@@ -40,15 +46,32 @@ malformed input (file:line:col).`,
 			case file == "":
 				return fail(cmd, fmt.Errorf("replay: no strace log: zcsim replay FILE"))
 			}
-			rep, err := replay.ReplayFile(file, opts)
-			if err != nil {
-				return fail(cmd, err)
+			for flag, f := range map[string]replay.Fixed{"cap-ipc-lock": replay.FixCapIPCLock, "cap-net-admin": replay.FixCapNetAdmin, "memlock": replay.FixMemlock} {
+				if cmd.Flags().Changed(flag) {
+					opts.Fixed |= f
+				}
 			}
-			var out bytes.Buffer
+			out := bufio.NewWriterSize(cmd.OutOrStdout(), 64<<10)
+			opts.Out = replay.NewTextWriter(out)
 			if asJSON {
-				err = rep.WriteJSON(&out)
-			} else {
-				err = rep.WriteText(&out)
+				opts.Out = replay.NewJSONWriter(out)
+			}
+			// The report streams to stdout; when it goes to a file, a
+			// terminal on stderr shows how far the replay got.
+			errw := bufio.NewWriter(cmd.ErrOrStderr())
+			line := &progressLine{out: errw, tty: isTerminal(cmd.ErrOrStderr()) && !isTerminal(cmd.OutOrStdout())}
+			opts.Progress = func(at, lines int) {
+				if lines == 0 {
+					line.show("replay: checking line %d", at)
+				} else {
+					line.show("replay: line %d of %d", at, lines)
+				}
+			}
+			rep, err := replay.ReplayFile(file, opts)
+			line.clear()
+			errw.Flush()
+			if ferr := out.Flush(); err == nil {
+				err = ferr
 			}
 			if err != nil {
 				return fail(cmd, err)
@@ -56,8 +79,7 @@ malformed input (file:line:col).`,
 			if !rep.OK() {
 				setStatus(cmd, exitFindings)
 			}
-			_, err = cmd.OutOrStdout().Write(out.Bytes())
-			return err
+			return nil
 		},
 	}
 	cmd.Flags().StringVar(&file, "strace", "", "the strace log to replay (the same as giving FILE)")
@@ -66,6 +88,7 @@ malformed input (file:line:col).`,
 	cmd.Flags().BoolVar(&opts.CapIPCLock, "cap-ipc-lock", false, "the traced task has CAP_IPC_LOCK")
 	cmd.Flags().BoolVar(&opts.CapNetAdmin, "cap-net-admin", false, "the traced task has CAP_NET_ADMIN")
 	cmd.Flags().IntVar(&opts.OptmemMax, "optmem-max", 0, "net.core.optmem_max (default: the profile's)")
+	cmd.Flags().Uint64Var(&opts.Memlock, "memlock", 0, "the traced task's RLIMIT_MEMLOCK at the start, in bytes (default: what the log reads back, else the profile's)")
 	cmd.Flags().Uint64Var(&opts.Seed, "seed", 1, "root seed of every random stream")
 	return cmd
 }

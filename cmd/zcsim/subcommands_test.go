@@ -61,10 +61,15 @@ func TestProfilesDiff(t *testing.T) {
 func TestReplayCommand(t *testing.T) {
 	atRoot(t)
 	log := filepath.Join("sim", "replay", "testdata", "probe_udp.log")
-	// The probe that made the log ran as root: SO_RCVBUFFORCE succeeded.
-	unprivileged := runCLI("replay", "--strace", log)
-	unprivileged.requireStatus(t, exitFindings, "replay", log)
+	// The probe that made the log ran as root: SO_RCVBUFFORCE succeeded,
+	// so the replay infers CAP_NET_ADMIN, unless the flag says otherwise.
+	inferred := runCLI("replay", "--strace", log)
+	inferred.requireStatus(t, exitOK, "replay", log)
+	require.Regexp(t, `inferred CAP_NET_ADMIN from line \d+: SO_RCVBUFFORCE succeeded`, inferred.stdout)
+	unprivileged := runCLI("replay", "--strace", log, "--cap-net-admin=false")
+	unprivileged.requireStatus(t, exitFindings, "replay", log, "--cap-net-admin=false")
 	require.Regexp(t, `SO_RCVBUFFORCE.*observed 0 +predicted -1 EPERM`, unprivileged.stdout)
+	require.NotContains(t, unprivileged.stdout, "inferred")
 	ok := runCLI("replay", "--strace", log, "--cap-net-admin")
 	ok.requireStatus(t, exitOK, "replay", log, "--cap-net-admin")
 	require.Contains(t, ok.stdout, "all agree")

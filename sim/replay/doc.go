@@ -100,10 +100,30 @@
 // least one call agrees, plainly or under an assumption: a replay that
 // checked nothing is no success.
 //
+// # Environment
+//
+// A first read of the log (surveyLog) checks every line and collects
+// what it shows of the machine: RLIMIT_MEMLOCK read back before it is set,
+// CAP_NET_ADMIN from an SO_SNDBUFFORCE or SO_RCVBUFFORCE result, root
+// from geteuid() = 0. Each sets the setting of [Options] the caller did
+// not fix ([Options.Fixed]) and is listed in [Config.Inferred] with its
+// line.
+//
+// # Streaming
+//
+// The log is read line by line ([strace.Scanner]) twice, the survey and
+// the replay; with [Options.Out] the report is written as it is made and
+// [Report.Calls] stays empty, and the lists after the calls keep the
+// first [MaxListed] calls of each verdict, so memory does not grow with
+// the log. The model's trace goes to a sink that keeps only its last call
+// event, the reason of a divergence.
+//
 // # Errors
 //
 // A log strace.Parse or strace.Decode rejects is an error naming
-// file:line:col (a *strace.ErrorList); nothing is replayed. Replay never
+// file:line:col (a *strace.ErrorList); nothing is replayed or written. A
+// last line cut mid-way (no line end) is not an error: the replay stops
+// before it, with a note. Replay never
 // panics, its verdict counts add up and two replays of one log print the
 // same bytes (FuzzReplay).
 package replay

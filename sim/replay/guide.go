@@ -125,7 +125,7 @@ func (r *replayer) errRead(o *strace.Recv, e *fdEntry, text string, flags kernel
 	switch {
 	case ext == nil && !ok && v.slack > 0:
 		v.slack--
-		r.v6Lines = append(r.v6Lines, line(&o.Header))
+		r.v6Read(line(&o.Header))
 		r.assume(&o.Header, e, text, obs, o.Result.String(), retOnly,
 			fmt.Sprintf("an earlier read whose range strace did not print (line %d) took fewer ids than the model's record: this read takes ids it left", v.slackLine))
 	case ext == nil:
@@ -223,7 +223,7 @@ func (r *replayer) modelErrRead(h *strace.Header, e *fdEntry, text string, flags
 	}
 	if ext == nil && res.Record != nil && h.Result.Kind == strace.ResultValue && obs != pred {
 		agree, how = res.Errno == 0 && fmt.Sprint(res.Ret) == h.Result.String(), retOnly
-		r.v6Lines = append(r.v6Lines, line(h))
+		r.v6Read(line(h))
 	} else if res.Record == nil {
 		agree = obs == pred
 	}
@@ -242,8 +242,8 @@ func (r *replayer) modelErrRead(h *strace.Header, e *fdEntry, text string, flags
 
 // assume records a call that agrees under the stated schedule.
 func (r *replayer) assume(h *strace.Header, e *fdEntry, text, obs, pred, how, assumption string) {
-	r.addHow(h, e.fd, e.s.Name, text, obs, pred, "", how, Assumed)
-	r.rep.Calls[len(r.rep.Calls)-1].Assumption = assumption
+	r.emit(Call{Line: line(h), Pid: h.Pid, Syscall: h.Syscall, Fd: e.fd, Socket: e.s.Name, Text: text,
+		Observed: obs, Predicted: pred, Verdict: Assumed, Compared: how, Assumption: assumption})
 }
 
 // runAhead lets the model's pending network work (ACKs, deliveries,

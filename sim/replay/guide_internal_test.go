@@ -21,9 +21,10 @@ func replayDelayed(t *testing.T, src string, delay engine.Duration) *replayer {
 	require.NoError(t, err)
 	p, err := kernel.Lookup(kernel.DefaultProfile)
 	require.NoError(t, err)
-	r := newReplayer("t.log", p, log, Options{MaxCallBytes: DefaultMaxCallBytes})
+	r := newReplayer("t.log", p, &survey{timestamps: timestampKind(log.Calls[0].Time.Kind)}, Options{MaxCallBytes: DefaultMaxCallBytes})
 	r.dev.Delay = delay
-	for _, op := range ops {
+	for i, op := range ops {
+		r.raw = &log.Calls[i]
 		r.op(op)
 	}
 	r.finish()

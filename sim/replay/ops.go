@@ -142,7 +142,7 @@ func (r *replayer) unresolved(op strace.Op) {
 // unfinishedFd returns the descriptor of a modelled call the decoder set
 // aside as unfinished, when it is a socket the replay follows.
 func (r *replayer) unfinishedFd(o *strace.Ignored) (int, bool) {
-	c := r.calls[line(&o.Header)]
+	c := r.raw
 	if o.Reason != "unfinished" || c == nil || len(c.Args) == 0 {
 		return -1, false
 	}
@@ -186,7 +186,7 @@ func (r *replayer) ignored1(o *strace.Ignored) {
 	if o.Name != "getsockname" || o.Result.Kind != strace.ResultValue {
 		return
 	}
-	c := r.calls[line(&o.Header)]
+	c := r.raw
 	if c == nil || len(c.Args) < 2 {
 		return
 	}
@@ -508,10 +508,11 @@ func (r *replayer) send(o *strace.Send) {
 		// do_sendfile moves at most what the input file holds past its
 		// offset, which the log does not show.
 		res := send(r.call(&o.Header, text), e.s, []int{int(n)}, flags)
-		r.compare(&o.Header, o.Fd, e.s.Name, text, obs, res.String(), why(res))
-		if c := &r.rep.Calls[len(r.rep.Calls)-1]; c.Verdict == Agree {
-			c.Verdict, c.Assumption = Assumed, fmt.Sprintf("the input file held %d bytes past its offset, fewer than the count: the model sent those", n)
+		if res.String() != obs {
+			r.compare(&o.Header, o.Fd, e.s.Name, text, obs, res.String(), why(res))
+			return
 		}
+		r.assume(&o.Header, e, text, obs, res.String(), "", fmt.Sprintf("the input file held %d bytes past its offset, fewer than the count: the model sent those", n))
 		return
 	}
 	res := send(r.call(&o.Header, text), e.s, im.lens, flags)
@@ -771,24 +772,39 @@ func (r *replayer) addHow(h *strace.Header, fd int, sock, text, obs, pred, why, 
 	switch v {
 	case Diverge:
 		c.Why = why
-		if c.Why == "" {
-			c.Why = r.lastEvent()
+		if c.Why == "" && r.events.text != "" {
+			c.Why = "model: " + r.events.text
 		}
 	case Undetermined:
 		c.Why = why
 	}
-	r.rep.Calls = append(r.rep.Calls, c)
+	r.emit(c)
 }
 
-// lastEvent is the text of the model's last call event, as its reason.
-func (r *replayer) lastEvent() string {
-	recs := r.w.Trace().Records
-	for i := len(recs) - 1; i >= 0; i-- {
-		if e := recs[i].Event; e != nil && e.Source != "" {
-			return "model: " + e.Text
-		}
+// emit counts a replayed call, lists it unless it agrees (the first
+// MaxListed of each verdict), and keeps it in the report or hands it to
+// Options.Out.
+func (r *replayer) emit(c Call) {
+	s := &r.rep.Summary
+	switch c.Verdict {
+	case Agree:
+		s.Agree++
+	case Assumed:
+		s.Assumed++
+	case Diverge:
+		s.Diverge++
+	default:
+		s.Undetermined++
 	}
-	return ""
+	if l := r.rep.listed[c.Verdict]; c.Verdict != Agree && len(l) < MaxListed {
+		r.rep.listed[c.Verdict] = append(l, c)
+	}
+	switch {
+	case r.out == nil:
+		r.rep.Calls = append(r.rep.Calls, c)
+	case r.err == nil:
+		r.err = r.out.Call(c)
+	}
 }
 
 // why is the model's reason for a send's result: what

@@ -1,14 +1,9 @@
 package replay
 
 import (
-	"bytes"
-	"compress/gzip"
 	"fmt"
-	"io"
 	"net/netip"
-	"os"
 	"slices"
-	"strings"
 
 	"github.com/zcsim/zcsim/kernel"
 	"github.com/zcsim/zcsim/sim"
@@ -21,7 +16,8 @@ import (
 // with "verdict" (agree, diverge, undetermined) and added the summary's
 // "undetermined", "unreplayed" and "verdict"; its "ok" now also needs one
 // call that agrees. Version 3 added the verdict "agree under an
-// assumption", the call's "assumption" and the summary's "assumed".
+// assumption", the call's "assumption", the summary's "assumed" and the
+// config's "inferred"; its "divergence" records are the first MaxListed.
 const SchemaVersion = 3
 
 // Options say what machine the traced program is assumed to have run on.
@@ -48,87 +44,35 @@ type Options struct {
 	// log of huge blocking transfers short: such a call costs the model
 	// the segments it moves.
 	MaxCallBytes int
+	// Memlock, if not 0, is the traced task's RLIMIT_MEMLOCK at the
+	// start, in bytes; otherwise the profile's default, or what the log
+	// shows (see Fixed).
+	Memlock uint64
+	// Fixed lists what the caller fixed: the log's evidence (a limit it
+	// reads back, a result only a capability allows) does not change
+	// those. The rest is inferred from the log, and Config.Inferred says
+	// what, from which line.
+	Fixed Fixed
+	// Out, if set, receives the report as the replay runs: the Config
+	// once the log has been read through and found well formed, each
+	// call as it is replayed, the rest at the end. Report.Calls then
+	// stays empty, so that memory does not grow with the log.
+	Out Writer
+	// Progress, if set, is told every 65536 lines how far the replay got
+	// (line) of the log's lines; the first pass, which checks the log,
+	// reports with lines 0.
+	Progress func(line, lines int)
 }
 
-// ReplayFile reads, parses and replays the strace log in file; a file
-// whose name ends in ".gz" is decompressed first.
-func ReplayFile(file string, opts Options) (*Report, error) {
-	src, err := readLog(file)
-	if err != nil {
-		return nil, err
-	}
-	return Replay(file, src, opts)
-}
+// Fixed is a set of settings the caller fixed (Options.Fixed).
+type Fixed uint8
 
-// readLog reads a log file, gunzipping a ".gz" one.
-func readLog(file string) ([]byte, error) {
-	src, err := os.ReadFile(file)
-	if err != nil || !strings.HasSuffix(file, ".gz") {
-		return src, err
-	}
-	z, err := gzip.NewReader(bytes.NewReader(src))
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", file, err)
-	}
-	out, err := io.ReadAll(z)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", file, err)
-	}
-	return out, nil
-}
-
-// Replay parses the strace log src (named file in errors) and replays its
-// calls on a fresh sim.World. Input errors — a line strace.Parse or
-// strace.Decode rejects, an unknown profile, a negative optmem_max — come
-// back as an error before anything runs; parse errors are a
-// *strace.ErrorList naming file:line:col.
-func Replay(file string, src []byte, opts Options) (*Report, error) {
-	if opts.OptmemMax < 0 {
-		return nil, fmt.Errorf("optmem_max %d is negative", opts.OptmemMax)
-	}
-	if opts.MaxCallBytes < 0 {
-		return nil, fmt.Errorf("max call bytes %d is negative", opts.MaxCallBytes)
-	}
-	if opts.MaxCallBytes == 0 {
-		opts.MaxCallBytes = DefaultMaxCallBytes
-	}
-	if opts.Profile == "" {
-		opts.Profile = kernel.DefaultProfile
-	}
-	p, err := kernel.Lookup(opts.Profile)
-	if err != nil {
-		return nil, err
-	}
-	log, err := strace.Parse(file, src)
-	if err != nil {
-		return nil, err
-	}
-	ops, err := strace.Decode(log)
-	if err != nil {
-		return nil, err
-	}
-	r := newReplayer(file, p, log, opts)
-	exits := make([]strace.Note, 0, 8)
-	for _, n := range log.Notes {
-		if n.Kind == strace.NoteExit {
-			exits = append(exits, n)
-		}
-	}
-	for _, op := range ops {
-		// Calls are listed in the order they completed, at their last
-		// line; a process's exit comes between the calls around it.
-		for len(exits) > 0 && exits[0].Line < lastLine(op.Head()) {
-			r.exit(exits[0])
-			exits = exits[1:]
-		}
-		r.op(op)
-	}
-	for _, n := range exits {
-		r.exit(n)
-	}
-	r.finish()
-	return r.rep, nil
-}
+// The settings the log's evidence may change unless fixed.
+const (
+	FixCapIPCLock Fixed = 1 << iota
+	FixCapNetAdmin
+	FixMemlock
+)
 
 // fdEntry is what the replay knows of one open file descriptor.
 type fdEntry struct {
@@ -161,9 +105,10 @@ type replayer struct {
 	task *sim.Task
 	dev  *sim.Device
 	file string
-	// calls indexes the parsed calls by first line, for the calls the
-	// decoder ignores but whose arguments teach addresses (getsockname).
-	calls map[int]*strace.Call
+	// raw is the parsed call being replayed, for the arguments the
+	// decoder does not keep (getsockname's address, an unfinished call's
+	// fd).
+	raw *strace.Call
 	// fds is the descriptor table of the current call's process; tables
 	// holds every process's, first the one pids of unknown origin share.
 	fds    map[int]*fdEntry
@@ -184,7 +129,10 @@ type replayer struct {
 	// explain an observation (runAhead); the next gaps are that much
 	// shorter.
 	ahead    engine.Duration
+	// v6Lines are the first IPv6 error-queue reads compared on their
+	// return value only (at most 8), v6Reads how many there were.
 	v6Lines  []int
+	v6Reads  int
 	rep      *Report
 	ignored  map[string]int
 	ignOrder []string
@@ -197,47 +145,43 @@ type replayer struct {
 	// unknownFds counts, per descriptor the log never created, the calls
 	// made on it.
 	unknownFds map[int]int
+	// events keeps the text of the model's last call event, for a
+	// divergence's reason; the World's trace goes to it, not to memory.
+	events lastEvent
+	// out, if set, receives each call as it is replayed (Options.Out).
+	out Writer
+	err error
+	// progress, if set, hears how far the replay got (Options.Progress);
+	// lines is the log's length.
+	progress func(line, lines int)
+	lines    int
 }
 
-func newReplayer(file string, p *kernel.Profile, log *strace.Log, opts Options) *replayer {
+func newReplayer(file string, p *kernel.Profile, sv *survey, opts Options) *replayer {
 	w := sim.New(p, opts.Seed)
 	if opts.OptmemMax > 0 {
 		w.Net.OptmemMax = opts.OptmemMax
 	}
 	main := w.Task("main")
-	task := w.AddTask("main", main.User, main.Memlock, opts.CapIPCLock)
-	task.CapNetAdmin = opts.CapNetAdmin
+	memlock := main.Memlock
+	if opts.Memlock != 0 {
+		memlock = opts.Memlock
+	}
+	cfg := Config{Schema: SchemaVersion, File: file, Profile: p.Name, Seed: opts.Seed,
+		CapIPCLock: opts.CapIPCLock, CapNetAdmin: opts.CapNetAdmin, OptmemMax: w.Net.OptmemMax, Memlock: memlock,
+		Path: "loopback", Timestamps: sv.timestamps}
+	sv.apply(&cfg, opts.Fixed)
+	task := w.AddTask("main", main.User, cfg.Memlock, cfg.CapIPCLock)
+	task.CapNetAdmin = cfg.CapNetAdmin
 	dev := sim.DefaultDevice("lo", sim.Loopback)
 	w.AddDevice(dev)
-	r := &replayer{w: w, task: task, dev: dev, file: file,
-		calls: map[int]*strace.Call{}, tables: map[int]*fdTable{}, names: map[int]int{},
-		ignored: map[string]int{}, maxBytes: opts.MaxCallBytes, dgrams: map[uint16][]*fdEntry{}, unknownFds: map[int]int{}}
-	for i := range log.Calls {
-		c := &log.Calls[i]
-		if len(c.Lines) > 0 {
-			r.calls[c.Lines[0]] = c
-		}
-	}
-	r.rep = &Report{Config: Config{Schema: SchemaVersion, File: file, Profile: p.Name, Seed: opts.Seed,
-		CapIPCLock: opts.CapIPCLock, CapNetAdmin: opts.CapNetAdmin, OptmemMax: w.Net.OptmemMax, Memlock: main.Memlock, Path: "loopback"}}
-	r.rep.Config.Timestamps = timestampKind(log)
-	r.timed = r.rep.Config.Timestamps != "none"
+	r := &replayer{w: w, task: task, dev: dev, file: file, tables: map[int]*fdTable{}, names: map[int]int{},
+		ignored: map[string]int{}, maxBytes: opts.MaxCallBytes, dgrams: map[uint16][]*fdEntry{}, unknownFds: map[int]int{},
+		out: opts.Out, progress: opts.Progress, lines: sv.lines}
+	r.rep = &Report{Config: cfg, listed: map[Verdict][]Call{}}
+	r.timed = cfg.Timestamps != "none"
+	w.Trace().Sink = &r.events
 	return r
-}
-
-// timestampKind names the log's timestamp option.
-func timestampKind(log *strace.Log) string {
-	for _, c := range log.Calls {
-		switch c.Time.Kind {
-		case strace.TimeOfDay:
-			return "time of day (-t/-tt)"
-		case strace.TimeEpoch:
-			return "epoch (-ttt)"
-		case strace.TimeRelative:
-			return "relative (-r)"
-		}
-	}
-	return "none"
 }
 
 // ignore lists a call the replay does not model.
@@ -325,9 +269,9 @@ func (r *replayer) finish() {
 	for _, k := range r.ignOrder {
 		r.rep.Ignored = append(r.rep.Ignored, strace.IgnoredCount{Name: k, Count: r.ignored[k]})
 	}
-	if len(r.v6Lines) > 0 {
+	if r.v6Reads > 0 {
 		r.note(fmt.Sprintf("%d IPv6 error-queue reads (lines %s) were compared on the return value only: strace 6.1 prints no cmsg data for IPV6_RECVERR",
-			len(r.v6Lines), lineList(r.v6Lines)))
+			r.v6Reads, lineList(r.v6Lines, r.v6Reads)))
 	}
 	s := &r.rep.Summary
 	if len(r.unknownFds) > 0 {
@@ -338,22 +282,9 @@ func (r *replayer) finish() {
 		}
 		slices.Sort(fds)
 		r.note(fmt.Sprintf("%d calls on %d descriptors the log never created (fd %s) could not be replayed: the capture started after their socket() or accept(), or they came from a call the replay does not follow (dup, fork, SCM_RIGHTS)",
-			s.Unreplayed, len(fds), lineList(fds)))
+			s.Unreplayed, len(fds), lineList(fds, len(fds))))
 	}
-	r.rep.Trace = r.w.Trace()
-	for _, c := range r.rep.Calls {
-		s.Calls++
-		switch c.Verdict {
-		case Agree:
-			s.Agree++
-		case Assumed:
-			s.Assumed++
-		case Diverge:
-			s.Diverge++
-		default:
-			s.Undetermined++
-		}
-	}
+	s.Calls = s.Agree + s.Assumed + s.Diverge + s.Undetermined
 	for _, ig := range r.rep.Ignored {
 		s.Ignored += ig.Count
 	}
@@ -370,16 +301,29 @@ func (r *replayer) finish() {
 	}
 }
 
-func lineList(ls []int) string {
+// lineList renders the first numbers of a list of n, "…" for the rest.
+func lineList(ls []int, n int) string {
 	out := ""
 	for i, l := range ls {
 		if i == 8 {
-			return out + ", …"
+			break
 		}
 		if i > 0 {
 			out += ", "
 		}
 		out += fmt.Sprint(l)
 	}
+	if n > min(len(ls), 8) {
+		out += ", …"
+	}
 	return out
+}
+
+// v6Read counts an IPv6 error-queue read compared on its return value
+// only, keeping the first lines for the note.
+func (r *replayer) v6Read(l int) {
+	r.v6Reads++
+	if len(r.v6Lines) < 8 {
+		r.v6Lines = append(r.v6Lines, l)
+	}
 }

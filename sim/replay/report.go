@@ -3,7 +3,6 @@ package replay
 import (
 	"fmt"
 	"io"
-	"strings"
 
 	"github.com/zcsim/zcsim/sim"
 	"github.com/zcsim/zcsim/sim/strace"
@@ -14,14 +13,21 @@ import (
 // the calls it ignored, notes on what could not be compared fully, and
 // the model's own trace.
 type Report struct {
-	Config  Config
+	Config Config
+	// Calls is every replayed call, unless Options.Out received them.
 	Calls   []Call
 	Ignored []strace.IgnoredCount
 	Notes   []string
 	Summary Summary
-	// Trace is the model's trace of the replay (zcsim run's timeline).
-	Trace *sim.Trace
+	// listed keeps, per verdict other than Agree, the first MaxListed
+	// calls, for the report's lists; Summary counts them all.
+	listed map[Verdict][]Call
 }
+
+// MaxListed bounds the calls of each verdict a report lists after the
+// calls (divergences, assumptions, undetermined calls); the summary counts
+// all of them.
+const MaxListed = 1000
 
 // Config is the first record of a report: what the model assumed.
 type Config struct {
@@ -39,6 +45,17 @@ type Config struct {
 	// Timestamps names the log's timestamps: "none" (the network settles
 	// between calls) or the option whose gaps advance virtual time.
 	Timestamps string `json:"timestamps"`
+	// Inferred lists the settings above that the log's evidence set,
+	// each with the line that showed it.
+	Inferred []Inferred `json:"inferred,omitempty"`
+}
+
+// Inferred is one setting of the Config that the log showed: Setting
+// ("CAP_NET_ADMIN", "CAP_IPC_LOCK", "RLIMIT_MEMLOCK"), the line, and why.
+type Inferred struct {
+	Setting string `json:"setting"`
+	Line    int    `json:"line"`
+	Why     string `json:"why"`
 }
 
 // Verdict is the outcome of one compared call.
@@ -118,119 +135,167 @@ type Summary struct {
 // OK reports whether the replay checked something and nothing diverged.
 func (r *Report) OK() bool { return r.Summary.OK }
 
-// Divergences returns the calls where the model disagrees with the log.
-func (r *Report) Divergences() []Call { return r.with(Diverge) }
+// Divergences returns the calls where the model disagrees with the log
+// (the first MaxListed).
+func (r *Report) Divergences() []Call { return r.listed[Diverge] }
 
-// Undetermined returns the calls the log does not tell enough to check.
-func (r *Report) Undetermined() []Call { return r.with(Undetermined) }
+// Undetermined returns the calls the log does not tell enough to check
+// (the first MaxListed).
+func (r *Report) Undetermined() []Call { return r.listed[Undetermined] }
 
-// Assumptions returns the calls that agree under an assumption.
-func (r *Report) Assumptions() []Call { return r.with(Assumed) }
+// Assumptions returns the calls that agree under an assumption (the first
+// MaxListed).
+func (r *Report) Assumptions() []Call { return r.listed[Assumed] }
 
-func (r *Report) with(v Verdict) []Call {
-	var out []Call
-	for _, c := range r.Calls {
-		if c.Verdict == v {
-			out = append(out, c)
-		}
-	}
-	return out
+// Writer renders a report: Begin with its Config, Call for each replayed
+// call in order, End with the whole report (its lists, ignored calls,
+// notes and summary). A replay with Options.Out drives one as it runs.
+type Writer interface {
+	Begin(Config) error
+	Call(Call) error
+	End(*Report) error
 }
 
-// WriteText writes the report for a person: the configuration, every
-// replayed call with its verdict, the divergences with the model's
-// reason, the ignored calls, notes and the summary.
-func (r *Report) WriteText(w io.Writer) error {
-	var b strings.Builder
-	c := r.Config
+// WriteText writes the report for a person (NewTextWriter).
+func (r *Report) WriteText(w io.Writer) error { return r.write(NewTextWriter(w)) }
+
+// WriteJSON writes the report as JSON Lines (NewJSONWriter).
+func (r *Report) WriteJSON(w io.Writer) error { return r.write(NewJSONWriter(w)) }
+
+func (r *Report) write(w Writer) error {
+	if err := w.Begin(r.Config); err != nil {
+		return err
+	}
+	for _, c := range r.Calls {
+		if err := w.Call(c); err != nil {
+			return err
+		}
+	}
+	return w.End(r)
+}
+
+// NewTextWriter returns a Writer for a person: the configuration, every
+// replayed call with its verdict, then the divergences with the model's
+// reason, the calls that agree under an assumption with it, the
+// undetermined calls with why, the ignored calls, notes and the summary.
+func NewTextWriter(w io.Writer) Writer { return &textWriter{w: w} }
+
+type textWriter struct {
+	w io.Writer
+	b []byte
+}
+
+func (t *textWriter) flush() error {
+	_, err := t.w.Write(t.b)
+	t.b = t.b[:0]
+	return err
+}
+
+func (t *textWriter) Begin(c Config) error {
 	with := func(on bool) string {
 		if on {
 			return "with"
 		}
 		return "without"
 	}
-	fmt.Fprintf(&b, "replay of %s under %s: %s path, %s CAP_IPC_LOCK, %s CAP_NET_ADMIN, RLIMIT_MEMLOCK %d, optmem_max %d, timestamps %s\n",
+	t.b = fmt.Appendf(t.b, "replay of %s under %s: %s path, %s CAP_IPC_LOCK, %s CAP_NET_ADMIN, RLIMIT_MEMLOCK %d, optmem_max %d, timestamps %s\n",
 		c.File, c.Profile, c.Path, with(c.CapIPCLock), with(c.CapNetAdmin), c.Memlock, c.OptmemMax, c.Timestamps)
-	for _, k := range r.Calls {
-		mark := map[Verdict]string{Agree: "ok  ", Assumed: "ok~ ", Diverge: "DIFF", Undetermined: "??  "}[k.Verdict]
-		fmt.Fprintf(&b, "%s line %-5d %-44s observed %-28s predicted %s", mark, k.Line, k.Text, k.Observed, k.Predicted)
-		if k.Compared != "" {
-			fmt.Fprintf(&b, "  [%s]", k.Compared)
-		}
-		b.WriteString("\n")
+	for _, in := range c.Inferred {
+		t.b = fmt.Appendf(t.b, "  inferred %s from line %d: %s\n", in.Setting, in.Line, in.Why)
 	}
-	if d := r.Divergences(); len(d) > 0 {
-		fmt.Fprintf(&b, "\ndivergences:\n")
-		for _, k := range d {
-			fmt.Fprintf(&b, "  line %d: %s: observed %s, predicted %s", k.Line, k.Text, k.Observed, k.Predicted)
-			if k.Why != "" {
-				fmt.Fprintf(&b, " (%s)", k.Why)
-			}
-			b.WriteString("\n")
+	return t.flush()
+}
+
+func (t *textWriter) Call(k Call) error {
+	mark := map[Verdict]string{Agree: "ok  ", Assumed: "ok~ ", Diverge: "DIFF", Undetermined: "??  "}[k.Verdict]
+	t.b = fmt.Appendf(t.b, "%s line %-5d %-44s observed %-28s predicted %s", mark, k.Line, k.Text, k.Observed, k.Predicted)
+	if k.Compared != "" {
+		t.b = fmt.Appendf(t.b, "  [%s]", k.Compared)
+	}
+	t.b = append(t.b, '\n')
+	if len(t.b) < 32<<10 {
+		return nil
+	}
+	return t.flush()
+}
+
+func (t *textWriter) End(r *Report) error {
+	s := r.Summary
+	list := func(title string, calls []Call, total int, line func(Call)) {
+		if total == 0 {
+			return
+		}
+		if len(calls) < total {
+			title += fmt.Sprintf(" (the first %d of %d)", len(calls), total)
+		}
+		t.b = fmt.Appendf(t.b, "\n%s:\n", title)
+		for _, k := range calls {
+			line(k)
 		}
 	}
-	if a := r.Assumptions(); len(a) > 0 {
-		fmt.Fprintf(&b, "\nagree under an assumption:\n")
-		for _, k := range a {
-			fmt.Fprintf(&b, "  line %d: %s: observed %s: %s\n", k.Line, k.Text, k.Observed, k.Assumption)
+	list("divergences", r.Divergences(), s.Diverge, func(k Call) {
+		t.b = fmt.Appendf(t.b, "  line %d: %s: observed %s, predicted %s", k.Line, k.Text, k.Observed, k.Predicted)
+		if k.Why != "" {
+			t.b = fmt.Appendf(t.b, " (%s)", k.Why)
 		}
-	}
-	if u := r.Undetermined(); len(u) > 0 {
-		fmt.Fprintf(&b, "\nundetermined:\n")
-		for _, k := range u {
-			fmt.Fprintf(&b, "  line %d: %s: observed %s: %s\n", k.Line, k.Text, k.Observed, k.Why)
-		}
-	}
+		t.b = append(t.b, '\n')
+	})
+	list("agree under an assumption", r.Assumptions(), s.Assumed, func(k Call) {
+		t.b = fmt.Appendf(t.b, "  line %d: %s: observed %s: %s\n", k.Line, k.Text, k.Observed, k.Assumption)
+	})
+	list("undetermined", r.Undetermined(), s.Undetermined, func(k Call) {
+		t.b = fmt.Appendf(t.b, "  line %d: %s: observed %s: %s\n", k.Line, k.Text, k.Observed, k.Why)
+	})
 	if len(r.Ignored) > 0 {
-		fmt.Fprintf(&b, "\nignored calls:\n")
+		t.b = fmt.Appendf(t.b, "\nignored calls:\n")
 		for _, ig := range r.Ignored {
-			fmt.Fprintf(&b, "  %4d  %s\n", ig.Count, ig.Name)
+			t.b = fmt.Appendf(t.b, "  %4d  %s\n", ig.Count, ig.Name)
 		}
 	}
 	if len(r.Notes) > 0 {
-		fmt.Fprintf(&b, "\nnotes:\n")
+		t.b = fmt.Appendf(t.b, "\nnotes:\n")
 		for _, n := range r.Notes {
-			fmt.Fprintf(&b, "  %s\n", n)
+			t.b = fmt.Appendf(t.b, "  %s\n", n)
 		}
 	}
-	s := r.Summary
-	fmt.Fprintf(&b, "\n%d calls replayed: %d agree, %d agree under an assumption, %d undetermined, %d diverge; %d on descriptors the log never created; %d ignored: %s\n",
+	t.b = fmt.Appendf(t.b, "\n%d calls replayed: %d agree, %d agree under an assumption, %d undetermined, %d diverge; %d on descriptors the log never created; %d ignored: %s\n",
 		s.Calls, s.Agree, s.Assumed, s.Undetermined, s.Diverge, s.Unreplayed, s.Ignored, s.Verdict)
-	_, err := io.WriteString(w, b.String())
-	return err
+	return t.flush()
 }
 
-// WriteJSON writes the report as JSON Lines, each record with a "kind":
-// "config" first (its "schema" is [SchemaVersion]), then one "call" per
-// replayed call with its "verdict", one "divergence" per disagreement,
-// one "ignored" per ignored call name with its count, one "note" each,
-// and "summary" last — the shape of zcsim run's --json.
-func (r *Report) WriteJSON(w io.Writer) error {
-	put := func(kind string, v any) error { return sim.WriteJSONLine(w, kind, v) }
-	if err := put("config", r.Config); err != nil {
-		return err
-	}
-	for _, c := range r.Calls {
-		if err := put("call", c); err != nil {
-			return err
-		}
-	}
+// NewJSONWriter returns a Writer of JSON Lines, each record with a
+// "kind": "config" first (its "schema" is [SchemaVersion]), then one
+// "call" per replayed call with its "verdict", then one "divergence" per
+// listed disagreement (Report.Divergences), one "ignored" per ignored call
+// name with its count, one "note" each, and "summary" last — the shape of
+// zcsim run's --json.
+func NewJSONWriter(w io.Writer) Writer { return &jsonWriter{w: w} }
+
+type jsonWriter struct{ w io.Writer }
+
+func (j *jsonWriter) put(kind string, v any) error { return sim.WriteJSONLine(j.w, kind, v) }
+
+func (j *jsonWriter) Begin(c Config) error { return j.put("config", c) }
+
+func (j *jsonWriter) Call(c Call) error { return j.put("call", c) }
+
+func (j *jsonWriter) End(r *Report) error {
 	for _, c := range r.Divergences() {
-		if err := put("divergence", c); err != nil {
+		if err := j.put("divergence", c); err != nil {
 			return err
 		}
 	}
 	for _, ig := range r.Ignored {
-		if err := put("ignored", ig); err != nil {
+		if err := j.put("ignored", ig); err != nil {
 			return err
 		}
 	}
 	for _, n := range r.Notes {
-		if err := put("note", struct {
+		if err := j.put("note", struct {
 			Text string `json:"text"`
 		}{n}); err != nil {
 			return err
 		}
 	}
-	return put("summary", r.Summary)
+	return j.put("summary", r.Summary)
 }

@@ -20,13 +20,30 @@ const (
 // shape strace gives them becomes an [*Ignored] with a Reason, and an error
 // naming it goes into the returned [*ErrorList].
 func Decode(log *Log) ([]Op, error) {
-	d := decoder{file: log.File}
+	d := NewDecoder(log.File)
 	ops := make([]Op, 0, len(log.Calls))
 	for i := range log.Calls {
-		ops = append(ops, d.call(&log.Calls[i]))
+		ops = append(ops, d.Op(&log.Calls[i]))
 	}
-	return ops, d.errs.err()
+	return ops, d.Err()
 }
+
+// Decoder decodes calls one at a time, as [Decode] does a whole log: for
+// a log read with a [Scanner].
+type Decoder struct {
+	d decoder
+}
+
+// NewDecoder returns a Decoder whose errors name file.
+func NewDecoder(file string) *Decoder { return &Decoder{decoder{file: file}} }
+
+// Op decodes one call. A call it cannot decode is an *Ignored whose
+// Reason says why, and its error is kept for Err.
+func (d *Decoder) Op(c *Call) Op { return d.d.call(c) }
+
+// Err returns the *ErrorList of the calls Op could not decode, nil when
+// there were none.
+func (d *Decoder) Err() error { return d.d.errs.err() }
 
 // IgnoredCount is how often one ignored syscall occurs in a log.
 type IgnoredCount struct {
@@ -101,6 +118,7 @@ var decoders = map[string]struct {
 	"shutdown":    {2, decodeShutdown},
 	"prlimit64":   {4, decodePrlimit},
 	"setrlimit":   {2, decodeSetrlimit},
+	"getrlimit":   {2, decodeGetrlimit},
 	"writev":      {3, decodeWritev},
 	"sendfile":    {4, decodeSendfile},
 	"dup":         {1, decodeDup},
@@ -556,6 +574,17 @@ func decodePrlimit(h Header, a []Value) (Op, *badArg) {
 	}
 	if h.Result.Kind == ResultValue {
 		op.Old, bad = rlimits(a[3])
+	}
+	return op, bad
+}
+
+// decodeGetrlimit decodes getrlimit(resource, {rlim_cur, rlim_max}): the
+// limit read back is Old.
+func decodeGetrlimit(h Header, a []Value) (Op, *badArg) {
+	op := &Rlimit{Header: h, Resource: a[0].Symbol()}
+	var bad *badArg
+	if h.Result.Kind == ResultValue {
+		op.Old, bad = rlimits(a[1])
 	}
 	return op, bad
 }

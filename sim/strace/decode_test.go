@@ -57,6 +57,8 @@ func TestDecode(t *testing.T) {
 		{"clone3 thread", "clone3({flags=CLONE_VM|CLONE_FS|CLONE_FILES|CLONE_THREAD, child_tid=0x7f, exit_signal=0, stack=0x7f, stack_size=0x7fff00, tls=0x7f} => {parent_tid=[19486]}, 88) = 19486", &Fork{SharesFiles: true}},
 		{"vfork", "vfork() = 7", &Fork{}},
 		{"close_range", "close_range(21, 4294967295, 0) = 0", &CloseRange{First: 21, Last: 4294967295}},
+		{"getrlimit", "getrlimit(RLIMIT_MEMLOCK, {rlim_cur=64*1024, rlim_max=64*1024}) = 0",
+			&Rlimit{Resource: "RLIMIT_MEMLOCK", Old: &Rlimits{Cur: Limit{Value: 65536}, Max: Limit{Value: 65536}}}},
 		{"close_range cloexec", "close_range(3, 4294967295, CLOSE_RANGE_CLOEXEC) = 0", &CloseRange{First: 3, Last: 4294967295, CloExec: true, Flags: []string{"CLOSE_RANGE_CLOEXEC"}}},
 		{"writev", `writev(20, [{iov_base="\0", iov_len=10}, {iov_base="\0", iov_len=20}], 2) = 30`, &Send{Fd: 20, Iov: []uint64{10, 20}, Len: 30}},
 		{"writev short", `writev(20, [{iov_base="\0", iov_len=10}], 2) = 30`, &Send{Fd: 20, Iov: []uint64{10}, Len: 10, Abbrev: "strace printed 1 of 2 iovecs"}},

@@ -48,7 +48,32 @@ func FuzzParse(f *testing.F) {
 		}
 		_, err = Decode(log)
 		checkErrors(t, err, lines)
+		checkScanner(t, src, log, err2)
 	})
+}
+
+// checkScanner requires a Scanner to yield what Parse returned: the same
+// calls and notes in the same orders, and the same errors.
+func checkScanner(t *testing.T, src []byte, want *Log, wantErr error) {
+	t.Helper()
+	sc := NewScanner("fuzz", bytes.NewReader(src))
+	got := &Log{File: "fuzz", Calls: []Call{}}
+	for sc.Scan() {
+		if it := sc.Item(); it.Call != nil {
+			got.Calls = append(got.Calls, *it.Call)
+		} else {
+			got.Notes = append(got.Notes, *it.Note)
+		}
+	}
+	if !reflect.DeepEqual(want.Calls, got.Calls) && (len(want.Calls) > 0 || len(got.Calls) > 0) {
+		t.Fatalf("the scanner's calls differ from Parse's:\n%+v\n%+v", got.Calls, want.Calls)
+	}
+	if !reflect.DeepEqual(want.Notes, got.Notes) {
+		t.Fatalf("the scanner's notes differ from Parse's:\n%+v\n%+v", got.Notes, want.Notes)
+	}
+	if fmt.Sprint(sc.Err()) != fmt.Sprint(wantErr) {
+		t.Fatalf("the scanner's error %v, Parse's %v", sc.Err(), wantErr)
+	}
 }
 
 func checkErrors(t *testing.T, err error, lines int) {

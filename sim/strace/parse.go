@@ -34,11 +34,18 @@ func Parse(name string, src []byte) (*Log, error) {
 		text := strings.TrimRight(string(line), "\r")
 		stitch = p.line(text, lineNo, stitch)
 	}
+	p.end(stitch)
+	return p.log, p.errs.err()
+}
+
+// end finishes the log: a call line a strace message cut and nothing
+// continued is an error, and every call still unfinished gets a
+// [ResultUnfinished] result.
+func (p *parser) end(stitch *stitched) {
 	if stitch != nil {
 		p.errorf(stitch.segs[0].line, 1, stitch.text, "line interrupted by a strace message is never continued")
 	}
 	p.flushPending(0, true)
-	return p.log, p.errs.err()
 }
 
 // segment maps a stretch of a stitched text back to its source line: the

@@ -2,9 +2,12 @@ package strace
 
 import (
 	"errors"
+	"os"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/stretchr/testify/require"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
@@ -385,4 +388,32 @@ func TestNamedArguments(t *testing.T) {
 	if args[1].Text != "flags=CLONE_CHILD_CLEARTID|SIGCHLD" {
 		t.Errorf("Text = %q", args[1].Text)
 	}
+}
+
+// The Scanner yields each fixture's calls and notes as Parse lists them,
+// interleaved in source order.
+func TestScannerMatchesParse(t *testing.T) {
+	for _, path := range fixtures(t) {
+		src, err := os.ReadFile(path)
+		require.NoError(t, err)
+		log, err := Parse("fuzz", src)
+		checkScanner(t, src, log, err)
+	}
+	sc := NewScanner("t.log", strings.NewReader("close(3) = 0\n+++ exited with 0 +++\nclose(4) = 0"))
+	var order []string
+	for sc.Scan() {
+		if it := sc.Item(); it.Call != nil {
+			order = append(order, it.Call.Name)
+		} else {
+			order = append(order, it.Note.Text)
+		}
+	}
+	require.NoError(t, sc.Err())
+	require.Equal(t, []string{"close", "exited with 0", "close"}, order)
+	require.Equal(t, 3, sc.Line())
+	require.True(t, sc.Unterminated(), "the last line has no line end")
+	sc = NewScanner("t.log", strings.NewReader("close(3) = 0\n"))
+	for sc.Scan() {
+	}
+	require.False(t, sc.Unterminated())
 }

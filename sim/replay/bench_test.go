@@ -1,0 +1,58 @@
+package replay_test
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/zcsim/zcsim/sim/replay"
+)
+
+// genLog writes a log of about n calls of a traced loopback TCP
+// connection: rounds of eight 4096-byte zerocopy sends, a read of what
+// they sent on the accepted end, and two error-queue reads (the round's
+// notification, then EAGAIN).
+func genLog(n int) []byte {
+	var b strings.Builder
+	b.WriteString(tcpHead)
+	for lo, calls := 0, 7; calls < n; lo, calls = lo+8, calls+11 {
+		b.WriteString(sends4(8))
+		b.WriteString(`recvfrom(5, "zz"..., 65536, 0, NULL, NULL) = 32768` + "\n")
+		b.WriteString(errq(lo, lo+7))
+		b.WriteString(errqEAGAIN)
+	}
+	return []byte(b.String())
+}
+
+// BenchmarkReplay replays generated logs of 10^4 to 10^6 calls, the
+// report streamed out as zcsim replay does, and reports the calls
+// replayed per second and the process's peak RSS (on Linux; it includes
+// the generated log, which the command does not hold: it reads its file
+// line by line).
+func BenchmarkReplay(b *testing.B) {
+	for _, n := range []int{10_000, 100_000, 1_000_000} {
+		src := genLog(n)
+		b.Run(fmt.Sprint(n), func(b *testing.B) {
+			b.ReportAllocs()
+			b.SetBytes(int64(len(src)))
+			calls := 0
+			for b.Loop() {
+				rep, err := replay.Replay("gen.log", src, replay.Options{Out: discard{}})
+				if err != nil || !rep.OK() {
+					b.Fatalf("replay: %v %+v", err, rep.Divergences())
+				}
+				calls += rep.Summary.Calls
+			}
+			b.ReportMetric(float64(calls)/b.Elapsed().Seconds(), "calls/s")
+			b.ReportMetric(peakRSS()/(1<<20), "peak-RSS-MB")
+		})
+	}
+}
+
+// discard is a report Writer that keeps nothing, as a replay streaming
+// its report out does.
+type discard struct{}
+
+func (discard) Begin(replay.Config) error { return nil }
+func (discard) Call(replay.Call) error    { return nil }
+func (discard) End(*replay.Report) error  { return nil }

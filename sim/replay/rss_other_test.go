@@ -1,0 +1,6 @@
+//go:build !linux
+
+package replay_test
+
+// peakRSS is not measured away from Linux.
+func peakRSS() float64 { return 0 }

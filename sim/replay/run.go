@@ -1,0 +1,303 @@
+package replay
+
+import (
+	"bytes"
+	"compress/gzip"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/zcsim/zcsim/kernel"
+	"github.com/zcsim/zcsim/sim"
+	"github.com/zcsim/zcsim/sim/strace"
+)
+
+// ReplayFile reads and replays the strace log in file; a file whose name
+// ends in ".gz" is decompressed as it is read. The file is read twice,
+// line by line: once to check it and learn what it says of the machine,
+// once to replay it, so that memory does not grow with its length.
+func ReplayFile(file string, opts Options) (*Report, error) {
+	return replay(file, func() (io.ReadCloser, error) { return openLog(file) }, opts)
+}
+
+// Replay parses the strace log src (named file in errors) and replays its
+// calls on a fresh sim.World. Input errors — a line strace.Parse or
+// strace.Decode rejects, an unknown profile, a negative optmem_max — come
+// back as an error before anything runs or is written; parse errors are a
+// *strace.ErrorList naming file:line:col. A log whose last line is cut
+// mid-way (the traced program or strace was killed) is replayed up to it,
+// and a note says where it stopped.
+func Replay(file string, src []byte, opts Options) (*Report, error) {
+	return replay(file, func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(src)), nil }, opts)
+}
+
+// openLog opens a log file, gunzipping a ".gz" one.
+func openLog(file string) (io.ReadCloser, error) {
+	f, err := os.Open(file)
+	if err != nil || !strings.HasSuffix(file, ".gz") {
+		return f, err
+	}
+	z, err := gzip.NewReader(f)
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("%s: %w", file, err)
+	}
+	return struct {
+		io.Reader
+		io.Closer
+	}{z, f}, nil
+}
+
+// progressEvery is how many lines pass between two Progress calls.
+const progressEvery = 1 << 16
+
+func replay(file string, open func() (io.ReadCloser, error), opts Options) (*Report, error) {
+	if opts.OptmemMax < 0 {
+		return nil, fmt.Errorf("optmem_max %d is negative", opts.OptmemMax)
+	}
+	if opts.MaxCallBytes < 0 {
+		return nil, fmt.Errorf("max call bytes %d is negative", opts.MaxCallBytes)
+	}
+	if opts.MaxCallBytes == 0 {
+		opts.MaxCallBytes = DefaultMaxCallBytes
+	}
+	if opts.Profile == "" {
+		opts.Profile = kernel.DefaultProfile
+	}
+	p, err := kernel.Lookup(opts.Profile)
+	if err != nil {
+		return nil, err
+	}
+	sv, err := surveyLog(file, open, opts.Progress)
+	if err != nil {
+		return nil, err
+	}
+	r := newReplayer(file, p, sv, opts)
+	if r.out != nil {
+		r.err = r.out.Begin(r.rep.Config)
+	}
+	in, err := open()
+	if err != nil {
+		return nil, err
+	}
+	defer in.Close()
+	sc := strace.NewScanner(file, in)
+	dec := strace.NewDecoder(file)
+	next := progressEvery
+	for r.err == nil && sc.Scan() {
+		it := sc.Item()
+		if it.Note != nil {
+			if it.Note.Kind == strace.NoteExit || it.Note.Kind == strace.NoteKilled {
+				r.exit(*it.Note)
+			}
+			continue
+		}
+		r.raw = it.Call
+		r.op(dec.Op(it.Call))
+		if r.progress != nil && sc.Line() >= next {
+			r.progress(sc.Line(), sv.lines)
+			next = sc.Line() + progressEvery
+		}
+	}
+	if err := sc.Err(); err != nil && !sv.cut {
+		return nil, err // the log changed between the two reads
+	}
+	if sv.cut {
+		r.note(fmt.Sprintf("the log ends in the middle of line %d (%s): the replay stopped after line %d", sv.lines, sv.cutWhy, sv.lines-1))
+	}
+	r.finish()
+	if r.out != nil && r.err == nil {
+		r.err = r.out.End(r.rep)
+	}
+	return r.rep, r.err
+}
+
+// survey is what a first read of a log found: that it is well formed,
+// how long it is, its timestamps, and what it shows of the machine.
+type survey struct {
+	lines      int
+	timestamps string
+	// cut is set when the only malformed line is the last one and it
+	// has no line end: strace was stopped while writing it.
+	cut    bool
+	cutWhy string
+	// inferred lists the evidence, in log order.
+	inferred []inference
+}
+
+// inference is one fact the log shows of the machine.
+type inference struct {
+	what Fixed
+	// on is the capability's presence, or memlock the limit read back.
+	on      bool
+	memlock uint64
+	line    int
+	why     string
+}
+
+// surveyLog reads the log through, parsing and decoding every line: an
+// input error is returned before anything is replayed, unless it is only
+// the cut last line.
+func surveyLog(file string, open func() (io.ReadCloser, error), progress func(line, lines int)) (*survey, error) {
+	in, err := open()
+	if err != nil {
+		return nil, err
+	}
+	defer in.Close()
+	sv := &survey{timestamps: "none"}
+	sc := strace.NewScanner(file, in)
+	dec := strace.NewDecoder(file)
+	next := progressEvery
+	for sc.Scan() {
+		c := sc.Item().Call
+		if c == nil {
+			continue
+		}
+		if sv.timestamps == "none" {
+			sv.timestamps = timestampKind(c.Time.Kind)
+		}
+		sv.learn(dec.Op(c))
+		if progress != nil && sc.Line() >= next {
+			progress(sc.Line(), 0)
+			next = sc.Line() + progressEvery
+		}
+	}
+	sv.lines = sc.Line()
+	err = sc.Err()
+	if err == nil {
+		err = dec.Err()
+	}
+	var list *strace.ErrorList
+	if errors.As(err, &list) && list.Dropped == 0 && len(list.Errs) > 0 && sc.Unterminated() {
+		last := true
+		for _, e := range list.Errs {
+			last = last && e.Line == sv.lines
+		}
+		if last {
+			sv.cut, sv.cutWhy = true, list.Errs[0].Msg
+			return sv, nil
+		}
+	}
+	return sv, err
+}
+
+// timestampKind names a timestamp option.
+func timestampKind(k strace.TimeKind) string {
+	switch k {
+	case strace.TimeOfDay:
+		return "time of day (-t/-tt)"
+	case strace.TimeEpoch:
+		return "epoch (-ttt)"
+	case strace.TimeRelative:
+		return "relative (-r)"
+	}
+	return "none"
+}
+
+// learn records what a call shows of the machine, the first evidence of
+// each kind only:
+//
+//   - RLIMIT_MEMLOCK read back (prlimit64 with an old limit, getrlimit)
+//     before the log sets it: the task's limit at the start;
+//   - SO_SNDBUFFORCE or SO_RCVBUFFORCE: success means CAP_NET_ADMIN
+//     (sock_setsockopt checks capable(CAP_NET_ADMIN)), EPERM its absence;
+//   - geteuid, getuid (or their 32-bit forms) returning 0: root, whose
+//     capabilities include CAP_IPC_LOCK and CAP_NET_ADMIN unless it
+//     dropped them, which the report says it assumes.
+func (sv *survey) learn(op strace.Op) {
+	h := op.Head()
+	switch o := op.(type) {
+	case *strace.Rlimit:
+		if !isMemlock(o.Resource) || o.Pid != 0 || sv.has(FixMemlock) {
+			return
+		}
+		switch {
+		case o.Old != nil && o.Result.Kind == strace.ResultValue:
+			v := o.Old.Cur.Value
+			if o.Old.Cur.Infinity {
+				v = kernel.RLIM_INFINITY
+			}
+			sv.inferred = append(sv.inferred, inference{what: FixMemlock, memlock: v, line: line(h),
+				why: fmt.Sprintf("%s read it back", o.Syscall)})
+		case o.New != nil:
+			// The log sets the limit before reading it: nothing to
+			// learn of the start.
+			sv.inferred = append(sv.inferred, inference{what: FixMemlock, line: -1})
+		}
+	case *strace.SockOpt:
+		if o.Get || (o.Name != "SO_SNDBUFFORCE" && o.Name != "SO_RCVBUFFORCE") || sv.has(FixCapNetAdmin) {
+			return
+		}
+		switch {
+		case o.Result.Kind == strace.ResultValue:
+			sv.inferred = append(sv.inferred, inference{what: FixCapNetAdmin, on: true, line: line(h),
+				why: o.Name + " succeeded, which needs CAP_NET_ADMIN"})
+		case o.Result.Errno == "EPERM":
+			sv.inferred = append(sv.inferred, inference{what: FixCapNetAdmin, line: line(h),
+				why: o.Name + " failed with EPERM: no CAP_NET_ADMIN"})
+		}
+	case *strace.Ignored:
+		switch o.Name {
+		case "geteuid", "getuid", "geteuid32", "getuid32":
+		default:
+			return
+		}
+		if n, ok := o.Result.Ret(); ok && n == 0 && !sv.has(FixCapIPCLock) {
+			sv.inferred = append(sv.inferred, inference{what: FixCapIPCLock, on: true, line: line(h),
+				why: o.Name + "() returned 0: root, assumed to keep CAP_IPC_LOCK"})
+			if !sv.has(FixCapNetAdmin) {
+				sv.inferred = append(sv.inferred, inference{what: FixCapNetAdmin, on: true, line: line(h),
+					why: o.Name + "() returned 0: root, assumed to keep CAP_NET_ADMIN"})
+			}
+		}
+	}
+}
+
+// has reports whether the survey already has evidence of kind what.
+func (sv *survey) has(what Fixed) bool {
+	for _, in := range sv.inferred {
+		if in.what == what {
+			return true
+		}
+	}
+	return false
+}
+
+func isMemlock(resource string) bool {
+	return resource == "RLIMIT_MEMLOCK" || resource == "0x8" || resource == "8"
+}
+
+// apply sets in cfg what the log showed and the caller did not fix, and
+// lists it in cfg.Inferred.
+func (sv *survey) apply(cfg *Config, fixed Fixed) {
+	for _, in := range sv.inferred {
+		if fixed&in.what != 0 || in.line < 0 {
+			continue
+		}
+		var what string
+		switch in.what {
+		case FixCapIPCLock:
+			cfg.CapIPCLock, what = in.on, "CAP_IPC_LOCK"
+		case FixCapNetAdmin:
+			cfg.CapNetAdmin, what = in.on, "CAP_NET_ADMIN"
+		case FixMemlock:
+			cfg.Memlock, what = in.memlock, "RLIMIT_MEMLOCK"
+		}
+		cfg.Inferred = append(cfg.Inferred, Inferred{Setting: what, Line: in.line, Why: in.why})
+	}
+}
+
+// lastEvent is the World's trace sink during a replay: it keeps only the
+// text of the last call event, the model's reason for a divergence.
+type lastEvent struct{ text string }
+
+// Put implements sim.Sink.
+func (l *lastEvent) Put(rec *sim.Record) error {
+	if e := rec.Event; e != nil && e.Source != "" {
+		e.Render()
+		l.text = e.Text
+	}
+	return nil
+}

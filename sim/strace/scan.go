@@ -1,0 +1,120 @@
+package strace
+
+import (
+	"bufio"
+	"io"
+	"strings"
+)
+
+// Item is one record of a log in source order: a Call (in the order calls
+// completed, as in [Log.Calls]) or a Note. Exactly one is set.
+type Item struct {
+	Call *Call
+	Note *Note
+}
+
+// Scanner reads an strace log one line at a time, so that a log of any
+// length is read in the memory of its longest line and of the calls still
+// unfinished. It yields what [Parse] would list, in source order: each
+// call once complete (an unfinished call with its resumed half, or with a
+// [ResultUnfinished] result when its process exits or the log ends), each
+// note as it comes. Errors are collected as Parse collects them and
+// returned by Err once the log is read.
+//
+//	sc := strace.NewScanner("app.strace", f)
+//	for sc.Scan() {
+//		it := sc.Item()
+//		...
+//	}
+//	if err := sc.Err(); err != nil { ... }
+type Scanner struct {
+	p      *parser
+	in     *bufio.Reader
+	lineNo int
+	stitch *stitched
+	queue  []Item
+	next   int
+	item   Item
+	done   bool
+	ioErr  error
+	// open is set when the last line read had no line end.
+	open bool
+}
+
+// NewScanner returns a Scanner of the log read from r; name is used in
+// error positions.
+func NewScanner(name string, r io.Reader) *Scanner {
+	return &Scanner{p: &parser{log: &Log{File: name}, file: name, pending: map[int]*pending{}},
+		in: bufio.NewReaderSize(r, 64<<10)}
+}
+
+// Scan advances to the next item and reports whether there is one.
+func (s *Scanner) Scan() bool {
+	for s.next >= len(s.queue) {
+		if s.done {
+			return false
+		}
+		s.queue, s.next = s.queue[:0], 0
+		s.read()
+	}
+	s.item = s.queue[s.next]
+	s.next++
+	return true
+}
+
+// Item returns the item Scan advanced to. Its Call or Note is the
+// Scanner's until the next Scan: a caller that keeps it copies it.
+func (s *Scanner) Item() Item { return s.item }
+
+// Line returns the number of the last line read.
+func (s *Scanner) Line() int { return s.lineNo }
+
+// Unterminated reports whether the log's last line has no line end, as
+// when strace or the traced program was killed while it was written.
+func (s *Scanner) Unterminated() bool { return s.done && s.open }
+
+// Err returns the read error, or once the log is read the *ErrorList of
+// its malformed lines, as Parse does; nil when there were none.
+func (s *Scanner) Err() error {
+	if s.ioErr != nil {
+		return s.ioErr
+	}
+	if !s.done {
+		return nil
+	}
+	return s.p.errs.err()
+}
+
+// read handles the next source line (or the end of the log) and queues
+// what it completed.
+func (s *Scanner) read() {
+	text, err := s.in.ReadString('\n')
+	if err != nil && err != io.EOF {
+		s.ioErr, s.done = err, true
+		return
+	}
+	if text != "" {
+		s.open = !strings.HasSuffix(text, "\n")
+		s.lineNo++
+		s.stitch = s.p.line(strings.TrimRight(strings.TrimSuffix(text, "\n"), "\r"), s.lineNo, s.stitch)
+	}
+	if err == io.EOF {
+		s.p.end(s.stitch)
+		s.done = true
+	}
+	s.collect()
+}
+
+// collect moves what the parser completed into the queue, calls before
+// notes: a line completes at most one call, or flushes an exiting
+// process's unfinished call just before its exit note.
+func (s *Scanner) collect() {
+	log := s.p.log
+	for i := range log.Calls {
+		s.queue = append(s.queue, Item{Call: &log.Calls[i]})
+	}
+	for i := range log.Notes {
+		s.queue = append(s.queue, Item{Note: &log.Notes[i]})
+	}
+	log.Calls, log.Notes = nil, nil
+}
