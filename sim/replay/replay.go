@@ -128,7 +128,7 @@ type replayer struct {
 	// ahead is how far the model's clock ran ahead of the log's to
 	// explain an observation (runAhead); the next gaps are that much
 	// shorter.
-	ahead    engine.Duration
+	ahead engine.Duration
 	// v6Lines are the first IPv6 error-queue reads compared on their
 	// return value only (at most 8), v6Reads how many there were.
 	v6Lines  []int
