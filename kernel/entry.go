@@ -397,6 +397,16 @@ func (o Op) Refusal() bool {
 	return false
 }
 
+// Refcount returns the refcount (a uarg's refcnt, a shared info's dataref)
+// the entry reports before and after its operation, and whether its Op
+// reports one.
+func (e Entry) Refcount() (before, after int64, ok bool) {
+	if e.Op >= opCount || !opSpecs[e.Op].refcnt {
+		return 0, 0, false
+	}
+	return e.Before, e.After, true
+}
+
 // Ops lists every Op in order, for documentation and tests.
 func Ops() []Op {
 	out := make([]Op, opCount)

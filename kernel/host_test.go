@@ -247,3 +247,14 @@ func TestHistoryKeepsEveryField(t *testing.T) {
 		t.Errorf("history (-want +got):\n%s", d)
 	}
 }
+
+// Refcount reports the counts of the ops that change one, and only those.
+func TestEntryRefcount(t *testing.T) {
+	before, after, ok := kernel.Entry{Op: kernel.OpUargGet, Before: 1, After: 2}.Refcount()
+	require.True(t, ok)
+	require.Equal(t, [2]int64{1, 2}, [2]int64{before, after})
+	_, _, ok = kernel.Entry{Op: kernel.OpAllocSkb, Before: 1, After: 2}.Refcount()
+	require.False(t, ok, "alloc_skb reports no refcount")
+	_, _, ok = kernel.Entry{Op: kernel.OpReleaseData, After: 0}.Refcount()
+	require.True(t, ok, "skb_release_data reports the dataref it left")
+}

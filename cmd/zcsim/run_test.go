@@ -327,3 +327,36 @@ func TestGoldenFilesComplete(t *testing.T) {
 	}
 	require.Empty(t, want, "missing golden files: run go test ./cmd/zcsim -update")
 }
+
+// --html, --mermaid and --perfetto draw the run into files and leave the
+// timeline on standard output as it is; they take one FILE.
+func TestRunPictures(t *testing.T) {
+	atRoot(t)
+	dir := t.TempDir()
+	f := "examples/tcp-loopback.zcs"
+	html, mmd, trace := filepath.Join(dir, "l.html"), filepath.Join(dir, "l.mmd"), filepath.Join(dir, "l.json")
+	z := runCLI("run", "--brief", "--html", html, "--mermaid", mmd, "--perfetto", trace, f)
+	z.requireStatus(t, exitOK, "run", f)
+	require.Equal(t, runCLI("run", "--brief", f).stdout, z.stdout, "the timeline is unchanged")
+	read := func(p string) string {
+		b, err := os.ReadFile(p)
+		require.NoError(t, err)
+		return string(b)
+	}
+	require.True(t, strings.HasPrefix(read(html), "<!DOCTYPE html>"))
+	require.Contains(t, read(html), `<li data-step="4">`)
+	require.True(t, strings.HasPrefix(read(mmd), "sequenceDiagram\n"))
+	var doc map[string]any
+	require.NoError(t, json.Unmarshal([]byte(read(trace)), &doc))
+	require.Contains(t, doc, "traceEvents")
+
+	js := runCLI("run", "--json", "--mermaid", mmd, f)
+	require.Equal(t, runCLI("run", "--json", f).stdout, js.stdout, "with --json too")
+
+	two := runCLI("run", "--html", html, f, f)
+	two.requireStatus(t, exitUsage, "run", "--html", html, f, f)
+	require.Contains(t, two.stderr, "draw one FILE, not 2")
+	bad := runCLI("run", "--html", filepath.Join(dir, "no", "such", "dir.html"), f)
+	bad.requireStatus(t, exitUsage, "run", "--html")
+	require.Contains(t, bad.stderr, "no such file or directory")
+}

@@ -1,0 +1,89 @@
+package picture_test
+
+import (
+	"bytes"
+	"context"
+	"flag"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+	"github.com/stretchr/testify/require"
+
+	"github.com/zcsim/zcsim/sim/picture"
+)
+
+var screenshot = flag.String("screenshot", "", "write a PNG of the tcp-loopback page, step 4 clicked, to this file")
+
+// chromium finds a Chromium to drive, or skips the test saying how to get
+// one.
+func chromium(t *testing.T) string {
+	t.Helper()
+	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
+		if path, err := exec.LookPath(name); err == nil {
+			return path
+		}
+	}
+	t.Skip("no Chromium on PATH: apt-get install -y chromium to run the browser test")
+	return ""
+}
+
+// The page works in a real browser: clicking a step in the list
+// highlights the dots of that step and the lanes it touched, and shows the
+// step's explanation.
+func TestHTMLInBrowser(t *testing.T) {
+	exe := chromium(t)
+	var page bytes.Buffer
+	require.NoError(t, picture.WriteHTML(&page, run(t, "tcp-loopback.zcs")))
+	file := filepath.Join(t.TempDir(), "tcp-loopback.html")
+	require.NoError(t, os.WriteFile(file, page.Bytes(), 0o644))
+
+	opts := []chromedp.ExecAllocatorOption{
+		chromedp.ExecPath(exe), chromedp.Headless, chromedp.NoSandbox, chromedp.DisableGPU,
+		chromedp.NoFirstRun, chromedp.NoDefaultBrowserCheck, chromedp.UserDataDir(t.TempDir()),
+		chromedp.Flag("disable-background-networking", true), chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true), chromedp.WindowSize(1500, 800),
+	}
+	// The deadline only stops a browser that hangs; nothing waits on it.
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	ctx, cancelAlloc := chromedp.NewExecAllocator(ctx, opts...)
+	defer cancelAlloc()
+	ctx, cancelCtx := chromedp.NewContext(ctx)
+	defer cancelCtx()
+
+	require.NoError(t, chromedp.Do(ctx,
+		chromedp.Navigate("file://"+file),
+		chromedp.Click(chromedp.CSS(`#steps li[data-step="9"]`))))
+	story, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(`#story`)))
+	require.NoError(t, err)
+	lit, err := chromedp.Run(ctx, chromedp.Evaluate[string](`Array.from(document.querySelectorAll(".hl")).map(e => e.getAttribute("data-step") || e.textContent).join(" ")`))
+	require.NoError(t, err)
+	dots, err := chromedp.Run(ctx, chromedp.Evaluate[int](`document.querySelectorAll("circle.dot.hl").length`))
+	require.NoError(t, err)
+	lanes, err := chromedp.Run(ctx, chromedp.Evaluate[string](`Array.from(document.querySelectorAll(".lanename.hl")).map(e => e.textContent).join(" ")`))
+	require.NoError(t, err)
+	require.Contains(t, story, "Step 9 at t=0s")
+	require.Contains(t, story, "__msg_zerocopy_callback")
+	require.Contains(t, story, "Why merged=false: the error queue held no record.")
+	require.Greater(t, dots, 0, "step 9's dots are lit")
+	for _, f := range strings.Fields(lit) {
+		if f[0] >= '0' && f[0] <= '9' {
+			require.Equal(t, "9", f, "only step 9 is lit: %s", lit)
+		}
+	}
+	require.Contains(t, lanes, "uarg#19", "the lanes step 9 touched are lit")
+	require.Contains(t, lanes, "errqueue s")
+	require.NotContains(t, lanes, "skb#22", "skb#22 is not touched at step 9")
+
+	if *screenshot != "" {
+		require.NoError(t, chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`#steps li[data-step="4"]`))))
+		png, err := chromedp.Run(ctx, chromedp.CaptureScreenshot())
+		require.NoError(t, err)
+		require.NoError(t, os.WriteFile(*screenshot, png, 0o644))
+	}
+}
