@@ -24,7 +24,7 @@ func WriteMermaid(w io.Writer, tr *sim.Trace) error {
 	var order []string
 	seen := map[string]bool{}
 	actor := func(name string) string {
-		id := strings.NewReplacer("#", "", " ", "_").Replace(name)
+		id := participantID(name)
 		if !seen[id] {
 			seen[id] = true
 			order = append(order, id+" as "+name)
@@ -113,3 +113,20 @@ func mermaidLine(actor func(string) string, e *sim.Event, t sim.Touch) string {
 // mermaidText keeps a label free of the characters Mermaid reads as
 // syntax in a message (";" ends a statement, "#" starts an entity).
 func mermaidText(s string) string { return strings.NewReplacer(";", ",", "#", "").Replace(s) }
+
+// participantID makes a Mermaid participant id of an object or socket
+// name: letters, digits and "_" only, after a "p" so that no name can be
+// one of Mermaid's keywords ("end", "note").
+func participantID(name string) string {
+	var b strings.Builder
+	b.WriteByte('p')
+	for _, r := range name {
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9':
+			b.WriteRune(r)
+		default:
+			b.WriteByte('_')
+		}
+	}
+	return b.String()
+}

@@ -113,6 +113,6 @@ func TestMermaidShape(t *testing.T) {
 		require.True(t, declared[from] && declared[to], "%q: both ends declared", l)
 		require.Regexp(t, `^\d+: `, label, "the step first")
 	}
-	require.Contains(t, out, "Note over uarg19: 4: zerocopy = 0: loopback")
-	require.Contains(t, out, "s-->>app: 10: recvmsg(MSG_ERRQUEUE) [0,0] COPIED")
+	require.Contains(t, out, "Note over puarg_19: 4: zerocopy = 0: loopback")
+	require.Contains(t, out, "ps-->>papp: 10: recvmsg(MSG_ERRQUEUE) [0,0] COPIED")
 }
