@@ -111,6 +111,22 @@ func (q *Queue) Peek() (r Record, ok bool) {
 	return q.records[0], true
 }
 
+// PurgeErrors removes the records that are neither zerocopy
+// notifications nor timestamps and returns them (skb_errqueue_purge).
+func (q *Queue) PurgeErrors() []Record {
+	var gone []Record
+	kept := q.records[:0]
+	for _, r := range q.records {
+		if r.IsZerocopy() || r.Origin == kernel.SO_EE_ORIGIN_TIMESTAMPING {
+			kept = append(kept, r)
+		} else {
+			gone = append(gone, r)
+		}
+	}
+	q.records = kept
+	return gone
+}
+
 // Purge removes every record and returns them (skb_queue_purge in
 // sk_destruct).
 func (q *Queue) Purge() []Record {

@@ -6,9 +6,11 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"runtime"
 	"slices"
 	"strings"
 	"time"
+	"unsafe"
 
 	"golang.org/x/sys/unix"
 
@@ -143,11 +145,7 @@ func (h *host) exec(st scenario.Stmt) (res string, isCall bool) {
 		return errRes(h.setsockopt(s)), true
 	case *scenario.Getsockopt:
 		o, _ := kernel.SockOptNames.ByName(s.Opt.Name)
-		v, err := unix.GetsockoptInt(h.fd(s.Sock), int(o.Level), int(o.Name))
-		if err != nil {
-			return errRes(err), true
-		}
-		return fmt.Sprint(v), true
+		return getsockopt(h.fd(s.Sock), o, s.Options), true
 	case *scenario.Connect:
 		return errRes(h.connect(s.Sock)), true
 	case *scenario.Shutdown:
@@ -246,7 +244,48 @@ func loAddr(fam int) unix.Sockaddr {
 
 func (h *host) setsockopt(s *scenario.Setsockopt) error {
 	o, v := s.Option()
-	return unix.SetsockoptInt(h.fd(s.Sock), int(o.Level), int(o.Name), v)
+	buf := make([]byte, 16)
+	binary.LittleEndian.PutUint32(buf, uint32(int32(v)))
+	p, n := optBuf(buf, s.Options)
+	_, _, e := unix.Syscall6(unix.SYS_SETSOCKOPT, uintptr(h.fd(s.Sock)), uintptr(o.Level), uintptr(o.Name), p, uintptr(n), 0)
+	runtime.KeepAlive(buf)
+	if e != 0 {
+		return e
+	}
+	return nil
+}
+
+// optBuf is the optval pointer and optlen the options optlen= and null
+// describe, over buf: a longer optlen is passed as it is, with the
+// pointer at buf (the kernel reads or writes at most 8 bytes of an int
+// option).
+func optBuf(buf []byte, os scenario.Options) (ptr uintptr, n int) {
+	n = 4
+	if o, ok := os.Lookup("optlen"); ok {
+		n = int(o.Value.Int())
+	}
+	if _, null := os.Lookup("null"); null {
+		return 0, n
+	}
+	return uintptr(unsafe.Pointer(&buf[0])), n
+}
+
+// getsockopt reads an int option into the buffer the options describe,
+// and renders the value its returned bytes hold, as the model does.
+func getsockopt(fd int, o kernel.SockOpt, os scenario.Options) string {
+	buf := make([]byte, 16)
+	p, n := optBuf(buf, os)
+	ln := int32(n)
+	_, _, e := unix.Syscall6(unix.SYS_GETSOCKOPT, uintptr(fd), uintptr(o.Level), uintptr(o.Name), p, uintptr(unsafe.Pointer(&ln)), 0)
+	runtime.KeepAlive(buf)
+	if e != 0 {
+		return errRes(e)
+	}
+	var v uint32
+	for i := min(int(ln), 4) - 1; i >= 0; i-- {
+		v = v<<8 | uint32(buf[i])
+	}
+	return fmt.Sprint(int32(v))
 }
 
 // connect connects a socket to its peer; TCP then accepts the peer, also

@@ -325,50 +325,6 @@ func (w *World) releaseFD(s *Socket) {
 	}
 }
 
-// Setsockopt models setsockopt(2).
-func (w *World) Setsockopt(c Call, s *Socket, opt kernel.SockOpt, val int) Result {
-	return w.syscall(c, "setsockopt", s, func() Result {
-		switch {
-		case s.tcp != nil:
-			wasID := s.Sk.Tsflags&kernel.SOF_TIMESTAMPING_OPT_ID != 0
-			err := s.tcp.Setsockopt(opt, val)
-			if err == 0 && opt == kernel.SO_TIMESTAMPING && !wasID {
-				// sock_set_timestamping: keys count from snd_una, or
-				// from write_seq with SOF_TIMESTAMPING_OPT_ID_TCP.
-				s.tskeyBase = s.tcp.SndUna()
-				if s.Sk.Tsflags&kernel.SOF_TIMESTAMPING_OPT_ID_TCP != 0 {
-					s.tskeyBase = s.tcp.WriteSeq()
-				}
-			}
-			return fail(err)
-		case s.dgrm != nil && s.dgrm.udp != nil:
-			return fail(s.dgrm.udp.Setsockopt(opt, val))
-		case s.dgrm != nil && s.dgrm.pkt != nil:
-			return fail(s.dgrm.pkt.Setsockopt(opt, val))
-		case opt.Level == kernel.SOL_SOCKET:
-			return fail(s.Sk.Setsockopt(opt, val))
-		}
-		return fail(kernel.ENOPROTOOPT)
-	})
-}
-
-// Getsockopt models getsockopt(2) for an integer option.
-func (w *World) Getsockopt(c Call, s *Socket, opt kernel.SockOpt) Result {
-	return w.syscall(c, "getsockopt", s, func() Result {
-		var v int
-		var err kernel.Errno
-		if s.tcp != nil {
-			v, err = s.tcp.Getsockopt(opt)
-		} else {
-			v, err = s.Sk.Getsockopt(opt)
-		}
-		if err != 0 {
-			return fail(err)
-		}
-		return ok(int64(v))
-	})
-}
-
 // Connect models connect(2) to the implicit peer: for TCP, a completed
 // handshake on both ends; for a datagram socket, a default destination.
 func (w *World) Connect(c Call, s *Socket) Result {

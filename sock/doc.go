@@ -29,6 +29,11 @@
 //
 // # Linux correspondence
 //
+// net/ipv4/ip_sockglue.c: do_ip_setsockopt, do_ip_getsockopt (IP_RECVERR,
+// IP_HDRINCL), net/ipv6/ipv6_sockglue.c: do_ipv6_setsockopt,
+// do_ipv6_getsockopt (IPV6_RECVERR), net/core/skbuff.c:
+// skb_errqueue_purge, sock_dequeue_err_skb (sk_err after an error-queue
+// read);
 // net/core/sock.c: sk_alloc, sock_setsockopt (SO_ZEROCOPY, SO_SNDBUF,
 // SO_RCVBUF and the FORCE forms, SO_TIMESTAMPING, SO_RCVLOWAT),
 // sock_getsockopt, sock_omalloc, sock_ofree, sock_wfree, sock_rfree,

@@ -64,6 +64,9 @@ type Sock struct {
 	// an ICMP error (__udp4_lib_err) and reading the error queue
 	// (RecvErrqueue).
 	Err kernel.Errno
+	// IPRecverr, IPv6Recverr and Hdrincl are inet->recverr (IP_RECVERR),
+	// np->recverr (IPV6_RECVERR) and inet->hdrincl (IP_HDRINCL).
+	IPRecverr, IPv6Recverr, Hdrincl bool
 	// Shutdown is sk_shutdown: which directions were shut down.
 	Shutdown ShutdownBits
 

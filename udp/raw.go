@@ -21,7 +21,7 @@ func (u *Sock) rawSendmsg(a *call, flags kernel.MsgFlags) sock.SendResult {
 	if err := u.cmsgSend(); err != 0 {
 		return a.result(-1, err)
 	}
-	if u.hdrincl {
+	if u.Sk.Hdrincl {
 		return a.result(n, u.rawSendHdrinc(a, n, flags))
 	}
 	if !u.pending {

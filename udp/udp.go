@@ -61,9 +61,6 @@ type Sock struct {
 	connected bool
 	corked    bool // UDP_CORK
 	gsoSize   int  // UDP_SEGMENT
-	hdrincl   bool // IP_HDRINCL
-	recverr   bool // IP_RECVERR (inet->recverr)
-	recverr6  bool // IPV6_RECVERR (np->recverr)
 	pending   bool // up->pending: a corked datagram is being built
 	cork      cork // inet->cork and sk_write_queue
 	pfrag     mm.PageFrag
@@ -91,13 +88,10 @@ func (u *Sock) v6() bool { return u.Sk.Family == kernel.AF_INET6 }
 //     datagram (udp_push_pending_frames), whose errors are not reported.
 //   - UDP_SEGMENT: the GSO size of later datagrams, 0 to 65535 (EINVAL);
 //     ENOPROTOOPT where the profile predates it (kernel.Profile.UDPSegment).
-//   - IP_HDRINCL: on an IPv4 RAW socket, the payload carries the IP header
-//     (raw_send_hdrinc); ENOPROTOOPT elsewhere.
-//   - IP_RECVERR, IPV6_RECVERR: two flags, the first read by IPv4 paths and
-//     the second by IPv6 ones (so IP_RECVERR on an AF_INET6 socket queues
-//     no ICMPv6 error): queue ICMP errors on the error queue
-//     (PortUnreachable); on RAW, an ENOBUFS is then no longer turned into
-//     success.
+//   - IP_HDRINCL, IP_RECVERR, IPV6_RECVERR: sock.Sock.SetInetOpt. The
+//     IPv4 and IPv6 RECVERR flags are apart (IP_RECVERR on an AF_INET6
+//     socket queues no ICMPv6 error, PortUnreachable); on RAW, an ENOBUFS
+//     is no longer turned into success with the family's flag on.
 //
 // UDP options on a RAW socket are ENOPROTOOPT.
 func (u *Sock) Setsockopt(opt kernel.SockOpt, val int) kernel.Errno {
@@ -121,23 +115,27 @@ func (u *Sock) Setsockopt(opt kernel.SockOpt, val int) kernel.Errno {
 			u.pushPending()
 		}
 		return 0
-	case kernel.IP_HDRINCL:
-		if !u.raw() || u.v6() {
-			return kernel.ENOPROTOOPT
-		}
-		u.hdrincl = val != 0
-		return 0
-	case kernel.IP_RECVERR:
-		u.recverr = val != 0
-		return 0
-	case kernel.IPV6_RECVERR:
-		u.recverr6 = val != 0
-		return 0
+	case kernel.IP_HDRINCL, kernel.IP_RECVERR, kernel.IPV6_RECVERR:
+		return u.Sk.SetInetOpt(opt, val)
 	}
 	if opt.Level == kernel.SOL_SOCKET {
 		return u.Sk.Setsockopt(opt, val)
 	}
 	return kernel.ENOPROTOOPT
+}
+
+// Getsockopt models udp_lib_getsockopt: UDP_CORK (0 or 1) and
+// UDP_SEGMENT (the GSO size; ENOPROTOOPT where the profile predates it).
+func (u *Sock) Getsockopt(opt kernel.SockOpt) (int, kernel.Errno) {
+	switch {
+	case opt == kernel.UDP_CORK && u.corked:
+		return 1, 0
+	case opt == kernel.UDP_CORK:
+		return 0, 0
+	case opt == kernel.UDP_SEGMENT && u.host().Profile.UDPSegment:
+		return u.gsoSize, 0
+	}
+	return 0, kernel.ENOPROTOOPT
 }
 
 // Connect models ip4_datagram_connect / ip6_datagram_connect to the
@@ -153,9 +151,9 @@ func (u *Sock) Connect() kernel.Errno {
 // for AF_INET, IPV6_RECVERR for AF_INET6.
 func (u *Sock) recvErr() bool {
 	if u.v6() {
-		return u.recverr6
+		return u.Sk.IPv6Recverr
 	}
-	return u.recverr
+	return u.Sk.IPRecverr
 }
 
 // PortUnreachable models __udp4_lib_err and __udp6_lib_err for the ICMP

@@ -2,6 +2,7 @@ package interp
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -122,6 +123,20 @@ func (r *resolver) option(os scenario.Options, key string, set names, what strin
 	}
 }
 
+// signed reports a value that is no C int.
+func (r *resolver) signed(v scenario.Value, what string) {
+	if v.Kind != scenario.ValueNone && (v.Int() < math.MinInt32 || v.Int() > math.MaxInt32) {
+		r.fail(v.Pos, v.Text, "%s must be between %d and %d", what, math.MinInt32, math.MaxInt32)
+	}
+}
+
+// optlen checks a setsockopt or getsockopt optlen.
+func (r *resolver) optlen(os scenario.Options) {
+	if o, ok := os.Lookup("optlen"); ok {
+		r.signed(o.Value, "optlen")
+	}
+}
+
 // bound reports a value outside [lo, hi].
 func (r *resolver) bound(v scenario.Value, what string, lo, hi uint64) {
 	if v.Kind != scenario.ValueNone && (v.N < lo || v.N > hi) {
@@ -164,7 +179,10 @@ func (r *resolver) sizes(st scenario.Stmt) {
 			r.bound(v, "a sysctl value", 0, maxBuf)
 		}
 	case *scenario.Setsockopt:
-		r.bound(s.Value, "an option value", 0, maxBuf)
+		r.signed(s.Value, "an option value")
+		r.optlen(s.Options)
+	case *scenario.Getsockopt:
+		r.optlen(s.Options)
 	}
 }
 

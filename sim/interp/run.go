@@ -275,10 +275,10 @@ func (in *interp) exec(st scenario.Stmt, c sim.Call) {
 		r = in.socket(c, s)
 	case *scenario.Setsockopt:
 		opt, val := s.Option()
-		r = w.Setsockopt(c, in.sock(s.Sock), opt, val)
+		r = w.SetsockoptBuf(c, in.sock(s.Sock), opt, val, optval(s.Options))
 	case *scenario.Getsockopt:
 		opt, _ := kernel.SockOptNames.ByName(s.Opt.Name)
-		r = w.Getsockopt(c, in.sock(s.Sock), opt)
+		r = w.GetsockoptBuf(c, in.sock(s.Sock), opt, optval(s.Options))
 	case *scenario.Connect:
 		r = w.Connect(c, in.sock(s.Sock))
 	case *scenario.Listen:

@@ -25,6 +25,16 @@ func optNum(os scenario.Options, key string, def uint64) uint64 {
 	return def
 }
 
+// optval is the buffer the options optlen= and null describe.
+func optval(os scenario.Options) sim.Optval {
+	ov := sim.IntOptval
+	if o, ok := os.Lookup("optlen"); ok {
+		ov.Len = int(o.Value.Int())
+	}
+	_, ov.Null = os.Lookup("null")
+	return ov
+}
+
 func optOn(os scenario.Options, key string, def bool) bool {
 	if o, ok := os.Lookup(key); ok {
 		return o.Value.Text == "on"

@@ -24,7 +24,7 @@ func (s *Socket) Args() (kernel.Family, kernel.SockType, kernel.Protocol) {
 func (s *Setsockopt) Option() (kernel.SockOpt, int) {
 	opt, _ := kernel.SockOptNames.ByName(s.Opt.Name)
 	if s.Flags.IsZero() {
-		return opt, int(s.Value.N)
+		return opt, int(s.Value.Int())
 	}
 	var v kernel.Timestamping
 	for _, f := range s.Flags.Names {

@@ -121,6 +121,10 @@ type Value struct {
 // IsZero reports whether v is absent.
 func (v Value) IsZero() bool { return v.Kind == ValueNone }
 
+// Int returns a number that may be negative (a setsockopt value, an
+// optlen) as a signed integer.
+func (v Value) Int() int64 { return int64(v.N) }
+
 // String returns the value as written.
 func (v Value) String() string { return v.Text }
 

@@ -100,9 +100,9 @@ func words(st Stmt) []string {
 		if v == "" {
 			v = s.Flags.String()
 		}
-		return []string{"setsockopt", s.Sock.String(), s.Level.Name, s.Opt.Name, v}
+		return append([]string{"setsockopt", s.Sock.String(), s.Level.Name, s.Opt.Name, v}, options(s.Options)...)
 	case *Getsockopt:
-		return []string{"getsockopt", s.Sock.String(), s.Level.Name, s.Opt.Name}
+		return append([]string{"getsockopt", s.Sock.String(), s.Level.Name, s.Opt.Name}, options(s.Options)...)
 	case *Expect:
 		return append([]string{"expect", s.Sock.String()}, options(s.Checks)...)
 	}

@@ -151,7 +151,7 @@ func genOptValue(t *rapid.T, s optSpec) Value {
 	switch s.kind {
 	case optBare:
 		return Value{}
-	case optNumber, optNumberOr:
+	case optNumber, optNumberOr, optSigned:
 		return genNumber(t)
 	case optDuration, optDurationOr:
 		return genDuration(t)
@@ -212,7 +212,7 @@ func genStmt(t *rapid.T) Stmt {
 		genSetsockopt,
 		func(t *rapid.T) Stmt {
 			s := genSetsockopt(t).(*Setsockopt)
-			return &Getsockopt{Sock: s.Sock, Level: s.Level, Opt: s.Opt}
+			return &Getsockopt{Sock: s.Sock, Level: s.Level, Opt: s.Opt, Options: s.Options}
 		},
 		func(t *rapid.T) Stmt { return &Connect{Sock: genSock(t)} },
 		func(t *rapid.T) Stmt { return &Listen{Sock: genSock(t)} },
@@ -311,6 +311,7 @@ func genSetsockopt(t *rapid.T) Stmt {
 	} else {
 		s.Value = genNumber(t)
 	}
+	s.Options = genOptions(t, optvalOpts)
 	return s
 }
 

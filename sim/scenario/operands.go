@@ -129,6 +129,24 @@ func (p *lineParser) numberOf(t token) Value {
 	return Value{p.pos(t.col), ValueNumber, n, t.text, nil}
 }
 
+// signedOf decodes a number that may be negative ("-1"): N holds its
+// two's complement, so that Value.Int gives it back.
+func (p *lineParser) signedOf(t token) Value {
+	digits, neg := strings.CutPrefix(t.text, "-")
+	n, msg := parseNumber(digits)
+	switch {
+	case msg != "":
+		p.fail(t, msg)
+		return Value{}
+	case n > math.MaxInt64:
+		p.fail(t, "number out of range")
+		return Value{}
+	case neg:
+		n = uint64(-int64(n))
+	}
+	return Value{p.pos(t.col), ValueNumber, n, t.text, nil}
+}
+
 func (p *lineParser) durationOf(t token) Value {
 	n, msg := parseDuration(t.text)
 	if msg != "" {

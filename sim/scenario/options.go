@@ -15,6 +15,7 @@ const (
 	optNumberOr                  // a number or one of words: memlock=64K, memlock=unlimited
 	optDurationOr                // a duration or one of words: txcomplete=manual
 	optAny                       // a number or any word: expect's checks
+	optSigned                    // a number, maybe negative: optlen=-1
 )
 
 // optSpec describes one option a statement accepts.
@@ -104,6 +105,8 @@ func (p *lineParser) optValue(spec optSpec) Value {
 	switch spec.kind {
 	case optNumber:
 		return p.numberOf(t)
+	case optSigned:
+		return p.signedOf(t)
 	case optDuration:
 		return p.durationOf(t)
 	case optNumberOr:

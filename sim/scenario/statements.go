@@ -24,6 +24,7 @@ var statements = map[string]func(*lineParser) Stmt{
 	"getsockopt": func(p *lineParser) Stmt {
 		s := &Getsockopt{Sock: p.sock(), Level: p.symbol(levelNames), Opt: p.symbol(sockOptNames)}
 		p.checkLevel(s.Level, s.Opt)
+		s.Options = p.options(optvalOpts)
 		return s
 	},
 	"connect":  func(p *lineParser) Stmt { return &Connect{Sock: p.sock()} },
@@ -86,6 +87,7 @@ var (
 	vhostOpts = []optSpec{{key: "gso_size", kind: optNumber}}
 	// sendmsgOpts are its control messages: an SCM_ZC_NOTIFICATION of
 	// zc_info entries, its cmsg data length zc_len if not the right one.
+	optvalOpts  = []optSpec{{key: "optlen", kind: optSigned}, {key: "null", kind: optBare}}
 	recvmsgOpts = []optSpec{{key: "control", kind: optNumber}}
 	sendmsgOpts = []optSpec{{key: "zc_info", kind: optNumber}, {key: "zc_len", kind: optNumber}}
 	socketOpts  = []optSpec{
@@ -132,11 +134,14 @@ func parseSetsockopt(p *lineParser) Stmt {
 	t, ok := p.peek()
 	switch {
 	case p.err != nil:
-	case s.Opt.Name == "SO_TIMESTAMPING" && ok && t.kind == tWord && !isDigit(t.text[0]):
+	case s.Opt.Name == "SO_TIMESTAMPING" && ok && t.kind == tWord && !isDigit(t.text[0]) && t.text[0] != '-':
 		s.Flags = p.flags(timestampingNames, false)
 	default:
-		s.Value = p.number("option value")
+		if t, ok := p.word("option value"); ok {
+			s.Value = p.signedOf(t)
+		}
 	}
+	s.Options = p.options(optvalOpts)
 	return s
 }
 

@@ -117,8 +117,11 @@ type Setsockopt struct {
 	Sock  Sock
 	Level Ident
 	Opt   Ident
-	Value Value
+	Value Value // may be negative: Value.Int
 	Flags Flags
+	// Options describe the buffer: optlen=N (an int's 4 bytes when
+	// absent; may be negative), null (optval is NULL).
+	Options Options
 }
 
 // Getsockopt is "getsockopt S LEVEL OPTNAME": getsockopt(2); its outcome is
@@ -128,6 +131,8 @@ type Getsockopt struct {
 	Sock  Sock
 	Level Ident
 	Opt   Ident
+	// Options describe the buffer, as Setsockopt's do.
+	Options Options
 }
 
 // Connect is "connect S": connect(2) to the socket's implicit peer.
