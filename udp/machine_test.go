@@ -28,7 +28,7 @@ func TestStateMachine(t *testing.T) {
 		route := rapid.SampledFrom([]sock.Route{loRoute, nicRoute, {MTU: 1500}, {SG: true, MTU: 9000}}).Draw(rt, "route")
 		typ, proto := kernel.SOCK_DGRAM, kernel.IPPROTO_UDP
 		if raw {
-			typ, proto = kernel.SOCK_RAW, kernel.IPPROTO_RAW
+			typ, proto = kernel.SOCK_RAW, kernel.IPPROTO_UDP // not IPPROTO_RAW: that implies IP_HDRINCL
 		}
 		e := newEnv(rt, prof, fam, typ, proto, route, hold)
 		e.u.Setsockopt(kernel.SO_ZEROCOPY, 1)

@@ -8,9 +8,11 @@ import (
 	"github.com/zcsim/zcsim/kernel"
 )
 
+// newRaw is a RAW socket of protocol IPPROTO_UDP: without the IP_HDRINCL
+// that IPPROTO_RAW implies.
 func newRaw(t *testing.T, profile string, mode delivery) *env {
 	t.Helper()
-	return newEnv(t, profile, kernel.AF_INET, kernel.SOCK_RAW, kernel.IPPROTO_RAW, loRoute, mode)
+	return newEnv(t, profile, kernel.AF_INET, kernel.SOCK_RAW, kernel.IPPROTO_UDP, loRoute, mode)
 }
 
 // Merged kernels refuse SO_ZEROCOPY on RAW sockets, so MSG_ZEROCOPY is

@@ -69,9 +69,14 @@ type Sock struct {
 }
 
 // New returns the protocol state of sk, a socket of class kernel.ClassUDP
-// or kernel.ClassRAW, sending over route r into n.
+// or kernel.ClassRAW, sending over route r into n. An IPv4 RAW socket of
+// protocol IPPROTO_RAW starts with IP_HDRINCL set (inet_create: "if
+// (IPPROTO_RAW == protocol) inet->hdrincl = 1"): its payload carries the
+// IP header.
 func New(sk *sock.Sock, r sock.Route, n sock.Network) *Sock {
-	return &Sock{Sk: sk, Route: r, Net: n}
+	u := &Sock{Sk: sk, Route: r, Net: n}
+	u.hdrincl = u.raw() && !u.v6() && sk.Protocol == kernel.IPPROTO_RAW
+	return u
 }
 
 func (u *Sock) host() *kernel.Host { return u.Sk.Host() }
