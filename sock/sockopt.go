@@ -88,15 +88,17 @@ func (s *Sock) tcpSetRcvlowat(val int) {
 const timestampingMask kernel.Timestamping = 1<<19 - 1
 
 // setTimestamping models sock_set_timestamping: a flag outside
-// SOF_TIMESTAMPING_MASK, or OPT_STATS without OPT_TSONLY, is EINVAL, and so
-// is switching on OPT_ID on a TCP socket in TCP_CLOSE or TCP_LISTEN.
+// SOF_TIMESTAMPING_MASK, OPT_STATS without OPT_TSONLY, or OPT_ID_TCP
+// without OPT_ID (on any socket) is EINVAL, and so is switching on OPT_ID
+// on a TCP socket in TCP_CLOSE or TCP_LISTEN.
 // Switching on OPT_ID otherwise restarts the key at 0 (a connected TCP
 // socket's keys count from snd_una, or write_seq with
 // SOF_TIMESTAMPING_OPT_ID_TCP: a base the TCP layer keeps). All
-// three refusals were measured on Linux 6.18.
+// four refusals were measured on Linux 6.18 (probe/testdata).
 func (s *Sock) setTimestamping(flags kernel.Timestamping) kernel.Errno {
 	if flags&^timestampingMask != 0 ||
-		flags&kernel.SOF_TIMESTAMPING_OPT_STATS != 0 && flags&kernel.SOF_TIMESTAMPING_OPT_TSONLY == 0 {
+		flags&kernel.SOF_TIMESTAMPING_OPT_STATS != 0 && flags&kernel.SOF_TIMESTAMPING_OPT_TSONLY == 0 ||
+		flags&kernel.SOF_TIMESTAMPING_OPT_ID_TCP != 0 && flags&kernel.SOF_TIMESTAMPING_OPT_ID == 0 {
 		return kernel.EINVAL
 	}
 	if flags&kernel.SOF_TIMESTAMPING_OPT_ID != 0 && s.Tsflags&kernel.SOF_TIMESTAMPING_OPT_ID == 0 {
