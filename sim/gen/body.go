@@ -118,6 +118,9 @@ func (g *gen) act(a action) {
 	switch a {
 	case aSend, aSendto:
 		s := g.sender()
+		if a == aSendto && g.cfg.Host {
+			s = g.anySock().name // the live run's peers have no address to send to
+		}
 		g.line("%s %s %s %s", actionNames[a], s, g.lenText(g.sendSize(s)), g.sendFlags())
 	case aSendmsg:
 		s := g.sender()

@@ -79,7 +79,9 @@
 // With Config.Host the scenarios are those a program can run on a real
 // host, for zcsim diff to hold the model to the live kernel: sockets on
 // the loopback device lo (via=lo and peer_read=manual their only
-// options), peers only for TCP and UDP sockets, SO_ZEROCOPY, options,
+// options), no PF_PACKET sockets (the live run leaves them unbound) and
+// no AF_RDS (a host may lack the module), peers only for TCP and UDP
+// sockets and only to send on and read from, SO_ZEROCOPY, options,
 // connect, calls, shutdown and close, settle and waits of at most 250ms,
 // net.core.optmem_max before the first socket. With Memlock the file
 // drops task main's CAP_IPC_LOCK first (the live run is then uid 65534

@@ -55,11 +55,13 @@ const AllFeatures Features = 1<<numFeatures - 1
 
 // HostFeatures are the features a scenario for a real host (Config.Host)
 // may draw: everything but the model's devices and network control (NIC,
-// Tun, Tap, ManualTX, Link, Hold, Drop), its fault sites, vhost and a
-// hand-set sk_zckey. Even these mean less on a host: Memlock is only
-// setrlimit and capdrop of the task main, Sysctl only
-// net.core.optmem_max, Connect only connect, Peer only calls on S.peer.
-const HostFeatures = TCP | UDP | Raw | Packet | Unix | Inet6 | Nonblock | Memlock | Sysctl | Timestamps |
+// Tun, Tap, ManualTX, Link, Hold, Drop), its fault sites, vhost, a
+// hand-set sk_zckey, BIG TCP and loops, and PF_PACKET sockets (the live
+// run leaves them unbound, where the model's are on their device). Even
+// these mean less on a host: Memlock is only setrlimit and capdrop of the
+// task main, Sysctl only net.core.optmem_max, Connect only connect, Peer
+// only sends and reads on S.peer.
+const HostFeatures = TCP | UDP | Raw | Unix | Inet6 | Nonblock | Memlock | Sysctl | Timestamps |
 	Cork | Buffers | Sockopts | Connect | Close | Big | Iovecs | Peer | Narrate
 
 // sockKinds are the features that create sockets; a scenario has at least

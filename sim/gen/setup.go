@@ -252,8 +252,15 @@ func (g *gen) socketType(s *sock) string {
 	case kUnix:
 		return pick(g, "AF_UNIX", "AF_LOCAL") + " " + pick(g, "SOCK_STREAM", "SOCK_DGRAM") + nb
 	}
-	return pick(g, "AF_INET SOCK_STREAM IPPROTO_UDP", "AF_INET SOCK_DGRAM IPPROTO_TCP",
-		"AF_RDS SOCK_SEQPACKET", "AF_UNSPEC SOCK_STREAM", "AF_INET SOCK_SEQPACKET", "AF_INET6 SOCK_RAW 99")
+	bad := []string{"AF_INET SOCK_STREAM IPPROTO_UDP", "AF_INET SOCK_DGRAM IPPROTO_TCP",
+		"AF_UNSPEC SOCK_STREAM", "AF_INET SOCK_SEQPACKET", "AF_INET6 SOCK_RAW 99", "AF_RDS SOCK_SEQPACKET"}
+	switch {
+	case g.cfg.Host && g.on(Memlock):
+		bad = bad[:4] // the unprivileged run may not open RAW; nor what follows
+	case g.cfg.Host:
+		bad = bad[:5] // whether a host has AF_RDS depends on its modules
+	}
+	return pick(g, bad...)
 }
 
 // socketSetup writes the calls a program makes on a new socket, in a
