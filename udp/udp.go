@@ -75,7 +75,7 @@ type Sock struct {
 // IP header.
 func New(sk *sock.Sock, r sock.Route, n sock.Network) *Sock {
 	u := &Sock{Sk: sk, Route: r, Net: n}
-	u.hdrincl = u.raw() && !u.v6() && sk.Protocol == kernel.IPPROTO_RAW
+	sk.Hdrincl = u.raw() && !u.v6() && sk.Protocol == kernel.IPPROTO_RAW
 	return u
 }
 
