@@ -176,3 +176,31 @@ func TestRecvTrunc(t *testing.T) {
 	require.EqualValues(t, 64, w.Recv(Call{}, s.Peer, 64, kernel.MSG_DONTWAIT).Ret)
 	require.Equal(t, kernel.EAGAIN, w.Recv(Call{}, s.Peer, 64, kernel.MSG_TRUNC|kernel.MSG_DONTWAIT).Errno)
 }
+
+// QueuedSegments lists what a read could take without waiting, one entry
+// per arrival, and changes nothing.
+func TestQueuedSegments(t *testing.T) {
+	p, err := kernel.Lookup(kernel.DefaultProfile)
+	require.NoError(t, err)
+	w := New(p, 1)
+	lo := DefaultDevice("lo", Loopback)
+	w.AddDevice(lo)
+	task := w.AddTask("main", w.AddUser(1000), 8<<20, false)
+	u, _ := w.NewSocket(Call{}, "u", task, kernel.AF_INET, kernel.SOCK_DGRAM, 0, lo, PeerOptions{})
+	require.Zero(t, w.Connect(Call{}, u).Errno)
+	w.Send(Call{}, u, []int{100}, 0)
+	w.Send(Call{}, u, []int{200}, 0)
+	require.NoError(t, w.Settle())
+	require.Equal(t, []int{100, 200}, u.Peer.QueuedSegments())
+	require.Equal(t, []int{100, 200}, u.Peer.QueuedSegments())
+
+	s, _ := w.NewSocket(Call{}, "s", task, kernel.AF_INET, kernel.SOCK_STREAM, 0, lo, PeerOptions{})
+	require.Zero(t, w.Connect(Call{}, s).Errno)
+	w.Send(Call{}, s, []int{1000}, 0)
+	w.Send(Call{}, s, []int{3000}, 0)
+	require.NoError(t, w.Settle())
+	require.Equal(t, []int{1000, 3000}, s.Peer.QueuedSegments())
+	require.EqualValues(t, 300, w.Recv(Call{}, s.Peer, 300, kernel.MSG_DONTWAIT).Ret)
+	require.Equal(t, []int{700, 3000}, s.Peer.QueuedSegments(), "the first read in part")
+	require.Empty(t, s.QueuedSegments())
+}

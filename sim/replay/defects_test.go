@@ -137,7 +137,7 @@ func TestHugeLengths(t *testing.T) {
 		"sendmsg(4, "+iov("4096", "4611686018427387904")+", 0) = -1 EFAULT (Bad address)\n"+
 		"sendmsg(4, "+iov("4096", "2147483648")+", 0) = -1 EFAULT (Bad address)\n"+
 		"sendto(4, \"zz\"..., 18446744073709551615, MSG_DONTWAIT, NULL, 0) = 2981456\n"+
-		"recvfrom(5, \"zz\"..., 18446744073709551615, MSG_DONTWAIT, NULL, NULL) = -1 EAGAIN (Resource temporarily unavailable)\n")
+		"recvfrom(5, \"zz\"..., 18446744073709551615, MSG_DONTWAIT, NULL, NULL) = 1\n")
 	for _, line := range []int{8, 9, 10, 11, 12} {
 		c := callAt(t, rep, line)
 		require.Equal(t, replay.Agree, c.Verdict, "%+v", c)

@@ -60,12 +60,13 @@
 //
 // The log of one process does not show when the rest of the system did
 // its work: the peer's ACKs and reads, softirq, TX completions, timers.
-// Error-queue reads are guided by what the log observed (errRead): the
-// replay's view of each error queue (errView) holds back ids the kernel
-// had not completed yet, and the model's pending work may run ahead of its
-// clock (runAhead), so that a read agrees under an assumption the report
-// states whenever some schedule explains it; it diverges only when none
-// does.
+// Reads are guided by what the log observed: an error-queue read
+// (errRead) through the replay's view of each error queue (errView),
+// which holds back ids the kernel had not completed yet; a read of data
+// (guideRead) takes only the segments that had arrived, or none; and the
+// model's pending work may run ahead of its clock (runAhead). A read
+// agrees under an assumption the report states whenever some schedule
+// explains it; it diverges only when none does.
 //
 // # Time
 //

@@ -145,12 +145,9 @@ func (r *replayer) closeFd(h *strace.Header, fd int, text string) {
 	r.between(h)
 	res := r.w.Close(r.call(h, text), e.s)
 	r.compare(h, fd, e.s.Name, text, h.Result.String(), res.String(), "")
-	for i, p := range r.pending {
-		if p == e {
-			r.pending = append(r.pending[:i], r.pending[i+1:]...)
-			break
-		}
-	}
+	// A client closed before its connection was accepted stays pending:
+	// the connection waits in the listener's queue with the data and FIN
+	// it got, and accept still returns it (inet_csk_accept).
 }
 
 // exit replays the end of a process ("+++ exited with 0 +++", "+++

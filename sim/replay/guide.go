@@ -5,6 +5,7 @@ import (
 
 	"github.com/zcsim/zcsim/kernel"
 	"github.com/zcsim/zcsim/notify"
+	"github.com/zcsim/zcsim/sim"
 	"github.com/zcsim/zcsim/sim/engine"
 	"github.com/zcsim/zcsim/sim/strace"
 )
@@ -240,10 +241,17 @@ func (r *replayer) modelErrRead(h *strace.Header, e *fdEntry, text string, flags
 	}
 }
 
-// assume records a call that agrees under the stated schedule.
+// assume records a call on e that agrees under the stated schedule.
 func (r *replayer) assume(h *strace.Header, e *fdEntry, text, obs, pred, how, assumption string) {
 	r.emit(Call{Line: line(h), Pid: h.Pid, Syscall: h.Syscall, Fd: e.fd, Socket: e.s.Name, Text: text,
 		Observed: obs, Predicted: pred, Verdict: Assumed, Compared: how, Assumption: assumption})
+}
+
+// assumeOn records a call on fd, replayed on the model socket sock, that
+// agrees under the stated schedule.
+func (r *replayer) assumeOn(h *strace.Header, fd int, sock, text, obs, pred, assumption string) {
+	r.emit(Call{Line: line(h), Pid: h.Pid, Syscall: h.Syscall, Fd: fd, Socket: sock, Text: text,
+		Observed: obs, Predicted: pred, Verdict: Assumed, Assumption: assumption})
 }
 
 // runAhead lets the model's pending network work (ACKs, deliveries,
@@ -264,4 +272,87 @@ func (r *replayer) runAhead(done func() bool) (engine.Duration, bool) {
 	d := r.w.Now().Sub(start)
 	r.ahead += d
 	return d, true
+}
+
+// guideRead replays a read of data guided by what the log observed, as
+// errRead does an error-queue read; it reports false when the read is
+// left to the plain prediction. What arrived when is the hidden choice;
+// data arrives a segment (or datagram) at a time:
+//
+//   - EAGAIN while the model has data queued: it had not arrived yet; it
+//     stays queued.
+//   - a stream read of n bytes, fewer than both the model has queued and
+//     the buffer, n the size of the model's first segments: only those had
+//     arrived (tcp_recvmsg returns what is queued); the model's read takes
+//     n and the rest stays.
+//   - more than the model has queued, or a datagram the model has not
+//     delivered: its pending work runs ahead (runAhead) until it has.
+func (r *replayer) guideRead(o *strace.Recv, e *fdEntry, target *sim.Socket, text string, flags kernel.MsgFlags, want int) bool {
+	obs := o.Result.String()
+	segs := target.QueuedSegments()
+	if o.Result.Kind == strace.ResultErrno && (o.Result.Errno == "EAGAIN" || o.Result.Errno == "EWOULDBLOCK") {
+		if len(segs) == 0 {
+			return false
+		}
+		what := fmt.Sprintf("the %d bytes the model had queued", sum(segs))
+		if !target.IsTCP() {
+			what = fmt.Sprintf("the model's next datagram (%d bytes)", segs[0])
+		}
+		r.assumeOn(&o.Header, e.fd, target.Name, text, obs, "-1 EAGAIN", what+" had not arrived yet: they stay queued for a later read")
+		return true
+	}
+	n64, ok := o.Result.Ret()
+	if !ok || n64 <= 0 || n64 > int64(want) {
+		return false
+	}
+	n := int(n64)
+	var ahead engine.Duration
+	if target.IsTCP() && sum(segs) < n {
+		ahead, _ = r.runAhead(func() bool { segs = target.QueuedSegments(); return sum(segs) >= n })
+	} else if !target.IsTCP() && len(segs) == 0 {
+		ahead, _ = r.runAhead(func() bool { segs = target.QueuedSegments(); return len(segs) > 0 })
+	}
+	assumed := ""
+	if ahead > 0 {
+		assumed = fmt.Sprintf("the network ran %v ahead of the model's clock: data the model delivers later had already arrived", ahead)
+	}
+	take := want
+	if q := sum(segs); target.IsTCP() && n < want && q > n && isPrefixSum(segs, n) {
+		take = n
+		a := fmt.Sprintf("only %d of the %d bytes the model had queued had arrived (its first segments): the rest stay queued", n, q)
+		if assumed != "" {
+			a = assumed + "; " + a
+		}
+		assumed = a
+	}
+	if assumed == "" {
+		return false
+	}
+	res := r.w.Recv(r.call(&o.Header, text), target, take, flags)
+	if res.String() != obs {
+		r.compare(&o.Header, e.fd, target.Name, text, obs, res.String(), why(res))
+		return true
+	}
+	r.assumeOn(&o.Header, e.fd, target.Name, text, obs, res.String(), assumed)
+	return true
+}
+
+func sum(ns []int) int {
+	t := 0
+	for _, n := range ns {
+		t += n
+	}
+	return t
+}
+
+// isPrefixSum reports whether n is the size of the first few of segs.
+func isPrefixSum(segs []int, n int) bool {
+	t := 0
+	for _, s := range segs {
+		t += s
+		if t == n {
+			return true
+		}
+	}
+	return false
 }

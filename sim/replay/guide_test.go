@@ -96,3 +96,27 @@ func TestUnprintedReadsLeaveSlack(t *testing.T) {
 	require.False(t, rep.OK())
 	require.Equal(t, 8, rep.Divergences()[0].Line)
 }
+
+// Reads of data are guided too: a read of the first segments the model
+// has queued agrees under the assumption that only those had arrived, an
+// EAGAIN while data is queued under the assumption that none had; a size
+// that is no arrival of whole segments diverges.
+func TestDataReadsAreGuided(t *testing.T) {
+	read := func(ret string) string {
+		return `recvfrom(5, "zz"..., 65536, MSG_DONTWAIT, NULL, NULL) = ` + ret + "\n"
+	}
+	rep := replayText(t, tcpHead+sends4(2)+read("-1 EAGAIN (Resource temporarily unavailable)")+read("4096")+read("4096")+read("-1 EAGAIN (Resource temporarily unavailable)"))
+	require.True(t, rep.OK(), "%+v", rep.Divergences())
+	c := callAt(t, rep, 10)
+	require.Equal(t, replay.Assumed, c.Verdict)
+	require.Contains(t, c.Assumption, "the 8192 bytes the model had queued had not arrived yet")
+	c = callAt(t, rep, 11)
+	require.Equal(t, replay.Assumed, c.Verdict)
+	require.Contains(t, c.Assumption, "only 4096 of the 8192 bytes the model had queued had arrived")
+	require.Equal(t, replay.Agree, callAt(t, rep, 12).Verdict)
+	require.Equal(t, replay.Agree, callAt(t, rep, 13).Verdict)
+
+	rep = replayText(t, tcpHead+sends4(2)+read("5000"))
+	require.False(t, rep.OK())
+	require.Equal(t, "8192", rep.Divergences()[0].Predicted)
+}

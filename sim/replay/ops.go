@@ -19,6 +19,7 @@ func (r *replayer) op(op strace.Op) {
 	h := op.Head()
 	r.clock(h)
 	r.use(r.table(h.Pid))
+	r.learnDecor(op)
 	if noResult(h) {
 		r.unresolved(op)
 		return
@@ -425,7 +426,7 @@ func (r *replayer) accept(o *strace.Accept) {
 	c := r.call(&o.Header, text)
 	var child *sim.Socket
 	var res sim.Result
-	client := r.takePending(l)
+	client := r.takePending(l, o.Peer.Addr)
 	if client != nil {
 		child, res = r.w.AcceptFrom(c, l.s, client.s)
 		text += fmt.Sprintf(" from fd %d", client.fd)
@@ -453,14 +454,58 @@ func (r *replayer) accept(o *strace.Accept) {
 
 // takePending picks the traced client a listener accepts: the oldest one
 // connected to its port, or to a port the log never tied to a listener.
-func (r *replayer) takePending(l *fdEntry) *fdEntry {
+// When the log shows the accepted peer's address and a pending client's
+// local port is known (getsockname, a -yy decoration), the client with
+// that port is taken, whatever the order of the connects.
+func (r *replayer) takePending(l *fdEntry, peer netip.AddrPort) *fdEntry {
+	pick := -1
 	for i, c := range r.pending {
-		if c.remote.Port() == l.local.Port() || l.local.Port() == 0 || c.remote.Port() == 0 {
-			r.pending = append(r.pending[:i], r.pending[i+1:]...)
-			return c
+		if c.remote.Port() != l.local.Port() && l.local.Port() != 0 && c.remote.Port() != 0 {
+			continue
+		}
+		if peer.Port() != 0 && c.local.Port() == peer.Port() {
+			pick = i
+			break
+		}
+		if pick < 0 && (peer.Port() == 0 || c.local.Port() == 0) {
+			pick = i
 		}
 	}
-	return nil
+	if pick < 0 {
+		return nil
+	}
+	c := r.pending[pick]
+	r.pending = append(r.pending[:pick], r.pending[pick+1:]...)
+	return c
+}
+
+// learnDecor reads the local address of a socket from strace's -yy
+// decoration of the call's fd argument, "TCP:[127.0.0.1:41234->127.0.0.1:8000]"
+// or "UDPv6:[[::1]:5000]", when the replay does not know it yet.
+func (r *replayer) learnDecor(op strace.Op) {
+	fd, ok := opFd(op)
+	if !ok || r.raw == nil || len(r.raw.Args) == 0 {
+		return
+	}
+	e := r.fds[fd]
+	if e == nil || e.local.Port() != 0 {
+		return
+	}
+	if a, ok := decorLocal(r.raw.Args[0].Decor); ok {
+		r.setLocal(e, a)
+	}
+}
+
+// decorLocal parses the local address of a -yy socket decoration.
+func decorLocal(d string) (netip.AddrPort, bool) {
+	_, rest, ok := strings.Cut(d, ":[")
+	if !ok || !strings.HasSuffix(rest, "]") {
+		return netip.AddrPort{}, false
+	}
+	rest = strings.TrimSuffix(rest, "]")
+	local, _, _ := strings.Cut(rest, "->")
+	a, err := netip.ParseAddrPort(local)
+	return a, err == nil && a.Port() != 0
 }
 
 func (r *replayer) send(o *strace.Send) {
@@ -676,6 +721,9 @@ func (r *replayer) recvData(o *strace.Recv, e *fdEntry, text string, flags kerne
 		return
 	}
 	r.between(&o.Header)
+	if r.guideRead(o, e, target, text, flags, im.total()) {
+		return
+	}
 	res := r.w.Recv(r.call(&o.Header, text), target, im.total(), flags)
 	r.compare(&o.Header, o.Fd, target.Name, text, obs, res.String(), why(res))
 }

@@ -96,9 +96,10 @@ func TestSelftestLogs(t *testing.T) {
 }
 
 // TestStraceFixtures replays the logs recorded for the strace parser
-// (Python programs). All agree except the threads logs, whose threads
-// race: an error-queue read there may run before the notification it
-// would see in the model.
+// (Python programs). All agree, threads racing included (their reads are
+// guided by the observation), except threads_stderr.log: traced with
+// -e trace=%network, it does not show the clients' close, so the reads
+// that see its FIN diverge.
 func TestStraceFixtures(t *testing.T) {
 	logs, err := filepath.Glob("../strace/testdata/*.log")
 	require.NoError(t, err)
@@ -106,8 +107,11 @@ func TestStraceFixtures(t *testing.T) {
 		t.Run(filepath.Base(log), func(t *testing.T) {
 			rep, err := replay.ReplayFile(log, replay.Options{})
 			require.NoError(t, err)
-			if strings.HasPrefix(filepath.Base(log), "threads") {
+			if filepath.Base(log) == "threads_stderr.log" {
 				require.Greater(t, rep.Summary.Agree, rep.Summary.Diverge)
+				for _, d := range rep.Divergences() {
+					require.Equal(t, "0", d.Observed, "only the FIN of an untraced close")
+				}
 				return
 			}
 			require.Empty(t, rep.Divergences())
@@ -251,6 +255,8 @@ func TestWriteJSON(t *testing.T) {
 }
 
 func TestWriteText(t *testing.T) {
+	// 100 bytes is no arrival of the two 4096-byte segments the model has
+	// queued: no schedule explains it.
 	log := strings.Replace(tcpLog, "recvfrom(5, \"zz\"..., 65536, 0, NULL, NULL) = 8192", "recvfrom(5, \"zz\"..., 65536, 0, NULL, NULL) = 100", 1)
 	rep, err := replay.Replay("tcp.log", []byte(log), replay.Options{})
 	require.NoError(t, err)
