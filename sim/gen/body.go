@@ -219,11 +219,11 @@ const maxSegments = 256
 func (g *gen) lifecycle(a action) {
 	switch a {
 	case aConnect:
-		call := pick(g, "connect", "bind", "listen")
+		call, peer := pick(g, "connect", "bind", "listen"), g.chance(6)
 		if g.cfg.Host {
-			call = "connect"
+			call, peer = "connect", false // the live run's connect of S.peer connects S
 		}
-		g.line("%s %s", call, g.sockName(g.chance(6)))
+		g.line("%s %s", call, g.sockName(peer))
 	case aAccept:
 		g.accepted++
 		name := fmt.Sprintf("a%d", g.accepted)

@@ -80,18 +80,18 @@
 // host, for zcsim diff to hold the model to the live kernel: sockets on
 // the loopback device lo (via=lo and peer_read=manual their only
 // options), no PF_PACKET sockets (the live run leaves them unbound) and
-// no AF_RDS (a host may lack the module), peers only for TCP and UDP
-// sockets and only to send on and read from, SO_ZEROCOPY, options,
-// connect, calls, shutdown and close, settle and waits of at most 250ms,
-// net.core.optmem_max before the first socket. With Memlock the file
-// drops task main's CAP_IPC_LOCK first (the live run is then uid 65534
-// without capabilities, so it opens no RAW or PF_PACKET socket) and sets
+// no AF_RDS (a host may lack the module); peers only for TCP and UDP
+// sockets, and only to send (not sendto) on and read from; SO_ZEROCOPY,
+// options, connect, calls, shutdown and close, settle and waits of at
+// most 250ms, net.core.optmem_max before the first socket. With Memlock
+// the file drops task main's CAP_IPC_LOCK first (the live run is then
+// unprivileged, without capabilities, so it opens no RAW socket) and sets
 // its RLIMIT_MEMLOCK to at most 8 MiB, the host's hard limit; only such a
 // file forces buffer sizes (SO_SNDBUFFORCE), which root on the host may
-// and the model's main may not. Everything only
-// the model has is never written: other devices, taps, users and tasks,
-// hold, release, drop, complete, txerror, vhost_send, fault, zckey,
-// bind, listen, accept and capset.
+// and the model's main may not. Everything only the model has is never
+// written: other devices, taps, users and tasks, hold, release, drop,
+// complete, txerror, vhost_send, fault, zckey, bind, listen, accept,
+// capset, BIG TCP and repeat loops.
 //
 // # Shrinking
 //

@@ -342,7 +342,7 @@ func TestHostScenarios(t *testing.T) {
 			if !f.Has(gen.Memlock) {
 				require.NotContains(t, line, "FORCE", "seed %d: root forces buffer sizes, the model's main cannot", seed)
 			}
-			require.NotRegexp(t, `^(sendto|getsockopt) \S+\.peer|AF_PACKET|AF_RDS`, line, "seed %d", seed)
+			require.NotRegexp(t, `^(sendto|getsockopt|connect) \S+\.peer|AF_PACKET|AF_RDS`, line, "seed %d", seed)
 		}
 		all.Write(src)
 	}
