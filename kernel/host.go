@@ -42,9 +42,9 @@ type Host struct {
 	// last ClearTouched; gen numbers that period.
 	touched []*Tracked
 	gen     uint64
-	// events is where new histories start: each takes historyStart
-	// entries of it, so that noting costs no allocation per object. A
-	// history that outgrows them moves to a slice of its own.
+	// events is where histories are carved from (Note), so that noting
+	// costs no allocation per object. Its chunks are smaller than other
+	// slabs': a long-lived object's history keeps its whole chunk alive.
 	events Slab[stored]
 	// names interns the strings of history entries.
 	names names
@@ -81,7 +81,7 @@ func FaultSites() []string {
 
 // NewHost returns a host running profile p.
 func NewHost(p *Profile) *Host {
-	return &Host{Profile: p, byID: make(map[uint64]*Tracked)}
+	return &Host{Profile: p, byID: make(map[uint64]*Tracked), events: Slab[stored]{limit: historyChunk}}
 }
 
 // Fail reports whether the allocation at site fails this time.
@@ -117,6 +117,9 @@ type Event struct {
 // historyCap bounds an object's history: the first entries (its birth) and
 // the most recent ones are what a violation report needs.
 const historyCap = 48
+
+// historyChunk is the largest chunk of the Host's history slab.
+const historyChunk = 256
 
 // historyKeep is how many of the first entries a full history keeps.
 const historyKeep = historyCap / 4

@@ -26,13 +26,18 @@ const slabCarve = slabChunk / 16
 // (HostSlab); it is not safe for concurrent use.
 type Slab[T any] struct {
 	chunk []T
-	// size is the length of the last chunk.
-	size int
+	// size is the length of the last chunk, limit the largest (slabChunk
+	// when 0).
+	size, limit int
 }
 
 // grow starts a new chunk.
 func (s *Slab[T]) grow() {
-	s.size = min(max(slabFirst, 2*s.size), slabChunk)
+	limit := s.limit
+	if limit == 0 {
+		limit = slabChunk
+	}
+	s.size = min(max(slabFirst, 2*s.size), limit)
 	s.chunk = make([]T, s.size)
 }
 
