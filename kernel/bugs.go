@@ -68,6 +68,19 @@ const (
 	// a clone or an orphaned skb kept referencing ring frames after the
 	// destructor had handed them back to the user.
 	BugRingNoCopy Bug = "packet-ring-no-copy"
+	// BugPendingSigned (review of "packet: use percpu mmap tx frame
+	// pending refcount", seed 002, respun with unsigned counters before it
+	// was merged in v3.14): the per-CPU pending counters of a TX ring were
+	// int, summed as signed values. A frame's increment (tpacket_snd, on
+	// the sender's CPU) and its decrement (the destructor, on the CPU that
+	// completes the transmit) land on different counters when the task and
+	// the completion run apart, so one counter climbs and another falls
+	// without bound; each wraps, and only their sum modulo 2^32 means
+	// anything, "provided all the arithmetic is unsigned and the variables
+	// all the same type". Read as signed ints and summed into a wider
+	// signed type, the sum is off by 2^32 once the signed values overflow:
+	// the ring looks busy for ever.
+	BugPendingSigned Bug = "packet-pending-signed"
 	// BugZcCmsgLoss (review of the unmerged v7 series "net: A lightweight
 	// zero-copy notification", seed 003): the SCM_ZC_NOTIFICATION handler
 	// unlinks and frees the completions it takes from the error queue
@@ -118,7 +131,7 @@ func (p *Profile) Switch(b Bug, on bool) {
 func KnownBugs() []Bug {
 	bugs := []Bug{
 		BugAbortGap, BugCopiedAfterOverwrite, BugCopyUbufsNoFrags, BugCopyUbufsOrder0,
-		BugID16, BugLegacyDoublePut, BugMemlockPerProcess, BugNoSockRef, BugNotifyWmem,
+		BugID16, BugLegacyDoublePut, BugMemlockPerProcess, BugNoSockRef, BugNotifyWmem, BugPendingSigned,
 		BugReallocFails, BugRingNoCopy, BugSegmentStaleFrags, BugTCPLinear, BugTstampLeak,
 		BugTxErrorClone, BugUDPAppendRefcnt, BugUDPMoreRefcnt, BugZcCmsgLoss,
 	}

@@ -212,6 +212,7 @@ var (
 	IP_RECVERR           = SockOpt{SOL_IP, 11}
 	IPV6_RECVERR         = SockOpt{SOL_IPV6, 25}
 	PACKET_TX_RING       = SockOpt{SOL_PACKET, 13}
+	PACKET_LOSS          = SockOpt{SOL_PACKET, 14}
 )
 
 // SockOptNames names the socket options zcsim models.
@@ -225,6 +226,7 @@ var SockOptNames = NewSymbols(
 	Symbol[SockOpt]{"UDP_CORK", UDP_CORK}, Symbol[SockOpt]{"UDP_SEGMENT", UDP_SEGMENT},
 	Symbol[SockOpt]{"IP_HDRINCL", IP_HDRINCL}, Symbol[SockOpt]{"IP_RECVERR", IP_RECVERR},
 	Symbol[SockOpt]{"IPV6_RECVERR", IPV6_RECVERR}, Symbol[SockOpt]{"PACKET_TX_RING", PACKET_TX_RING},
+	Symbol[SockOpt]{"PACKET_LOSS", PACKET_LOSS},
 )
 
 // Timestamping holds SOF_TIMESTAMPING_* flags (include/uapi/linux/net_tstamp.h).

@@ -48,15 +48,27 @@ type Sock struct {
 	// tpacket_snd).
 	Wait func() bool
 
+	// CPU, if set, returns the CPU the current step runs on: the sending
+	// task's for tpacket_snd, the completing device's for a destructor
+	// run from its TX completion. Nil means CPU 0.
+	CPU func() int
+
 	ring    *Ring
-	pending int // packet_read_pending(&po->tx_ring)
+	pending pendingRefcnt // tx_ring.pending_refcnt
+	mapped  int           // po->mapped: mappings of the ring
+	tpLoss  bool          // PACKET_SOCK_TP_LOSS (PACKET_LOSS)
+	hook    protHook      // po->prot_hook: protocol and device
 	closed  bool
 }
 
 // New returns the packet state of sk (class kernel.ClassPacket), sending
-// on the device r describes into n.
+// on the device r describes into n. As packet_create does, a socket made
+// with a protocol other than 0 registers its protocol hook for every
+// device at once.
 func New(sk *sock.Sock, r sock.Route, n sock.Network) *Sock {
-	return &Sock{Sk: sk, Route: r, Net: n}
+	p := &Sock{Sk: sk, Route: r, Net: n}
+	p.hook = protHook{proto: sk.Protocol, running: sk.Protocol != 0}
+	return p
 }
 
 func (p *Sock) host() *kernel.Host { return p.Sk.Host() }
@@ -72,9 +84,9 @@ func (p *Sock) reserve() int {
 	return 0
 }
 
-// Pending returns the number of TX ring frames in flight
-// (packet_read_pending).
-func (p *Sock) Pending() int { return p.pending }
+// Pending returns the number of TX ring frames in flight as
+// packet_read_pending reads it (see ReadPending).
+func (p *Sock) Pending() int { return int(p.ReadPending()) }
 
 // Ring returns the TX ring, or nil.
 func (p *Sock) Ring() *Ring { return p.ring }
@@ -83,13 +95,20 @@ func (p *Sock) Ring() *Ring { return p.ring }
 // for SOL_SOCKET (where SO_ZEROCOPY follows the profile: EOPNOTSUPP on
 // merged kernels, ENOPROTOOPT on the RFC). PACKET_TX_RING takes a struct
 // tpacket_req, so through this integer form it is EINVAL (short optlen);
-// use SetTxRing. Other options are ENOPROTOOPT.
+// use SetTxRing. PACKET_LOSS sets PACKET_SOCK_TP_LOSS, EBUSY once a ring
+// exists. Other options are ENOPROTOOPT.
 func (p *Sock) Setsockopt(opt kernel.SockOpt, val int) kernel.Errno {
 	switch {
 	case opt.Level == kernel.SOL_SOCKET:
 		return p.Sk.Setsockopt(opt, val)
 	case opt == kernel.PACKET_TX_RING:
 		return kernel.EINVAL
+	case opt == kernel.PACKET_LOSS:
+		if p.ring != nil {
+			return kernel.EBUSY
+		}
+		p.tpLoss = val != 0
+		return 0
 	}
 	return kernel.ENOPROTOOPT
 }

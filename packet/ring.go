@@ -84,21 +84,39 @@ func (r *Ring) frameOffset(i int) int {
 	return i/perBlock*r.req.BlockSize + i%perBlock*r.req.FrameSize
 }
 
-// SetTxRing models packet_set_ring for PACKET_TX_RING with TPACKET_V2:
-// EBUSY while a ring exists or frames are pending; EINVAL unless the block
-// size is a positive multiple of the page size, the frame size is at least
-// TPACKET2_HDRLEN and a multiple of TPACKET_ALIGNMENT, a block holds at
-// least one frame and the frame count is frames per block × blocks.
+// SetTxRing models packet_set_ring for PACKET_TX_RING with TPACKET_V2,
+// not closing. First, EBUSY while the ring is mapped or frames are
+// pending (packet_read_pending). A request with blocks sets a ring up:
+// EBUSY if one exists; EINVAL unless the block size is a positive
+// multiple of the page size, the frame size is at least TPACKET2_HDRLEN
+// and a multiple of TPACKET_ALIGNMENT, a block holds at least one frame
+// and the frame count is frames per block × blocks. A request without
+// blocks tears the ring down, EINVAL if it still names frames. Either
+// way a running protocol hook is unhooked (synchronize_net) and hooked
+// again.
 func (p *Sock) SetTxRing(req TpacketReq) kernel.Errno {
-	if p.ring != nil || p.pending > 0 {
+	if p.mapped > 0 || p.ReadPending() != 0 {
 		return kernel.EBUSY
 	}
 	switch {
-	case req.BlockSize <= 0 || req.BlockSize%kernel.PageSize != 0 || req.BlockNr <= 0,
+	case req.BlockNr == 0 && req.FrameNr != 0:
+		return kernel.EINVAL
+	case req.BlockNr == 0:
+	case p.ring != nil:
+		return kernel.EBUSY
+	case req.BlockSize <= 0 || req.BlockSize%kernel.PageSize != 0 || req.BlockNr < 0,
 		req.FrameSize < TPacket2HdrLen || req.FrameSize%TPacketAlignment != 0,
 		req.BlockSize/req.FrameSize == 0,
 		req.BlockSize/req.FrameSize*req.BlockNr != req.FrameNr:
 		return kernel.EINVAL
+	}
+	if p.hook.running {
+		p.hook.syncs++
+	}
+	if req.BlockNr == 0 {
+		p.ring = nil
+		p.Sk.Note(kernel.Entry{Op: kernel.OpTxRing})
+		return 0
 	}
 	p.ring = &Ring{
 		Buf:    mm.NewBuffer(p.host(), req.BlockSize*req.BlockNr),
@@ -110,11 +128,36 @@ func (p *Sock) SetTxRing(req TpacketReq) kernel.Errno {
 	return 0
 }
 
+// Mmap models packet_mmap of the TX ring: EINVAL without a ring, else
+// po->mapped is incremented, which makes the ring unchangeable.
+func (p *Sock) Mmap() kernel.Errno {
+	if p.ring == nil {
+		return kernel.EINVAL
+	}
+	p.mapped++
+	return 0
+}
+
+// Munmap models munmap of the ring (packet_mm_close): EINVAL if it is not
+// mapped.
+func (p *Sock) Munmap() kernel.Errno {
+	if p.mapped == 0 {
+		return kernel.EINVAL
+	}
+	p.mapped--
+	return 0
+}
+
+// Mapped reports whether the ring is mapped.
+func (p *Sock) Mapped() bool { return p.mapped > 0 }
+
 // tpacketSnd models tpacket_snd: from the ring's head, send every frame in
 // TP_STATUS_SEND_REQUEST, in order. For each: tp_len above the frame or
 // the MTU plus the link-layer reserve is EMSGSIZE, a SOCK_RAW frame
 // shorter than the link-layer header EINVAL — the frame is marked
-// TP_STATUS_WRONG_FORMAT and the call returns that error. Otherwise an skb
+// TP_STATUS_WRONG_FORMAT and the call returns that error, unless
+// PACKET_LOSS is set: then the frame is given back (TP_STATUS_AVAILABLE),
+// the head moves on and the loop goes on (tpacket_error). Otherwise an skb
 // (sock_alloc_send_skb; if it fails, the bytes sent so far or the error)
 // gets the link-layer header copied and the rest of the frame as frags of
 // the ring pages (tpacket_fill_skb), is marked zerocopy without a uarg
@@ -132,7 +175,7 @@ func (p *Sock) tpacketSnd(flags kernel.MsgFlags) sock.SendResult {
 	for waits := 0; ; {
 		i := r.head
 		if r.status[i] != TP_STATUS_SEND_REQUEST {
-			if !needWait || p.pending == 0 {
+			if !needWait || p.ReadPending() == 0 {
 				break
 			}
 			if p.Wait == nil || waits == maxWaits || !p.Wait() {
@@ -143,7 +186,9 @@ func (p *Sock) tpacketSnd(flags kernel.MsgFlags) sock.SendResult {
 		}
 		tpLen := r.length[i]
 		if tpLen > sizeMax {
-			r.status[i] = TP_STATUS_WRONG_FORMAT
+			if p.tpacketError(i, nil) {
+				continue
+			}
 			return sock.Fail(kernel.EMSGSIZE)
 		}
 		b, err := p.allocSendSkb(0, !needWait)
@@ -154,13 +199,15 @@ func (p *Sock) tpacketSnd(flags kernel.MsgFlags) sock.SendResult {
 			return sock.Fail(err)
 		}
 		if err := p.fillSkb(b, i, tpLen); err != 0 {
-			r.status[i] = TP_STATUS_WRONG_FORMAT
-			b.Free()
+			if p.tpacketError(i, b) {
+				continue
+			}
 			return sock.Fail(err)
 		}
 		p.charge(b, &frameOwner{p: p, ring: r, frame: i, skb: b})
 		r.status[i] = TP_STATUS_SENDING
-		p.pending++
+		p.pending.inc(p.cpu())
+		p.checkPending()
 		p.Net.Xmit(sock.Packet{Skb: b, From: p.Sk})
 		r.head = (i + 1) % len(r.status)
 		sum += tpLen
@@ -229,8 +276,9 @@ type frameOwner struct {
 func (o *frameOwner) Uncharge(d skb.Destructor, truesize int) {
 	p := o.p
 	if p.ring == o.ring && o.ring != nil {
-		p.pending--
+		p.pending.dec(p.cpu())
 		o.ring.status[o.frame] = TP_STATUS_AVAILABLE
+		p.checkPending()
 		reachable := o.skb.Users() > 0 || o.skb.Shinfo().Dataref() > 1
 		if reachable && o.ring.references(o.skb) {
 			o.skb.Violate(kernel.RuleNotifyAfterPages,
@@ -250,4 +298,148 @@ func (r *Ring) references(b *skb.Buff) bool {
 		}
 	}
 	return false
+}
+
+// tpacketError models tpacket_error for frame i (and the skb built for
+// it, if any): with PACKET_LOSS the frame is given back
+// (TP_STATUS_AVAILABLE), the head moves past it, the skb is freed, and the
+// send goes on (true); without, the frame is TP_STATUS_WRONG_FORMAT and the
+// call fails (false).
+func (p *Sock) tpacketError(i int, b *skb.Buff) bool {
+	r := p.ring
+	if b != nil {
+		b.Free()
+	}
+	if !p.tpLoss {
+		r.status[i] = TP_STATUS_WRONG_FORMAT
+		return false
+	}
+	r.status[i] = TP_STATUS_AVAILABLE
+	r.head = (i + 1) % len(r.status)
+	return true
+}
+
+// cpu is the CPU the current step runs on.
+func (p *Sock) cpu() int {
+	if p.CPU == nil {
+		return 0
+	}
+	return p.CPU() % NrCPUs
+}
+
+// NrCPUs is the number of possible CPUs of the model's host: the size of
+// a per-CPU counter.
+const NrCPUs = 4
+
+// pendingRefcnt is tx_ring.pending_refcnt, an unsigned int per possible
+// CPU: packet_inc_pending increments the counter of the CPU it runs on,
+// packet_dec_pending decrements that of the CPU it runs on, each modulo
+// 2^32. One counter alone means nothing; their sum modulo 2^32 is the
+// number of frames in flight. The zero value counts none.
+type pendingRefcnt [NrCPUs]uint32
+
+func (c *pendingRefcnt) inc(cpu int) { c[cpu]++ }
+func (c *pendingRefcnt) dec(cpu int) { c[cpu]-- }
+
+// ReadPending models packet_read_pending: the sum of the per-CPU counters
+// in unsigned 32-bit arithmetic, right even when counters have wrapped.
+// Under kernel.BugPendingSigned each counter is read as a signed int and
+// summed into a wider signed type — not "all the arithmetic unsigned and
+// the variables all the same type", the review's condition — which is off
+// by a multiple of 2^32 once the counters' signed values overflow.
+func (p *Sock) ReadPending() int64 {
+	if p.host().Profile.Bugs.Has(kernel.BugPendingSigned) {
+		var sum int64
+		for _, c := range p.pending {
+			sum += int64(int32(c))
+		}
+		return sum
+	}
+	var sum uint32
+	for _, c := range p.pending {
+		sum += c
+	}
+	return int64(sum)
+}
+
+// PendingCPU returns CPU cpu's counter as it stands, 0 for a CPU outside
+// the model.
+func (p *Sock) PendingCPU(cpu int) uint32 {
+	if cpu < 0 || cpu >= NrCPUs {
+		return 0
+	}
+	return p.pending[cpu]
+}
+
+// Skew changes the per-CPU counters as n frames sent on CPU from and
+// completed on CPU to would have (from's counter up by n, to's down by n,
+// modulo 2^32): the shortcut a lesson on wrapped counters needs, for
+// there is no time to send 2^31 frames. It changes no sum, and no frame.
+func (p *Sock) Skew(n uint32, from, to int) {
+	p.pending[from%NrCPUs] += n
+	p.pending[to%NrCPUs] -= n
+	p.checkPending()
+}
+
+// checkPending is the ring's invariant: packet_read_pending equals the
+// number of frames in TP_STATUS_SENDING; a reader that disagrees (the
+// signed sum of kernel.BugPendingSigned) is reported as a violation of
+// kernel.RuleAccounting.
+func (p *Sock) checkPending() {
+	if p.ring == nil {
+		return
+	}
+	sending := 0
+	for _, st := range p.ring.status {
+		if st == TP_STATUS_SENDING {
+			sending++
+		}
+	}
+	if got := p.ReadPending(); got != int64(sending) {
+		p.Sk.Violate(kernel.RuleAccounting, "packet_read_pending is %d, but %d frames are TP_STATUS_SENDING (per-CPU counters %v)",
+			got, sending, p.pending)
+	}
+}
+
+// protHook is po->prot_hook as far as bind is concerned: the protocol
+// (po->num), the device (ifindex, 0 for every device), whether the hook is
+// registered (PACKET_SOCK_RUNNING), and how many times it was unhooked,
+// each costing a synchronize_net.
+type protHook struct {
+	proto   kernel.Protocol
+	ifindex int
+	running bool
+	syncs   int
+}
+
+// Bind models packet_do_bind with the re-hook avoidance of seed 002
+// ("packet: improve socket create/bind latency in some cases", v3.14):
+// when the protocol and the device are those already hooked, nothing is
+// done — no unregister_prot_hook, no synchronize_net, no register. Else
+// the hook is unregistered (a synchronize_net when it was running), the
+// new protocol and device are set, and the hook is registered again unless
+// the protocol is 0. A bind with protocol 0 keeps the socket's protocol
+// (packet_bind: sll_protocol ? : po->num). It reports whether it re-hooked.
+func (p *Sock) Bind(proto kernel.Protocol, ifindex int) bool {
+	if proto == 0 {
+		proto = p.hook.proto
+	}
+	h := &p.hook
+	if h.proto == proto && h.ifindex == ifindex {
+		return false
+	}
+	if h.running {
+		h.syncs++
+		h.running = false
+	}
+	h.proto, h.ifindex = proto, ifindex
+	h.running = proto != 0
+	return true
+}
+
+// Hook returns the socket's hook: protocol, ifindex, whether it is
+// registered, and how many synchronize_net calls unhooking it cost.
+func (p *Sock) Hook() (proto kernel.Protocol, ifindex int, running bool, syncs int) {
+	h := p.hook
+	return h.proto, h.ifindex, h.running, h.syncs
 }
