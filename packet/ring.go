@@ -138,14 +138,12 @@ func (p *Sock) Mmap() kernel.Errno {
 	return 0
 }
 
-// Munmap models munmap of the ring (packet_mm_close): EINVAL if it is not
-// mapped.
-func (p *Sock) Munmap() kernel.Errno {
-	if p.mapped == 0 {
-		return kernel.EINVAL
+// Munmap models munmap of the ring (packet_mm_close): one mapping fewer.
+// Unmapping what is not mapped does nothing and succeeds, as munmap does.
+func (p *Sock) Munmap() {
+	if p.mapped > 0 {
+		p.mapped--
 	}
-	p.mapped--
-	return 0
 }
 
 // Mapped reports whether the ring is mapped.

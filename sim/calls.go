@@ -62,7 +62,7 @@ func (r Result) String() string {
 // a socket the program closed fails with EBADF without running fn: its
 // descriptor names nothing any more (fdget in every socket call).
 func (w *World) syscall(c Call, op string, s *Socket, fn func() Result) Result {
-	w.begin()
+	w.beginOn(s)
 	var r Result
 	if s != nil && s.closed {
 		r = fail(kernel.EBADF)
@@ -294,6 +294,7 @@ func (w *World) newSocket(name string, t *Task, family kernel.Family, typ kernel
 		s.dgrm = &dgram{udp: udp.New(sk, dev.route(), w)}
 	case kernel.ClassPacket:
 		s.dgrm = &dgram{pkt: packet.New(sk, dev.route(), w)}
+		s.dgrm.pkt.CPU = func() int { return w.cpu }
 	}
 	w.sockets = append(w.sockets, s)
 	w.byName[name], w.bySk[sk] = s, s
@@ -624,7 +625,7 @@ func sendResult(r sock.SendResult) Result {
 
 // sendTCP runs a TCP send, letting the network run while it blocks.
 func (w *World) sendTCP(c Call, s *Socket, iov []mm.Iovec, flags kernel.MsgFlags, buf *mm.Buffer) Result {
-	w.begin()
+	w.beginOn(s)
 	w.Monitor.Before(s.Sk)
 	call := s.tcp.Sendmsg(iov, flags, kernel.SendmsgCall(w.Host.Step))
 	blocked := false
@@ -636,7 +637,7 @@ func (w *World) sendTCP(c Call, s *Socket, iov []mm.Iovec, flags kernel.MsgFlags
 		if blocked = !call.Done(); blocked {
 			call.Interrupt(kernel.EAGAIN)
 		}
-		w.begin()
+		w.beginOn(s)
 	}
 	r := call.Result()
 	w.Monitor.Sent(s.Sk, c.Source, r, buf)
@@ -674,8 +675,31 @@ func (w *World) waitWmem(c Call, s *Socket) bool {
 	w.end(Event{Source: c.Source, Op: "send", Socket: s.Name, Text: c.Text + " blocks in sock_alloc_send_pskb"})
 	for s.Sk.WmemAlloc >= s.Sk.Sndbuf && w.Loop.Step() {
 	}
-	w.begin()
+	w.beginOn(s)
 	return s.Sk.WmemAlloc < s.Sk.Sndbuf
+}
+
+// waitPacket is a packet socket's send sleeping, for send-buffer space in
+// sock_alloc_send_pskb or in tpacket_snd for its pending frames
+// (wait_for_completion on the destructor's complete): the network runs
+// until an skb of the socket is freed or a pending frame completes. It
+// reports false when the network went idle first.
+func (w *World) waitPacket(c Call, s *Socket, p *packet.Sock) bool {
+	w.end(Event{Source: c.Source, Op: "send", Socket: s.Name, Text: c.Text + " blocks in tpacket_snd"})
+	wmem, pending := s.Sk.WmemAlloc, p.ReadPending()
+	for s.Sk.WmemAlloc >= wmem && p.ReadPending() == pending && w.Loop.Step() {
+	}
+	w.beginOn(s)
+	return s.Sk.WmemAlloc < wmem || p.ReadPending() != pending
+}
+
+// beginOn starts a step of a system call on s: it runs on the CPU of s's
+// task.
+func (w *World) beginOn(s *Socket) {
+	w.begin()
+	if s != nil && s.Task != nil {
+		w.cpu = s.Task.CPU
+	}
 }
 
 // Recvmsg models recvmsg(2). With MSG_ERRQUEUE it reads one error-queue

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/zcsim/zcsim/kernel"
 	"github.com/zcsim/zcsim/notify"
@@ -58,7 +59,10 @@ type Device struct {
 	TxComplete engine.Duration
 	ManualTx   bool
 	// Taps are packet sockets (tcpdump) attached to the device.
-	Taps []string
+	Taps []Tap
+	// CPU is the CPU its TX completions run on, below packet.NrCPUs
+	// (the softirq that frees transmitted skbs).
+	CPU int
 
 	held []*skb.Buff // frames awaiting a manual TX completion
 }
@@ -204,17 +208,33 @@ func (w *World) txTimestamp(s *Socket, p sock.Packet) {
 	}
 }
 
+// Tap is a packet socket attached to a device (tcpdump): its name, and
+// how long after a transmit it reads the copy it got (0: at once).
+type Tap struct {
+	Name  string
+	Delay engine.Duration
+}
+
 // tapCopy models dev_queue_xmit_nit for one packet tap: a clone whose user
 // frags are copied (skb_orphan_frags_rx in deliver_skb), which the tap
-// reads and frees.
-func (w *World) tapCopy(tap string, b *skb.Buff) {
+// reads and frees, at once or after its delay.
+func (w *World) tapCopy(tap Tap, b *skb.Buff) {
 	clone, err := b.Clone()
 	if err != 0 {
 		return
 	}
-	clone.Note(kernel.Entry{Op: kernel.OpTapDeliver, Str: tap})
+	clone.Note(kernel.Entry{Op: kernel.OpTapDeliver, Str: tap.Name})
 	clone.OrphanFragsRx(kernel.CopyTap)
-	clone.Free()
+	if tap.Delay == 0 {
+		clone.Free()
+		return
+	}
+	w.tapped = append(w.tapped, clone)
+	w.after(tap.Delay, "tap_read", "tap_read "+tap.Name, func() Event {
+		w.tapped = slices.DeleteFunc(w.tapped, func(c *skb.Buff) bool { return c == clone })
+		clone.Free()
+		return Event{Text: fmt.Sprintf("%s reads its copy %v", tap.Name, clone.Ident())}
+	})
 }
 
 // wire puts one frame on the link: the device holds it until TX completion
@@ -282,6 +302,7 @@ func (w *World) txComplete(dev *Device, b *skb.Buff) {
 		return
 	}
 	w.after(dev.TxComplete, "tx_complete", "tx_complete "+dev.Name, func() Event {
+		w.cpu = dev.CPU
 		b.Free()
 		return Event{Text: fmt.Sprintf("%s: TX completion frees %v", dev.Name, b.Ident())}
 	})
@@ -291,6 +312,7 @@ func (w *World) txComplete(dev *Device, b *skb.Buff) {
 // completion, oldest first (n ≤ 0: all). It returns how many it finished.
 func (w *World) Complete(dev *Device, n int) int {
 	done := dev.takeHeld(n)
+	w.cpu = dev.CPU
 	for _, b := range done {
 		b.Free()
 	}

@@ -35,7 +35,11 @@ type dgram struct {
 func (d *dgram) waitHook(w *World, s *Socket) func() bool {
 	if d.wait == nil {
 		d.wait = func() bool {
-			d.stuck = !w.waitWmem(d.waiting, s)
+			if d.pkt != nil {
+				d.stuck = !w.waitPacket(d.waiting, s, d.pkt)
+			} else {
+				d.stuck = !w.waitWmem(d.waiting, s)
+			}
 			return !d.stuck
 		}
 	}

@@ -101,8 +101,8 @@ func (w *World) queueSkbs(sk *sock.Sock) []*skb.Buff {
 }
 
 // pathSkbs lists the skbs the network keeps below the sockets, for the
-// leak check: frames held on a path and transmissions a device with
-// manual TX completion has not completed.
+// leak check: frames held on a path, transmissions a device with manual TX
+// completion has not completed, and copies packet taps have not read.
 func (w *World) pathSkbs() []*skb.Buff {
 	var out []*skb.Buff
 	for _, s := range w.sockets {
@@ -115,7 +115,7 @@ func (w *World) pathSkbs() []*skb.Buff {
 	for _, d := range w.devices {
 		out = append(out, d.held...)
 	}
-	return out
+	return append(out, w.tapped...)
 }
 
 // ownedPages lists the pages a socket's protocol holds outside skbs.

@@ -1,13 +1,20 @@
 package sim
 
-import "strconv"
+import (
+	"strconv"
+
+	"github.com/zcsim/zcsim/packet"
+)
 
 // State returns what an expect statement can check of a socket, by key:
 // zckey, zerocopy (SOCK_ZEROCOPY, 0 or 1), optmem, wmem, wmem_queued, rmem
 // (bytes), errqueue (records), locked_vm (pages of the socket's user),
 // sndbuf, rcvbuf, refcnt, state (TCP_ESTABLISHED…), notified (ids whose
 // completion the program received, through recvmsg(MSG_ERRQUEUE) or an
-// SCM_ZC_NOTIFICATION), and for TCP unsent
+// SCM_ZC_NOTIFICATION), for a packet socket pending (packet_read_pending),
+// pending0…pending3 (each CPU's counter, unsigned), mapped (0 or 1),
+// hooked (the protocol hook registered, 0 or 1) and rehooks (the
+// synchronize_net calls unhooking cost), and for TCP unsent
 // and unacked (skbs on the write and retransmit queues) and queued (bytes
 // received and not read).
 func (w *World) State(s *Socket) map[string]string {
@@ -30,6 +37,14 @@ func (w *World) State(s *Socket) map[string]string {
 		"unacked":     "0",
 		"queued":      "0",
 		"notified":    strconv.FormatUint(s.notified, 10),
+	}
+	if p := packetOf(s); p != nil {
+		m["pending"] = strconv.FormatInt(p.ReadPending(), 10)
+		for cpu := range packet.NrCPUs {
+			m["pending"+itoa(cpu)] = strconv.FormatUint(uint64(p.PendingCPU(cpu)), 10)
+		}
+		_, _, running, syncs := p.Hook()
+		m["mapped"], m["hooked"], m["rehooks"] = itoa(boolInt(p.Mapped())), itoa(boolInt(running)), itoa(syncs)
 	}
 	if s.tcp != nil {
 		m["unsent"] = itoa(len(s.tcp.WriteQueue()))

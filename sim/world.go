@@ -7,6 +7,7 @@ import (
 	"github.com/zcsim/zcsim/check"
 	"github.com/zcsim/zcsim/kernel"
 	"github.com/zcsim/zcsim/sim/engine"
+	"github.com/zcsim/zcsim/skb"
 	"github.com/zcsim/zcsim/sock"
 	"github.com/zcsim/zcsim/ubuf"
 )
@@ -62,6 +63,11 @@ type World struct {
 	violations int
 	// outOfTime is set when an event fell after the end of virtual time.
 	outOfTime bool
+	// cpu is the CPU the current step runs on: a system call's task's,
+	// a device's for its TX completions, else 0.
+	cpu int
+	// tapped are the copies packet taps hold until they read them.
+	tapped []*skb.Buff
 }
 
 // Task is a process: a named ubuf.Task.
@@ -70,6 +76,9 @@ type Task struct {
 	// HugePages backs the task's send buffers with 2 MiB compound pages
 	// (MAP_HUGETLB), so a TCP skb's frags can hold more than 68 KiB.
 	HugePages bool
+	// CPU is the CPU the task runs on, below packet.NrCPUs; its system
+	// calls run there (Migrate moves it).
+	CPU int
 }
 
 // New returns an empty world running profile p with the given seed. It has
@@ -183,6 +192,7 @@ func (w *World) Failed() bool { return w.failed }
 // step counter, so histories and violations carry it.
 func (w *World) begin() uint64 {
 	w.Host.Step++
+	w.cpu = 0
 	w.touched, w.narration = w.touched[:0], w.narration[:0]
 	return w.Host.Step
 }

@@ -132,8 +132,7 @@ var entries = []Entry{
 	{"B2", "skb_copy_ubufs kept the uarg of an skb without frags", "b90ddd568792",
 		"v4.14 (fixed in v4.15-rc)", kernel.BugCopyUbufsNoFrags, kernel.RuleRxPages, "b02-copy-ubufs-no-frags.zcs", ""},
 	{"B3", "tpacket_snd skbs were not zerocopy: a clone read a ring frame after it was given back", "5cd8d46ea156 \"packet: copy user buffers before orphan or clone\"",
-		"before v4.20", kernel.BugRingNoCopy, kernel.RuleNotifyAfterPages, "",
-		"the scenario language has no PACKET_TX_RING; packet.TestTxRingClone replays it"},
+		"before v4.20", kernel.BugRingNoCopy, kernel.RuleNotifyAfterPages, "b03-packet-ring-no-copy.zcs", ""},
 	{"B6", "corked UDP appends took a uarg reference nobody dropped", "100f6d8e0990 \"net: correct zerocopy refcnt with udp MSG_MORE\"",
 		"v5.0, v5.1", kernel.BugUDPMoreRefcnt, kernel.RuleRefcount, "b06-udp-more-refcnt.zcs", ""},
 	{"B7", "a uarg born on a corked append lost its reference", "522924b58308 \"net: correct udp zerocopy refcnt also when zerocopy only on append\"",
@@ -154,6 +153,8 @@ var entries = []Entry{
 		"before the guard", kernel.BugTxErrorClone, kernel.RuleNotifyAfterPages, "b22-tx-error-clone.zcs", ""},
 	{"Z1", "SCM_ZC_NOTIFICATION lost the completions it could not copy back", "review of the v7 series \"net: A lightweight zero-copy notification\" (not merged)",
 		"the v7 series (2024)", kernel.BugZcCmsgLoss, kernel.RuleNotifyOnce, "z1-zc-cmsg-loss.zcs", ""},
+	{"Z2", "TX ring pending counters summed as signed values: a ring busy for ever", "review of \"packet: use percpu mmap tx frame pending refcount\" (respun unsigned before v3.14)",
+		"the posted patch (2014)", kernel.BugPendingSigned, kernel.RuleAccounting, "z2-packet-pending-signed.zcs", ""},
 }
 
 // Catalog returns every entry in catalog order.

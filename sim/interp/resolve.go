@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/zcsim/zcsim/kernel"
+	"github.com/zcsim/zcsim/packet"
 	"github.com/zcsim/zcsim/sim/engine"
 	"github.com/zcsim/zcsim/sim/scenario"
 )
@@ -100,7 +101,8 @@ var sysctls = map[string]int{
 
 // expectKeys are the state an expect statement can check.
 var expectKeys = []string{"zckey", "zerocopy", "optmem", "wmem", "wmem_queued", "rmem",
-	"errqueue", "locked_vm", "sndbuf", "rcvbuf", "refcnt", "state", "unsent", "unacked", "queued", "notified"}
+	"errqueue", "locked_vm", "sndbuf", "rcvbuf", "refcnt", "state", "unsent", "unacked", "queued", "notified",
+	"pending", "pending0", "pending1", "pending2", "pending3", "mapped", "rehooks", "hooked"}
 
 // Bounds on the sizes a scenario may ask for: what the kernel itself
 // accepts or what a simulation can afford.
@@ -181,8 +183,40 @@ func (r *resolver) sizes(st scenario.Stmt) {
 	case *scenario.Setsockopt:
 		r.signed(s.Value, "an option value")
 		r.optlen(s.Options)
+		for _, v := range s.Req {
+			r.bound(v, "a tpacket_req field", 0, maxBuf)
+		}
 	case *scenario.Getsockopt:
 		r.optlen(s.Options)
+	case *scenario.Txframe:
+		r.bound(s.Frame, "a frame index", 0, maxBuf)
+		r.bound(s.Len, "a frame length", 0, maxBuf)
+	case *scenario.Txstatus:
+		r.bound(s.Frame, "a frame index", 0, maxBuf)
+	case *scenario.Txskew:
+		r.bound(s.Frames, "a frame count", 0, maxID)
+		r.bound(s.CPU, "a cpu", 0, packet.NrCPUs-1)
+	case *scenario.Migrate:
+		r.bound(s.CPU, "a cpu", 0, packet.NrCPUs-1)
+	case *scenario.Bind:
+		if o, ok := s.Options.Lookup("proto"); ok {
+			r.bound(o.Value, "a protocol", 0, 0xffff)
+		}
+	}
+	r.cpuOption(st)
+}
+
+// cpuOption checks the cpu option of a task or a device.
+func (r *resolver) cpuOption(st scenario.Stmt) {
+	var os scenario.Options
+	switch s := st.(type) {
+	case *scenario.Task:
+		os = s.Options
+	case *scenario.Device:
+		os = s.Options
+	}
+	if o, ok := os.Lookup("cpu"); ok {
+		r.bound(o.Value, "cpu", 0, packet.NrCPUs-1)
 	}
 }
 
@@ -354,6 +388,10 @@ func (r *resolver) stmt(st scenario.Stmt, bugs map[kernel.Bug]bool) {
 		r.defineSocket(s.New)
 	case *scenario.Setrlimit:
 		r.need(r.tasks, "task", s.Task)
+	case *scenario.Migrate:
+		r.need(r.tasks, "task", s.Task)
+	case *scenario.Bind:
+		r.option(s.Options, "dev", r.devices, "device")
 	case *scenario.Capdrop:
 		r.need(r.tasks, "task", s.Task)
 	case *scenario.Capset:

@@ -268,12 +268,16 @@ func (in *interp) exec(st scenario.Stmt, c sim.Call) {
 	case *scenario.Tap:
 		w.Control(c, "tap", c.Text, func() {
 			d := w.Device(optText(s.Options, "on"))
-			d.Taps = append(d.Taps, s.Name.Name)
+			d.Taps = append(d.Taps, sim.Tap{Name: s.Name.Name, Delay: engine.Duration(optNum(s.Options, "delay", 0))})
 		})
 		return
 	case *scenario.Socket:
 		r = in.socket(c, s)
 	case *scenario.Setsockopt:
+		if s.Req != nil {
+			r = w.TxRing(c, in.sock(s.Sock), tpacketReq(s.Req))
+			break
+		}
 		opt, val := s.Option()
 		r = w.SetsockoptBuf(c, in.sock(s.Sock), opt, val, optval(s.Options))
 	case *scenario.Getsockopt:
@@ -286,7 +290,19 @@ func (in *interp) exec(st scenario.Stmt, c sim.Call) {
 	case *scenario.Accept:
 		_, r = w.Accept(c, in.sock(s.Sock), s.New.Name)
 	case *scenario.Bind:
-		r = w.Bind(c, in.sock(s.Sock))
+		var dev *sim.Device
+		if name := optText(s.Options, "dev"); name != "" {
+			dev = w.Device(name)
+		}
+		r = w.BindPacket(c, in.sock(s.Sock), kernel.Protocol(optNum(s.Options, "proto", 0)), dev)
+	case *scenario.Mmap:
+		r = w.Mmap(c, in.sock(s.Sock))
+	case *scenario.Munmap:
+		r = w.Munmap(c, in.sock(s.Sock))
+	case *scenario.Txstatus:
+		r = w.TxStatus(c, in.sock(s.Sock), int(s.Frame.N))
+	case *scenario.Migrate:
+		r = w.Migrate(c, w.Task(s.Task.Name), int(s.CPU.N))
 	case *scenario.Shutdown:
 		r = w.Shutdown(c, in.sock(s.Sock), s.How.Name != "SHUT_WR", s.How.Name != "SHUT_RD")
 	case *scenario.Close:
@@ -350,7 +366,7 @@ func (in *interp) verify(st scenario.Stmt, r sim.Result) {
 // call gets EBADF, anything else cannot be done.
 func (in *interp) noSocket(c sim.Call, st scenario.Stmt, ss scenario.Sock) {
 	switch st.(type) {
-	case *scenario.Hold, *scenario.Release, *scenario.Drop, *scenario.Zckey, *scenario.Expect:
+	case *scenario.Hold, *scenario.Release, *scenario.Drop, *scenario.Zckey, *scenario.Expect, *scenario.Txframe, *scenario.Txskew:
 		in.w.Control(c, "control", c.Text, nil)
 		in.mismatch(st, "socket "+ss.String()+" to exist", "its socket(2) call failed")
 		return
@@ -409,6 +425,14 @@ func (in *interp) network(c sim.Call, st scenario.Stmt) {
 	case *scenario.Expect:
 		w.Control(c, "expect", c.Text, nil)
 		in.expect(s)
+	case *scenario.Txframe:
+		if !w.TxFrame(c, in.sock(s.Sock), int(s.Frame.N), int(s.Len.N)) {
+			in.mismatch(st, "frame "+s.Frame.Text+" of a mapped ring to be the program's", "it is not (no mapped ring, no such frame, or the kernel owns it)")
+		}
+	case *scenario.Txskew:
+		if !w.TxSkew(c, in.sock(s.Sock), uint32(s.Frames.N), int(s.CPU.N)) {
+			in.mismatch(st, "a packet socket", s.Sock.String()+" is not one")
+		}
 	}
 }
 

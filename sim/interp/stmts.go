@@ -7,6 +7,7 @@ import (
 
 	"github.com/zcsim/zcsim/kernel"
 	"github.com/zcsim/zcsim/notify"
+	"github.com/zcsim/zcsim/packet"
 	"github.com/zcsim/zcsim/sim"
 	"github.com/zcsim/zcsim/sim/engine"
 	"github.com/zcsim/zcsim/sim/scenario"
@@ -83,6 +84,7 @@ func (in *interp) task(s *scenario.Task) {
 	_, capLock := s.Options.Lookup("cap_ipc_lock")
 	t := w.AddTask(s.Name.Name, user, memlock, capLock)
 	_, t.HugePages = s.Options.Lookup("hugepages")
+	t.CPU = int(optNum(s.Options, "cpu", 0))
 	_, t.CapNetAdmin = s.Options.Lookup("cap_net_admin")
 }
 
@@ -104,6 +106,7 @@ func device(s *scenario.Device, p *kernel.Profile) *sim.Device {
 	d.TSO = optOn(s.Options, "tso", d.TSO)
 	d.GSOMaxSize = min(int(optNum(s.Options, "gso_max_size", uint64(d.GSOMaxSize))), p.GSOMaxSize)
 	d.MTU = int(optNum(s.Options, "mtu", uint64(d.MTU)))
+	d.CPU = int(optNum(s.Options, "cpu", 0))
 	d.Delay = engine.Duration(optNum(s.Options, "delay", uint64(d.Delay)))
 	if o, ok := s.Options.Lookup("loss"); ok {
 		d.LossPPM = lossPPM(o.Value.Text)
@@ -200,4 +203,9 @@ func (in *interp) expect(s *scenario.Expect) {
 			in.mismatch(s, fmt.Sprintf("%s=%s", c.Key, c.Value.Text), fmt.Sprintf("%s=%s", c.Key, got))
 		}
 	}
+}
+
+// tpacketReq is the struct tpacket_req of a PACKET_TX_RING setsockopt.
+func tpacketReq(v []scenario.Value) packet.TpacketReq {
+	return packet.TpacketReq{BlockSize: int(v[0].N), BlockNr: int(v[1].N), FrameSize: int(v[2].N), FrameNr: int(v[3].N)}
 }

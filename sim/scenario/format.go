@@ -97,7 +97,10 @@ func words(st Stmt) []string {
 		return append(w, options(s.Options)...)
 	case *Setsockopt:
 		v := s.Value.Text
-		if v == "" {
+		switch {
+		case s.Req != nil:
+			v = iovec(s.Req)
+		case v == "":
 			v = s.Flags.String()
 		}
 		return append([]string{"setsockopt", s.Sock.String(), s.Level.Name, s.Opt.Name, v}, options(s.Options)...)
@@ -117,7 +120,19 @@ func callWords(st Stmt) []string {
 	case *Listen:
 		return []string{"listen", s.Sock.String()}
 	case *Bind:
-		return []string{"bind", s.Sock.String()}
+		return append([]string{"bind", s.Sock.String()}, options(s.Options)...)
+	case *Mmap:
+		return []string{"mmap", s.Sock.String()}
+	case *Munmap:
+		return []string{"munmap", s.Sock.String()}
+	case *Txframe:
+		return []string{"txframe", s.Sock.String(), s.Frame.Text, s.Len.Text}
+	case *Txstatus:
+		return []string{"txstatus", s.Sock.String(), s.Frame.Text}
+	case *Txskew:
+		return []string{"txskew", s.Sock.String(), s.Frames.Text, s.CPU.Text}
+	case *Migrate:
+		return []string{"migrate", s.Task.Name, s.CPU.Text}
 	case *Close:
 		return []string{"close", s.Sock.String()}
 	case *Accept:

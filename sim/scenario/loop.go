@@ -96,6 +96,10 @@ func exprs(st Stmt, fn func(*Expr)) {
 		for _, m := range s.Msgs {
 			val(m...)
 		}
+	case *Txframe:
+		val(s.Frame, s.Len)
+	case *Txstatus:
+		val(s.Frame)
 	}
 	w := st.Expectation()
 	for _, x := range []*Value{w.RetX, w.LoX, w.HiX, w.KeyX} {
@@ -145,6 +149,11 @@ func Instantiate(st Stmt, vars []int64) (Stmt, error) {
 		ev.size(&s.Count)
 	case *Zckey:
 		ev.id(&s.Value)
+	case *Txframe:
+		ev.size(&s.Frame)
+		ev.size(&s.Len)
+	case *Txstatus:
+		ev.size(&s.Frame)
 	case *Sendmsg:
 		s.Iov = ev.sizes(s.Iov)
 	case *Sendmmsg:

@@ -29,7 +29,7 @@ var statements = map[string]func(*lineParser) Stmt{
 	},
 	"connect":  func(p *lineParser) Stmt { return &Connect{Sock: p.sock()} },
 	"listen":   func(p *lineParser) Stmt { return &Listen{Sock: p.sock()} },
-	"bind":     func(p *lineParser) Stmt { return &Bind{Sock: p.sock()} },
+	"bind":     func(p *lineParser) Stmt { return &Bind{Sock: p.sock(), Options: p.options(bindOpts)} },
 	"close":    func(p *lineParser) Stmt { return &Close{Sock: p.sock()} },
 	"accept":   func(p *lineParser) Stmt { return &Accept{Sock: p.sock(), New: p.name("new socket name")} },
 	"shutdown": func(p *lineParser) Stmt { return &Shutdown{Sock: p.sock(), How: p.symbol(shutHows)} },
@@ -66,13 +66,23 @@ var statements = map[string]func(*lineParser) Stmt{
 	},
 	"fault":  func(p *lineParser) Stmt { return &Fault{Site: p.name("fault site"), Rule: p.rule()} },
 	"zckey":  func(p *lineParser) Stmt { return &Zckey{Sock: p.sock(), Value: p.operand("counter value")} },
-	"expect": parseExpect,
+	"mmap":   func(p *lineParser) Stmt { return &Mmap{Sock: p.sock()} },
+	"munmap": func(p *lineParser) Stmt { return &Munmap{Sock: p.sock()} },
+	"txframe": func(p *lineParser) Stmt {
+		return &Txframe{Sock: p.sock(), Frame: p.operand("frame index"), Len: p.operand("frame length")}
+	},
+	"txstatus": func(p *lineParser) Stmt { return &Txstatus{Sock: p.sock(), Frame: p.operand("frame index")} },
+	"txskew": func(p *lineParser) Stmt {
+		return &Txskew{Sock: p.sock(), Frames: p.number("frame count"), CPU: p.number("cpu")}
+	},
+	"migrate": func(p *lineParser) Stmt { return &Migrate{Task: p.name("task name"), CPU: p.number("cpu")} },
+	"expect":  parseExpect,
 }
 
 var (
 	userOpts   = []optSpec{{key: "uid", kind: optNumber, required: true}}
-	taskOpts   = []optSpec{{key: "user", kind: optName, required: true}, {key: "memlock", kind: optNumberOr, words: []string{"unlimited"}}, {key: "cap_ipc_lock", kind: optBare}, {key: "cap_net_admin", kind: optBare}, {key: "hugepages", kind: optBare}}
-	tapOpts    = []optSpec{{key: "on", kind: optName, required: true}}
+	taskOpts   = []optSpec{{key: "user", kind: optName, required: true}, {key: "memlock", kind: optNumberOr, words: []string{"unlimited"}}, {key: "cap_ipc_lock", kind: optBare}, {key: "cap_net_admin", kind: optBare}, {key: "hugepages", kind: optBare}, {key: "cpu", kind: optNumber}}
+	tapOpts    = []optSpec{{key: "on", kind: optName, required: true}, {key: "delay", kind: optDuration}}
 	deviceOpts = []optSpec{
 		{key: "sg", kind: optWords, words: onOff},
 		{key: "csum", kind: optWords, words: onOff},
@@ -83,7 +93,11 @@ var (
 		{key: "delay", kind: optDuration},
 		{key: "loss", kind: optFraction},
 		{key: "txcomplete", kind: optDurationOr, words: []string{"manual"}},
+		{key: "cpu", kind: optNumber},
 	}
+	// bindOpts are a packet socket's sockaddr_ll: sll_protocol and the
+	// device (sll_ifindex; all for 0).
+	bindOpts  = []optSpec{{key: "proto", kind: optNumber}, {key: "dev", kind: optName}}
 	vhostOpts = []optSpec{{key: "gso_size", kind: optNumber}}
 	// sendmsgOpts are its control messages: an SCM_ZC_NOTIFICATION of
 	// zc_info entries, its cmsg data length zc_len if not the right one.
@@ -134,6 +148,10 @@ func parseSetsockopt(p *lineParser) Stmt {
 	t, ok := p.peek()
 	switch {
 	case p.err != nil:
+	case s.Opt.Name == "PACKET_TX_RING" && p.peekIs(tLBrack):
+		if s.Req = p.iovec(); p.err == nil && len(s.Req) != 4 {
+			p.fail(t, "PACKET_TX_RING takes a struct tpacket_req: [BLOCK_SIZE, BLOCK_NR, FRAME_SIZE, FRAME_NR]")
+		}
 	case s.Opt.Name == "SO_TIMESTAMPING" && ok && t.kind == tWord && !isDigit(t.text[0]) && t.text[0] != '-':
 		s.Flags = p.flags(timestampingNames, false)
 	default:

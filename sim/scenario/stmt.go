@@ -90,12 +90,13 @@ type Device struct {
 	Options Options // sg, csum, gso, tso, gso_max_size, mtu, delay, loss, txcomplete
 }
 
-// Tap is "tap NAME on=DEVICE": a packet socket (tcpdump) attached to a
-// device, which clones every skb the device transmits.
+// Tap is "tap NAME on=DEVICE [delay=DUR]": a packet socket (tcpdump)
+// attached to a device, which clones every skb the device transmits and
+// reads each copy after DUR (at once when not given).
 type Tap struct {
 	Line
 	Name    Ident
-	Options Options // on (required)
+	Options Options // on (required), delay
 }
 
 // Socket is "socket NAME FAMILY TYPE [PROTOCOL] [options]": socket(2).
@@ -110,8 +111,10 @@ type Socket struct {
 }
 
 // Setsockopt is "setsockopt S LEVEL OPTNAME VALUE": setsockopt(2). VALUE is
-// a number (Value) or, for SO_TIMESTAMPING, a "|"-union of SOF_TIMESTAMPING_*
-// names (Flags, with Value zero).
+// a number (Value), for SO_TIMESTAMPING a "|"-union of SOF_TIMESTAMPING_*
+// names (Flags, with Value zero), and for PACKET_TX_RING a struct
+// tpacket_req "[BLOCK_SIZE, BLOCK_NR, FRAME_SIZE, FRAME_NR]" (Req; a
+// number there is an int too short for the struct: EINVAL).
 type Setsockopt struct {
 	Line
 	Sock  Sock
@@ -122,6 +125,8 @@ type Setsockopt struct {
 	// Options describe the buffer: optlen=N (an int's 4 bytes when
 	// absent; may be negative), null (optval is NULL).
 	Options Options
+	// Req is PACKET_TX_RING's struct tpacket_req.
+	Req []Value
 }
 
 // Getsockopt is "getsockopt S LEVEL OPTNAME": getsockopt(2); its outcome is
@@ -154,10 +159,13 @@ type Accept struct {
 	New  Ident
 }
 
-// Bind is "bind S": bind(2) to the socket's implicit local address.
+// Bind is "bind S [proto=N] [dev=DEVICE]": bind(2) to the socket's
+// implicit local address; for a packet socket, to protocol N (0 or left
+// out: the socket's) and DEVICE (left out: every device).
 type Bind struct {
 	Line
-	Sock Sock
+	Sock    Sock
+	Options Options // proto, dev
 }
 
 // Shutdown is "shutdown S HOW": shutdown(2) with SHUT_RD, SHUT_WR or
@@ -335,6 +343,53 @@ type Zckey struct {
 	Value Value
 }
 
+// Mmap is "mmap S": mmap(2) of a packet socket's ring.
+type Mmap struct {
+	Line
+	Sock Sock
+}
+
+// Munmap is "munmap S": munmap(2) of the ring's mapping.
+type Munmap struct {
+	Line
+	Sock Sock
+}
+
+// Txframe is "txframe S I LEN": the program writes LEN bytes into TX ring
+// frame I through the mapping and sets its tp_status to
+// TP_STATUS_SEND_REQUEST.
+type Txframe struct {
+	Line
+	Sock       Sock
+	Frame, Len Value
+}
+
+// Txstatus is "txstatus S I": the program reads frame I's tp_status; its
+// outcome is the status (0 AVAILABLE, 1 SEND_REQUEST, 2 SENDING, 4
+// WRONG_FORMAT).
+type Txstatus struct {
+	Line
+	Sock  Sock
+	Frame Value
+}
+
+// Txskew is "txskew S N CPU": set S's per-CPU TX ring pending counters
+// as if N frames had been sent on its task's CPU and completed on CPU: the
+// shortcut a lesson on wrapped counters needs.
+type Txskew struct {
+	Line
+	Sock   Sock
+	Frames Value
+	CPU    Value
+}
+
+// Migrate is "migrate TASK CPU": sched_setaffinity moves the task to CPU.
+type Migrate struct {
+	Line
+	Task Ident
+	CPU  Value
+}
+
 // Expect is "expect S key=value ...": check the socket's state (zckey,
 // optmem, wmem, errqueue, locked_vm, refcnt, …). Keys and word values are
 // validated by the simulator.
@@ -382,6 +437,16 @@ func SockOf(st Stmt) (Sock, bool) {
 	case *Drop:
 		return s.Sock, true
 	case *Zckey:
+		return s.Sock, true
+	case *Mmap:
+		return s.Sock, true
+	case *Munmap:
+		return s.Sock, true
+	case *Txframe:
+		return s.Sock, true
+	case *Txstatus:
+		return s.Sock, true
+	case *Txskew:
 		return s.Sock, true
 	case *Expect:
 		return s.Sock, true
