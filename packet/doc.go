@@ -26,7 +26,19 @@
 //	                                         └─bad length→ WRONG_FORMAT
 //
 // MSG_DONTWAIT (seed 002): tpacket_snd returns once no frame is in
-// SEND_REQUEST; without it, it also waits until no frame is pending.
+// SEND_REQUEST; without it, it also waits until no frame is pending. With
+// PACKET_LOSS a malformed frame is given back and skipped instead.
+//
+// Pending frames (seed 002) are counted per CPU: the increment on the CPU
+// tpacket_snd runs on, the decrement on the CPU the destructor runs on
+// (Sock.CPU), each an unsigned int that may wrap; packet_read_pending sums
+// them modulo 2^32 (ReadPending). kernel.BugPendingSigned sums them as
+// signed ints in a wider type, the posted patch's mistake. The ring can be
+// set up or torn down only while it is unmapped and nothing is pending.
+//
+// bind (seed 002): packet_do_bind skips unregister_prot_hook, its
+// synchronize_net and the new registration when the protocol and the
+// device are those already hooked (Sock.Bind, Sock.Hook).
 //
 // # Ownership
 //
@@ -52,7 +64,11 @@
 //	packet_snd: frags exhausted (zc)      EMSGSIZE    —           —           —
 //	send buffer full, cannot wait         EAGAIN      EAGAIN      EAGAIN      EAGAIN
 //	skb allocation failure                ENOBUFS     ENOBUFS     ENOBUFS     ENOBUFS
-//	PACKET_TX_RING: ring exists, pending  EBUSY       EBUSY       EBUSY       EBUSY
+//	PACKET_TX_RING: ring exists, mapped,
+//	  or frames pending                   EBUSY       EBUSY       EBUSY       EBUSY
+//	PACKET_TX_RING: teardown naming frames EINVAL     EINVAL      EINVAL      EINVAL
+//	PACKET_LOSS once a ring exists        EBUSY       EBUSY       EBUSY       EBUSY
+//	mmap without a ring                   EINVAL      EINVAL      EINVAL      EINVAL
 //	PACKET_TX_RING: bad geometry          EINVAL      EINVAL      EINVAL      EINVAL
 //	tpacket_snd: frame too long           EMSGSIZE    EMSGSIZE    EMSGSIZE    EMSGSIZE
 //	tpacket_snd: SOCK_RAW < 14 bytes      EINVAL      EINVAL      EINVAL      EINVAL
@@ -65,7 +81,7 @@
 // tpacket_snd, tpacket_fill_skb, tpacket_parse_header,
 // tpacket_destruct_skb, packet_set_ring, packet_current_frame,
 // packet_increment_head, packet_inc_pending/packet_dec_pending/
-// packet_read_pending, packet_release; the RFC's
+// packet_read_pending, packet_mmap, packet_do_bind, packet_release; the RFC's
 // packet_zerocopy_sg_from_iovec; include/linux/skbuff.h:
 // skb_zcopy_set_nouarg.
 package packet

@@ -272,7 +272,9 @@ func (w *World) inetLookup(t *Task, family kernel.Family, base kernel.SockType, 
 	return 0
 }
 
-// newSocket builds a socket and its protocol state.
+// newSocket builds a socket and its protocol state. Protocol 0 of an inet
+// socket is its type's default (inet_create); a packet socket keeps 0:
+// no protocol, not hooked (packet_create).
 func (w *World) newSocket(name string, t *Task, family kernel.Family, typ kernel.SockType, proto kernel.Protocol, dev *Device) *Socket {
 	if proto == kernel.IPPROTO_IP && (family == kernel.AF_INET || family == kernel.AF_INET6) {
 		switch typ.Base() {

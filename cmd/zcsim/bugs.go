@@ -20,9 +20,7 @@ func newBugsCmd() *cobra.Command {
 profile switch, what a run with the bug must detect, and the scenario. The
 scenario paths are relative to the repository root: from there, zcsim run
 PATH runs one as printed, with the bug off (but Z1, whose profile is the
-unmerged series as posted, bug included). An
-entry the scenario language cannot express (B3, a PACKET_TX_RING bug) names
-the test that replays it instead.
+unmerged series as posted, bug included).
 
 bugs ID replays one entry with its bug switched on and prints the narrated
 timeline with every object each step touched (--brief: one line per step);

@@ -15,9 +15,9 @@
 // expectation and what the call returned. Check runs both and says
 // whether the entry behaves; the package's tests check every entry.
 //
-// An entry whose bug lives where the scenario language cannot reach (B3:
-// the language has no PACKET_TX_RING) has no scenario; its Elsewhere names
-// the test that replays it instead, and Check skips it, saying so.
+// An entry whose bug lives where the scenario language cannot reach would
+// have no scenario; its Elsewhere would name the test that replays it
+// instead, and Check skips it, saying so. Every entry has a scenario today.
 //
 // Scenario paths ([Entry.Path]) are relative to the repository root, so a
 // path the catalog prints runs as printed there: zcsim run sim/bugs/….
@@ -26,7 +26,8 @@
 //
 // The ids follow the research notes: B1…B22 are bugs fixed in merged
 // kernels, R1…R7 the fixes made between the RFC v2 patch set and its
-// merge, Z1… flaws that review found in proposed series never merged. The prose is ours; docs/bugs.md has one paragraph per entry.
+// merge, Z1… flaws that review found in proposed patches (Z1's series was
+// never merged; Z2's patch was fixed before it was). The prose is ours; docs/bugs.md has one paragraph per entry.
 package bugs
 
 import (
