@@ -14,7 +14,7 @@ func newReplayCmd() *cobra.Command {
 	var file string
 	var asJSON bool
 	cmd := &cobra.Command{
-		Use:   "replay [--strace] FILE [--profile P] [--json] [--cap-ipc-lock] [--cap-net-admin] [--optmem-max N] [--memlock N]",
+		Use:   "replay [--strace] FILE... [--profile P] [--json] [--cap-ipc-lock] [--cap-net-admin] [--optmem-max N] [--memlock N]",
 		Short: "replay an strace log on the model and report where the kernel and the model differ",
 		Long: `replay reads an strace log of a real program (FILE, or --strace FILE: the
 two are the same) and replays its socket calls on
@@ -27,7 +27,9 @@ traced task has no CAP_IPC_LOCK unless --cap-ipc-lock, and no CAP_NET_ADMIN
 both for a program traced as root. What the log shows of the machine (a
 limit read back, a result only a capability allows, geteuid() = 0) sets
 what these flags leave unset, and the report's header says so, with the
-line; a flag given overrides it. FILE may be gzipped (FILE.gz). The report
+line; a flag given overrides it. FILE may be gzipped (FILE.gz). Several
+FILEs are the files of strace -ff -o PREFIX (PREFIX.PID), merged in time
+order (they need -tt or -ttt). The report
 streams out as the replay runs; a log of a million calls replays in
 bounded memory. Between two calls
 the network settles, unless the log has timestamps (-t, -tt, -ttt, -r):
@@ -36,14 +38,15 @@ then virtual time advances by the real gap. See docs/replay.md.
 Exit status 0 when some call agrees (plainly or under an assumption) and none
 diverges, 1 on a divergence or when nothing could be checked, 2 for
 unreadable or malformed input (file:line:col), before anything is printed.`,
-		Args: cobra.MaximumNArgs(1),
+		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			files := args
 			switch {
-			case len(args) == 1 && file != "":
+			case len(args) > 0 && file != "":
 				return fail(cmd, fmt.Errorf("replay: give the log once, as FILE or as --strace FILE, not both"))
-			case len(args) == 1:
-				file = args[0]
-			case file == "":
+			case file != "":
+				files = []string{file}
+			case len(args) == 0:
 				return fail(cmd, fmt.Errorf("replay: no strace log: zcsim replay FILE"))
 			}
 			for flag, f := range map[string]replay.Fixed{"cap-ipc-lock": replay.FixCapIPCLock, "cap-net-admin": replay.FixCapNetAdmin, "memlock": replay.FixMemlock} {
@@ -67,7 +70,7 @@ unreadable or malformed input (file:line:col), before anything is printed.`,
 					line.show("replay: line %d of %d", at, lines)
 				}
 			}
-			rep, err := replay.ReplayFile(file, opts)
+			rep, err := replay.ReplayFiles(files, opts)
 			line.clear()
 			errw.Flush()
 			if ferr := out.Flush(); err == nil {

@@ -1,6 +1,9 @@
 package replay_test
 
 import (
+	"os"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -59,4 +62,37 @@ func TestForkCopiesThreadShares(t *testing.T) {
 	exit := strings.Replace(log, "2 close(3) = 0\n", "", 1)
 	rep = replayText(t, exit)
 	require.Equal(t, "100", callAt(t, rep, 4).Predicted, "the child's exit leaves the parent's descriptor")
+}
+
+// The files of strace -ff (testdata/ff: forms.c traced with -ff -tt) are
+// merged in time order, each call its file's pid: the thread's and the
+// child's calls reach the parent's socket as in the -f log.
+func TestFollowForkFiles(t *testing.T) {
+	files, err := filepath.Glob("testdata/ff/forms.*")
+	require.NoError(t, err)
+	require.Len(t, files, 3)
+	rep, err := replay.ReplayFiles(files, replay.Options{})
+	require.NoError(t, err)
+	require.True(t, rep.OK(), "%+v", rep.Divergences())
+	require.True(t, rep.Config.Merged)
+	pids := map[int]bool{}
+	for _, c := range rep.Calls {
+		pids[c.Pid] = true
+		if c.Syscall == "recvmsg" && c.Verdict == replay.Agree && strings.HasPrefix(c.Observed, "0 ") {
+			require.Equal(t, "0 zerocopy [0,2] COPIED", c.Predicted, "the three processes' sends share the ids")
+		}
+	}
+	require.Len(t, pids, 3)
+	var b strings.Builder
+	require.NoError(t, rep.WriteText(&b))
+	require.Regexp(t, `ok   pid \d+ line 3 +close\(4\) \(other descriptors keep the socket open\)`, b.String())
+
+	_, err = replay.ReplayFiles([]string{files[0], "testdata/forms.log"}, replay.Options{})
+	require.ErrorContains(t, err, "testdata/forms.log: several logs are the files of strace -ff, named PREFIX.PID")
+	dir := t.TempDir()
+	for i, f := range []string{"a.1", "a.2"} {
+		require.NoError(t, os.WriteFile(filepath.Join(dir, f), []byte("socket(AF_INET, SOCK_DGRAM, IPPROTO_IP) = "+strconv.Itoa(3+i)+"\n"), 0o644))
+	}
+	_, err = replay.ReplayFiles([]string{filepath.Join(dir, "a.1"), filepath.Join(dir, "a.2")}, replay.Options{})
+	require.ErrorContains(t, err, "a.1:1: strace -ff logs need -tt or -ttt timestamps to be merged")
 }

@@ -48,6 +48,10 @@ type Config struct {
 	// Inferred lists the settings above that the log's evidence set,
 	// each with the line that showed it.
 	Inferred []Inferred `json:"inferred,omitempty"`
+	// Merged is set when the log is the files of strace -ff, merged in
+	// time order (File lists them): a call's line is in the file of its
+	// pid.
+	Merged bool `json:"merged,omitempty"`
 }
 
 // Inferred is one setting of the Config that the log showed: Setting
@@ -183,6 +187,8 @@ func NewTextWriter(w io.Writer) Writer { return &textWriter{w: w} }
 type textWriter struct {
 	w io.Writer
 	b []byte
+	// pids: the log is merged -ff files, so a line names its pid.
+	pids bool
 }
 
 func (t *textWriter) flush() error {
@@ -192,6 +198,7 @@ func (t *textWriter) flush() error {
 }
 
 func (t *textWriter) Begin(c Config) error {
+	t.pids = c.Merged
 	with := func(on bool) string {
 		if on {
 			return "with"
@@ -208,7 +215,11 @@ func (t *textWriter) Begin(c Config) error {
 
 func (t *textWriter) Call(k Call) error {
 	mark := map[Verdict]string{Agree: "ok  ", Assumed: "ok~ ", Diverge: "DIFF", Undetermined: "??  "}[k.Verdict]
-	t.b = fmt.Appendf(t.b, "%s line %-5d %-44s observed %-28s predicted %s", mark, k.Line, k.Text, k.Observed, k.Predicted)
+	if t.pids {
+		t.b = fmt.Appendf(t.b, "%s pid %d line %-5d %-44s observed %-28s predicted %s", mark, k.Pid, k.Line, k.Text, k.Observed, k.Predicted)
+	} else {
+		t.b = fmt.Appendf(t.b, "%s line %-5d %-44s observed %-28s predicted %s", mark, k.Line, k.Text, k.Observed, k.Predicted)
+	}
 	if k.Compared != "" {
 		t.b = fmt.Appendf(t.b, "  [%s]", k.Compared)
 	}

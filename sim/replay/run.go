@@ -6,7 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
+	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/zcsim/zcsim/kernel"
@@ -19,7 +22,58 @@ import (
 // line by line: once to check it and learn what it says of the machine,
 // once to replay it, so that memory does not grow with its length.
 func ReplayFile(file string, opts Options) (*Report, error) {
-	return replay(file, func() (io.ReadCloser, error) { return openLog(file) }, opts)
+	return ReplayFiles([]string{file}, opts)
+}
+
+// ReplayFiles replays one log, or the files of strace -ff -o PREFIX
+// (PREFIX.PID, one per process), merged in time order (strace.Merged):
+// each file's calls are its pid's.
+func ReplayFiles(files []string, opts Options) (*Report, error) {
+	if len(files) == 1 {
+		return replay(files[0], false, func() (strace.Source, io.Closer, error) {
+			in, err := openLog(files[0])
+			if err != nil {
+				return nil, nil, err
+			}
+			return strace.NewScanner(files[0], in), in, nil
+		}, opts)
+	}
+	pids := make([]int, len(files))
+	for i, f := range files {
+		dot := strings.LastIndexByte(f, '.')
+		pid, err := strconv.Atoi(f[dot+1:])
+		if dot < 0 || err != nil || pid <= 0 {
+			return nil, fmt.Errorf("%s: several logs are the files of strace -ff, named PREFIX.PID", f)
+		}
+		pids[i] = pid
+	}
+	return replay(strings.Join(files, " "), true, func() (strace.Source, io.Closer, error) {
+		var scs []*strace.Scanner
+		var closers multiCloser
+		for _, f := range files {
+			in, err := openLog(f)
+			if err != nil {
+				closers.Close()
+				return nil, nil, err
+			}
+			closers = append(closers, in)
+			scs = append(scs, strace.NewScanner(f, in))
+		}
+		return strace.NewMerged(scs, pids), closers, nil
+	}, opts)
+}
+
+// multiCloser closes several files.
+type multiCloser []io.Closer
+
+func (m multiCloser) Close() error {
+	var first error
+	for _, c := range m {
+		if err := c.Close(); err != nil && first == nil {
+			first = err
+		}
+	}
+	return first
 }
 
 // Replay parses the strace log src (named file in errors) and replays its
@@ -30,7 +84,9 @@ func ReplayFile(file string, opts Options) (*Report, error) {
 // mid-way (the traced program or strace was killed) is replayed up to it,
 // and a note says where it stopped.
 func Replay(file string, src []byte, opts Options) (*Report, error) {
-	return replay(file, func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(src)), nil }, opts)
+	return replay(file, false, func() (strace.Source, io.Closer, error) {
+		return strace.NewScanner(file, bytes.NewReader(src)), io.NopCloser(nil), nil
+	}, opts)
 }
 
 // openLog opens a log file, gunzipping a ".gz" one.
@@ -53,7 +109,10 @@ func openLog(file string) (io.ReadCloser, error) {
 // progressEvery is how many lines pass between two Progress calls.
 const progressEvery = 1 << 16
 
-func replay(file string, open func() (io.ReadCloser, error), opts Options) (*Report, error) {
+// opener opens a log for one read through it.
+type opener func() (strace.Source, io.Closer, error)
+
+func replay(file string, merged bool, open opener, opts Options) (*Report, error) {
 	if opts.OptmemMax < 0 {
 		return nil, fmt.Errorf("optmem_max %d is negative", opts.OptmemMax)
 	}
@@ -75,16 +134,16 @@ func replay(file string, open func() (io.ReadCloser, error), opts Options) (*Rep
 		return nil, err
 	}
 	r := newReplayer(file, p, sv, opts)
+	r.rep.Config.Merged = merged
 	if r.out != nil {
 		r.err = r.out.Begin(r.rep.Config)
 	}
-	in, err := open()
+	sc, in, err := open()
 	if err != nil {
 		return nil, err
 	}
 	defer in.Close()
-	sc := strace.NewScanner(file, in)
-	dec := strace.NewDecoder(file)
+	dec := decoders{}
 	next := progressEvery
 	for r.err == nil && sc.Scan() {
 		it := sc.Item()
@@ -95,7 +154,7 @@ func replay(file string, open func() (io.ReadCloser, error), opts Options) (*Rep
 			continue
 		}
 		r.raw = it.Call
-		r.op(dec.Op(it.Call))
+		r.op(dec.op(it))
 		if r.progress != nil && sc.Line() >= next {
 			r.progress(sc.Line(), sv.lines)
 			next = sc.Line() + progressEvery
@@ -112,6 +171,34 @@ func replay(file string, open func() (io.ReadCloser, error), opts Options) (*Rep
 		r.err = r.out.End(r.rep)
 	}
 	return r.rep, r.err
+}
+
+// decoders decode each file's calls with a Decoder of their own, so that
+// an error names the file of its line.
+type decoders map[string]*strace.Decoder
+
+func (d decoders) op(it strace.Item) strace.Op {
+	dec := d[it.File]
+	if dec == nil {
+		dec = strace.NewDecoder(it.File)
+		d[it.File] = dec
+	}
+	return dec.Op(it.Call)
+}
+
+// err returns the decoders' errors, in the order of the files' names.
+func (d decoders) err() error {
+	names := slices.Sorted(maps.Keys(d))
+	var errs []error
+	for _, n := range names {
+		if err := d[n].Err(); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if len(errs) == 1 {
+		return errs[0]
+	}
+	return errors.Join(errs...)
 }
 
 // survey is what a first read of a log found: that it is well formed,
@@ -140,25 +227,25 @@ type inference struct {
 // surveyLog reads the log through, parsing and decoding every line: an
 // input error is returned before anything is replayed, unless it is only
 // the cut last line.
-func surveyLog(file string, open func() (io.ReadCloser, error), progress func(line, lines int)) (*survey, error) {
-	in, err := open()
+func surveyLog(file string, open opener, progress func(line, lines int)) (*survey, error) {
+	sc, in, err := open()
 	if err != nil {
 		return nil, err
 	}
 	defer in.Close()
 	sv := &survey{timestamps: "none"}
-	sc := strace.NewScanner(file, in)
-	dec := strace.NewDecoder(file)
+	dec := decoders{}
 	next := progressEvery
 	for sc.Scan() {
-		c := sc.Item().Call
+		it := sc.Item()
+		c := it.Call
 		if c == nil {
 			continue
 		}
 		if sv.timestamps == "none" {
 			sv.timestamps = timestampKind(c.Time.Kind)
 		}
-		sv.learn(dec.Op(c))
+		sv.learn(dec.op(it))
 		if progress != nil && sc.Line() >= next {
 			progress(sc.Line(), 0)
 			next = sc.Line() + progressEvery
@@ -167,7 +254,7 @@ func surveyLog(file string, open func() (io.ReadCloser, error), progress func(li
 	sv.lines = sc.Line()
 	err = sc.Err()
 	if err == nil {
-		err = dec.Err()
+		err = dec.err()
 	}
 	var list *strace.ErrorList
 	if errors.As(err, &list) && list.Dropped == 0 && len(list.Errs) > 0 && sc.Unterminated() {

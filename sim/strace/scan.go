@@ -11,6 +11,8 @@ import (
 type Item struct {
 	Call *Call
 	Note *Note
+	// File names the log the item came from.
+	File string
 }
 
 // Scanner reads an strace log one line at a time, so that a log of any
@@ -111,10 +113,10 @@ func (s *Scanner) read() {
 func (s *Scanner) collect() {
 	log := s.p.log
 	for i := range log.Calls {
-		s.queue = append(s.queue, Item{Call: &log.Calls[i]})
+		s.queue = append(s.queue, Item{Call: &log.Calls[i], File: log.File})
 	}
 	for i := range log.Notes {
-		s.queue = append(s.queue, Item{Note: &log.Notes[i]})
+		s.queue = append(s.queue, Item{Note: &log.Notes[i], File: log.File})
 	}
 	log.Calls, log.Notes = nil, nil
 }
