@@ -131,6 +131,9 @@ const (
 	// OpFaultFailed: "Str failed: the scenario's fault site" (Str names
 	// the fault site, kernel.FaultSites).
 	OpFaultFailed
+	// OpAppendNoSpace: "__ip_append_data: wmem_alloc Args[0] > 2 × sndbuf
+	// Args[1]", a later fragment's alloc_skb refused (ENOBUFS).
+	OpAppendNoSpace
 	opCount
 )
 
@@ -357,6 +360,10 @@ var opSpecs = [opCount]opSpec{
 		}},
 	OpSendPipe: {name: "send_pipe", fn: "tcp_sendmsg_locked", str: "state",
 		text: func(e *Entry) string { return "tcp_sendmsg_locked: EPIPE, " + e.Str }},
+	OpAppendNoSpace: {name: "append_no_space", fn: "__ip_append_data", args: []arg{{"wmem_alloc", argInt}, {"sndbuf", argInt}},
+		text: func(e *Entry) string {
+			return fmt.Sprintf("__ip_append_data: wmem_alloc %d > 2 × sndbuf %d", e.Args[0], e.Args[1])
+		}},
 	OpFaultFailed: {name: "fault", str: "site",
 		text: func(e *Entry) string { return e.Str + " failed: the scenario's fault site" }},
 	OpUargCopied: {name: "copied", args: []arg{{"copied_by", argCopyWhy}},
@@ -391,7 +398,7 @@ func copiedBy(v int64) string {
 // state that makes a stream send fail with EPIPE, or a fault site.
 func (o Op) Refusal() bool {
 	switch o {
-	case OpOmallocRefused, OpMemlockRefused, OpStreamNoSpace, OpSendNoSpace, OpSendPipe, OpFaultFailed:
+	case OpOmallocRefused, OpMemlockRefused, OpStreamNoSpace, OpSendNoSpace, OpSendPipe, OpFaultFailed, OpAppendNoSpace:
 		return true
 	}
 	return false

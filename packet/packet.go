@@ -164,6 +164,7 @@ func (p *Sock) allocSendSkb(linear int, noblock bool) (*skb.Buff, kernel.Errno) 
 		}
 	}
 	if p.host().Fail(kernel.FaultAllocSkb) {
+		p.Sk.Note(kernel.Entry{Op: kernel.OpFaultFailed, Str: kernel.FaultAllocSkb})
 		return nil, kernel.ENOBUFS
 	}
 	return skb.Alloc(p.host(), linear), 0

@@ -32,8 +32,8 @@ import (
 // and adds the fields that say why: "copied_by" (the code path that
 // copied, kernel.CopyWhy) on "put", "complete", "skb_copy_ubufs" and the
 // new "copied" entry, "merge" on "notified", the new refusal entries
-// ("memlock_refused", "stream_no_space", "send_no_space", "send_pipe",
-// "fault"), and an event's "why" carries the refusal with its numbers.
+// ("memlock_refused", "stream_no_space", "send_no_space",
+// "append_no_space", "send_pipe", "fault"), and an event's "why" carries the refusal with its numbers.
 const SchemaVersion = 3
 
 // Sink receives the records of a run as they happen, so that a long run

@@ -104,7 +104,7 @@ func (s *SendCall) start() {
 		err := c.takeError()
 		if err == 0 {
 			err = kernel.EPIPE
-			sk.Note(kernel.Entry{Op: kernel.OpSendPipe, Str: "sk_stream_wait_connect: the socket is neither connected nor connecting"})
+			sk.Note(kernel.Entry{Op: kernel.OpSendPipe, Str: "sk_stream_wait_connect: state " + sk.State.String() + " is neither established nor connecting"})
 		}
 		s.fail(err)
 		return
@@ -201,7 +201,11 @@ func (s *SendCall) loop() {
 // returns nil when the call must wait for memory.
 func (s *SendCall) newSegment() *Segment {
 	c := s.c
-	if !c.memoryFree() || c.host().Fail(kernel.FaultAllocSkb) {
+	if !c.memoryFree() {
+		return nil
+	}
+	if c.host().Fail(kernel.FaultAllocSkb) {
+		c.Sk.Note(kernel.Entry{Op: kernel.OpFaultFailed, Str: kernel.FaultAllocSkb})
 		return nil
 	}
 	return c.entail(c.host().Profile.TCPLinear)

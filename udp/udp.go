@@ -277,6 +277,7 @@ func (u *Sock) allocSendSkb(linear int, flags kernel.MsgFlags) (*skb.Buff, kerne
 		}
 	}
 	if u.host().Fail(kernel.FaultAllocSkb) {
+		u.Sk.Note(kernel.Entry{Op: kernel.OpFaultFailed, Str: kernel.FaultAllocSkb})
 		return nil, kernel.ENOBUFS
 	}
 	return skb.Alloc(u.host(), linear), 0
@@ -286,7 +287,12 @@ func (u *Sock) allocSendSkb(linear int, flags kernel.MsgFlags) (*skb.Buff, kerne
 // refused with ENOBUFS past twice the send buffer, or when the allocation
 // fails.
 func (u *Sock) allocSkb(linear int) (*skb.Buff, kernel.Errno) {
-	if u.Sk.WmemAlloc > 2*u.Sk.Sndbuf || u.host().Fail(kernel.FaultAllocSkb) {
+	if u.Sk.WmemAlloc > 2*u.Sk.Sndbuf {
+		u.Sk.Note(kernel.Entry{Op: kernel.OpAppendNoSpace, Args: [4]int64{int64(u.Sk.WmemAlloc), int64(u.Sk.Sndbuf)}})
+		return nil, kernel.ENOBUFS
+	}
+	if u.host().Fail(kernel.FaultAllocSkb) {
+		u.Sk.Note(kernel.Entry{Op: kernel.OpFaultFailed, Str: kernel.FaultAllocSkb})
 		return nil, kernel.ENOBUFS
 	}
 	return skb.Alloc(u.host(), linear), 0

@@ -669,8 +669,8 @@ send s 4096 MSG_ZEROCOPY => 4096
 		require.Contains(t, v.Message, "took no id")
 		require.Contains(t, v.Message, "moved sk_zckey from 0 to 1")
 		require.Equal(t, []string{"step 2: socket(AF_INET, SOCK_STREAM, 6)", "step 3: SO_ZEROCOPY = 1",
-			"step 4: tcp_sendmsg_locked: EPIPE, sk_stream_wait_connect: the socket is neither connected nor connecting"}, v.History)
-		require.Equal(t, "tcp_sendmsg_locked: EPIPE, sk_stream_wait_connect: the socket is neither connected nor connecting", send.Why)
+			"step 4: tcp_sendmsg_locked: EPIPE, sk_stream_wait_connect: state TCP_CLOSE is neither established nor connecting"}, v.History)
+		require.Equal(t, "tcp_sendmsg_locked: EPIPE, sk_stream_wait_connect: state TCP_CLOSE is neither established nor connecting", send.Why)
 		require.Contains(t, timeline(t, tr), "VIOLATION at step 4: invariant ids: sock#1: ")
 	}
 }
@@ -935,4 +935,29 @@ send u 8000 0
 	require.False(t, stuck.OK())
 	require.Len(t, mismatches(stuck), 1)
 	require.Contains(t, mismatches(stuck)[0].Got, "blocks forever")
+}
+
+// A failed send says why, with the numbers: the send buffer of a stream
+// socket that cannot wait, a fault site, a connection shut down.
+func TestFailedSendsSayWhy(t *testing.T) {
+	tr := runSrc(t, `
+device eth0 nic
+socket s AF_INET SOCK_STREAM via=eth0
+setsockopt s SOL_SOCKET SO_SNDBUF 4096 => 0
+connect s => 0
+send s 100000 MSG_DONTWAIT
+send s 100000 MSG_DONTWAIT => EAGAIN
+socket u AF_INET SOCK_DGRAM via=eth0
+connect u => 0
+fault alloc_skb next=1
+send u 100 0 => ENOBUFS
+fault alloc_skb never
+shutdown s SHUT_WR => 0
+send s 100 0 => EPIPE
+`)
+	requireOK(t, tr)
+	require.Equal(t, "sk_stream_memory_free: wmem_queued 47488 >= sndbuf 8192", event(t, tr, "EAGAIN").Why)
+	require.Contains(t, event(t, tr, "EAGAIN").Text, "= -1 EAGAIN  (sk_stream_memory_free: wmem_queued 47488 >= sndbuf 8192)")
+	require.Equal(t, "alloc_skb failed: the scenario's fault site", event(t, tr, "ENOBUFS").Why)
+	require.Equal(t, "tcp_sendmsg_locked: EPIPE, sk_stream_wait_connect: state TCP_FIN_WAIT1 is neither established nor connecting", event(t, tr, "EPIPE").Why)
 }
