@@ -42,7 +42,11 @@
 // its peer), shutdown, close, setrlimit and capdrop of the task main,
 // settle, wait, and sysctl net.core.optmem_max and net.ipv4.ping_group_range
 // (a range with no group, or from 0 to at least 65534, so that every run's
-// task is in it or none is) before the first socket.
+// task is in it or none is) before the first socket, and a packet
+// socket's TX ring: setsockopt PACKET_TX_RING with its tpacket_req, mmap,
+// munmap, txframe (a write into the mapping) and txstatus (a read). A
+// packet socket is set to TPACKET_V2 and bound to lo when it is made, as
+// the model's sends through its device without a bind.
 // Every other statement the model acts on is skipped ([Skip], with why),
 // and so is what a skip makes incomparable, in three degrees:
 //
@@ -51,7 +55,7 @@
 //     another), bug (the model runs without it: the live kernel has it
 //     fixed), expect (model internals), user and task definitions, a
 //     loopback device is nothing to skip at all;
-//   - one socket spoilt: hold, release, drop, zckey, listen and bind on S,
+//   - one socket spoilt: hold, release, drop, zckey, txskew, listen and bind on S,
 //     a socket with task=, peer_ack= or peer_rcvbuf=, or through a device
 //     the host does not have (nic, tun), and every socket through a device
 //     with a tap or driven by complete, txerror or vhost_send: nothing on
@@ -87,9 +91,9 @@
 // port (ICMP errors), socket(2) across families, types and protocols,
 // SO_ZEROCOPY on RAW, PF_PACKET and
 // AF_UNIX, optmem exhaustion with TX timestamps between notifications,
-// RLIMIT_MEMLOCK edges, and the TCP receive window of a peer that does
-// not read. Its expectations hold on the model everywhere
-// and, when root on a kernel with loopback MSG_ZEROCOPY ([Supported]),
+// RLIMIT_MEMLOCK edges, the TCP receive window of a peer that does
+// not read, and TX ring setup, mapping, frame status and teardown. Its
+// expectations hold on the model everywhere and, when root on a kernel with loopback MSG_ZEROCOPY ([Supported]),
 // on the kernel, with 100% agreement.
 //
 // Known difference, kept out of the suite: the TCP receive window of an

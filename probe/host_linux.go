@@ -34,6 +34,9 @@ type hsock struct {
 	typ      int
 	listener int           // TCP: the listening socket the peer comes from
 	peerAddr unix.Sockaddr // where the peer listens or is bound
+	// req and ring are a packet socket's TX ring and its mapping.
+	req  unix.TpacketReq
+	ring *hring
 }
 
 // host runs statements on the live kernel, in the calling thread's
@@ -142,7 +145,18 @@ func (h *host) exec(st scenario.Stmt) (res string, isCall bool) {
 	case *scenario.Socket:
 		return h.socket(s), true
 	case *scenario.Setsockopt:
+		if s.Req != nil {
+			return h.txRing(s), true
+		}
 		return errRes(h.setsockopt(s)), true
+	case *scenario.Mmap:
+		return h.mmapRing(s.Sock), true
+	case *scenario.Munmap:
+		return h.munmapRing(s.Sock), true
+	case *scenario.Txframe:
+		h.txFrame(s)
+	case *scenario.Txstatus:
+		return h.txStatus(s), true
 	case *scenario.Getsockopt:
 		o, _ := kernel.SockOptNames.ByName(s.Opt.Name)
 		return getsockopt(h.fd(s.Sock), o, s.Options), true
@@ -201,6 +215,9 @@ func (h *host) socket(s *scenario.Socket) string {
 	tv := unix.NsecToTimeval(int64(sndTimeo))
 	unix.SetsockoptTimeval(fd, unix.SOL_SOCKET, unix.SO_SNDTIMEO, &tv)
 	progFD := h.progFD(s.Name.Name)
+	if fam == kernel.AF_PACKET {
+		packetSetup(fd, proto)
+	}
 	if fam != kernel.AF_INET && fam != kernel.AF_INET6 {
 		return progFD
 	}

@@ -171,6 +171,11 @@ func (pl *planner) step(st scenario.Stmt) step {
 	case *scenario.Zckey:
 		return pl.taintSocket(s.Sock.Name, fmt.Sprintf("its sk_zckey was set by hand at line %d", line),
 			"no program can set sk_zckey")
+	case *scenario.Txskew:
+		return pl.taintSocket(s.Sock.Name, fmt.Sprintf("its TX ring counters were set by hand at line %d", line),
+			"no program can set the per-CPU pending counters")
+	case *scenario.Migrate:
+		return skip("the live run does not move its thread: the per-CPU counters it would skew are not visible anyway")
 	case *scenario.Listen, *scenario.Bind:
 		ss, _ := scenario.SockOf(st)
 		return pl.taintSocket(ss.Name, fmt.Sprintf("it was bound or made to listen at line %d", line),

@@ -178,3 +178,21 @@ func TestPlanExported(t *testing.T) {
 	_, err = Plan("p.zcs", []byte("socket\n"), "")
 	require.Error(t, err)
 }
+
+// The TX ring's statements run on the kernel, but txskew sets counters no
+// program can and spoils its socket; migrate is skipped without
+// consequence.
+func TestPlanTxRing(t *testing.T) {
+	got, _ := planned(t, `socket p AF_PACKET SOCK_RAW
+setsockopt p SOL_PACKET PACKET_TX_RING [4096, 1, 2048, 2]
+mmap p
+txframe p 0 100
+txstatus p 0
+migrate main 1
+txskew p 4 0
+txstatus p 0
+munmap p
+`)
+	requirePlan(t, got, "1 run", "2 run", "3 run", "4 run", "5 run", "6 skip: the live run does not move",
+		"7 skip: no program can set the per-CPU pending counters", "8 skip: not compared: p: its TX ring counters", "9 skip: not compared")
+}
