@@ -279,7 +279,22 @@ func decodeSockOpt(h Header, a []Value) (Op, *badArg) {
 	return op, nil
 }
 
-// optValue decodes a socket option value: [1], [FLAG|FLAG], {flags=...}.
+// tpacketReq reads a struct tpacket_req; ok is false unless all four
+// fields are numbers of 32 bits.
+func tpacketReq(v Value) (*TpacketReq, bool) {
+	var out [4]uint32
+	for i, name := range []string{"tp_block_size", "tp_block_nr", "tp_frame_size", "tp_frame_nr"} {
+		n, ok := fieldInt(v, name)
+		if !ok || n < 0 || n > 1<<32-1 {
+			return nil, false
+		}
+		out[i] = uint32(n)
+	}
+	return &TpacketReq{BlockSize: out[0], BlockNr: out[1], FrameSize: out[2], FrameNr: out[3]}, true
+}
+
+// optValue decodes a socket option value: [1], [FLAG|FLAG], {flags=...},
+// a struct tpacket_req.
 func optValue(v Value) OptValue {
 	v = v.Exit()
 	out := OptValue{Text: v.Text}
@@ -287,6 +302,10 @@ func optValue(v Value) OptValue {
 		v = v.Elems[0]
 	}
 	if v.Kind == KindStruct {
+		if req, ok := tpacketReq(v); ok {
+			out.Req = req
+			return out
+		}
 		if f, ok := v.Field("flags"); ok {
 			v = f
 		}

@@ -115,6 +115,11 @@
 // sendmsg on entry, so the log shows the program's request and never the
 // completions the kernel wrote back.
 //
+// A setsockopt's struct tpacket_req (PACKET_TX_RING, strace's
+// {tp_block_size=4096, tp_block_nr=1, tp_frame_size=2048, tp_frame_nr=2})
+// is decoded into OptValue.Req. The frames a program writes into the ring
+// are memory, not calls: no log shows them.
+//
 // MSG_ZEROCOPY (0x4000000) and MSG_ERRQUEUE (0x2000) are recognised by
 // name or by bit, so Send.ZeroCopy and Recv.ErrQueue are right under -X raw.
 //

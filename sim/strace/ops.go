@@ -91,6 +91,17 @@ type OptValue struct {
 	HasInt bool     `json:"has_int,omitempty"`
 	Flags  []string `json:"flags,omitempty"`
 	Text   string   `json:"text"`
+	// Req is a struct tpacket_req (PACKET_TX_RING, PACKET_RX_RING), as
+	// strace prints it: {tp_block_size=4096, tp_block_nr=1, ...}.
+	Req *TpacketReq `json:"tpacket_req,omitempty"`
+}
+
+// TpacketReq is struct tpacket_req.
+type TpacketReq struct {
+	BlockSize uint32 `json:"tp_block_size"`
+	BlockNr   uint32 `json:"tp_block_nr"`
+	FrameSize uint32 `json:"tp_frame_size"`
+	FrameNr   uint32 `json:"tp_frame_nr"`
 }
 
 // SockOpt is setsockopt or getsockopt (Get tells which). Level and Name
