@@ -83,7 +83,7 @@ func (fl *diffFlags) config(cmd *cobra.Command) (diff.Config, error) {
 // diffHost says why this host cannot run zcsim diff, or nil.
 func diffHost() error {
 	if os.Geteuid() != 0 {
-		return errors.New("zcsim diff: needs root, for private network namespaces and the uid 65534 runs; run it as root")
+		return errors.New("zcsim diff: needs root, for private network namespaces and its unprivileged runs; run it as root")
 	}
 	if err := probe.Supported(); err != nil {
 		return fmt.Errorf("zcsim diff: this kernel cannot be probed: %w", err)

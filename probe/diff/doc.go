@@ -16,7 +16,7 @@
 // where stmts(seed) cycles through 20, 40 and 80 statements with
 // ⌊seed/3⌋ mod 3. Every statement of such a scenario is one the probe's
 // kernel run executes (a loopback socket and its peer in a private
-// network namespace, uid 65534 without capabilities when it drops
+// network namespace, uid ChildUID without capabilities when it drops
 // CAP_IPC_LOCK or sets RLIMIT_MEMLOCK), so nothing is left out of the
 // comparison. The scenario and the model's answers are a function of
 // the seed alone; the kernel's are what the host answered.
