@@ -72,6 +72,7 @@
 //	RLIMIT_MEMLOCK exceeded               ENOBUFS  ENOBUFS     ENOBUFS    ENOBUFS
 //	send buffer full, MSG_DONTWAIT        EAGAIN   EAGAIN      EAGAIN     EAGAIN
 //	peer reset / retransmissions exhausted  ECONNRESET / ETIMEDOUT, once, then EPIPE
+//	MSG_FASTOPEN, connected once          EISCONN  EISCONN     EISCONN    EISCONN
 //
 // In every case no id is consumed. The EINVAL of the older profiles comes
 // before any uarg is allocated (Profile.TCPZerocopyStateCheck); EPIPE on

@@ -97,6 +97,13 @@ func (s *SendCall) start() {
 			s.res.Copied = true
 		}
 	}
+	if s.flags&kernel.MSG_FASTOPEN != 0 && c.connected {
+		// tcp_sendmsg_fastopen, after the uarg: its __inet_stream_connect
+		// refuses a socket that was connected (SS_CONNECTED, shut down
+		// or not) with EISCONN, and the id is given back.
+		s.fail(kernel.EISCONN)
+		return
+	}
 	if sk.State != sock.ESTABLISHED && sk.State != sock.CLOSE_WAIT {
 		// sk_stream_wait_connect: a pending error first (sock_error: the
 		// reset or timeout that closed the connection, reported once),
