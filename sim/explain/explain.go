@@ -41,11 +41,20 @@ type story struct {
 	// skbsOf lists, for each shared info, the skbs that used it, in the
 	// order they appeared.
 	skbsOf map[kernel.ObjectID][]kernel.ObjectID
+	// via is, for each entry on an skb, the shared info the skb used
+	// then, by step and index in the step's Touched.
+	via map[entryAt]kernel.ObjectID
+}
+
+// entryAt addresses one entry of a trace.
+type entryAt struct {
+	step uint64
+	i    int
 }
 
 func read(tr *sim.Trace) *story {
-	s := &story{skbsOf: map[kernel.ObjectID][]kernel.ObjectID{}}
-	shinfoOf := map[kernel.ObjectID]kernel.ObjectID{} // skb → its shared info
+	s := &story{skbsOf: map[kernel.ObjectID][]kernel.ObjectID{}, via: map[entryAt]kernel.ObjectID{}}
+	shinfoOf := map[kernel.ObjectID]kernel.ObjectID{} // skb → its shared info, as the trace goes
 	lastHolder := map[kernel.ObjectID]kernel.ObjectID{}
 	use := func(shinfo, skb kernel.ObjectID) {
 		shinfoOf[skb] = shinfo
@@ -62,7 +71,7 @@ func read(tr *sim.Trace) *story {
 			continue
 		}
 		s.events = append(s.events, r.Event)
-		for _, t := range r.Event.Touched {
+		for i, t := range r.Event.Touched {
 			e := t.Entry
 			switch e.Op {
 			case kernel.OpUargGet:
@@ -79,6 +88,9 @@ func read(tr *sim.Trace) *story {
 				if sh, ok := shinfoOf[e.Holder]; ok {
 					use(sh, t.Object)
 				}
+			}
+			if sh, ok := shinfoOf[t.Object]; ok {
+				s.via[entryAt{r.Event.Step, i}] = sh
 			}
 		}
 	}
@@ -119,13 +131,29 @@ func (s *story) holder(h kernel.ObjectID) string {
 	return h.String()
 }
 
-// at renders where a step is: "step 7 (s receives ACK 65484 window 64198)".
+// at renders where a step is: "step 7 (s receives ACK 65484 window
+// 64198; tcp_ack → tcp_clean_rtx_queue)", naming the kernel path a
+// network event or timer runs.
 func at(e *sim.Event) string {
 	text := e.Text
 	if i := strings.Index(text, "; "); i >= 0 {
 		text = text[:i]
 	}
-	return fmt.Sprintf("step %d (%s)", e.Step, strings.TrimSpace(text))
+	text = strings.TrimSpace(text)
+	if fn := eventFuncs[e.Op]; fn != "" {
+		text += "; " + fn
+	}
+	return fmt.Sprintf("step %d (%s)", e.Step, text)
+}
+
+// eventFuncs names the kernel path each kind of network event or timer
+// step models (sim.Event.Op).
+var eventFuncs = map[string]string{
+	"ack":         "tcp_ack → tcp_clean_rtx_queue",
+	"tx_complete": "the driver's TX completion, napi_consume_skb",
+	"rto":         "tcp_retransmit_timer",
+	"delack":      "tcp_delack_timer",
+	"ip_expire":   "ip_expire",
 }
 
 // sentences collects the story's lines.

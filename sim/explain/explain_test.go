@@ -9,6 +9,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/zcsim/zcsim/kernel"
 	"github.com/zcsim/zcsim/sim/explain"
 	"github.com/zcsim/zcsim/sim/interp"
 )
@@ -73,4 +74,25 @@ recvmsg s MSG_ERRQUEUE => zerocopy [0,1]
 	require.Contains(t, second, "merges it into the queued record: its ids follow the queued record's")
 	require.Contains(t, second, "recvmsg(MSG_ERRQUEUE) returns [0,1]: from here the program may reuse the buffer of id 1.")
 	require.Contains(t, second, "not COPIED")
+}
+
+// A step that broke an invariant says which, by name.
+func TestStepNamesTheBrokenInvariant(t *testing.T) {
+	f := filepath.Join("..", "bugs", "r1-abort-gap.zcs")
+	src, err := os.ReadFile(f)
+	require.NoError(t, err)
+	tr, err := interp.Run("sim/bugs/r1-abort-gap.zcs", src, interp.Options{Seed: 1, Bugs: []kernel.Bug{kernel.BugAbortGap}})
+	require.NoError(t, err)
+	var step uint64
+	for _, r := range tr.Records {
+		if r.Violation != nil {
+			step = r.Violation.Step
+			break
+		}
+	}
+	require.NotZero(t, step, "the bug's scenario breaks an invariant")
+	story, err := explain.Step(tr, step)
+	require.NoError(t, err)
+	require.Contains(t, story, "It broke invariant ids (docs/invariants.md): sock#1: ")
+	require.Contains(t, story, "It failed with EPIPE because tcp_sendmsg_locked: EPIPE")
 }

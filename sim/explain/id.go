@@ -126,13 +126,17 @@ func within(id uint32, lo, hi int64) bool { return id-uint32(lo) <= uint32(hi)-u
 // and returns the step that completed it (0 if none did).
 func (s *story) follow(w *sentences, send *sim.Event, uarg kernel.ObjectID, id uint32) uint64 {
 	refcnt := int64(1)
+	// holding are the shared infos that hold a reference: the skbs using
+	// them reach the uarg, and their clones, frees and losses are told.
+	holding := map[kernel.ObjectID]bool{}
 	for _, ev := range s.events {
 		if ev.Step < send.Step {
 			continue
 		}
 		header := false
 		for i, t := range ev.Touched {
-			if t.Object != uarg {
+			via := s.via[entryAt{ev.Step, i}]
+			if t.Object != uarg && (!holding[via] || !skbLine(t.Entry)) {
 				continue
 			}
 			if !header {
@@ -140,11 +144,17 @@ func (s *story) follow(w *sentences, send *sim.Event, uarg kernel.ObjectID, id u
 				header = true
 			}
 			e := t.Entry
+			if t.Object != uarg {
+				w.say("    %v, which reaches the uarg through %v: %s.", t.Object, via, e.Text())
+				continue
+			}
 			switch e.Op {
 			case kernel.OpUargGet:
+				holding[e.Holder] = true
 				refcnt = e.After
-				w.say("    %s takes a reference (skb_zcopy_set → net_zcopy_get): refcnt %d → %d.", s.holder(e.Holder), e.Before, e.After)
+				w.say("    %s takes a reference (%s → net_zcopy_get): refcnt %d → %d.", s.holder(e.Holder), getCause(ev, i, uarg, e.Holder), e.Before, e.After)
 			case kernel.OpUargHandoff:
+				holding[e.Peer] = true
 				w.say("    The reference of %v passes to %s (skb_zcopy_set with have_uref): the count stays %d.", e.Holder, s.holder(e.Peer), refcnt)
 			case kernel.OpZerocopyRealloc:
 				if ev != send {
@@ -154,6 +164,7 @@ func (s *story) follow(w *sentences, send *sim.Event, uarg kernel.ObjectID, id u
 				s.copied(w, ev, i, kernel.CopyWhy(e.Args[0]))
 			case kernel.OpUargPut:
 				refcnt = e.After
+				delete(holding, e.Holder)
 				w.say("    %s drops its reference (%s → net_zcopy_put, success=%t): refcnt %d → %d.", s.holder(e.Holder), dropCause(ev, i, e.Holder), e.Args[0] != 0, e.Before, e.After)
 			case kernel.OpPutAbort:
 				w.say("    The call failed after taking the id: msg_zerocopy_put_abort by %v gives back len %d.", e.Holder, e.Args[0])
@@ -168,6 +179,31 @@ func (s *story) follow(w *sentences, send *sim.Event, uarg kernel.ObjectID, id u
 	}
 	w.say("  The run ends with %v still holding references: no notification for id %d.", uarg, id)
 	return 0
+}
+
+// getCause names the operation that made holder take the reference of
+// entry i of the step: the skb_zcopy_set that follows it, or the
+// pskb_expand_head that gives an skb holder as its private shared info.
+func getCause(ev *sim.Event, i int, uarg, holder kernel.ObjectID) string {
+	for _, t := range ev.Touched[i+1:] {
+		switch e := t.Entry; {
+		case e.Op == kernel.OpZcopySet && e.Holder == uarg:
+			return "skb_zcopy_set on " + t.Object.String()
+		case e.Op == kernel.OpExpandHead && e.Holder == holder:
+			return "pskb_expand_head on " + t.Object.String()
+		}
+	}
+	return "net_zcopy_get"
+}
+
+// skbLine reports whether an entry on an skb that reaches the uarg is
+// part of its story: a clone made or freed, a segmentation, a loss.
+func skbLine(e kernel.Entry) bool {
+	switch e.Op {
+	case kernel.OpClone, kernel.OpReleaseData, kernel.OpSegment, kernel.OpText, kernel.OpXmitFailed, kernel.OpTapDeliver:
+		return true
+	}
+	return false
 }
 
 // dropCause names what made holder drop the reference of entry i of the
