@@ -25,15 +25,15 @@ func (u *Sock) Sendmsg(iov []mm.Iovec, flags kernel.MsgFlags) sock.SendResult {
 }
 
 // sendChecks are the checks udp_sendmsg, raw_sendmsg and rawv6_sendmsg
-// make before anything else: more than 65535 bytes is EMSGSIZE (for
-// rawv6_sendmsg the model keeps IPv4's bound), then MSG_OOB EOPNOTSUPP
-// ("Mirror BSD error message compatibility"). udpv6_sendmsg makes
-// neither: ip6_append_data checks the length, and MSG_OOB is ignored.
+// make before the destination: more than 65535 bytes is EMSGSIZE (IPv4
+// only: IPv6 checks the length later, in ip6_append_data), then MSG_OOB
+// EOPNOTSUPP ("Mirror BSD error message compatibility"). udpv6_sendmsg
+// makes neither: MSG_OOB is ignored there.
 func (u *Sock) sendChecks(n int, flags kernel.MsgFlags) kernel.Errno {
 	switch {
 	case u.v6() && !u.raw():
 		return 0
-	case n > 0xFFFF:
+	case n > 0xFFFF && !u.v6():
 		return kernel.EMSGSIZE
 	case flags&kernel.MSG_OOB != 0:
 		return kernel.EOPNOTSUPP

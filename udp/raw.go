@@ -7,7 +7,8 @@ import (
 )
 
 // rawSendmsg models raw_sendmsg (rawv6_sendmsg alike): first sendChecks
-// (more than 65535 bytes is EMSGSIZE, MSG_OOB EOPNOTSUPP); then the control messages
+// (more than 65535 bytes is EMSGSIZE, IPv6 past the destination; MSG_OOB
+// EOPNOTSUPP); then the control messages
 // (ip_cmsg_send, Sk.CmsgSend); with IP_HDRINCL raw_send_hdrinc,
 // else ip_append_data on sk_write_queue with no transport header
 // (transhdrlen 0: the payload is counted from the first byte), flushed on
@@ -17,6 +18,11 @@ func (u *Sock) rawSendmsg(a *call, flags kernel.MsgFlags) sock.SendResult {
 	n := a.it.Count()
 	if err := u.sendChecks(n, flags); err != 0 {
 		return a.result(-1, err)
+	}
+	if u.v6() && n > 0xFFFF {
+		// Past the destination, the model's stand-in for the IPv6 payload
+		// bound ip6_append_data enforces.
+		return a.result(-1, kernel.EMSGSIZE)
 	}
 	if err := u.cmsgSend(); err != 0 {
 		return a.result(-1, err)
