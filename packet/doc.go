@@ -69,6 +69,7 @@
 //	PACKET_TX_RING: teardown naming frames EINVAL     EINVAL      EINVAL      EINVAL
 //	PACKET_LOSS once a ring exists        EBUSY       EBUSY       EBUSY       EBUSY
 //	mmap without a ring                   EINVAL      EINVAL      EINVAL      EINVAL
+//	PACKET_TX_RING above MaxRing (model)  ENOMEM      ENOMEM      ENOMEM      ENOMEM
 //	PACKET_TX_RING: bad geometry          EINVAL      EINVAL      EINVAL      EINVAL
 //	tpacket_snd: frame too long           EMSGSIZE    EMSGSIZE    EMSGSIZE    EMSGSIZE
 //	tpacket_snd: SOCK_RAW < 14 bytes      EINVAL      EINVAL      EINVAL      EINVAL

@@ -90,7 +90,8 @@ func (r *Ring) frameOffset(i int) int {
 // EBUSY if one exists; EINVAL unless the block size is a positive
 // multiple of the page size, the frame size is at least TPACKET2_HDRLEN
 // and a multiple of TPACKET_ALIGNMENT, a block holds at least one frame
-// and the frame count is frames per block × blocks. A request without
+// and the frame count is frames per block × blocks; ENOMEM beyond
+// MaxRing. A request without
 // blocks tears the ring down, EINVAL if it still names frames. Either
 // way a running protocol hook is unhooked (synchronize_net) and hooked
 // again.
@@ -109,6 +110,8 @@ func (p *Sock) SetTxRing(req TpacketReq) kernel.Errno {
 		req.BlockSize/req.FrameSize == 0,
 		req.BlockSize/req.FrameSize*req.BlockNr != req.FrameNr:
 		return kernel.EINVAL
+	case req.BlockSize*req.BlockNr > MaxRing:
+		return kernel.ENOMEM
 	}
 	if p.hook.running {
 		p.hook.syncs++
@@ -127,6 +130,10 @@ func (p *Sock) SetTxRing(req TpacketReq) kernel.Errno {
 	p.Sk.Note(kernel.Entry{Op: kernel.OpTxRing, Args: [4]int64{int64(req.FrameNr), int64(req.FrameSize)}})
 	return 0
 }
+
+// MaxRing is the largest ring the model allocates: beyond it SetTxRing
+// fails as alloc_pg_vec does when the pages cannot be had (ENOMEM).
+const MaxRing = 64 << 20
 
 // Mmap models packet_mmap of the TX ring: EINVAL without a ring, else
 // po->mapped is incremented, which makes the ring unchangeable.

@@ -29,6 +29,7 @@ func TestTxRingTeardown(t *testing.T) {
 	require.Equal(t, kernel.EINVAL, e.p.SetTxRing(packet.TpacketReq{FrameNr: 2}))
 	require.Zero(t, e.p.SetTxRing(none))
 	require.Nil(t, e.p.Ring())
+	require.Equal(t, kernel.ENOMEM, e.p.SetTxRing(packet.TpacketReq{BlockSize: 1 << 20, BlockNr: 65, FrameSize: 1 << 20, FrameNr: 65}))
 	require.Zero(t, e.p.SetTxRing(packet.TpacketReq{BlockSize: 4096, BlockNr: 1, FrameSize: 4096, FrameNr: 1}))
 	e.finish(t)
 }
