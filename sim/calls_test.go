@@ -157,15 +157,22 @@ func TestEventRender(t *testing.T) {
 	require.Equal(t, "u: notification [4294967295,1] merged into the queued one", notified(notifiedLine("u", ubuf.Notification{Lo: 1<<32 - 1, Len: 3}, true)))
 }
 
-// A datagram read with MSG_TRUNC returns the datagram's whole length
-// (udp_recvmsg), one without it what fits the buffer.
-func TestRecvTrunc(t *testing.T) {
+// loopbackWorld is a world of the default profile with a loopback device
+// and an unprivileged task.
+func loopbackWorld(t *testing.T) (*World, *Device, *Task) {
+	t.Helper()
 	p, err := kernel.Lookup(kernel.DefaultProfile)
 	require.NoError(t, err)
 	w := New(p, 1)
 	lo := DefaultDevice("lo", Loopback)
 	w.AddDevice(lo)
-	task := w.AddTask("main", w.AddUser(1000), 8<<20, false)
+	return w, lo, w.AddTask("main", w.AddUser(1000), 8<<20, false)
+}
+
+// A datagram read with MSG_TRUNC returns the datagram's whole length
+// (udp_recvmsg), one without it what fits the buffer.
+func TestRecvTrunc(t *testing.T) {
+	w, lo, task := loopbackWorld(t)
 	s, _ := w.NewSocket(Call{}, "s", task, kernel.AF_INET, kernel.SOCK_DGRAM, 0, lo, PeerOptions{})
 	require.Zero(t, w.Connect(Call{}, s).Errno)
 	for range 2 {
@@ -180,12 +187,7 @@ func TestRecvTrunc(t *testing.T) {
 // QueuedSegments lists what a read could take without waiting, one entry
 // per arrival, and changes nothing.
 func TestQueuedSegments(t *testing.T) {
-	p, err := kernel.Lookup(kernel.DefaultProfile)
-	require.NoError(t, err)
-	w := New(p, 1)
-	lo := DefaultDevice("lo", Loopback)
-	w.AddDevice(lo)
-	task := w.AddTask("main", w.AddUser(1000), 8<<20, false)
+	w, lo, task := loopbackWorld(t)
 	u, _ := w.NewSocket(Call{}, "u", task, kernel.AF_INET, kernel.SOCK_DGRAM, 0, lo, PeerOptions{})
 	require.Zero(t, w.Connect(Call{}, u).Errno)
 	w.Send(Call{}, u, []int{100}, 0)

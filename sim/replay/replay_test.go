@@ -47,25 +47,34 @@ func options(t *testing.T, log string) replay.Options {
 	return o
 }
 
-// TestRecordedProbes replays the strace logs of zcsim probe runs recorded
-// on Linux 6.18 (testdata/*.log, commands in *.cmd) and requires the model
-// to agree on every call.
-func TestRecordedProbes(t *testing.T) {
-	logs, err := filepath.Glob("testdata/*.log")
+// replayRecorded replays each recorded log matching glob (with its
+// NAME.replay flags; every log has its NAME.cmd), requires no divergence,
+// and hands the report to check.
+func replayRecorded(t *testing.T, glob, ext string, check func(t *testing.T, log string, rep *replay.Report)) {
+	logs, err := filepath.Glob(glob)
 	require.NoError(t, err)
 	require.NotEmpty(t, logs)
 	for _, log := range logs {
 		t.Run(filepath.Base(log), func(t *testing.T) {
-			_, err := os.Stat(strings.TrimSuffix(log, ".log") + ".cmd")
-			require.NoError(t, err, "every fixture has its command")
+			_, err := os.Stat(strings.TrimSuffix(log, ext) + ".cmd")
+			require.NoError(t, err, "every log has its command")
 			rep, err := replay.ReplayFile(log, options(t, log))
 			require.NoError(t, err)
-			require.NotZero(t, rep.Summary.Calls)
 			for _, d := range rep.Divergences() {
 				t.Errorf("line %d: %s: observed %s, predicted %s (%s)", d.Line, d.Text, d.Observed, d.Predicted, d.Why)
 			}
+			check(t, log, rep)
 		})
 	}
+}
+
+// TestRecordedProbes replays the strace logs of zcsim probe runs recorded
+// on Linux 6.18 (testdata/*.log, commands in *.cmd) and requires the model
+// to agree on every call.
+func TestRecordedProbes(t *testing.T) {
+	replayRecorded(t, "testdata/*.log", ".log", func(t *testing.T, _ string, rep *replay.Report) {
+		require.NotZero(t, rep.Summary.Calls)
+	})
 }
 
 // TestSelftestLogs replays the logs of the kernel's MSG_ZEROCOPY
@@ -75,24 +84,12 @@ func TestRecordedProbes(t *testing.T) {
 // before the peer acknowledged every send: those reads agree under an
 // assumption.
 func TestSelftestLogs(t *testing.T) {
-	logs, err := filepath.Glob("testdata/selftest_*.log.gz")
-	require.NoError(t, err)
-	require.NotEmpty(t, logs)
-	for _, log := range logs {
-		t.Run(filepath.Base(log), func(t *testing.T) {
-			_, err := os.Stat(strings.TrimSuffix(log, ".log.gz") + ".cmd")
-			require.NoError(t, err, "every log has its command")
-			rep, err := replay.ReplayFile(log, options(t, log))
-			require.NoError(t, err)
-			require.Greater(t, rep.Summary.Agree, 100)
-			for _, d := range rep.Divergences() {
-				t.Errorf("line %d: %s: observed %s, predicted %s (%s)", d.Line, d.Text, d.Observed, d.Predicted, d.Why)
-			}
-			if strings.Contains(log, "tcp4_zc") {
-				require.NotZero(t, rep.Summary.Assumed)
-			}
-		})
-	}
+	replayRecorded(t, "testdata/selftest_*.log.gz", ".log.gz", func(t *testing.T, log string, rep *replay.Report) {
+		require.Greater(t, rep.Summary.Agree, 100)
+		if strings.Contains(log, "tcp4_zc") {
+			require.NotZero(t, rep.Summary.Assumed)
+		}
+	})
 }
 
 // TestStraceFixtures replays the logs recorded for the strace parser
