@@ -23,6 +23,8 @@ func TestDescriptorTables(t *testing.T) {
 	require.NoError(t, err)
 	require.True(t, rep.OK(), "%+v", rep.Divergences())
 	require.Zero(t, rep.Summary.Unreplayed)
+	require.Equal(t, []replay.Inferred{{Setting: "ephemeral port", Line: 33, Why: "getsockname: fd 3, bound to port 0, has 127.0.0.1:60251"}},
+		rep.Config.Inferred, "the listener's port, chosen by the kernel")
 	child := callAt(t, rep, 82)
 	require.Equal(t, 19607, child.Pid)
 	require.Equal(t, "close(4) (other descriptors keep the socket open)", child.Text)

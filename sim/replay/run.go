@@ -212,7 +212,15 @@ type survey struct {
 	cutWhy string
 	// inferred lists the evidence, in log order.
 	inferred []inference
+	// anyPort holds the descriptors bound to port 0 whose port no
+	// getsockname showed yet; ports counts the ports listed.
+	anyPort []int
+	ports   int
 }
+
+// fixPort is the kind of an ephemeral port's inference: nothing a caller
+// fixes, only listed.
+const fixPort Fixed = 1 << 7
 
 // inference is one fact the log shows of the machine.
 type inference struct {
@@ -245,7 +253,7 @@ func surveyLog(file string, open opener, progress func(line, lines int)) (*surve
 		if sv.timestamps == "none" {
 			sv.timestamps = timestampKind(c.Time.Kind)
 		}
-		sv.learn(dec.op(it))
+		sv.learn(dec.op(it), c)
 		if progress != nil && sc.Line() >= next {
 			progress(sc.Line(), 0)
 			next = sc.Line() + progressEvery
@@ -292,10 +300,17 @@ func timestampKind(k strace.TimeKind) string {
 //     (sock_setsockopt checks capable(CAP_NET_ADMIN)), EPERM its absence;
 //   - geteuid, getuid (or their 32-bit forms) returning 0: root, whose
 //     capabilities include CAP_IPC_LOCK and CAP_NET_ADMIN unless it
-//     dropped them, which the report says it assumes.
-func (sv *survey) learn(op strace.Op) {
+//     dropped them, which the report says it assumes;
+//   - getsockname of a socket that bound port 0 (or none): the port the
+//     kernel chose (inet_csk_get_port), which pairs a traced client with
+//     its listener; the first maxPorts are listed.
+func (sv *survey) learn(op strace.Op, c *strace.Call) {
 	h := op.Head()
 	switch o := op.(type) {
+	case *strace.Bind:
+		if o.Addr.Addr.IsValid() && o.Addr.Addr.Port() == 0 {
+			sv.anyPort = append(sv.anyPort, o.Fd)
+		}
 	case *strace.Rlimit:
 		if !isMemlock(o.Resource) || o.Pid != 0 || sv.has(FixMemlock) {
 			return
@@ -327,6 +342,9 @@ func (sv *survey) learn(op strace.Op) {
 		}
 	case *strace.Ignored:
 		switch o.Name {
+		case "getsockname":
+			sv.port(o, c)
+			return
 		case "geteuid", "getuid", "geteuid32", "getuid32":
 		default:
 			return
@@ -340,6 +358,25 @@ func (sv *survey) learn(op strace.Op) {
 			}
 		}
 	}
+}
+
+// maxPorts bounds the ephemeral ports a header lists.
+const maxPorts = 8
+
+// port lists the port getsockname showed for a socket bound to port 0.
+func (sv *survey) port(o *strace.Ignored, c *strace.Call) {
+	if o.Result.Kind != strace.ResultValue || len(c.Args) < 2 || sv.ports >= maxPorts {
+		return
+	}
+	fd, ok := c.Args[0].AsInt()
+	a, okA := strace.AddrArg(c.Args[1])
+	if !ok || !okA || !a.Addr.IsValid() || a.Addr.Port() == 0 || !slices.Contains(sv.anyPort, int(fd)) {
+		return
+	}
+	sv.anyPort = slices.DeleteFunc(sv.anyPort, func(f int) bool { return f == int(fd) })
+	sv.ports++
+	sv.inferred = append(sv.inferred, inference{what: fixPort, line: line(&o.Header),
+		why: fmt.Sprintf("getsockname: fd %d, bound to port 0, has %v", fd, a.Addr)})
 }
 
 // has reports whether the survey already has evidence of kind what.
@@ -371,6 +408,8 @@ func (sv *survey) apply(cfg *Config, fixed Fixed) {
 			cfg.CapNetAdmin, what = in.on, "CAP_NET_ADMIN"
 		case FixMemlock:
 			cfg.Memlock, what = in.memlock, "RLIMIT_MEMLOCK"
+		case fixPort:
+			what = "ephemeral port"
 		}
 		cfg.Inferred = append(cfg.Inferred, Inferred{Setting: what, Line: in.line, Why: in.why})
 	}
