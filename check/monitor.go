@@ -384,14 +384,15 @@ func someIDs(ids []uint32) string {
 }
 
 // checkUargCode is rule 6: the notification's Copied is the negation of the
-// uarg's zerocopy flag, the AND of every reference drop's success.
+// uarg's zerocopy flag, the AND of every reference drop's success, on
+// profiles whose notifications carry the code (Profile.CopiedCode).
 func (m *Monitor) checkUargCode(h *kernel.Host, n ubuf.Notification) {
 	t := h.Object(n.Uarg)
 	if t == nil {
 		return
 	}
 	u, ok := t.Self().(*ubuf.Info)
-	if !ok || u.Flavour != ubuf.MsgZerocopy || n.Copied == !u.Zerocopy {
+	if !ok || u.Flavour != ubuf.MsgZerocopy || n.Copied == !u.Zerocopy || !h.Profile.CopiedCode {
 		return
 	}
 	m.report(h, kernel.RuleCopied, t, "notification [%d,%d] copied=%t but the uarg's zerocopy flag is %t",
@@ -401,7 +402,7 @@ func (m *Monitor) checkUargCode(h *kernel.Host, n ubuf.Notification) {
 // checkSendCode is rule 6 for one send: a call that copied its data is
 // reported COPIED.
 func (m *Monitor) checkSendCode(h *kernel.Host, sk *sock.Sock, uarg kernel.ObjectID, copied bool, s *sendRec) {
-	if s.copied && !copied {
+	if s.copied && !copied && h.Profile.CopiedCode {
 		m.report(h, kernel.RuleCopied, &sk.Tracked, "%s (id %d, %v) copied its data but was notified without COPIED",
 			s.label, s.id, uarg)
 	}

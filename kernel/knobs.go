@@ -27,6 +27,7 @@ var knobDocs = []Knob{
 	{"OmallocEstimate", "SKB_TRUESIZE(0), what sock_omalloc's admission test adds (576)"},
 	{"MemlockDefault", "default RLIMIT_MEMLOCK: 64 KiB, 8 MiB from v5.16 (9dcc38e2813e)"},
 	{"MemlockInfinityExempt", "RLIM_INFINITY skips locked-page accounting (after v4.14)"},
+	{"CopiedCode", "notifications carry SO_EE_CODE_ZEROCOPY_COPIED (v4.14); the RFC's have no ee_code"},
 	{"NotifyMergeEnd", "error-queue end a notification may extend: head in the RFC, tail since 4ab6c99d99bb"},
 	{"CopyUbufsHighOrder", "skb_copy_ubufs uses compound pages that fit MAX_SKB_FRAGS (v6.4, 7e692df39336)"},
 	{"PureZerocopy", "SKBFL_PURE_ZEROCOPY skbs are not charged to sk_forward_alloc (v5.16, 9b65b17db723)"},

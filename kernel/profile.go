@@ -127,6 +127,12 @@ type Profile struct {
 	// RLIM_INFINITY", after v4.14).
 	MemlockInfinityExempt bool
 
+	// CopiedCode: a notification says SO_EE_CODE_ZEROCOPY_COPIED when some
+	// reference drop copied the data (uarg->zerocopy, v4.14). The RFC's
+	// __msg_zerocopy_callback fills no ee_code: its notifications never
+	// say COPIED, whatever was copied.
+	CopiedCode bool
+
 	// NotifyMergeEnd is the error-queue end __msg_zerocopy_callback tries
 	// to extend: the tail since 4ab6c99d99bb ("sock: MSG_ZEROCOPY
 	// notification coalescing"), the head in the RFC.
@@ -280,6 +286,7 @@ func builtinProfiles() []Profile {
 		p.ZerocopyClasses = []SocketClass{ClassTCP}
 		p.OptRefusal = ENOTSUPP
 		p.OptClosedOnly = true
+		p.CopiedCode = true
 		p.NotifyMergeEnd = QueueTail
 		p.TCPZerocopyStateCheck = true
 		p.DgramZerocopyPagedOnly = false

@@ -306,10 +306,14 @@ func (s *Sock) Close() {
 
 // QueueNotification queues or merges a zerocopy notification on the error
 // queue at the profile's end (__msg_zerocopy_callback); a merged
-// notification's skb is consumed at once and its optmem returned.
+// notification's skb is consumed at once and its optmem returned. Without
+// Profile.CopiedCode (the RFC) it never says COPIED.
 func (s *Sock) QueueNotification(n ubuf.Notification) {
 	if !s.CheckLive("queueing a notification") {
 		return
+	}
+	if !s.Host().Profile.CopiedCode {
+		n.Copied = false // the RFC's callback sets no ee_code
 	}
 	why := s.ErrQueue.Zerocopy(n, s.Host().Profile.NotifyMergeEnd)
 	merged := why.Merged()
