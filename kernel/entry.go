@@ -134,6 +134,9 @@ const (
 	// OpAppendNoSpace: "__ip_append_data: wmem_alloc Args[0] > 2 × sndbuf
 	// Args[1]", a later fragment's alloc_skb refused (ENOBUFS).
 	OpAppendNoSpace
+	// OpTooLong: "Str: Args[0] bytes > Args[1]", a send longer than its
+	// bound (EMSGSIZE); Str names the check.
+	OpTooLong
 	opCount
 )
 
@@ -364,6 +367,8 @@ var opSpecs = [opCount]opSpec{
 		text: func(e *Entry) string {
 			return fmt.Sprintf("__ip_append_data: wmem_alloc %d > 2 × sndbuf %d", e.Args[0], e.Args[1])
 		}},
+	OpTooLong: {name: "too_long", str: "check", args: []arg{{"bytes", argInt}, {"limit", argInt}},
+		text: func(e *Entry) string { return fmt.Sprintf("%s: %d bytes > %d", e.Str, e.Args[0], e.Args[1]) }},
 	OpFaultFailed: {name: "fault", str: "site",
 		text: func(e *Entry) string { return e.Str + " failed: the scenario's fault site" }},
 	OpUargCopied: {name: "copied", args: []arg{{"copied_by", argCopyWhy}},
@@ -398,7 +403,7 @@ func copiedBy(v int64) string {
 // state that makes a stream send fail with EPIPE, or a fault site.
 func (o Op) Refusal() bool {
 	switch o {
-	case OpOmallocRefused, OpMemlockRefused, OpStreamNoSpace, OpSendNoSpace, OpSendPipe, OpFaultFailed, OpAppendNoSpace:
+	case OpOmallocRefused, OpMemlockRefused, OpStreamNoSpace, OpSendNoSpace, OpSendPipe, OpFaultFailed, OpAppendNoSpace, OpTooLong:
 		return true
 	}
 	return false

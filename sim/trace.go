@@ -33,7 +33,7 @@ import (
 // copied, kernel.CopyWhy) on "put", "complete", "skb_copy_ubufs" and the
 // new "copied" entry, "merge" on "notified", the new refusal entries
 // ("memlock_refused", "stream_no_space", "send_no_space",
-// "append_no_space", "send_pipe", "fault"), and an event's "why" carries the refusal with its numbers.
+// "append_no_space", "send_pipe", "too_long", "fault"), and an event's "why" carries the refusal with its numbers.
 const SchemaVersion = 3
 
 // Sink receives the records of a run as they happen, so that a long run

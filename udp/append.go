@@ -108,6 +108,8 @@ func (u *Sock) ipAppendData(c *cork, a *call, length, transhdrlen int, flags ker
 		limit = IPv6MaxPlen
 	}
 	if c.length+length > limit {
+		u.Sk.Note(kernel.Entry{Op: kernel.OpTooLong, Str: "__ip_append_data: the datagram's IP payload",
+			Args: [4]int64{int64(c.length + length), int64(limit)}})
 		return kernel.EMSGSIZE
 	}
 	s.notPartial = u.csumPartial(s, c.gsoSize)

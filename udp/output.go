@@ -34,6 +34,11 @@ func (u *Sock) sendChecks(n int, flags kernel.MsgFlags) kernel.Errno {
 	case u.v6() && !u.raw():
 		return 0
 	case n > 0xFFFF && !u.v6():
+		check := "udp_sendmsg: the payload"
+		if u.raw() {
+			check = "raw_sendmsg: the payload"
+		}
+		u.Sk.Note(kernel.Entry{Op: kernel.OpTooLong, Str: check, Args: [4]int64{int64(n), 0xFFFF}})
 		return kernel.EMSGSIZE
 	case flags&kernel.MSG_OOB != 0:
 		return kernel.EOPNOTSUPP
