@@ -36,7 +36,7 @@ type Host struct {
 	live  []*Tracked
 	freed int
 	// byID finds a live object by serial, unique across kinds.
-	byID       map[uint64]*Tracked
+	byID       serials
 	violations []Violation
 	// touched lists, once each, the objects created or noted since the
 	// last ClearTouched; gen numbers that period.
@@ -81,7 +81,7 @@ func FaultSites() []string {
 
 // NewHost returns a host running profile p.
 func NewHost(p *Profile) *Host {
-	return &Host{Profile: p, byID: make(map[uint64]*Tracked), events: Slab[stored]{limit: historyChunk}}
+	return &Host{Profile: p, events: Slab[stored]{limit: historyChunk}}
 }
 
 // Fail reports whether the allocation at site fails this time.
@@ -152,7 +152,7 @@ func (h *Host) Track(t *Tracked, kind string, self any) *Tracked {
 	h.serial++
 	*t = Tracked{host: h, self: self, id: ObjectID{kind, h.serial}}
 	h.live = append(h.live, t)
-	h.byID[t.id.Serial] = t
+	h.byID.put(t.id.Serial, t)
 	t.touch()
 	return t
 }
@@ -175,7 +175,7 @@ func (h *Host) Reserve(n int) uint64 {
 func (h *Host) TrackReserved(t *Tracked, kind string, serial uint64, self any) *Tracked {
 	*t = Tracked{host: h, self: self, id: ObjectID{kind, serial}}
 	h.live = append(h.live, t)
-	h.byID[serial] = t
+	h.byID.put(serial, t)
 	t.touch()
 	return t
 }
@@ -307,7 +307,7 @@ func (t *Tracked) Free() {
 	t.Note(Entry{Op: OpFreed})
 	t.freed = true
 	h := t.host
-	delete(h.byID, t.id.Serial)
+	h.byID.drop(t.id.Serial)
 	if h.freed++; h.freed > len(h.live)/2 {
 		h.compact()
 	}
@@ -361,7 +361,7 @@ func (h *Host) TakeViolations() []Violation {
 
 // Live returns the ids of the objects not yet freed, in creation order.
 func (h *Host) Live() []ObjectID {
-	ids := make([]ObjectID, 0, len(h.byID))
+	ids := make([]ObjectID, 0, h.byID.n)
 	for _, t := range h.live {
 		if !t.freed {
 			ids = append(ids, t.id)
@@ -382,7 +382,7 @@ func (h *Host) LiveObjects(fn func(*Tracked)) {
 
 // Object returns the tracked record of a live object, or nil.
 func (h *Host) Object(id ObjectID) *Tracked {
-	if t := h.byID[id.Serial]; t != nil && t.id == id {
+	if t := h.byID.get(id.Serial); t != nil && t.id == id {
 		return t
 	}
 	return nil

@@ -258,3 +258,42 @@ func TestEntryRefcount(t *testing.T) {
 	_, _, ok = kernel.Entry{Op: kernel.OpReleaseData, After: 0}.Refcount()
 	require.True(t, ok, "skb_release_data reports the dataref it left")
 }
+
+// Object finds every live object by its id and no freed one, across many
+// serials, objects freed young and old, and serials reserved long before
+// they are tracked.
+func TestObjectAcrossSerials(t *testing.T) {
+	h := newHost(t)
+	reserved := h.Reserve(5000)
+	var objs []*obj
+	for range 3000 {
+		objs = append(objs, track(h, "skb"))
+	}
+	late := &obj{}
+	h.TrackReserved(&late.Tracked, "upage", reserved+4321, late)
+	for i, o := range objs {
+		if i%3 != 0 {
+			o.Free()
+		}
+	}
+	for i, o := range objs {
+		got := h.Object(o.Ident())
+		if i%3 == 0 {
+			require.Same(t, &o.Tracked, got, "live %v", o.Ident())
+		} else {
+			require.Nil(t, got, "freed %v", o.Ident())
+		}
+	}
+	require.Same(t, &late.Tracked, h.Object(late.Ident()))
+	require.Nil(t, h.Object(kernel.ObjectID{Kind: "upage", Serial: reserved + 1}), "reserved, never tracked")
+	require.Nil(t, h.Object(kernel.ObjectID{Kind: "uarg", Serial: objs[0].Ident().Serial}), "the kind is part of the id")
+	require.Len(t, h.Live(), 1000+1)
+	for i, o := range objs {
+		if i%3 == 0 {
+			o.Free()
+		}
+	}
+	late.Free()
+	require.Empty(t, h.Live())
+	require.Nil(t, h.Object(objs[0].Ident()))
+}
