@@ -91,9 +91,11 @@
 // port (ICMP errors), socket(2) across families, types and protocols,
 // SO_ZEROCOPY on RAW, PF_PACKET and
 // AF_UNIX, optmem exhaustion with TX timestamps between notifications,
-// RLIMIT_MEMLOCK edges, the TCP receive window of a peer that does
-// not read, and TX ring setup, mapping, frame status and teardown. Its
-// expectations hold on the model everywhere and, when root on a kernel with loopback MSG_ZEROCOPY ([Supported]),
+// RLIMIT_MEMLOCK edges and setrlimit's own, option buffers and levels,
+// error-queue reads into small control buffers, the TCP receive window of
+// a peer that does not read, and TX ring setup, mapping, frame status and
+// teardown. Its expectations hold on the model everywhere and, when root
+// on a kernel with loopback MSG_ZEROCOPY ([Supported]),
 // on the kernel, with 100% agreement.
 //
 // Known difference, kept out of the suite: the TCP receive window of an

@@ -185,9 +185,9 @@ func (h *host) exec(st scenario.Stmt) (res string, isCall bool) {
 		if err := unix.Getrlimit(unix.RLIMIT_MEMLOCK, &cur); err != nil {
 			return errRes(err), true
 		}
-		cur.Cur = s.Limit.N
-		if s.Limit.Kind == scenario.ValueWord {
-			cur.Cur = unix.RLIM_INFINITY
+		cur.Cur = rlimit(s.Limit)
+		if !s.Max.IsZero() {
+			cur.Max = rlimit(s.Max)
 		}
 		return errRes(unix.Setrlimit(unix.RLIMIT_MEMLOCK, &cur)), true
 	case *scenario.Capdrop:
@@ -497,6 +497,14 @@ func iovs(buf []byte, ls []int) [][]byte {
 		off += l
 	}
 	return out
+}
+
+// rlimit is a setrlimit limit: a size or RLIM_INFINITY.
+func rlimit(v scenario.Value) uint64 {
+	if v.Kind == scenario.ValueWord {
+		return unix.RLIM_INFINITY
+	}
+	return v.N
 }
 
 // errRes renders a call's error as the scenario language does.

@@ -462,10 +462,26 @@ func (w *World) closeSocket(s *Socket) {
 	}
 }
 
-// Setrlimit models setrlimit(RLIMIT_MEMLOCK) for a task.
-func (w *World) Setrlimit(c Call, t *Task, limit uint64) Result {
+// Setrlimit models setrlimit(RLIMIT_MEMLOCK) of the soft limit soft for a
+// task, its hard limit as it was (getrlimit, then setrlimit).
+func (w *World) Setrlimit(c Call, t *Task, soft uint64) Result {
+	return w.SetrlimitPair(c, t, soft, t.MemlockMax)
+}
+
+// SetrlimitPair models setrlimit(RLIMIT_MEMLOCK) of both limits for a
+// task, as do_prlimit checks them: a soft limit above the hard one is
+// EINVAL, raising the hard limit EPERM (no task of the model has
+// CAP_SYS_RESOURCE); RLIM_INFINITY is above every number. Probed on Linux
+// 6.18 as an unprivileged user whose limits were 8 MiB both.
+func (w *World) SetrlimitPair(c Call, t *Task, soft, hard uint64) Result {
 	return w.syscall(c, "setrlimit", nil, func() Result {
-		t.Memlock = limit
+		switch {
+		case soft > hard:
+			return fail(kernel.EINVAL)
+		case hard > t.MemlockMax:
+			return fail(kernel.EPERM)
+		}
+		t.Memlock, t.MemlockMax = soft, hard
 		return ok(0)
 	})
 }

@@ -147,7 +147,7 @@ func (w *World) AddUser(uid int) *ubuf.User {
 
 // AddTask creates (or redefines) a task.
 func (w *World) AddTask(name string, u *ubuf.User, memlock uint64, capIPCLock bool) *Task {
-	t := &Task{Task: &ubuf.Task{Name: name, User: u, Memlock: memlock, CapIPCLock: capIPCLock}}
+	t := &Task{Task: &ubuf.Task{Name: name, User: u, Memlock: memlock, MemlockMax: memlock, CapIPCLock: capIPCLock}}
 	for i, have := range w.tasks {
 		if have.Name == name {
 			w.tasks[i] = t

@@ -17,8 +17,12 @@ type User struct {
 type Task struct {
 	Name string
 	User *User
-	// Memlock is RLIMIT_MEMLOCK in bytes; kernel.RLIM_INFINITY for none.
+	// Memlock is RLIMIT_MEMLOCK in bytes, the soft limit, the one
+	// mm_account_pinned_pages reads; kernel.RLIM_INFINITY for none.
 	Memlock uint64
+	// MemlockMax is the hard limit, which setrlimit may lower but not
+	// raise (the model's tasks have no CAP_SYS_RESOURCE).
+	MemlockMax uint64
 	// CapIPCLock exempts the task from locked-page accounting.
 	CapIPCLock bool
 	// CapNetAdmin lets the task set SO_SNDBUFFORCE and SO_RCVBUFFORCE.

@@ -330,11 +330,12 @@ func (in *interp) exec(st scenario.Stmt, c sim.Call) {
 	case *scenario.VhostSend:
 		r = w.VhostSend(c, w.Device(s.Device.Name), int(s.Len.N), int(optNum(s.Options, "gso_size", 0)))
 	case *scenario.Setrlimit:
-		limit := s.Limit.N
-		if s.Limit.Kind == scenario.ValueWord {
-			limit = kernel.RLIM_INFINITY
+		t := w.Task(s.Task.Name)
+		hard := t.MemlockMax
+		if !s.Max.IsZero() {
+			hard = rlimitOf(s.Max)
 		}
-		r = w.Setrlimit(c, w.Task(s.Task.Name), limit)
+		r = w.SetrlimitPair(c, t, rlimitOf(s.Limit), hard)
 	case *scenario.Capdrop:
 		r = w.SetCapability(c, w.Task(s.Task.Name), s.Cap.Name, false)
 	case *scenario.Capset:

@@ -491,7 +491,12 @@ send s 4096 MSG_ZEROCOPY => 4096
 capdrop t CAP_IPC_LOCK => 0
 setrlimit t RLIMIT_MEMLOCK 0 => 0
 send s 4096 MSG_ZEROCOPY => ENOBUFS
-setrlimit t RLIMIT_MEMLOCK unlimited => 0
+setrlimit t RLIMIT_MEMLOCK unlimited => EINVAL   # above the hard limit, 8K
+setrlimit t RLIMIT_MEMLOCK 8K 4K => EINVAL       # soft above hard
+setrlimit t RLIMIT_MEMLOCK 4K 16K => EPERM       # raising the hard limit
+setrlimit t RLIMIT_MEMLOCK 0 4K => 0
+setrlimit t RLIMIT_MEMLOCK 8K => EINVAL          # the hard limit is 4K now
+capset t CAP_IPC_LOCK => 0
 send s 4096 MSG_ZEROCOPY => 4096
 settle
 recvmsg s MSG_ERRQUEUE => zerocopy [0,1]

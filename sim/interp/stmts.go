@@ -26,6 +26,15 @@ func optNum(os scenario.Options, key string, def uint64) uint64 {
 	return def
 }
 
+// rlimitOf is a limit as setrlimit takes it: a size, or RLIM_INFINITY
+// for unlimited.
+func rlimitOf(v scenario.Value) uint64 {
+	if v.Kind == scenario.ValueWord {
+		return kernel.RLIM_INFINITY
+	}
+	return v.N
+}
+
 // optval is the buffer the options optlen= and null describe.
 func optval(os scenario.Options) sim.Optval {
 	ov := sim.IntOptval

@@ -771,14 +771,18 @@ func (r *replayer) rlimit(o *strace.Rlimit) {
 	var res sim.Result
 	text := fmt.Sprintf("%s(RLIMIT_MEMLOCK)", o.Syscall)
 	if o.New != nil {
-		limit := o.New.Cur.Value
-		if o.New.Cur.Infinity {
-			limit = kernel.RLIM_INFINITY
-		}
 		text = fmt.Sprintf("%s(RLIMIT_MEMLOCK, %s)", o.Syscall, limitString(o.New.Cur))
-		res = r.w.Setrlimit(r.call(&o.Header, text), r.task, limit)
+		res = r.w.SetrlimitPair(r.call(&o.Header, text), r.task, limitValue(o.New.Cur), limitValue(o.New.Max))
 	}
 	r.compare(&o.Header, -1, "", text, obs, res.String()+pred, "")
+}
+
+// limitValue is a decoded limit as the kernel holds it.
+func limitValue(l strace.Limit) uint64 {
+	if l.Infinity {
+		return kernel.RLIM_INFINITY
+	}
+	return l.Value
 }
 
 func limitString(l strace.Limit) string {

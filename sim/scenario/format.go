@@ -160,7 +160,7 @@ func callWords(st Stmt) []string {
 		}
 		return w
 	case *Setrlimit:
-		return []string{"setrlimit", s.Task.Name, s.Resource.Name, s.Limit.Text}
+		return nonEmpty("setrlimit", s.Task.Name, s.Resource.Name, s.Limit.Text, s.Max.Text)
 	case *Capdrop:
 		return []string{"capdrop", s.Task.Name, s.Cap.Name}
 	case *Capset:

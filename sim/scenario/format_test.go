@@ -240,8 +240,12 @@ func genStmt(t *rapid.T) Stmt {
 			return &Recv{Sock: genSock(t), Len: genNumber(t), Flags: genFlags(t, msgFlagNames, true)}
 		},
 		func(t *rapid.T) Stmt {
-			return &Setrlimit{Task: Ident{Name: genName.Draw(t, "task")}, Resource: genSymbol(t, rlimits),
+			s := &Setrlimit{Task: Ident{Name: genName.Draw(t, "task")}, Resource: genSymbol(t, rlimits),
 				Limit: genOptValue(t, optSpec{kind: optNumberOr, words: []string{"unlimited"}})}
+			if rapid.Bool().Draw(t, "hard") {
+				s.Max = genOptValue(t, optSpec{kind: optNumberOr, words: []string{"unlimited"}})
+			}
+			return s
 		},
 		func(t *rapid.T) Stmt {
 			return &Capdrop{Task: Ident{Name: genName.Draw(t, "task")}, Cap: genSymbol(t, capNames)}

@@ -48,7 +48,11 @@ var statements = map[string]func(*lineParser) Stmt{
 	},
 	"recv": parseRecv,
 	"setrlimit": func(p *lineParser) Stmt {
-		return &Setrlimit{Task: p.name("task name"), Resource: p.symbol(rlimits), Limit: p.limit()}
+		s := &Setrlimit{Task: p.name("task name"), Resource: p.symbol(rlimits), Limit: p.limit()}
+		if p.peekIs(tWord) {
+			s.Max = p.limit()
+		}
+		return s
 	},
 	"capdrop": func(p *lineParser) Stmt { return &Capdrop{Task: p.name("task name"), Cap: p.symbol(capNames)} },
 	"capset":  func(p *lineParser) Stmt { return &Capset{Task: p.name("task name"), Cap: p.symbol(capNames)} },

@@ -246,7 +246,9 @@ type Setrlimit struct {
 	Line
 	Task     Ident
 	Resource Ident
-	Limit    Value
+	Limit    Value // the soft limit
+	// Max is the hard limit, zero to keep the task's.
+	Max Value
 }
 
 // Capdrop is "capdrop TASK CAP": remove a capability from the task.
