@@ -176,11 +176,7 @@ func runCheck(cmd *cobra.Command, fl checkFlags, c explore.Config) error {
 			return j.err
 		}
 	} else {
-		fmt.Fprintf(out, "# %d runs, %d distinct failures", sum.Runs, sum.Findings)
-		if fl.forTime > 0 {
-			fmt.Fprintf(out, " in %v", sum.Elapsed.Round(time.Millisecond))
-		}
-		fmt.Fprintln(out)
+		fl.summary(out, sum.Elapsed, "# %d runs, %d distinct failures", sum.Runs, sum.Findings)
 	}
 	if sum.Findings > 0 {
 		setStatus(cmd, exitFindings)

@@ -122,11 +122,8 @@ func runDiff(cmd *cobra.Command, fl diffFlags, c diff.Config) error {
 		out.Flush()
 		return fail(cmd, fmt.Errorf("zcsim diff: %w", err))
 	}
-	fmt.Fprintf(out, "# %d runs, %d statements compared, %d stable and %d unstable disagreements", sum.Runs, sum.Compared, sum.Stable, sum.Unstable)
-	if fl.forTime > 0 {
-		fmt.Fprintf(out, " in %v", sum.Elapsed.Round(time.Millisecond))
-	}
-	fmt.Fprintln(out)
+	fl.summary(out, sum.Elapsed, "# %d runs, %d statements compared, %d stable and %d unstable disagreements",
+		sum.Runs, sum.Compared, sum.Stable, sum.Unstable)
 	if sum.Stable > 0 {
 		setStatus(cmd, exitFindings)
 	}

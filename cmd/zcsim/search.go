@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"time"
@@ -95,4 +96,14 @@ func (p *progressLine) clear() {
 	if p.tty {
 		fmt.Fprint(p.out, "\r\033[K")
 	}
+}
+
+// summary prints a search's last line: what format says and, under
+// --for, how long the search took.
+func (fl *searchFlags) summary(out io.Writer, elapsed time.Duration, format string, args ...any) {
+	fmt.Fprintf(out, format, args...)
+	if fl.forTime > 0 {
+		fmt.Fprintf(out, " in %v", elapsed.Round(time.Millisecond))
+	}
+	fmt.Fprintln(out)
 }
