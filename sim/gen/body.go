@@ -35,13 +35,14 @@ const (
 	aCreds
 	aNarrate
 	aRepeat
+	aRing
 	numActions
 )
 
 var actionNames = [numActions]string{
 	"send", "sendto", "sendmsg", "sendmmsg", "errqueue", "recv", "setsockopt", "getsockopt",
 	"wait", "settle", "hold", "release", "drop", "complete", "txerror", "fault", "zckey",
-	"vhost", "connect", "accept", "shutdown", "close", "socket", "creds", "narrate", "repeat",
+	"vhost", "connect", "accept", "shutdown", "close", "socket", "creds", "narrate", "repeat", "ring",
 }
 
 // actionBase is each action's weight before the swarm draw, and the
@@ -55,7 +56,7 @@ var actionBase = [numActions]struct {
 	aWait: {3, 0}, aSettle: {3, 0}, aHold: {2, Hold}, aRelease: {2, Hold}, aDrop: {2, Drop},
 	aComplete: {3, ManualTX}, aTxerror: {1, ManualTX}, aFault: {2, Faults}, aZckey: {1, Zckey},
 	aVhost: {2, Vhost}, aConnect: {1, Connect}, aAccept: {1, Connect}, aShutdown: {1, Close},
-	aClose: {1, Close}, aSocket: {1, 0}, aCreds: {2, Memlock}, aNarrate: {1, Narrate}, aRepeat: {2, Loops},
+	aClose: {1, Close}, aSocket: {1, 0}, aCreds: {2, Memlock}, aNarrate: {1, Narrate}, aRepeat: {2, Loops}, aRing: {4, TxRing},
 }
 
 // drawWeights is swarm testing's second draw: each available action's base
@@ -246,6 +247,40 @@ func (g *gen) lifecycle(a action) {
 		g.narrate()
 	case aRepeat:
 		g.loop()
+	case aRing:
+		g.ring()
+	}
+}
+
+// ring writes a frame into a TX ring, reads a frame's status, or sends
+// what the ring holds (tpacket_snd), on a socket with a mapped ring; and
+// sets one up when none has.
+func (g *gen) ring() {
+	var rings []*sock
+	for _, s := range g.socks {
+		if s.frames > 0 {
+			rings = append(rings, s)
+		}
+	}
+	if len(rings) == 0 {
+		for _, s := range g.socks {
+			if g.ringable(s) {
+				g.txRing(s)
+				return
+			}
+		}
+		g.line("settle")
+		return
+	}
+	s := pick(g, rings...)
+	switch i := g.r.IntN(s.frames); g.r.IntN(4) {
+	case 0, 1:
+		n := pick(g, 0, 13, 14, 64, 100, 1000, s.frameSize-32, s.frameSize)
+		g.line("txframe %s %d %d", s.name, i, max(n, 0))
+	case 2:
+		g.line("txstatus %s %d", s.name, i)
+	default:
+		g.line("send %s 0 %s", s.name, pick(g, "MSG_DONTWAIT", "MSG_DONTWAIT", "0"))
 	}
 }
 

@@ -65,7 +65,12 @@
 // vhost_send, expect, note and comments, and repeat loops (Loops: 2 to 64
 // iterations of one to three sends, reads or time steps, a send's length
 // sometimes an expression of the variable i; the byte budget counts every
-// iteration). Some files end by settling and reading the error queues.
+// iteration), and TX rings on packet sockets (TxRing: a valid
+// PACKET_TX_RING set up and mapped, frames written with txframe, their
+// status read with txstatus, sends from the ring; never through a
+// loopback device, whose loopback_xmit gives a frame back while it is
+// still being delivered). Taps may read their copies after a delay.
+// Some files end by settling and reading the error queues.
 //
 // Some bugs need several features at once, too rare a conjunction for
 // independent draws. BigTCP draws one: lo redefined with a gso_max_size

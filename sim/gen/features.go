@@ -46,6 +46,7 @@ const (
 	Narrate                         // note, comments and expect
 	BigTCP                          // BIG TCP: lo with gso_max_size over 64 KiB, a huge-page task with unlimited memlock, TCP sends over 64 KiB
 	Loops                           // repeat loops of sends, reads and time steps
+	TxRing                          // PACKET_TX_RING on packet sockets: ring, mmap, txframe, txstatus, sends from the ring
 
 	numFeatures = iota
 )
@@ -72,7 +73,7 @@ var featureNames = [numFeatures]string{
 	"tcp", "udp", "raw", "packet", "unix", "inet6", "nonblock", "nic", "tun", "tap",
 	"manualtx", "link", "hold", "drop", "faults", "memlock", "sysctl", "timestamps",
 	"cork", "buffers", "sockopts", "connect", "close", "big", "iovecs", "vhost", "zckey",
-	"peer", "narrate", "bigtcp", "loops",
+	"peer", "narrate", "bigtcp", "loops", "txring",
 }
 
 // Has reports whether every feature of g is in f.

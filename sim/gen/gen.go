@@ -110,6 +110,11 @@ type sock struct {
 	// big is a TCP socket of the BIG TCP task on lo: its sends are often
 	// over 64 KiB.
 	big bool
+	// frames is the size of the mapped TX ring of a packet socket, or 0;
+	// frameSize its frames' size.
+	frames, frameSize int
+	// loopback says the socket sends through a loopback device.
+	loopback bool
 }
 
 type device struct {
@@ -181,6 +186,12 @@ func (g *gen) drawFeatures() Features {
 		f &^= BigTCP
 		if g.cfg.Allow.Has(TCP) {
 			f |= BigTCP | TCP // it is about TCP sends
+		}
+	}
+	if f.Has(TxRing) {
+		f &^= TxRing
+		if g.cfg.Allow.Has(Packet) && !(g.cfg.Host && f.Has(Memlock)) {
+			f |= TxRing | Packet // rings are on packet sockets
 		}
 	}
 	if f&sockKinds == 0 {

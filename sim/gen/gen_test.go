@@ -207,7 +207,7 @@ func TestCoverage(t *testing.T) {
 		"setsockopt", "getsockopt", "connect", "listen", "bind", "close", "accept", "shutdown",
 		"send", "sendto", "sendmsg", "sendmmsg", "recvmsg", "recv", "setrlimit", "capset", "capdrop",
 		"wait", "settle", "hold", "release", "drop", "complete", "txerror", "vhost_send", "fault",
-		"zckey", "expect", "note", "repeat", "}"} {
+		"zckey", "expect", "note", "repeat", "}", "mmap", "txframe", "txstatus"} {
 		require.True(t, keywords[kw], "no %s statement", kw)
 	}
 	for _, word := range []string{
@@ -223,6 +223,7 @@ func TestCoverage(t *testing.T) {
 		".peer", "SHUT_RDWR", "RLIMIT_MEMLOCK unlimited", "CAP_NET_ADMIN",
 		"sock_omalloc", "skb_copy_ubufs", "alloc_skb", "tun_get_user", "nth=", "from=", "next=", "p=0.",
 		"0xffffffff", "gso_size=", "repeat i ", "+i MSG_", "task=big", "device lo loopback gso_max_size=",
+		"SOL_PACKET PACKET_TX_RING [4096, ", " delay=",
 	} {
 		require.Contains(t, all.String(), word)
 	}

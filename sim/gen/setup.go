@@ -120,7 +120,11 @@ func (g *gen) makeDevices() {
 	}
 	if g.on(Tap) {
 		for i := range 1 + g.r.IntN(2) {
-			g.line("tap dump%d on=%s", i, pick(g, g.devices...).name)
+			delay := ""
+			if g.chance(2) {
+				delay = " delay=" + g.duration() // tcpdump reads its copy later
+			}
+			g.line("tap dump%d on=%s%s", i, pick(g, g.devices...).name, delay)
 		}
 	}
 }
@@ -195,7 +199,7 @@ func (g *gen) newSocket() {
 	}
 	s.inet6 = g.on(Inet6) && g.chance(2)
 	d := pick(g, g.devices...)
-	s.mtu = d.mtu
+	s.mtu, s.loopback = d.mtu, d.kind == "loopback"
 	g.socks = append(g.socks, s)
 	var opts []string
 	if d.name != "lo" || g.chance(2) {
@@ -285,4 +289,24 @@ func (g *gen) socketSetup(s *sock) {
 	for _, c := range calls {
 		c()
 	}
+	if g.ringable(s) && !g.chance(4) {
+		g.txRing(s)
+	}
+}
+
+// ringable says s may get a TX ring: a packet socket of a file with
+// TxRing, not through a loopback device, whose loopback_xmit orphans the
+// skb and so gives the frame back while it is still being delivered (the
+// model reports that as the violation it is; packet/doc.go).
+func (g *gen) ringable(s *sock) bool {
+	return s.kind == kPacket && g.on(TxRing) && !s.loopback && s.frames == 0
+}
+
+// txRing sets up and maps a valid TPACKET_V2 TX ring on the packet
+// socket s: one or two blocks of a page, frames of 2 or 4 KiB.
+func (g *gen) txRing(s *sock) {
+	blocks, size := 1+g.r.IntN(2), pick(g, 2048, 4096)
+	s.frames, s.frameSize = blocks*(4096/size), size
+	g.line("setsockopt %s SOL_PACKET PACKET_TX_RING [4096, %d, %d, %d]", s.name, blocks, size, s.frames)
+	g.line("mmap %s", s.name)
 }
