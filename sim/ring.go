@@ -56,7 +56,9 @@ func (w *World) Munmap(c Call, s *Socket) Result {
 func (w *World) TxFrame(c Call, s *Socket, i, n int) bool {
 	done := false
 	w.Control(c, "txframe", c.Text, func() {
-		if p := packetOf(s); p != nil && p.Mapped() {
+		// After close the program's mapping may outlive the ring; a write
+		// to it reaches no frame the kernel will read.
+		if p := packetOf(s); p != nil && p.Mapped() && p.Ring() != nil {
 			done = p.Ring().Request(i, n)
 		}
 	})

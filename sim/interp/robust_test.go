@@ -67,6 +67,27 @@ recv u.peer 1000 MSG_DONTWAIT => EAGAIN
 	require.NotContains(t, timeline(t, tr), "msg_zerocopy_alloc")
 }
 
+// A frame written after the packet socket was closed, through a mapping
+// that outlived its ring, is no frame of the kernel's: a mismatch, no
+// violation, and no nil ring dereferenced (zcsim check found the panic).
+func TestTxFrameAfterClose(t *testing.T) {
+	tr := runSrc(t, `
+socket p AF_PACKET SOCK_DGRAM
+setsockopt p SOL_PACKET PACKET_TX_RING [4096, 2, 2048, 4] => 0
+mmap p => 0
+close p => 0
+txframe p 0 0
+`)
+	mismatches := 0
+	for _, r := range tr.Records {
+		require.Nil(t, r.Violation)
+		if r.Mismatch != nil {
+			mismatches++
+		}
+	}
+	require.Equal(t, 1, mismatches, "the frame was not the program's to write")
+}
+
 // An orphaned connection whose FIN was acknowledged becomes a time-wait
 // socket, which acknowledges the peer's FIN: the peer does not retransmit
 // it to a socket that is gone.
