@@ -69,7 +69,9 @@
 // PACKET_TX_RING set up and mapped, frames written with txframe, their
 // status read with txstatus, sends from the ring; never through a
 // loopback device, whose loopback_xmit gives a frame back while it is
-// still being delivered). Taps may read their copies after a delay.
+// still being delivered, nor, for now, one with manual TX completion,
+// where the model's accounting of a pending ring send is wrong). Taps
+// may read their copies after a delay.
 // Some files end by settling and reading the error queues.
 //
 // Some bugs need several features at once, too rare a conjunction for
