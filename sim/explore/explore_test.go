@@ -63,11 +63,11 @@ func TestCleanBudget(t *testing.T) {
 // The same Config finds the same failures with the same shrunk files;
 // KeepGoing reports each distinct key once.
 func TestDeterministic(t *testing.T) {
-	c := explore.Config{Bugs: []kernel.Bug{kernel.BugTstampLeak}, Seed: 100, Runs: 120, KeepGoing: true}
+	c := explore.Config{Bugs: []kernel.Bug{kernel.BugTstampLeak}, Seed: 100, Runs: 300, KeepGoing: true}
 	a, sa := search(t, c)
 	b, sb := search(t, c)
 	require.NotEmpty(t, a)
-	require.Equal(t, 120, sa.Runs)
+	require.Equal(t, 300, sa.Runs)
 	require.Equal(t, sa.Runs, sb.Runs)
 	if d := cmp.Diff(a, b); d != "" {
 		t.Fatalf("findings differ (-first +second):\n%s", d)
