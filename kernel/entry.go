@@ -137,6 +137,8 @@ const (
 	// OpTooLong: "Str: Args[0] bytes > Args[1]", a send longer than its
 	// bound (EMSGSIZE); Str names the check.
 	OpTooLong
+	// OpCoalesce: "skb_try_coalesce: took the frags of Holder, truesize +Args[0]".
+	OpCoalesce
 	opCount
 )
 
@@ -335,6 +337,10 @@ var opSpecs = [opCount]opSpec{
 	OpTunGetUser: {name: "tun_get_user", fn: "tun_get_user", holder: "uarg", args: []arg{{"bytes", argInt}},
 		text: func(e *Entry) string {
 			return fmt.Sprintf("tun_get_user: %d bytes of guest pages, %v attached", e.Args[0], e.Holder)
+		}},
+	OpCoalesce: {name: "coalesce", fn: "skb_try_coalesce", holder: "from", args: []arg{{"delta", argInt}},
+		text: func(e *Entry) string {
+			return fmt.Sprintf("skb_try_coalesce: took the frags of %v, truesize +%d", e.Holder, e.Args[0])
 		}},
 	OpTxRing: {name: "packet_tx_ring", fn: "packet_set_ring", args: []arg{{"frames", argInt}, {"frame_size", argInt}},
 		text: func(e *Entry) string {

@@ -169,6 +169,26 @@ type Profile struct {
 	// segments (tp->scaling_ratio, v6.6, dfa2f0483360 "tcp: get rid of
 	// sysctl_tcp_adv_win_scale"); before, half of it (tcp_adv_win_scale 1).
 	TCPScalingRatio bool
+	// TCPHeadroom is what MAX_TCP_HEADER adds to the head of every skb
+	// tcp_stream_alloc_skb allocates, counted in its truesize
+	// (SKB_TRUESIZE(skb_end_offset)): 256 on linux-6.18, whose zerocopy
+	// TCP skbs carry 832 bytes of truesize besides their pages (measured:
+	// the receiver of one 4000-byte send over loopback holds
+	// sk_rmem_alloc 4928). 0 on the older profiles, which count the head
+	// as SKB_TRUESIZE(linear) alone.
+	TCPHeadroom int
+	// TCPRmemMax is the default net.ipv4.tcp_rmem[2], which also sets the
+	// window scale a connection offers (tcp_select_initial_window): 6 MiB
+	// (window scale 7), 32 MiB on linux-6.18 (measured; window scale 10).
+	TCPRmemMax int
+	// TCPPushedAtMSS: a segment with PSH exactly rcv_mss long marks the
+	// delayed ACK pushed (ICSK_ACK_PUSHED in tcp_measure_rcv_mss), so a
+	// read that empties the receive queue acknowledges at once
+	// (tcp_cleanup_rbuf) — "tcp: fix delayed ACKs for MSS boundary
+	// condition" (v6.14). Measured on linux-6.18: after its quick ACKs a
+	// 1000-byte send is acknowledged when the peer reads it. Before, only
+	// shorter segments did.
+	TCPPushedAtMSS bool
 
 	// DgramZerocopyPagedOnly: a datagram send takes a uarg only when its
 	// payload can go into frags (scatter-gather and, for UDP, a
@@ -271,6 +291,7 @@ func builtinProfiles() []Profile {
 		UargLenLimit:    UshrtMax - 1,
 		OptmemMax:       20480,
 		OmallocTruesize: 768,
+		TCPRmemMax:      6 << 20,
 		OmallocEstimate: 576,
 		MemlockDefault:  64 << 10,
 		NotifyMergeEnd:  QueueHead,
@@ -310,6 +331,9 @@ func builtinProfiles() []Profile {
 		p.TCPZerocopyStateCheck = false
 		p.TCPZerocopyCloseWait = false
 		p.TCPScalingRatio = true
+		p.TCPHeadroom = 256
+		p.TCPRmemMax = 32 << 20
+		p.TCPPushedAtMSS = true
 		p.GSOMaxSize = 512 << 10
 		p.ZerocopyClasses = append(p.ZerocopyClasses, ClassVsock)
 		p.MPTCP = true

@@ -215,6 +215,9 @@ func TestDiff(t *testing.T) {
 		"TCPZerocopyStateCheck: true -> false",
 		"TCPZerocopyCloseWait: true -> false",
 		"TCPScalingRatio: false -> true",
+		"TCPHeadroom: 0 -> 256",
+		"TCPRmemMax: 6291456 -> 33554432",
+		"TCPPushedAtMSS: false -> true",
 		"MPTCP: false -> true",
 		"GSOMaxSize: 65536 -> 524288",
 	}, got)

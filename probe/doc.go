@@ -93,9 +93,14 @@
 // AF_UNIX, optmem exhaustion with TX timestamps between notifications,
 // RLIMIT_MEMLOCK edges and setrlimit's own, option buffers and levels,
 // error-queue reads into small control buffers, the TCP receive window of
-// a peer that does not read, and TX ring setup, mapping, frame status and
-// teardown. Its expectations hold on the model everywhere and, when root
-// on a kernel with loopback MSG_ZEROCOPY ([Supported]),
+// a peer that does not read, TX ring setup, mapping, frame status and
+// teardown, and the timing of loopback: notifications readable as a TCP
+// or UDP send returns (tcp-inline.zcs, udp-inline.zcs), the receiver's
+// quick ACKs and their number by segment size (tcp-quickack.zcs), and the
+// delayed ACK, half-window segments, reads that acknowledge and
+// Minshall's Nagle (tcp-delack.zcs). Its expectations hold on the model
+// everywhere and, when root on a kernel with loopback MSG_ZEROCOPY
+// ([Supported]),
 // on the kernel, with 100% agreement.
 //
 // Known difference, kept out of the suite: the TCP receive window of an

@@ -37,27 +37,16 @@ func (w *World) AcceptFrom(c Call, l, client *Socket) (*Socket, Result) {
 func (s *Socket) SetAutoRead(on bool) { s.autoRead = on }
 
 // QueuedSegments returns what a read on s could take now without
-// waiting, oldest first: the unread bytes of each skb on a TCP socket's
-// receive queue (the segments as they arrived: the model does not
-// coalesce them), or each datagram's length on a datagram socket. It
-// changes nothing; the strace importer uses it to tell which arrivals
-// explain what a log's read returned.
+// waiting, oldest first: the unread bytes of each segment on a TCP
+// socket's receive queue as it arrived (tcp.Conn.QueuedSegments, however
+// tcp_try_coalesce joined them), or each datagram's length on a datagram
+// socket. It changes nothing; the strace importer uses it to tell which
+// arrivals explain what a log's read returned.
 func (s *Socket) QueuedSegments() []int {
 	var out []int
 	switch {
 	case s.tcp != nil:
-		q := s.tcp.ReceiveQueue()
-		rest := 0
-		for _, b := range q[min(1, len(q)):] {
-			rest += b.Len
-		}
-		for i, b := range q {
-			n := b.Len
-			if i == 0 {
-				n = s.tcp.Queued() - rest // the first may be read in part
-			}
-			out = append(out, n)
-		}
+		out = s.tcp.QueuedSegments()
 	case s.dgrm != nil:
 		for _, g := range s.dgrm.rx {
 			out = append(out, g.len)

@@ -64,9 +64,14 @@ func (r Result) String() string {
 func (w *World) syscall(c Call, op string, s *Socket, fn func() Result) Result {
 	w.beginOn(s)
 	var r Result
-	if s != nil && s.closed {
+	switch {
+	case s != nil && s.closed:
 		r = fail(kernel.EBADF)
-	} else {
+	case s != nil && s.tcp != nil:
+		s.lockSock()
+		r = fn()
+		w.releaseSock(s)
+	default:
 		r = fn()
 	}
 	w.record(c, op, s, r)
@@ -334,10 +339,10 @@ func (w *World) Connect(c Call, s *Socket) Result {
 	return w.syscall(c, "connect", s, func() Result {
 		switch {
 		case s.tcp != nil && s.Peer != nil:
-			if err := s.tcp.Connect(s.Peer.tcp.Window()); err != 0 {
+			if err := s.tcp.Connect(s.Peer.tcp.SynWindow()); err != 0 {
 				return fail(err)
 			}
-			s.Peer.tcp.Connect(s.tcp.Window())
+			s.Peer.tcp.Connect(s.tcp.SynWindow())
 			return ok(0)
 		case s.dgrm != nil && s.dgrm.udp != nil:
 			return fail(s.dgrm.udp.Connect())
@@ -371,8 +376,8 @@ func (w *World) Accept(c Call, s *Socket, name string) (*Socket, Result) {
 		client.tcp.SetAckPolicy(s.Peer.tcp.AckPolicy())
 		child.Peer, client.Peer = client, child
 		child.Sk.InheritFlags(s.Sk)
-		client.tcp.Connect(child.tcp.Window())
-		child.tcp.Connect(client.tcp.Window())
+		client.tcp.Connect(child.tcp.SynWindow())
+		child.tcp.Connect(client.tcp.SynWindow())
 		return ok(w.allocFD(child))
 	})
 	return child, r
@@ -419,7 +424,9 @@ func (w *World) Shutdown(c Call, s *Socket, rd, wr bool) Result {
 		if s.tcp != nil && wr {
 			s.tcp.Shutdown()
 		}
-		if s.Sk.State == sock.CLOSE {
+		if s.Sk.State == sock.CLOSE && (s.tcp == nil || !s.tcp.FinWait2()) {
+			// FIN_WAIT2 (over loopback the FIN is acknowledged before
+			// shutdown returns) is still connected for inet_shutdown.
 			return fail(kernel.ENOTCONN)
 		}
 		return ok(0)
@@ -641,22 +648,35 @@ func sendResult(r sock.SendResult) Result {
 	return res
 }
 
-// sendTCP runs a TCP send, letting the network run while it blocks.
+// sendTCP runs a TCP send (tcp_sendmsg: lock_sock, tcp_sendmsg_locked,
+// release_sock), letting the network run while it blocks. A call that
+// runs out of send buffer first releases the socket (sk_wait_event in
+// sk_stream_wait_memory): if the ACKs on its backlog free memory it goes
+// on at once, within its step; otherwise it sleeps while the network
+// runs.
 func (w *World) sendTCP(c Call, s *Socket, iov []mm.Iovec, flags kernel.MsgFlags, buf *mm.Buffer) Result {
 	w.beginOn(s)
 	w.Monitor.Before(s.Sk)
+	s.lockSock()
 	call := s.tcp.Sendmsg(iov, flags, kernel.SendmsgCall(w.Host.Step))
+	for !call.Done() && w.releaseSock(s) {
+		s.lockSock()
+		call.Resume()
+	}
 	blocked := false
 	if !call.Done() {
 		w.end(Event{Source: c.Source, Op: "send", Socket: s.Name, Text: c.Text + " blocks in sk_stream_wait_memory"})
 		for !call.Done() && w.Loop.Step() {
+			s.lockSock()
 			call.Resume()
+			w.releaseSock(s)
 		}
 		if blocked = !call.Done(); blocked {
 			call.Interrupt(kernel.EAGAIN)
 		}
 		w.beginOn(s)
 	}
+	w.releaseSock(s)
 	r := call.Result()
 	w.Monitor.Sent(s.Sk, c.Source, r, buf)
 	res := sendResult(r)
@@ -789,8 +809,8 @@ func (w *World) Recv(c Call, s *Socket, n int, flags kernel.MsgFlags) Result {
 			if err != 0 {
 				return fail(err)
 			}
-			if got > 0 && s.Peer != nil {
-				s.tcp.SendAck() // tcp_cleanup_rbuf
+			if s.Peer != nil {
+				s.tcp.CleanupRbuf(got)
 			}
 			return ok(int64(got))
 		case s.dgrm != nil:

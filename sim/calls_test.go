@@ -137,7 +137,8 @@ func TestEventRender(t *testing.T) {
 		}
 	}
 	raw, got := k.raw[send], k.rendered[send]
-	copied := "; uarg#4 [id 0..0] will notify COPIED: " + kernel.CopyLoopback.String() + "; s: notification [0,0] COPIED queued (COPIED by loopback at step 4)"
+	copied := "; uarg#4 [id 0..0] will notify COPIED: " + kernel.CopyLoopback.String() + "; s: notification [0,0] COPIED queued (COPIED by loopback at step 4)" +
+		"; s.peer receives a datagram of 100 bytes" // loopback delivers inside the call
 	require.Empty(t, raw.Text, "no sentence before Render, not even the narration's")
 	require.Nil(t, raw.Ret)
 	require.Equal(t, "send s 100 = 100  (id 0: allocated a new uarg)"+copied, got.Text)

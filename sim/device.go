@@ -106,7 +106,7 @@ type frame struct {
 	skb         *skb.Buff
 	len         int
 	seq, endSeq uint32
-	fin         bool
+	fin, push   bool
 	moreFrags   bool
 	// ipID and fragOff place an IP fragment in its datagram (ip_defrag).
 	ipID    uint32
@@ -134,7 +134,7 @@ func (w *World) Xmit(p sock.Packet) {
 	if !dev.SG && p.Skb.DataLen > 0 {
 		p.Skb.Linearize()
 	}
-	frames := []frame{{skb: p.Skb, len: p.Skb.Len, seq: p.Seq, endSeq: p.EndSeq, fin: p.Fin,
+	frames := []frame{{skb: p.Skb, len: p.Skb.Len, seq: p.Seq, endSeq: p.EndSeq, fin: p.Fin, push: p.Push,
 		moreFrags: p.MoreFrags, ipID: p.IPID, fragOff: p.FragOff}}
 	if size := s.gsoSize(p.Skb); size > 0 {
 		if dev.TSO {
@@ -163,6 +163,7 @@ func (w *World) segment(p sock.Packet, mss int) []frame {
 		seq += uint32(seg.Len)
 	}
 	frames[len(frames)-1].fin = p.Fin
+	frames[len(frames)-1].push = p.Push
 	return frames
 }
 
@@ -330,10 +331,14 @@ func (d *Device) takeHeld(n int) []*skb.Buff {
 	return out
 }
 
-// deliverLater delivers a frame to the socket's peer after the link delay.
+// deliverLater delivers a frame to the socket's peer: after the link
+// delay, or on a local path inside the current step (onPath).
 func (w *World) deliverLater(s *Socket, f frame) {
-	w.after(s.Dev.Delay, "deliver", "deliver to "+s.Peer.Name, func() Event {
-		return w.deliver(s.Peer, f)
+	w.onPath(s, "deliver", "deliver", s.Peer.Name, func() Event {
+		if s.Peer.tcp == nil {
+			return w.deliver(s.Peer, f)
+		}
+		return w.rcvSegment(s.Peer, func() Event { return w.deliver(s.Peer, f) })
 	})
 }
 

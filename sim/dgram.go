@@ -209,7 +209,8 @@ const (
 // portUnreachable models icmp_send(ICMP_DEST_UNREACH, ICMP_PORT_UNREACH)
 // (icmpv6_send for AF_INET6) from __udp4_lib_rcv, which found no socket
 // for a datagram of n bytes (IP payload) that r's peer sent to the closed
-// r: after the link delay the ICMP error reaches the sender, which
+// r: after the link delay (over loopback inside the current step, onPath)
+// the ICMP error reaches the sender, which
 // __udp4_lib_err hands to the socket (udp.Sock.PortUnreachable), unless
 // the sender is gone too. On a run of errors the kernel's global ICMP
 // rate limit (net.ipv4.icmp_msgs_burst, 50) would drop some; the model
@@ -221,7 +222,7 @@ func (w *World) portUnreachable(r *Socket, n int) {
 		room = icmpv6Room
 	}
 	size := ip + icmpHdrLen + min(ip+n, room-ip-icmpHdrLen)
-	w.after(r.Dev.Delay, "icmp", "ICMP to "+from.Name, func() Event {
+	w.onPath(r, "icmp", "ICMP", from.Name, func() Event {
 		e := Event{Socket: from.Name}
 		if from.Sk.Dead() || from.Sk.Freed() || from.dgrm == nil || from.dgrm.udp == nil {
 			e.Text = fmt.Sprintf("%s: closed, ICMP port unreachable dropped", from.Name)

@@ -19,11 +19,28 @@
 // scatter-gather and software segmentation (validate_xmit_skb,
 // skb_segment); devices that hold frames until TX completion (a NIC),
 // deliver locally (loopback_xmit, then skb_orphan_frags_rx in
-// __netif_receive_skb) or hand them to user space (tun_net_xmit); links
-// with delay and seeded loss; TCP peers that acknowledge at once or with
-// the delayed-ACK timer and hold data until read; UDP receivers that
+// __netif_receive_skb, inside the call) or hand them to user space
+// (tun_net_xmit); links
+// with delay and seeded loss; TCP peers that acknowledge as the kernel
+// does (or at once, or with a plain delayed-ACK timer) and hold data until
+// read; UDP receivers that
 // reassemble IP fragments. Package tcp owns TCP's timers and ACK policy;
 // the World is the clock they run on and the path their ACKs take.
+//
+// Work on the receive side of a loopback path runs inside the step that
+// caused it, in the kernel's order (softirq.go): loopback_xmit queues
+// each frame on the CPU's backlog (__netif_rx), which runs to empty when
+// the transmit path re-enables bottom halves (process_backlog at
+// local_bh_enable), work it queues joining its tail; a segment for a
+// socket whose user holds it (lock_sock: a call on it in progress) waits
+// on the socket's backlog (sk_add_backlog) until release_sock processes
+// it, after everything the call did — tcp_sendmsg's net_zcopy_put
+// included. So over loopback a TCP send's segments are received and
+// acknowledged and the ACKs processed before send returns, and a UDP
+// datagram is received before sendmsg returns; a blocking send that runs
+// out of send buffer first processes its backlog (sk_wait_event releases
+// the socket) and sleeps only if that freed nothing. A loopback device
+// given a link delay, a NIC and a tun deliver as events of their own.
 //
 // A TCP or UDP socket "s" gets an implicit peer "s.peer" on the far side of
 // its device. On loopback the peer is on this host and receives the

@@ -40,6 +40,12 @@ type Socket struct {
 	// SOF_TIMESTAMPING_OPT_ID was switched on.
 	tskeyBase uint32
 
+	// owned is set while a call of the socket's user holds it
+	// (lock_sock); sockBacklog holds the segments that arrived meanwhile
+	// (sk_add_backlog), for releaseSock.
+	owned       bool
+	sockBacklog []func() Event
+
 	// Path control, for data this socket sends and ACKs it receives.
 	holdData, holdAck bool
 	heldData          []frame
@@ -189,7 +195,7 @@ func (w *World) deliver(r *Socket, f frame) Event {
 	}
 	n := f.skb.Len
 	local := r.Dev.Kind == Loopback
-	accepted := r.tcp.Receive(f.skb, f.seq, f.endSeq, f.fin)
+	accepted := r.tcp.Receive(f.skb, f.seq, f.endSeq, f.fin, f.gso, f.push)
 	e.Text = fmt.Sprintf("%s receives seq %d..%d", r.Name, f.seq, f.endSeq)
 	if f.fin {
 		e.Text += " FIN"
@@ -199,8 +205,8 @@ func (w *World) deliver(r *Socket, f frame) Event {
 		r.tcp.SendAck()
 		return e
 	}
-	if local && n > 0 {
-		w.Monitor.RxQueued(r.Sk, f.skb)
+	if tail := r.tcp.ReceiveTail(); local && n > 0 && tail != nil {
+		w.Monitor.RxQueued(r.Sk, tail) // f.skb, or the tail it was coalesced into
 	}
 	if r.autoRead {
 		r.tcp.Recv(1 << 30)
@@ -246,7 +252,7 @@ func (w *World) ackTo(s *Socket, ack uint32, win int) {
 	case s.holdAck:
 		s.heldAcks = append(s.heldAcks, deliver)
 	default:
-		w.after(s.Dev.Delay, "ack", "ACK to "+s.Name, deliver)
+		w.onPath(s, "ack", "ACK", s.Name, func() Event { return w.rcvSegment(s, deliver) })
 	}
 }
 
@@ -268,17 +274,19 @@ func (w *World) ReleaseAcks(s *Socket) {
 	held := s.heldAcks
 	s.heldAcks = nil
 	for _, d := range held {
-		w.after(s.Dev.Delay, "ack", "ACK to "+s.Name, d)
+		w.onPath(s, "ack", "ACK", s.Name, func() Event { return w.rcvSegment(s, d) })
 	}
 }
 
 // remoteReset delivers a reset to r after the link delay (tcp_reset).
 func (w *World) remoteReset(r *Socket) {
-	w.after(r.Dev.Delay, "rst", "RST to "+r.Name, func() Event {
-		if r.tcp != nil {
-			r.tcp.Reset()
-		}
-		return Event{Socket: r.Name, Text: r.Name + " receives RST"}
+	w.onPath(r, "rst", "RST", r.Name, func() Event {
+		return w.rcvSegment(r, func() Event {
+			if r.tcp != nil {
+				r.tcp.Reset()
+			}
+			return Event{Socket: r.Name, Text: r.Name + " receives RST"}
+		})
 	})
 }
 

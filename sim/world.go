@@ -68,6 +68,11 @@ type World struct {
 	cpu int
 	// tapped are the copies packet taps hold until they read them.
 	tapped []*skb.Buff
+	// backlog is this CPU's receive backlog (softnet_data's
+	// input_pkt_queue) and inSoftirq says it is being processed
+	// (netifRx).
+	backlog   []func() Event
+	inSoftirq bool
 }
 
 // Task is a process: a named ubuf.Task.

@@ -119,7 +119,10 @@ type Buff struct {
 	Len, DataLen int
 	LinearCap    int
 	Truesize     int
-	Cloned       bool
+	// Head is the part of Truesize the head buffer accounts for,
+	// SKB_TRUESIZE(skb_end_offset): the rest is frag pages.
+	Head   int
+	Cloned bool
 	// Segs is the number of segments a GSO skb becomes (gso_segs).
 	Segs int
 
@@ -132,9 +135,19 @@ type Buff struct {
 // Alloc models alloc_skb(linear): one user, a private shared info, no
 // frags, truesize SKB_TRUESIZE(linear).
 func Alloc(h *kernel.Host, linear int) *Buff {
-	b := newBuff(h, Buff{LinearCap: linear, Truesize: Truesize(linear), users: 1, shinfo: newShinfo(h)})
+	b := newBuff(h, Buff{LinearCap: linear, Truesize: Truesize(linear), Head: Truesize(linear), users: 1, shinfo: newShinfo(h)})
 	b.Note(kernel.Entry{Op: kernel.OpAllocSkb, Args: [4]int64{int64(linear)}})
 	return b
+}
+
+// Reserve models the headroom an allocation includes before skb_reserve
+// hands it to the headers (tcp_stream_alloc_skb allocates MAX_TCP_HEADER
+// more than its linear area): the head, and so the truesize, grow by
+// headroom rounded to the cache line, and no payload fits there.
+func (b *Buff) Reserve(headroom int) {
+	grown := Truesize(b.LinearCap+headroom) - Truesize(b.LinearCap)
+	b.Truesize += grown
+	b.Head += grown
 }
 
 // Shinfo returns the shared info.

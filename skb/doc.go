@@ -31,7 +31,10 @@
 // A Buff starts with one user. The SharedInfo owns one reference on each
 // frag page, each frag_list skb, and (unless nouarg) one on its uarg,
 // recorded with the SharedInfo's ObjectID as holder. An owned Buff's
-// truesize is charged to its Owner until it is orphaned or freed.
+// truesize is charged to its Owner until it is orphaned or freed. Of the
+// truesize, Head is the head buffer's (SKB_TRUESIZE(skb_end_offset), with
+// the headroom Reserve counts); the rest is frag pages, which TryCoalesce
+// moves to the receiving skb with the frags.
 //
 // # Invariants
 //

@@ -20,7 +20,7 @@ func (b *Buff) Clone() (*Buff, kernel.Errno) {
 	if err := b.OrphanFrags(); err != 0 {
 		return nil, kernel.ENOMEM
 	}
-	n := newBuff(b.Host(), Buff{Len: b.Len, DataLen: b.DataLen, LinearCap: b.LinearCap, Truesize: b.Truesize,
+	n := newBuff(b.Host(), Buff{Len: b.Len, DataLen: b.DataLen, LinearCap: b.LinearCap, Truesize: b.Truesize, Head: b.Head,
 		Cloned: true, Segs: b.Segs, users: 1, shinfo: b.shinfo})
 	b.Cloned = true
 	b.shinfo.dataref++
@@ -46,7 +46,7 @@ func (b *Buff) Copy() (*Buff, kernel.Errno) {
 	n.shinfo.GSOSize = b.shinfo.GSOSize
 	n.shinfo.Flags = b.shinfo.Flags &^ kernel.SKBFL_ALL_ZEROCOPY
 	n.shinfo.shareData(b.shinfo)
-	n.Truesize = b.Truesize
+	n.Truesize, n.Head = b.Truesize, b.Head
 	if hasFrags {
 		if err := ZerocopyClone(n, b, true); err != 0 {
 			n.Free()
@@ -226,28 +226,34 @@ func Shift(tgt, b *Buff, n int) int {
 }
 
 // TryCoalesce models skb_try_coalesce(to, from) on a receive queue: if from's
-// payload fits in to's tailroom it is copied there; otherwise from's frags
-// are appended to to's, which is refused when either skb is zerocopy, has a
-// frag_list, or to is cloned. On success the caller frees from.
-func TryCoalesce(to, from *Buff) bool {
+// payload fits in to's tailroom it is copied there (delta 0); otherwise
+// from's frags are appended to to's, which is refused when either skb is
+// zerocopy, has a frag_list, or to is cloned, and to takes from's truesize
+// less its head (delta: from->truesize - SKB_TRUESIZE(skb_end_offset),
+// which tcp_try_coalesce charges to the socket). On success the caller
+// frees from (kfree_skb_partial).
+func TryCoalesce(to, from *Buff) (delta int, ok bool) {
 	if to.IsCloned() {
-		return false
+		return 0, false
 	}
 	if from.Len <= to.Tailroom() {
 		to.Len += from.Len
-		return true
+		return 0, true
 	}
 	if len(to.shinfo.FragList) > 0 || len(from.shinfo.FragList) > 0 ||
 		to.IsZcopy() || from.IsZcopy() || from.HeadLen() > 0 || from.IsCloned() ||
 		len(to.shinfo.Frags)+len(from.shinfo.Frags) > kernel.MaxSkbFrags {
-		return false
+		return 0, false
 	}
 	// The frags' page references move to "to"; from keeps none.
 	to.shinfo.Frags = append(to.shinfo.Frags, from.shinfo.Frags...)
 	from.shinfo.Frags = nil
 	to.Len, to.DataLen = to.Len+from.DataLen, to.DataLen+from.DataLen
 	from.Len, from.DataLen = 0, 0
-	return true
+	delta = from.Truesize - from.Head
+	to.Truesize += delta
+	to.Note(kernel.Entry{Op: kernel.OpCoalesce, Holder: from.Ident(), Args: [4]int64{int64(delta)}})
+	return delta, true
 }
 
 // OrphanFrags models skb_orphan_frags: nothing for an skb that is not
@@ -378,6 +384,7 @@ func (b *Buff) PullTail(delta int) kernel.Errno {
 			// pskb_expand_head grows truesize only for an unowned skb,
 			// whose charge no destructor will return.
 			b.Truesize += grown - b.LinearCap
+			b.Head += grown - b.LinearCap
 		}
 		b.LinearCap = grown
 	}

@@ -38,18 +38,18 @@ func TestTryCoalesce(t *testing.T) {
 	f := newFixture(t, "linux-6.18")
 	zc, u := f.zc(t, 0, 100)
 	to := skb.Alloc(f.H, 200)
-	require.True(t, skb.TryCoalesce(to, zc), "fits in the tailroom: copied, zerocopy or not")
+	require.True(t, coalesced(to, zc), "fits in the tailroom: copied, zerocopy or not")
 	require.Equal(t, 100, to.Len)
 	require.False(t, to.IsZcopy())
 	skbtest.Refs(t, u, 1, zc.Shinfo().Ident())
 
 	small := skb.Alloc(f.H, 0)
-	require.False(t, skb.TryCoalesce(small, zc), "frags of a zerocopy skb are never merged")
-	require.False(t, skb.TryCoalesce(zc, kernelSkb(f.H, mm.AllocPages(f.H, 0))), "nor merged into one")
+	require.False(t, coalesced(small, zc), "frags of a zerocopy skb are never merged")
+	require.False(t, coalesced(zc, kernelSkb(f.H, mm.AllocPages(f.H, 0))), "nor merged into one")
 
 	p := []*mm.Page{mm.AllocPages(f.H, 0), mm.AllocPages(f.H, 0)}
 	a, b := kernelSkb(f.H, p[0]), kernelSkb(f.H, p[1])
-	require.True(t, skb.TryCoalesce(a, b))
+	require.True(t, coalesced(a, b))
 	require.Equal(t, []*mm.Page{p[0], p[1]}, a.AppendPages(nil))
 	require.Equal(t, 8192, a.DataLen)
 	require.Zero(t, b.Len)
@@ -57,11 +57,11 @@ func TestTryCoalesce(t *testing.T) {
 	skbtest.Pages(t, skbtest.PageRef{Page: p[1], Refs: 1}, skbtest.PageRef{Page: p[0], Refs: 1})
 
 	c, _ := a.Clone()
-	require.False(t, skb.TryCoalesce(a, kernelSkb(f.H, mm.AllocPages(f.H, 0))), "a cloned target is refused")
+	require.False(t, coalesced(a, kernelSkb(f.H, mm.AllocPages(f.H, 0))), "a cloned target is refused")
 	c.Free()
 	withList := kernelSkb(f.H, mm.AllocPages(f.H, 0))
 	withList.Shinfo().FragList = []*skb.Buff{skb.Alloc(f.H, 0)}
-	require.False(t, skb.TryCoalesce(a, withList))
+	require.False(t, coalesced(a, withList))
 	skbtest.NoViolations(t, f.H)
 }
 
@@ -507,4 +507,10 @@ func BenchmarkSegment64K(b *testing.B) {
 			seg.Free()
 		}
 	}
+}
+
+// coalesced reports whether skb.TryCoalesce merged from into to.
+func coalesced(to, from *skb.Buff) bool {
+	_, ok := skb.TryCoalesce(to, from)
+	return ok
 }

@@ -37,6 +37,8 @@ type Packet struct {
 	// (which takes one sequence number after the data).
 	Retransmit bool
 	Fin        bool
+	// Push is TCPHDR_PSH on a TCP segment.
+	Push bool
 	// MoreFrags is IP_MF: an IP fragment that is not the datagram's last;
 	// the receiver reassembles the fragments (ip_defrag).
 	MoreFrags bool

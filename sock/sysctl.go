@@ -26,7 +26,7 @@ func DefaultSysctl(p *kernel.Profile) *Sysctl {
 		WmemDefault: 212992,
 		RmemDefault: 212992,
 		TCPWmem:     [3]int{4096, 16384, 4194304},
-		TCPRmem:     [3]int{4096, 131072, 6291456},
+		TCPRmem:     [3]int{4096, 131072, p.TCPRmemMax},
 
 		PingGroupRange: [2]int{1, 0},
 	}

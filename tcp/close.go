@@ -73,6 +73,11 @@ func (c *Conn) Close() (reset bool) {
 // none.
 func (c *Conn) TimeWait() bool { return c.timeWait }
 
+// FinWait2 reports whether the connection stands for the kernel's
+// FIN_WAIT2: its FIN was acknowledged while its user still holds it (the
+// model keeps such a connection finished; see Simplifications).
+func (c *Conn) FinWait2() bool { return c.finWait2 }
+
 // Reset models tcp_reset, a reset from the peer: the error the next call
 // reports (unless the socket is orphaned) is EPIPE in CLOSE_WAIT, where
 // the peer had already closed, ECONNREFUSED while connecting, ECONNRESET

@@ -53,8 +53,11 @@ type Conn struct {
 	rtx   []*Segment // sent, unacknowledged (tcp_rtx_queue)
 
 	writeSeq, sndNxt, sndUna uint32
-	sndWnd, maxWindow        int
-	cwnd                     int
+	// sndSml is snd_sml, the end of the last segment sent shorter than
+	// the MSS (tcp_minshall_update).
+	sndSml            uint32
+	sndWnd, maxWindow int
+	cwnd              int
 	// nonagle is tp->nonagle: TCP_NAGLE_OFF, TCP_NAGLE_CORK, TCP_NAGLE_PUSH.
 	nonagle int
 	// shutWr says the FIN is queued (tcp_close_state ran).
@@ -77,10 +80,10 @@ type Conn struct {
 	// rcvMSS and scalingRatio are icsk_ack.rcv_mss and tp->scaling_ratio
 	// (0 until a segment was measured).
 	rcvMSS, scalingRatio int
-	// rcvEdge is rcv_wup + rcv_wnd, the right edge of the window offered
-	// last, once edgeSet.
-	rcvEdge uint32
-	edgeSet bool
+	// rw is the receive window offered and its bounds; ack the
+	// delayed-ACK engine.
+	rw  rcvWindow
+	ack ackState
 	// timeWait is set when an orphan's FIN was acknowledged (TimeWait).
 	timeWait bool
 }
@@ -106,9 +109,20 @@ func (c *Conn) String() string {
 	return fmt.Sprintf("%v %v snd_una %d snd_nxt %d write_seq %d", c.Sk, c.Sk.State, c.sndUna, c.sndNxt, c.writeSeq)
 }
 
-// MSS returns the current MSS (tcp_current_mss): the path MTU less the IP
-// and TCP headers and the timestamp option.
-func (c *Conn) MSS() int { return c.Route.MTU - c.Sk.IPHeaderLen() - tcpHeaderLen }
+// MSS returns the current MSS (tcp_current_mss as tcp_sync_mss set it):
+// the MSS announced (AdvMSS) less the timestamp option, bounded to half
+// the largest window the peer offered once that exceeds TCP_MSS_DEFAULT
+// (tcp_bound_to_half_wnd; tcp_ack_update_window syncs the MSS again
+// whenever max_window grows): over loopback a fresh connection sends
+// 32741-byte segments into the peer's 65483-byte first window (measured
+// on Linux 6.18).
+func (c *Conn) MSS() int {
+	mss := c.AdvMSS() - tcpOptTimestamp
+	if c.maxWindow > tcpMSSDefault && mss > c.maxWindow>>1 {
+		mss = max(c.maxWindow>>1, 68-tcpHeaderLen)
+	}
+	return mss
+}
 
 // Connect models a completed three-way handshake with the peer, whose
 // receive window is window: the connection is ESTABLISHED and its send
@@ -123,10 +137,21 @@ func (c *Conn) Connect(window int) kernel.Errno {
 	}
 	c.connected = true
 	c.Sk.State = sock.ESTABLISHED
+	c.SynWindow()
 	c.sndWnd, c.maxWindow = window, window
 	c.expandSndbuf()
 	c.Sk.Note(kernel.Entry{Op: kernel.OpConnected, Args: [4]int64{int64(window), int64(c.Sk.Sndbuf)}})
 	return 0
+}
+
+// SynWindow returns the window this end offers in its SYN or SYN-ACK
+// (tcp_select_initial_window), initializing its receive side the first
+// time.
+func (c *Conn) SynWindow() int {
+	if c.rw.advmss == 0 {
+		return c.initRcvWindow()
+	}
+	return c.rw.wnd
 }
 
 // Listen models inet_listen: a closed socket that was never connected

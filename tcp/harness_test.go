@@ -48,6 +48,7 @@ func (w *wire) After(_ *sock.Sock, d engine.Duration, op string, fire func() str
 	})
 	return h
 }
+func (w *wire) Now() engine.Time             { return w.clock.Now() }
 func (w *wire) Cancel(h engine.Handle) bool  { return w.clock.Cancel(h) }
 func (w *wire) Pending(h engine.Handle) bool { return w.clock.Pending(h) }
 
@@ -71,7 +72,7 @@ func (w *wire) deliver() {
 			rx = skb.Alloc(w.h, p.Skb.Len)
 			rx.AppendLinear(p.Skb.Len)
 		}
-		w.peer.Receive(rx, p.Seq, p.EndSeq, p.Fin)
+		w.peer.Receive(rx, p.Seq, p.EndSeq, p.Fin, 0, p.Push)
 		w.sender.Ack(w.peer.RcvNxt(), w.peer.Window())
 	}
 }
@@ -120,8 +121,8 @@ func newPair(t *testing.T, profile string, loopback bool, opts ...func(*kernel.P
 	psk := sock.New(h, net, task, kernel.AF_INET, kernel.SOCK_STREAM, kernel.IPPROTO_TCP)
 	back := &wire{h: h, loopback: loopback, clock: clock}
 	c, peer := New(sk, r, w), New(psk, r, back)
-	peer.Connect(c.Window())
-	require.Equal(t, kernel.Errno(0), c.Connect(peer.Window()))
+	peer.Connect(c.SynWindow())
+	require.Equal(t, kernel.Errno(0), c.Connect(peer.SynWindow()))
 	w.sender, w.peer = c, peer
 	back.sender, back.peer = peer, c
 	return &pair{t: t, h: h, w: w, back: back, c: c, peer: peer, task: task}

@@ -6,40 +6,45 @@ import (
 	"github.com/zcsim/zcsim/sock"
 )
 
-// rcvSkb is an skb on the receive queue and how much of it was read.
+// rcvSkb is an skb on the receive queue and how much of it was read;
+// segs are the lengths of the segments it holds, in the order they
+// arrived (more than one once tcp_try_coalesce appended to it).
 type rcvSkb struct {
 	skb  *skb.Buff
 	read int
+	// segs[:nsegs]: each segment brings at least one frag, so at most
+	// MAX_SKB_FRAGS share an skb.
+	segs  [kernel.MaxSkbFrags]int32
+	nsegs int
 }
 
 // Receive models the in-order part of tcp_rcv_established / tcp_data_queue
 // for a segment [seq, endSeq) that arrived in b (nil for a segment without
-// payload): in-order data is queued on the receive queue, charged to
-// sk_rmem_alloc (skb_set_owner_r); anything else is dropped and only
-// re-acknowledged. A FIN moves an established connection to CLOSE_WAIT.
-// A connection that is already done still takes the peer's FIN, as
-// TIME_WAIT acknowledges it, but no data. It reports whether the segment
-// was accepted. The caller then acknowledges RcvNxt with Window.
-func (c *Conn) Receive(b *skb.Buff, seq, endSeq uint32, fin bool) bool {
+// payload), a GSO skb of segments of gso bytes (0: one segment), with PSH
+// if push: in-order data joins the receive queue, appended to its tail skb
+// when skb_try_coalesce can (tcp_queue_rcv → tcp_try_coalesce: only the
+// frag pages are charged then) or queued and charged to sk_rmem_alloc
+// (skb_set_owner_r); then tcp_event_data_recv measures it. Anything else
+// is dropped and only re-acknowledged. A FIN moves an established
+// connection to CLOSE_WAIT. A connection that is already done still takes
+// the peer's FIN, as TIME_WAIT acknowledges it, but no data. It reports
+// whether the segment was accepted. The caller then acknowledges with
+// Received.
+func (c *Conn) Receive(b *skb.Buff, seq, endSeq uint32, fin bool, gso int, push bool) bool {
 	if seq != c.rcvNxt || (c.done && endSeq != seq) {
 		if b != nil {
 			b.Free()
 		}
 		return false
 	}
-	if b != nil {
-		c.measureRcvMSS(b)
-		if b.Len == 0 {
-			b.Free()
-		} else {
-			c.Sk.RmemAlloc += b.Truesize
-			b.SetOwner(c.Sk, skb.SockRfree)
-			r := kernel.HostSlab[rcvSkb](c.host()).New()
-			r.skb = b
-			c.rcvQueue = kernel.HostSlab[*rcvSkb](c.host()).Append(c.rcvQueue, r)
-		}
-	}
 	c.rcvNxt = endSeq
+	if b != nil && b.Len == 0 {
+		b.Free()
+	} else if b != nil {
+		s := rcvSeg{len: b.Len, gso: gso, push: push, truesize: b.Truesize, head: b.Head, headless: b.HeadLen() == 0}
+		c.queueRcv(b)
+		c.eventDataRecv(s)
+	}
 	if fin && !c.rcvFin {
 		c.rcvFin = true
 		c.rcvNxt++
@@ -48,6 +53,30 @@ func (c *Conn) Receive(b *skb.Buff, seq, endSeq uint32, fin bool) bool {
 		}
 	}
 	return true
+}
+
+// queueRcv models tcp_queue_rcv: b is coalesced into the tail of the
+// receive queue, charging its frag pages, or queued and charged whole.
+func (c *Conn) queueRcv(b *skb.Buff) {
+	if n := len(c.rcvQueue); n > 0 {
+		tail, size := c.rcvQueue[n-1], b.Len
+		if delta, ok := skb.TryCoalesce(tail.skb, b); ok {
+			c.Sk.RmemAlloc += delta
+			if tail.nsegs < len(tail.segs) {
+				tail.segs[tail.nsegs] = int32(size)
+				tail.nsegs++
+			} else {
+				tail.segs[len(tail.segs)-1] += int32(size)
+			}
+			b.Free()
+			return
+		}
+	}
+	c.Sk.RmemAlloc += b.Truesize
+	b.SetOwner(c.Sk, skb.SockRfree)
+	r := kernel.HostSlab[rcvSkb](c.host()).New()
+	r.skb, r.segs[0], r.nsegs = b, int32(b.Len), 1
+	c.rcvQueue = kernel.HostSlab[*rcvSkb](c.host()).Append(c.rcvQueue, r)
 }
 
 // AbortOnData models tcp_rcv_state_process in FIN_WAIT1 and FIN_WAIT2 on
@@ -87,25 +116,6 @@ func (c *Conn) AbortOnData(seq, endSeq uint32, fin bool) bool {
 // RcvNxt returns rcv_nxt, the next sequence number expected.
 func (c *Conn) RcvNxt() uint32 { return c.rcvNxt }
 
-// Window models tcp_select_window: the window an ACK sent now offers. It
-// is the receive buffer not yet taken by queued skbs (tcp_space), scaled
-// by tp->scaling_ratio where the profile has it, else halved
-// (tcp_adv_win_scale 1) — but never so small that the right edge already
-// offered moves back (TCP does not shrink its window). The edge it offers
-// is remembered for the next call.
-func (c *Conn) Window() int {
-	free := max(0, c.Sk.Rcvbuf-c.Sk.RmemAlloc)
-	win := free / 2
-	if c.host().Profile.TCPScalingRatio {
-		win = free * c.ratio() >> 8
-	}
-	if offered := int(int32(c.rcvEdge - c.rcvNxt)); c.edgeSet && win < offered {
-		win = offered
-	}
-	c.rcvEdge, c.edgeSet = c.rcvNxt+uint32(win), true
-	return win
-}
-
 // defaultScalingRatio is TCP_DEFAULT_SCALING_RATIO: half, in 1/256ths.
 const defaultScalingRatio = 128
 
@@ -120,22 +130,6 @@ func (c *Conn) ratio() int {
 // rcv_mss.
 const tcpMSSDefault = 536
 
-// measureRcvMSS models tcp_measure_rcv_mss: a segment at least rcv_mss
-// long, and not exactly that long, sets scaling_ratio to its payload per
-// truesize in 1/256ths; rcv_mss follows the segments up to the MSS.
-func (c *Conn) measureRcvMSS(b *skb.Buff) {
-	if c.rcvMSS == 0 {
-		c.rcvMSS = tcpMSSDefault
-	}
-	if b.Len < c.rcvMSS {
-		return
-	}
-	if b.Len != c.rcvMSS {
-		c.scalingRatio = max(b.Len<<8/b.Truesize, 1)
-	}
-	c.rcvMSS = min(b.Len, c.MSS())
-}
-
 // Queued returns the bytes received and not yet read.
 func (c *Conn) Queued() int {
 	n := 0
@@ -143,6 +137,32 @@ func (c *Conn) Queued() int {
 		n += r.skb.Len - r.read
 	}
 	return n
+}
+
+// QueuedSegments returns the unread bytes of each segment on the receive
+// queue as it arrived, oldest first: the first may have been read in
+// part, and segments coalesced into one skb count one by one.
+func (c *Conn) QueuedSegments() []int {
+	var out []int
+	for _, r := range c.rcvQueue {
+		skip := r.read
+		for _, n32 := range r.segs[:r.nsegs] {
+			n := int(n32)
+			if n > skip {
+				out = append(out, n-skip)
+			}
+			skip = max(skip-n, 0)
+		}
+	}
+	return out
+}
+
+// ReceiveTail returns the last skb on the receive queue, or nil.
+func (c *Conn) ReceiveTail() *skb.Buff {
+	if len(c.rcvQueue) == 0 {
+		return nil
+	}
+	return c.rcvQueue[len(c.rcvQueue)-1].skb
 }
 
 // ReceiveQueue returns the skbs on the receive queue, oldest first.

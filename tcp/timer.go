@@ -19,6 +19,8 @@ type Network interface {
 	// on sk's behalf called op; fire says what it did. The handle is
 	// always safe to cancel.
 	After(sk *sock.Sock, d engine.Duration, op string, fire func() string) engine.Handle
+	// Now returns the virtual time.
+	Now() engine.Time
 	// Cancel stops a pending event; Pending reports whether it is still
 	// to run.
 	Cancel(h engine.Handle) bool
@@ -30,10 +32,15 @@ type AckPolicy uint8
 
 // The ACK policies.
 const (
+	// AckKernel is the kernel's own: quick ACKs after the handshake, then
+	// delayed ACKs, an ACK for more than one full segment when the window
+	// moves, and ACKs when the application reads (ackSndCheck,
+	// CleanupRbuf).
+	AckKernel AckPolicy = iota
 	// AckImmediate acknowledges every segment at once.
-	AckImmediate AckPolicy = iota
+	AckImmediate
 	// AckDelayed acknowledges every second full-sized segment, or when the
-	// delayed-ACK timer fires (__tcp_ack_snd_check, tcp_send_delayed_ack).
+	// delayed-ACK timer fires after TCP_DELACK_MIN.
 	AckDelayed
 	// AckQuick is quickack mode (TCP_QUICKACK): every segment at once.
 	AckQuick
@@ -54,7 +61,7 @@ type timers struct {
 	rto     engine.Handle
 	backoff int // icsk_backoff: timeouts since the last progress
 	delack  engine.Handle
-	unacked int // bytes received and not yet acknowledged
+	unacked int // bytes received and not yet acknowledged (AckDelayed)
 	policy  AckPolicy
 }
 
@@ -109,27 +116,39 @@ func (c *Conn) SetAckPolicy(p AckPolicy) { c.t.policy = p }
 // AckPolicy returns how the connection acknowledges what it receives.
 func (c *Conn) AckPolicy() AckPolicy { return c.t.policy }
 
-// Received models __tcp_ack_snd_check after n in-order bytes (and maybe a
-// FIN) were queued: an ACK at once, unless the policy delays it, in which
-// case it waits for a second full-sized segment or the delayed-ACK timer
-// (tcp_send_delayed_ack, TCP_DELACK_MIN).
+// Received acknowledges n in-order bytes (and maybe a FIN) just queued.
+// Under AckKernel it is __tcp_ack_snd_check (ackSndCheck), a FIN
+// acknowledged at once. AckDelayed waits for a second full-sized segment
+// or the delayed-ACK timer after TCP_DELACK_MIN (tcp_send_delayed_ack);
+// the other policies acknowledge at once.
 func (c *Conn) Received(n int, fin bool) {
-	c.t.unacked += n
-	switch {
-	case c.t.policy != AckDelayed || fin || c.t.unacked >= 2*c.MSS():
-		c.SendAck()
-	case !c.Net.Pending(c.t.delack):
-		c.t.delack = c.Net.After(c.Sk, delackMin, "delack", func() string {
+	switch c.t.policy {
+	case AckKernel:
+		if fin {
 			c.SendAck()
-			return "delayed-ACK timer fires"
-		})
+			return
+		}
+		c.ackSndCheck()
+		return
+	case AckDelayed:
+		c.t.unacked += n
+		if !fin && c.t.unacked < 2*c.MSS() {
+			if !c.Net.Pending(c.t.delack) {
+				c.ack.pending |= ackSched | ackTimer
+				c.t.delack = c.Net.After(c.Sk, delackMin, "delack", c.delackTimer)
+			}
+			return
+		}
 	}
+	c.SendAck()
 }
 
-// SendAck models tcp_send_ack: the cumulative ACK and the window now, which
-// stops the delayed-ACK timer.
+// SendAck models tcp_send_ack: the cumulative ACK and the window now
+// (tcp_select_window), then tcp_event_ack_sent (ackSent), which stops the
+// delayed-ACK timer.
 func (c *Conn) SendAck() {
-	c.Net.Cancel(c.t.delack)
+	win := c.Window()
+	c.ackSent()
 	c.t.unacked = 0
-	c.Net.SendAck(c.Sk, c.rcvNxt, c.Window())
+	c.Net.SendAck(c.Sk, c.rcvNxt, win)
 }

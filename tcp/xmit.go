@@ -18,10 +18,12 @@ func (c *Conn) writeTail() *Segment {
 }
 
 // entail models tcp_stream_alloc_skb plus tcp_skb_entail: a new skb with
-// linear bytes of headroom-less linear area at the tail of the write queue,
+// linear bytes of linear area behind the profile's MAX_TCP_HEADER headroom
+// (Profile.TCPHeadroom, in its truesize) at the tail of the write queue,
 // charged to sk_wmem_queued.
 func (c *Conn) entail(linear int) *Segment {
 	b := skb.Alloc(c.host(), linear)
+	b.Reserve(c.host().Profile.TCPHeadroom)
 	c.Sk.ChargeQueued(b)
 	seg := c.segment(Segment{Skb: b, Seq: c.writeSeq, EndSeq: c.writeSeq})
 	c.write = kernel.HostSlab[*Segment](c.host()).Append(c.write, seg)
@@ -194,12 +196,14 @@ func (c *Conn) splitPoint(seg *Segment, cwndBytes, nonagle int) int {
 }
 
 // nagleHolds models tcp_nagle_check for a partial segment: corked, or
-// Nagle on with data in flight.
+// Nagle on while a segment shorter than the MSS is still unacknowledged
+// (Minshall's variant, tcp_minshall_check).
 func (c *Conn) nagleHolds(nonagle int) bool {
 	if nonagle&naglePush != 0 {
 		return false
 	}
-	return nonagle&nagleCork != 0 || (nonagle == 0 && len(c.rtx) > 0)
+	minshall := after(c.sndSml, c.sndUna) && !after(c.sndSml, c.sndNxt)
+	return nonagle&nagleCork != 0 || (nonagle == 0 && len(c.rtx) > 0 && minshall)
 }
 
 // fragment models tso_fragment / tcp_fragment: split the head skb at n
@@ -247,6 +251,9 @@ func (c *Conn) transmit(seg *Segment, retrans bool) bool {
 		return false
 	}
 	c.Sk.ChargeW(out)
+	if seg.Skb.Len < c.pcount(seg)*c.MSS() {
+		c.sndSml = seg.EndSeq // tcp_minshall_update
+	}
 	seg.Sent++
 	seg.lost = false
 	if !retrans {
@@ -256,7 +263,7 @@ func (c *Conn) transmit(seg *Segment, retrans bool) bool {
 			c.sndNxt = seg.end()
 		}
 	}
-	c.Net.Xmit(sock.Packet{Skb: out, From: c.Sk, Seq: seg.Seq, EndSeq: seg.EndSeq, Retransmit: retrans, Fin: seg.Fin})
+	c.Net.Xmit(sock.Packet{Skb: out, From: c.Sk, Seq: seg.Seq, EndSeq: seg.EndSeq, Retransmit: retrans, Fin: seg.Fin, Push: seg.Push})
 	if !retrans {
 		c.syncRTO() // tcp_event_new_data_sent
 	}

@@ -134,8 +134,8 @@ func TestProbeExamples(t *testing.T) {
 	}
 	require.NotContains(t, z.stdout, "DIFF")
 	require.Regexp(t, `(?m)^skip examples/tcp-nic\.zcs:3  device eth0 nic +the host has no nic eth0`, z.stdout)
-	require.Regexp(t, `(?m)^ok   examples/tcp-loopback\.zcs:8  send s 65536 MSG_ZEROCOPY +kernel 65536 +model 65536$`, z.stdout)
-	require.Regexp(t, `(?m)^skip examples/tcp-loopback\.zcs:13  expect s.peer queued=65536 +state checks`, z.stdout)
+	require.Regexp(t, `(?m)^ok   examples/tcp-loopback\.zcs:15  recvmsg s MSG_ERRQUEUE +kernel zerocopy \[0,0\] copied +model zerocopy \[0,0\] copied$`, z.stdout)
+	require.Regexp(t, `(?m)^skip examples/tcp-loopback\.zcs:18  expect s.peer queued=4000 +state checks`, z.stdout)
 
 	one := filepath.Join("examples", "udp-loopback.zcs")
 	js := runCLI("probe", "--json", one)

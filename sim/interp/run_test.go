@@ -369,7 +369,7 @@ expect s wmem=1 wmem_queued=0 sndbuf=0 rcvbuf=0 refcnt=0
 		"test.zcs:10: zckey=2 | zckey=1",
 		"test.zcs:11: state=TCP_CLOSE | state=TCP_ESTABLISHED",
 		"test.zcs:12: wmem=1 | wmem=0",
-		"test.zcs:12: wmem_queued=0 | wmem_queued=4672",
+		"test.zcs:12: wmem_queued=0 | wmem_queued=4928",
 		"test.zcs:12: sndbuf=0 | sndbuf=81920",
 		"test.zcs:12: rcvbuf=0 | rcvbuf=131072",
 		"test.zcs:12: refcnt=0 | refcnt=3",
@@ -961,8 +961,8 @@ shutdown s SHUT_WR => 0
 send s 100 0 => EPIPE
 `)
 	requireOK(t, tr)
-	require.Equal(t, "sk_stream_memory_free: wmem_queued 47488 >= sndbuf 8192", event(t, tr, "EAGAIN").Why)
-	require.Contains(t, event(t, tr, "EAGAIN").Text, "= -1 EAGAIN  (sk_stream_memory_free: wmem_queued 47488 >= sndbuf 8192)")
+	require.Equal(t, "sk_stream_memory_free: wmem_queued 47744 >= sndbuf 8192", event(t, tr, "EAGAIN").Why)
+	require.Contains(t, event(t, tr, "EAGAIN").Text, "= -1 EAGAIN  (sk_stream_memory_free: wmem_queued 47744 >= sndbuf 8192)")
 	require.Equal(t, "alloc_skb failed: the scenario's fault site", event(t, tr, "ENOBUFS").Why)
 	require.Equal(t, "tcp_sendmsg_locked: EPIPE, sk_stream_wait_connect: state TCP_FIN_WAIT1 is neither established nor connecting", event(t, tr, "EPIPE").Why)
 }

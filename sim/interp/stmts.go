@@ -151,6 +151,8 @@ func (in *interp) socket(c sim.Call, s *scenario.Socket) sim.Result {
 	}
 	po := sim.PeerOptions{Rcvbuf: int(optNum(s.Options, "peer_rcvbuf", 0)), AutoRead: optText(s.Options, "peer_read") == "auto"}
 	switch optText(s.Options, "peer_ack") {
+	case "immediate":
+		po.Ack = tcp.AckImmediate
 	case "delayed":
 		po.Ack = tcp.AckDelayed
 	case "quickack":

@@ -220,6 +220,11 @@ func (b *builder) event(e *sim.Event, tr *sim.Trace) {
 			st.Touched = append(st.Touched, i)
 		}
 	}
+	if e.UargID != nil && e.Socket != "" {
+		// Recorded before the step's touches: over loopback a send's
+		// notification can be queued within the send's own step.
+		b.sends = append(b.sends, flow{Socket: e.Socket, ID: *e.UargID, Send: e.Step})
+	}
 	for _, t := range e.Touched {
 		kind, ok := kindOf(t.Object)
 		if !ok {
@@ -240,7 +245,9 @@ func (b *builder) event(e *sim.Event, tr *sim.Trace) {
 			l.Freed = e.Step
 		}
 		touch(i)
-		if t.Entry.Op == kernel.OpNotified && e.Socket != "" {
+		if _, known := b.sockName[t.Object]; !known && t.Entry.Op == kernel.OpNotified && e.Socket != "" {
+			// A step of another socket (a peer's delayed-ACK timer)
+			// may queue the notification: the uarg's socket is known.
 			b.sockName[t.Object] = e.Socket
 		}
 		if t.Entry.Op == kernel.OpZerocopyAlloc && e.Socket != "" {
@@ -255,9 +262,6 @@ func (b *builder) event(e *sim.Event, tr *sim.Trace) {
 				Text: t.Object.String() + ": " + t.Entry.Text()})
 			touch(j)
 		}
-	}
-	if e.UargID != nil && e.Socket != "" {
-		b.sends = append(b.sends, flow{Socket: e.Socket, ID: *e.UargID, Send: e.Step})
 	}
 	if n := e.Notification; n != nil && n.Origin == kernel.SO_EE_ORIGIN_ZEROCOPY && e.Socket != "" {
 		touch(b.read(e))

@@ -66,9 +66,9 @@ func TestHTMLSelfContained(t *testing.T) {
 		}
 	}
 	s := string(render(t, page, run(t, "tcp-loopback.zcs")))
-	require.Contains(t, s, `<li data-step="9">step 9: s receives ACK 65536 window 64146; s: notification [0,0] COPIED queued (COPIED by loopback at step 4)</li>`)
+	require.Contains(t, s, `<li data-step="14">step 14: t.peer: delayed-ACK timer fires; t receives ACK 65536 window 62464; t: notification [0,0] COPIED queued (COPIED by loopback at step 11)</li>`)
 	require.Contains(t, s, `id="lane-0" class="lanename" x="4" y="43" dy="4">sock#1</text>`)
-	require.Contains(t, s, `"9":{"text":"s receives ACK 65536`)
+	require.Contains(t, s, `"14":{"text":"t.peer: delayed-ACK timer fires`)
 	require.Contains(t, s, `class="flow" data-step="4"`, "the arrow of id 0 starts at its send")
 }
 
@@ -113,6 +113,6 @@ func TestMermaidShape(t *testing.T) {
 		require.True(t, declared[from] && declared[to], "%q: both ends declared", l)
 		require.Regexp(t, `^\d+: `, label, "the step first")
 	}
-	require.Contains(t, out, "Note over puarg_19: 4: zerocopy = 0: loopback")
-	require.Contains(t, out, "ps-->>papp: 10: recvmsg(MSG_ERRQUEUE) [0,0] COPIED")
+	require.Contains(t, out, "Note over puarg_4: 4: zerocopy = 0: loopback")
+	require.Contains(t, out, "ps-->>papp: 5: recvmsg(MSG_ERRQUEUE) [0,0] COPIED")
 }

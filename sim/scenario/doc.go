@@ -103,7 +103,7 @@
 //	        txcomplete=DUR|manual
 //	vhost_send  gso_size=N
 //	tap     on=DEVICE (required)
-//	socket  via=DEVICE, task=TASK, peer_ack=immediate|delayed|quickack,
+//	socket  via=DEVICE, task=TASK, peer_ack=kernel|immediate|delayed|quickack,
 //	        peer_rcvbuf=SIZE, peer_read=manual|auto
 //	expect  any key, each value a number or a word
 //

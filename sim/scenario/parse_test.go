@@ -170,7 +170,7 @@ var badLines = []struct{ in, want string }{
 	{"socket s AF_INET sock_stream", "t.zcs:1:18: unknown socket type, did you mean SOCK_STREAM? (at \"sock_stream\")"},
 	{"socket s AF_INET SOCK_DGRAM IPPROTO_UPD", "t.zcs:1:29: unknown protocol, did you mean IPPROTO_UDP? (at \"IPPROTO_UPD\")"},
 	{"socket s AF_INET SOCK_DGRAM 17x", "t.zcs:1:29: bad number, want digits with an optional K, M or G suffix, or 0x and hex digits (at \"17x\")"},
-	{"socket s AF_INET SOCK_DGRAM peer_ack=slow", "t.zcs:1:38: bad value of peer_ack, want immediate or delayed or quickack (at \"slow\")"},
+	{"socket s AF_INET SOCK_DGRAM peer_ack=slow", "t.zcs:1:38: bad value of peer_ack, want kernel or immediate or delayed or quickack (at \"slow\")"},
 	{"socket s.peer AF_INET SOCK_DGRAM", "t.zcs:1:8: bad socket name, want a letter or _ then letters, digits, _ or - (at \"s.peer\")"},
 	{"setsockopt s SOL_SOCKET SO_ZEROCOPY", "t.zcs:1:36: missing option value"},
 	{"setsockopt s IPPROTO_TCP SO_ZEROCOPY 1", "t.zcs:1:26: option is not at level IPPROTO_TCP (at \"SO_ZEROCOPY\")"},

@@ -111,7 +111,7 @@ var (
 	socketOpts  = []optSpec{
 		{key: "via", kind: optName},
 		{key: "task", kind: optName},
-		{key: "peer_ack", kind: optWords, words: []string{"immediate", "delayed", "quickack"}},
+		{key: "peer_ack", kind: optWords, words: []string{"kernel", "immediate", "delayed", "quickack"}},
 		{key: "peer_rcvbuf", kind: optNumber},
 		{key: "peer_read", kind: optWords, words: []string{"manual", "auto"}},
 	}

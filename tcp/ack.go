@@ -1,0 +1,262 @@
+package tcp
+
+import (
+	"github.com/zcsim/zcsim/sim/engine"
+	"github.com/zcsim/zcsim/sock"
+)
+
+// ackState is the delayed-ACK engine of a receiver (inet_connection_sock's
+// icsk_ack) under AckKernel.
+type ackState struct {
+	// quick is the number of quick ACKs left (icsk_ack.quick).
+	quick int
+	// ato is the delayed-ACK timeout, zero until the first data segment.
+	ato engine.Duration
+	// lrcvtime is when the last data segment arrived.
+	lrcvtime engine.Time
+	// pending holds the ICSK_ACK_* flags; timeout is when the armed
+	// delayed-ACK timer fires.
+	pending ackFlags
+	timeout engine.Time
+	// lastSegSize is icsk_ack.last_seg_size, the payload of the last
+	// small segment that counted as full-sized.
+	lastSegSize int
+}
+
+// ackFlags are the ICSK_ACK_* bits of icsk_ack.pending.
+type ackFlags uint8
+
+const (
+	ackSched   ackFlags = 1 << iota // ICSK_ACK_SCHED: an ACK is due
+	ackTimer                        // ICSK_ACK_TIMER: the delayed-ACK timer is armed
+	ackPushed                       // ICSK_ACK_PUSHED: a small segment arrived
+	ackPushed2                      // ICSK_ACK_PUSHED2: two did
+)
+
+// Delayed-ACK constants of include/net/tcp.h (HZ-independent values).
+const (
+	atoMin       = 40 * engine.Millisecond  // TCP_ATO_MIN
+	delackMax    = 200 * engine.Millisecond // TCP_DELACK_MAX
+	maxQuickacks = 16                       // TCP_MAX_QUICKACKS
+	tcpMinMSS    = 88                       // TCP_MIN_MSS
+	maxAtoIdle   = 500 * engine.Millisecond // HZ / 2
+)
+
+// rcvMSSNow is icsk_ack.rcv_mss, the receiver's estimate of the sender's
+// segment size: tcp_initialize_rcv_mss's TCP_MSS_DEFAULT until a segment
+// was measured.
+func (c *Conn) rcvMSSNow() int {
+	if c.rcvMSS == 0 {
+		return tcpMSSDefault
+	}
+	return c.rcvMSS
+}
+
+// rcvSeg is what the receive side measures of an arriving data segment:
+// its payload, its gso_size (0 for a single segment), PSH, its truesize
+// and what of that is its head (SKB_TRUESIZE(skb_end_offset)), before
+// tcp_try_coalesce moved its frags.
+type rcvSeg struct {
+	len, gso       int
+	push           bool
+	truesize, head int
+	headless       bool
+}
+
+// eventDataRecv models tcp_event_data_recv for a data segment already
+// queued: an ACK is scheduled, rcv_mss measured (tcp_measure_rcv_mss);
+// the first data segment grants quick ACKs (tcp_incr_quickack) and starts
+// ato at TCP_ATO_MIN; later ones adapt ato to the gap since the last one,
+// and a gap longer than the RTO grants quick ACKs again; a segment of at
+// least 128 bytes may grow the window (tcp_grow_window).
+func (c *Conn) eventDataRecv(s rcvSeg) {
+	a := &c.ack
+	a.pending |= ackSched
+	c.measureRcvMSS(s)
+	now := c.Net.Now()
+	if a.ato == 0 {
+		c.incrQuickack()
+		a.ato = atoMin
+	} else {
+		m := now.Sub(a.lrcvtime)
+		switch {
+		case m <= atoMin/2:
+			a.ato = a.ato/2 + atoMin/2
+		case m < a.ato:
+			a.ato = min(a.ato/2+m, rtoMin)
+		case m > rtoMin:
+			c.incrQuickack()
+		}
+	}
+	a.lrcvtime = now
+	if s.len >= 128 {
+		truesize := s.truesize
+		if s.headless && truesize-s.head >= s.len {
+			truesize -= s.head // truesize_adjust
+		}
+		c.growWindow(s.len, truesize)
+	}
+}
+
+// incrQuickack models tcp_incr_quickack: quick ACKs for half the offered
+// window in segments of rcv_mss, at least 2 and at most
+// TCP_MAX_QUICKACKS; never fewer than are left.
+func (c *Conn) incrQuickack() {
+	q := c.rw.wnd / (2 * c.rcvMSSNow())
+	if q == 0 {
+		q = 2
+	}
+	c.ack.quick = max(c.ack.quick, min(q, maxQuickacks))
+}
+
+// measureRcvMSS models tcp_measure_rcv_mss: a segment (its gso_size, or
+// its length) at least rcv_mss long sets rcv_mss, up to advmss, and, if
+// not exactly rcv_mss long, sets scaling_ratio to its payload per
+// truesize in 1/256ths, which moves window_clamp (profiles with
+// tp->scaling_ratio); with PSH and exactly rcv_mss long it marks the ACK
+// pushed (ICSK_ACK_PUSHED: Profile.TCPPushedAtMSS). A shorter segment that still counts as full-sized
+// (long enough, or without PSH) sets rcv_mss when two in a row have the
+// same size; otherwise it marks the ACK pushed (ICSK_ACK_PUSHED, twice:
+// PUSHED2).
+func (c *Conn) measureRcvMSS(s rcvSeg) {
+	a := &c.ack
+	lss := a.lastSegSize
+	a.lastSegSize = 0
+	n := s.len
+	if s.gso > 0 {
+		n = s.gso
+	}
+	if n >= c.rcvMSSNow() {
+		if n != c.rcvMSSNow() && c.host().Profile.TCPScalingRatio {
+			old := c.ratio()
+			c.scalingRatio = max(s.len<<8/s.truesize, 1)
+			if c.scalingRatio != old {
+				c.setWindowClamp()
+			}
+		}
+		c.rcvMSS = min(n, c.rw.advmss)
+		if s.push && n == c.rcvMSS && c.host().Profile.TCPPushedAtMSS {
+			a.pending |= ackPushed
+		}
+		return
+	}
+	seen := n + tcpHeaderLen
+	if seen >= tcpMSSDefault+tcpHdrLen || (seen >= tcpMinMSS+tcpHdrLen && !s.push) {
+		n = seen - tcpHeaderLen
+		a.lastSegSize = n
+		if n == lss {
+			c.rcvMSS = n
+			return
+		}
+	}
+	if a.pending&ackPushed != 0 {
+		a.pending |= ackPushed2
+	}
+	a.pending |= ackPushed
+}
+
+// ackSndCheck models __tcp_ack_snd_check under AckKernel: an ACK now when
+// more than one full segment arrived since the last ACK and the window
+// would move right (or less than SO_RCVLOWAT is unread), or in quickack
+// mode; otherwise the delayed ACK.
+func (c *Conn) ackSndCheck() {
+	unread := c.Queued()
+	if int32(c.rcvNxt-c.rw.wup) > int32(c.rcvMSSNow()) &&
+		(unread < c.Sk.Rcvlowat || c.selectWindowNow() >= c.rw.wnd) ||
+		c.ack.quick > 0 {
+		c.SendAck()
+		return
+	}
+	c.sendDelayedAck()
+}
+
+// sendDelayedAck models tcp_send_delayed_ack: the timer is set ato from
+// now (an ato above TCP_DELACK_MIN bounded by the RTT — the model's
+// round trips are shorter than TCP_DELACK_MIN, so by TCP_DELACK_MIN —
+// and never beyond TCP_DELACK_MAX); an armed timer keeps its earlier
+// deadline, and one due within a quarter of ato sends the ACK now.
+func (c *Conn) sendDelayedAck() {
+	a := &c.ack
+	ato := a.ato
+	if ato > delackMin {
+		ato = min(ato, delackMin)
+	}
+	ato = min(ato, delackMax)
+	now := c.Net.Now()
+	timeout := now.Add(ato)
+	if a.pending&ackTimer != 0 && c.Net.Pending(c.t.delack) {
+		if a.timeout <= now.Add(ato/4) {
+			c.SendAck()
+			return
+		}
+		timeout = min(timeout, a.timeout)
+	}
+	a.pending |= ackSched | ackTimer
+	a.timeout = timeout
+	c.Net.Cancel(c.t.delack)
+	c.t.delack = c.Net.After(c.Sk, timeout.Sub(now), "delack", c.delackTimer)
+}
+
+// delackTimer models tcp_delack_timer_handler: an ACK still due is sent,
+// and ato, missed, doubles up to the RTO.
+func (c *Conn) delackTimer() string {
+	a := &c.ack
+	a.pending &^= ackTimer
+	if a.pending&ackSched == 0 {
+		return "delayed-ACK timer fires: nothing to acknowledge"
+	}
+	if c.t.policy == AckKernel {
+		a.ato = min(a.ato<<1, rtoMin)
+	}
+	c.SendAck()
+	return "delayed-ACK timer fires"
+}
+
+// ackSent models tcp_event_ack_sent: an ACK of new data uses up a quick
+// ACK (tcp_dec_quickack_mode; the last one resets ato to TCP_ATO_MIN),
+// and the delayed-ACK timer stops with nothing pending.
+func (c *Conn) ackSent() {
+	a := &c.ack
+	if a.quick > 0 {
+		if a.pending&ackSched != 0 {
+			a.quick--
+		}
+		if a.quick == 0 {
+			a.ato = atoMin
+		}
+	}
+	a.pending = 0
+	c.Net.Cancel(c.t.delack)
+}
+
+// CleanupRbuf models tcp_cleanup_rbuf after a read of copied bytes: under
+// AckKernel an ACK goes out if one is due and either more than a full
+// segment arrived since the last ACK or the read emptied the buffer after
+// a small pushed segment, or if the read at least doubled a window that
+// had fallen to half window_clamp or less. Under the other policies every
+// read that copied something sends the window update.
+func (c *Conn) CleanupRbuf(copied int) {
+	if c.t.policy != AckKernel {
+		if copied > 0 {
+			c.SendAck()
+		}
+		return
+	}
+	a := &c.ack
+	now := false
+	if a.pending&ackSched != 0 {
+		now = int32(c.rcvNxt-c.rw.wup) > int32(c.rcvMSSNow()) ||
+			copied > 0 && a.pending&(ackPushed|ackPushed2) != 0 && c.Sk.RmemAlloc == 0
+	}
+	if copied > 0 && !now && c.Sk.Shutdown&sock.RcvShutdown == 0 && !c.rcvFin {
+		cur := c.receiveWindow()
+		if 2*cur <= c.rw.clamp {
+			if w := c.selectWindowNow(); w > 0 && w >= 2*cur {
+				now = true
+			}
+		}
+	}
+	if now {
+		c.SendAck()
+	}
+}

@@ -1,0 +1,98 @@
+package tcp
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/zcsim/zcsim/kernel"
+)
+
+// deliverKernel hands what is in flight to the peer, which acknowledges
+// with its own policy; each ACK it sends reaches the sender at once. It
+// returns how many ACKs the peer sent.
+func (p *pair) deliverKernel() int {
+	sent := 0
+	for len(p.w.inFlight) > 0 {
+		pk := p.w.inFlight[0]
+		p.w.inFlight = p.w.inFlight[1:]
+		pk.Skb.Orphan()
+		pk.Skb.OrphanFragsRx(kernel.CopyLoopback)
+		n := pk.Skb.Len
+		require.True(p.t, p.peer.Receive(pk.Skb, pk.Seq, pk.EndSeq, pk.Fin, 0, pk.Push))
+		before := len(p.back.acks)
+		p.peer.Received(n, pk.Fin)
+		if len(p.back.acks) > before {
+			sent += len(p.back.acks) - before
+			p.c.Ack(p.back.acks[len(p.back.acks)-1], p.peer.rw.wnd)
+		}
+	}
+	return sent
+}
+
+// The kernel's receiver grants rcv_wnd / (2 × rcv_mss) quick ACKs (at most
+// 16), one more when the first segment grows rcv_ssthresh, then delays:
+// the counts measured on Linux 6.18 over loopback for a peer that reads
+// nothing.
+func TestKernelQuickAcks(t *testing.T) {
+	for _, tt := range []struct{ size, quick int }{{1000, 16}, {2338, 14}, {4000, 9}, {8185, 5}, {6548, 5}} {
+		p := newPair(t, "linux-6.18", true)
+		require.Equal(t, AckKernel, p.peer.AckPolicy())
+		immediate := 0
+		for range 20 {
+			r := p.send(kernel.MSG_ZEROCOPY, tt.size)
+			require.Equal(t, tt.size, r.N)
+			if p.deliverKernel() > 0 {
+				immediate++
+			} else {
+				break
+			}
+		}
+		require.Equal(t, tt.quick, immediate, "%d-byte sends", tt.size)
+		require.True(t, p.w.clock.Pending(p.peer.t.delack), "the next ACK is delayed")
+		p.w.clock.RunUntil(p.w.clock.Now().Add(delackMin), 100)
+		require.Len(t, p.back.acks, tt.quick+1, "the delayed-ACK timer acknowledges after TCP_DELACK_MIN")
+	}
+}
+
+// The first window over loopback is 65483 (65536 rounded down to whole
+// MSS); the sender's segments are half of it; a 4000-byte segment
+// leaves 4928 bytes of sk_rmem_alloc and a window of 102400.
+func TestKernelWindow(t *testing.T) {
+	p := newPair(t, "linux-6.18", true)
+	require.Equal(t, 65483, p.c.sndWnd)
+	require.Equal(t, 32741, p.c.MSS())
+	p.send(kernel.MSG_ZEROCOPY, 4000)
+	p.deliverKernel()
+	require.Equal(t, 4928, p.peer.Sk.RmemAlloc)
+	require.Equal(t, 102400, p.c.sndWnd)
+	require.Equal(t, 51200, p.c.MSS(), "bounded to half the grown window")
+	p.send(kernel.MSG_ZEROCOPY, 4000)
+	p.deliverKernel()
+	require.Equal(t, 4928+4096, p.peer.Sk.RmemAlloc, "coalesced into the tail: pages only")
+	require.Len(t, p.peer.ReceiveQueue(), 1)
+	require.Equal(t, []int{4000, 4000}, p.peer.QueuedSegments(), "the segments as they arrived")
+	n, _ := p.peer.Recv(5000)
+	require.Equal(t, 5000, n)
+	require.Equal(t, []int{3000}, p.peer.QueuedSegments())
+}
+
+// A read that empties the receive queue after a PSH segment acknowledges
+// at once (tcp_cleanup_rbuf with ICSK_ACK_PUSHED); a read that leaves
+// data does not.
+func TestCleanupRbuf(t *testing.T) {
+	p := newPair(t, "linux-6.18", true)
+	for range 16 {
+		p.send(kernel.MSG_ZEROCOPY, 1000)
+		require.Equal(t, 1, p.deliverKernel())
+	}
+	p.send(kernel.MSG_ZEROCOPY, 1000)
+	require.Zero(t, p.deliverKernel(), "quick ACKs used up")
+	n, _ := p.peer.Recv(500)
+	p.peer.CleanupRbuf(n)
+	require.Len(t, p.back.acks, 16, "data left: no ACK")
+	n, _ = p.peer.Recv(1 << 20)
+	p.peer.CleanupRbuf(n)
+	require.Len(t, p.back.acks, 17, "the read emptied the queue")
+	require.False(t, p.w.clock.Pending(p.peer.t.delack))
+}
