@@ -98,7 +98,8 @@
 // or UDP send returns (tcp-inline.zcs, udp-inline.zcs), the receiver's
 // quick ACKs and their number by segment size (tcp-quickack.zcs), and the
 // delayed ACK, half-window segments, reads that acknowledge and
-// Minshall's Nagle (tcp-delack.zcs). Its expectations hold on the model
+// Minshall's Nagle (tcp-delack.zcs), and TX_SCHED timestamps before SND
+// ones and the notification (tx-sched.zcs). Its expectations hold on the model
 // everywhere and, when root on a kernel with loopback MSG_ZEROCOPY
 // ([Supported]),
 // on the kernel, with 100% agreement.

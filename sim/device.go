@@ -127,10 +127,12 @@ type frame struct {
 func (w *World) Xmit(p sock.Packet) {
 	s := w.bySock(p.From)
 	dev := s.Dev
-	w.txTimestamp(s, p)
+	key := w.tsKey(s, p)
+	w.txTimestamp(s, p, kernel.SCM_TSTAMP_SCHED, key)
 	for _, tap := range dev.Taps {
 		w.tapCopy(tap, p.Skb)
 	}
+	w.txTimestamp(s, p, kernel.SCM_TSTAMP_SND, key)
 	if !dev.SG && p.Skb.DataLen > 0 {
 		p.Skb.Linearize()
 	}
@@ -167,29 +169,47 @@ func (w *World) segment(p sock.Packet, mss int) []frame {
 	return frames
 }
 
-// txTimestamp models skb_tx_timestamp → __skb_tstamp_tx for a socket with
-// SOF_TIMESTAMPING_TX_SOFTWARE: a record of type SCM_TSTAMP_SND on the
-// error queue, carrying a clone of the packet unless OPT_TSONLY. The clone
-// shares the packet's frags: since 50749f2dd685 they are copied first
-// (skb_orphan_frags_rx), so it holds no uarg reference.
-//
-// The OPT_ID key counts datagrams, except on TCP where it counts bytes:
-// tcp_tx_timestamp sets tskey to the skb's last sequence number and
+// tsKey returns the SOF_TIMESTAMPING_OPT_ID key of the packet's TX
+// timestamps and, for a socket that asked for any, counts the packet
+// (sk_tskey). The key counts datagrams, except on TCP where it counts
+// bytes: tcp_tx_timestamp sets tskey to the skb's last sequence number and
 // __skb_complete_tx_timestamp reports it less sk_tskey, write_seq when
 // OPT_ID was switched on (measured on Linux 6.18: 1000-byte sends give
-// keys 999, 1999, ...).
-func (w *World) txTimestamp(s *Socket, p sock.Packet) {
-	b := p.Skb
+// keys 999, 1999, ...). Every record of one packet has the same key.
+func (w *World) tsKey(s *Socket, p sock.Packet) uint32 {
 	sk := s.Sk
-	if sk.Tsflags&kernel.SOF_TIMESTAMPING_TX_SOFTWARE == 0 {
-		return
+	if sk.Tsflags&(kernel.SOF_TIMESTAMPING_TX_SOFTWARE|kernel.SOF_TIMESTAMPING_TX_SCHED) == 0 {
+		return 0
 	}
-	rec := notify.Record{Origin: kernel.SO_EE_ORIGIN_TIMESTAMPING, Errno: notify.ENOMSG,
-		Info: kernel.SCM_TSTAMP_SND, Data: sk.Tskey}
+	key := sk.Tskey
 	sk.Tskey++
 	if s.tcp != nil && sk.Tsflags&kernel.SOF_TIMESTAMPING_OPT_ID != 0 {
-		rec.Data = p.EndSeq - 1 - s.tskeyBase
+		key = p.EndSeq - 1 - s.tskeyBase
 	}
+	return key
+}
+
+// txTimestamp models __skb_tstamp_tx for a TX timestamp of the given kind
+// the socket asked for: SCM_TSTAMP_SCHED (SOF_TIMESTAMPING_TX_SCHED), which
+// __dev_queue_xmit takes before the queueing discipline and the packet
+// taps, on every device, and SCM_TSTAMP_SND (SOF_TIMESTAMPING_TX_SOFTWARE),
+// which the driver takes (skb_tx_timestamp) after the taps. Each is a
+// record on the error queue carrying a clone of the packet unless
+// OPT_TSONLY. The clone shares the packet's frags: since 50749f2dd685 they
+// are copied first (skb_orphan_frags_rx), so it holds no uarg reference.
+// Measured on Linux 6.18 over loopback, for TCP and UDP: SCHED, then SND
+// with the same key, then the send's zerocopy notification.
+func (w *World) txTimestamp(s *Socket, p sock.Packet, kind uint32, key uint32) {
+	b := p.Skb
+	sk := s.Sk
+	want := kernel.SOF_TIMESTAMPING_TX_SOFTWARE
+	if kind == kernel.SCM_TSTAMP_SCHED {
+		want = kernel.SOF_TIMESTAMPING_TX_SCHED
+	}
+	if sk.Tsflags&want == 0 {
+		return
+	}
+	rec := notify.Record{Origin: kernel.SO_EE_ORIGIN_TIMESTAMPING, Errno: notify.ENOMSG, Info: kind, Data: key}
 	if sk.Tsflags&kernel.SOF_TIMESTAMPING_OPT_TSONLY != 0 {
 		rec.Skb = skb.Alloc(w.Host, 0)
 	} else {

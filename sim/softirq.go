@@ -40,13 +40,33 @@ func (w *World) onPath(s *Socket, op, what, to string, fn func() Event) {
 	w.after(s.Dev.Delay, op, what+" to "+to, fn)
 }
 
-// netifRx models __netif_rx and process_backlog: fn joins the backlog,
-// and unless the backlog is already running (this is work it queued) it
-// runs now, to empty, each piece's sentence added to the current step. A
-// pass that would run more than maxEvents pieces is a livelock: the rest
-// is dropped and the step says so.
+// inBottomHalf runs fn, a network event (a timer, a TX completion, a
+// delivery over a delayed link), as the softirq it is in the kernel: what
+// it hands to the receive backlog runs after it returns (net_rx_action
+// follows the timer softirq), never inside it — a retransmission loop is
+// not re-entered by the ACKs its own segments draw.
+func (w *World) inBottomHalf(fn func() Event) Event {
+	if w.inSoftirq {
+		return fn()
+	}
+	w.inSoftirq = true
+	e := fn()
+	w.inSoftirq = false
+	if len(w.backlog) > 0 {
+		w.netifRx(nil)
+	}
+	return e
+}
+
+// netifRx models __netif_rx and process_backlog: fn (if not nil) joins
+// the backlog, and unless the backlog is already running (this is work it
+// queued) it runs now, to empty, each piece's sentence added to the
+// current step. A pass that would run more than maxEvents pieces is a
+// livelock: the rest is dropped and the step says so.
 func (w *World) netifRx(fn func() Event) {
-	w.backlog = append(w.backlog, fn)
+	if fn != nil {
+		w.backlog = append(w.backlog, fn)
+	}
 	if w.inSoftirq {
 		return
 	}

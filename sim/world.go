@@ -242,7 +242,11 @@ func (w *World) Exit() {
 	}
 	w.begin()
 	for _, s := range open {
+		if s.tcp != nil {
+			s.lockSock() // tcp_close runs under lock_sock
+		}
 		w.closeSocket(s)
+		w.releaseSock(s)
 	}
 	w.end(Event{Op: "exit", Text: fmt.Sprintf("exit: the program's %d open sockets are closed", len(open))})
 }
@@ -262,7 +266,7 @@ func (w *World) after(d engine.Duration, op, label string, fn func() Event) engi
 	}
 	h, err := w.Loop.Schedule(at, label, func() {
 		w.begin()
-		e := fn()
+		e := w.inBottomHalf(fn)
 		if e.Op == "" {
 			e.Op = op
 		}
