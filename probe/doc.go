@@ -98,18 +98,14 @@
 // or UDP send returns (tcp-inline.zcs, udp-inline.zcs), the receiver's
 // quick ACKs and their number by segment size (tcp-quickack.zcs), and the
 // delayed ACK, half-window segments, reads that acknowledge and
-// Minshall's Nagle (tcp-delack.zcs), and TX_SCHED timestamps before SND
+// Minshall's Nagle (tcp-delack.zcs), where an unread peer's window ends
+// (tcp-window-edge.zcs), and TX_SCHED timestamps before SND
 // ones and the notification (tx-sched.zcs). Its expectations hold on the model
 // everywhere and, when root on a kernel with loopback MSG_ZEROCOPY
 // ([Supported]),
 // on the kernel, with 100% agreement.
 //
-// Known differences, kept out of the suite: a send larger than what an
-// unread peer's window leaves is sent in part at once by the model (the
-// persist timer's tcp_write_wakeup without the timer) where the kernel
-// waits for the probe timer: six 200000-byte MSG_DONTWAIT sends leave
-// the peer 98223 bytes on Linux 6.18 after 200ms and 128943 in the model.
-// And the kernel grows a reading peer's buffer (tcp_rcv_space_adjust),
+// Known difference, kept out of the suite: the kernel grows a reading peer's buffer (tcp_rcv_space_adjust),
 // which the model does not: a peer that reads 40000-byte sends as they
 // come acknowledges them at once on Linux from the fourth on.
 package probe

@@ -86,6 +86,11 @@
 //     segment or after TCP_DELACK_MIN. An out-of-order segment is
 //     acknowledged at once under every policy. ACKs leave through
 //     Network.SendAck.
+//   - When not even one segment fits the peer's window and nothing is in
+//     flight, the probe timer runs for the RTO, doubled by each probe
+//     (tcp_check_probe_timer); its tcp_write_wakeup sends what the window
+//     takes (measured: three 200000-byte sends to an unread peer over
+//     loopback leave it 98223 bytes, three 32741-byte skbs, 150ms later).
 //   - tcp_done stops every timer (inet_csk_clear_xmit_timers).
 //
 // # Receive window
@@ -169,5 +174,6 @@
 // tcp_sync_mss, tcp_minshall_update, tcp_nagle_check;
 // include/net/tcp.h: tcp_dec_quickack_mode, tcp_event_ack_sent,
 // tcp_bound_to_half_wnd; net/ipv4/tcp_timer.c: tcp_retransmit_timer,
-// tcp_write_err, tcp_delack_timer_handler.
+// tcp_write_err, tcp_delack_timer_handler, tcp_probe_timer;
+// net/ipv4/tcp_output.c: tcp_write_wakeup, tcp_check_probe_timer.
 package tcp

@@ -63,6 +63,31 @@ type timers struct {
 	delack  engine.Handle
 	unacked int // bytes received and not yet acknowledged (AckDelayed)
 	policy  AckPolicy
+	// probe is the probe timer (ICSK_TIME_PROBE0); probeDue lets its
+	// tcp_write_wakeup send into a window smaller than a segment.
+	probe    engine.Handle
+	probeDue bool
+}
+
+// armProbe models tcp_check_probe_timer: unless it runs already, the
+// probe timer is set for the RTO, doubled by each probe so far
+// (icsk_backoff), up to TCP_RTO_MAX. When it fires, tcp_write_wakeup
+// sends what the peer's window takes.
+func (c *Conn) armProbe() {
+	if c.done || c.Net.Pending(c.t.probe) {
+		return
+	}
+	d := min(rtoMin<<c.t.backoff, rtoMax)
+	c.t.probe = c.Net.After(c.Sk, d, "probe", func() string {
+		if c.done {
+			return "probe timer fires: the connection is gone"
+		}
+		c.t.probeDue = true
+		c.t.backoff = min(c.t.backoff+1, retries2)
+		c.pushPending(c.nonagle)
+		c.t.probeDue = false
+		return "probe timer fires: tcp_write_wakeup sends what the window takes"
+	})
 }
 
 // syncRTO models inet_csk_reset_xmit_timer / inet_csk_clear_xmit_timer as

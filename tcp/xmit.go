@@ -176,11 +176,15 @@ func (c *Conn) splitPoint(seg *Segment, cwndBytes, nonagle int) int {
 	limit := min(seg.Skb.Len, cwndBytes, window)
 	if limit < min(seg.Skb.Len, mss) {
 		// tcp_snd_wnd_test: not even one segment fits. With nothing in
-		// flight no ACK will come to open the window; the persist timer's
-		// tcp_write_wakeup then sends what the window takes, split off
-		// (the model does not wait for the timer).
+		// flight no ACK will come to open the window: the probe timer
+		// (tcp_check_probe_timer) fires after the RTO, and its
+		// tcp_write_wakeup sends what the window takes, split off.
 		if window > 0 && len(c.rtx) == 0 {
-			return limit
+			if c.t.probeDue {
+				c.t.probeDue = false
+				return limit
+			}
+			c.armProbe()
 		}
 		return 0
 	}
