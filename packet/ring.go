@@ -50,6 +50,11 @@ type Ring struct {
 	status []Status
 	length []int
 	head   int
+	// xmitting is set while tpacket_snd is inside dev_queue_xmit, and
+	// early lists the frames given back meanwhile while ring pages were
+	// still referenced (see frameOwner.Uncharge).
+	xmitting bool
+	early    []earlyReturn
 }
 
 // Frames returns the number of frames.
@@ -213,7 +218,7 @@ func (p *Sock) tpacketSnd(flags kernel.MsgFlags) sock.SendResult {
 		r.status[i] = TP_STATUS_SENDING
 		p.pending.inc(p.cpu())
 		p.checkPending()
-		p.Net.Xmit(sock.Packet{Skb: b, From: p.Sk})
+		r.xmit(p, b)
 		r.head = (i + 1) % len(r.status)
 		sum += tpLen
 	}
@@ -277,25 +282,58 @@ type frameOwner struct {
 // sock_wfree. Giving a frame back while an skb — a clone sharing the
 // frags, or this skb itself when orphaned early — still references ring
 // pages lets the user overwrite data in flight (bug B3): that is reported
-// as a violation of kernel.RuleNotifyAfterPages.
+// as a violation of kernel.RuleNotifyAfterPages. A frame given back inside
+// dev_queue_xmit (loopback_xmit orphans the skb before netif_rx) is judged
+// when dev_queue_xmit returns: by then the receive softirq has run in the
+// same call, and skb_orphan_frags_rx has copied the frags of a nouarg skb,
+// so a single-threaded program cannot see the frame early.
 func (o *frameOwner) Uncharge(d skb.Destructor, truesize int) {
 	p := o.p
-	if p.ring == o.ring && o.ring != nil {
+	if r := o.ring; p.ring == r && r != nil {
 		p.pending.dec(p.cpu())
-		o.ring.status[o.frame] = TP_STATUS_AVAILABLE
+		r.status[o.frame] = TP_STATUS_AVAILABLE
 		p.checkPending()
 		reachable := o.skb.Users() > 0 || o.skb.Shinfo().Dataref() > 1
-		if reachable && o.ring.references(o.skb) {
-			o.skb.Violate(kernel.RuleNotifyAfterPages,
-				"TX ring frame %d returned to the user while ring pages are still referenced", o.frame)
+		switch sh := o.skb.Shinfo(); {
+		case !reachable || !r.references(sh):
+		case r.xmitting:
+			r.early = append(r.early, earlyReturn{o, sh})
+		default:
+			o.violate()
 		}
 	}
 	p.Sk.Uncharge(d, truesize)
 }
 
-// references reports whether b's frags point into the ring.
-func (r *Ring) references(b *skb.Buff) bool {
-	for _, f := range b.Shinfo().Frags {
+func (o *frameOwner) violate() {
+	o.skb.Violate(kernel.RuleNotifyAfterPages,
+		"TX ring frame %d returned to the user while ring pages are still referenced", o.frame)
+}
+
+// earlyReturn is a frame given back inside dev_queue_xmit while the
+// shared info sh of its skb still referenced ring pages.
+type earlyReturn struct {
+	*frameOwner
+	sh *skb.SharedInfo
+}
+
+// xmit runs dev_queue_xmit for b, then judges the frames given back
+// during it: still a violation if an skb still shares sh's ring frags.
+func (r *Ring) xmit(p *Sock, b *skb.Buff) {
+	r.xmitting = true
+	p.Net.Xmit(sock.Packet{Skb: b, From: p.Sk})
+	r.xmitting = false
+	for _, e := range r.early {
+		if e.sh.Dataref() > 0 && r.references(e.sh) {
+			e.violate()
+		}
+	}
+	r.early = r.early[:0]
+}
+
+// references reports whether sh's frags point into the ring.
+func (r *Ring) references(sh *skb.SharedInfo) bool {
+	for _, f := range sh.Frags {
 		for _, pg := range r.Buf.Present() {
 			if f.Page == pg {
 				return true

@@ -313,3 +313,24 @@ send s 192K 0 => 196608
 	requireOK(t, tr)
 	require.Less(t, countOp(tr, "deliver"), 1000)
 }
+
+// loopback_xmit gives a TX ring frame back (skb_orphan) before the receive
+// softirq copies its frags, all inside the send call: no single-threaded
+// program can see the frame early, so that is no violation. Without the
+// nouarg mark (bug B3) the receiver keeps the ring pages, and it is.
+func TestTxRingOverLoopback(t *testing.T) {
+	const src = `
+socket p AF_PACKET SOCK_RAW 0x0300
+setsockopt p SOL_PACKET PACKET_TX_RING [4096, 1, 1024, 4] => 0
+mmap p => 0
+txframe p 0 600
+send p 0 MSG_DONTWAIT => 600
+txstatus p 0 => 0
+`
+	tr := runSrc(t, src)
+	requireOK(t, tr)
+	require.Contains(t, timeline(t, tr), "skb_copy_ubufs (loopback)")
+	tr = runSrc(t, "bug packet-ring-no-copy\n"+strings.TrimLeft(src, "\n"))
+	require.Contains(t, timeline(t, tr),
+		"invariant notify-after-pages: skb#6: TX ring frame 0 returned to the user while ring pages are still referenced")
+}
