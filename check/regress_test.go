@@ -45,12 +45,12 @@ send s1 0 MSG_DONTWAIT
 func TestOptmemAdmissionAfterSleep(t *testing.T) {
 	vs := violationsOf(t, `profile rfc-v2
 sysctl net.core.optmem_max 2K
-sysctl net.core.wmem_default 1
+sysctl net.core.wmem_default 4608
 device eth0 nic
 socket s1 AF_PACKET SOCK_DGRAM via=eth0
-send s1 0 MSG_ZEROCOPY
-send s1 0 MSG_ZEROCOPY
-send s1 0 MSG_ZEROCOPY
+send s1 1500 MSG_ZEROCOPY
+send s1 1500 MSG_ZEROCOPY
+send s1 1500 MSG_ZEROCOPY
 `)
 	require.Empty(t, vs)
 }

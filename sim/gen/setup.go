@@ -3,6 +3,8 @@ package gen
 import (
 	"fmt"
 	"strings"
+
+	ksock "github.com/zcsim/zcsim/sock"
 )
 
 // setup writes what the body acts on: sysctls, users and tasks, devices and
@@ -35,11 +37,20 @@ func (g *gen) sysctls() {
 		case 0:
 			g.line("sysctl net.core.optmem_max %s", g.size(pick(g, 0, 1, 256, 1024, 2048, 4096, 10240, 20480, 81920)))
 		case 1:
-			g.line("sysctl net.core.%s %s", pick(g, "wmem_default", "rmem_default", "wmem_max", "rmem_max"),
-				g.size(pick(g, 1, 2048, 4608, 16384, 212992, 1<<20, 1<<31-1)))
+			key := pick(g, "wmem_default", "rmem_default", "wmem_max", "rmem_max")
+			// sysctl_net_core.c refuses buffers below SOCK_MIN_SNDBUF
+			// and SOCK_MIN_RCVBUF.
+			least := ksock.MinSndbuf
+			if strings.HasPrefix(key, "r") {
+				least = ksock.MinRcvbuf
+			}
+			g.line("sysctl net.core.%s %s", key, g.size(max(least, pick(g, 1, 2048, 4608, 16384, 212992, 1<<20, 1<<31-1))))
 		default:
+			// The kernel takes any value from 1, but a default buffer of a
+			// few bytes offers one-byte windows, and a send then takes more
+			// steps than a run affords.
 			lo := pick(g, 1, 4096, 8192)
-			def := lo + pick(g, 0, 4096, 16384, 87380)
+			def := max(lo+pick(g, 0, 4096, 16384, 87380), 4096)
 			g.line("sysctl net.ipv4.%s %s %s %s", pick(g, "tcp_wmem", "tcp_rmem"), g.size(lo), g.size(def),
 				g.size(def+pick(g, 0, 16384, 4<<20)))
 		}

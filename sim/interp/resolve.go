@@ -11,6 +11,7 @@ import (
 	"github.com/zcsim/zcsim/packet"
 	"github.com/zcsim/zcsim/sim/engine"
 	"github.com/zcsim/zcsim/sim/scenario"
+	"github.com/zcsim/zcsim/sock"
 )
 
 // resolver checks, before anything runs, that every name a scenario uses
@@ -99,6 +100,24 @@ var sysctls = map[string]int{
 	"net.ipv4.tcp_wmem": 3, "net.ipv4.tcp_rmem": 3, "net.ipv4.ping_group_range": 2,
 }
 
+// sysctlLeast is the smallest value the kernel's proc handler for key
+// accepts (proc_dointvec_minmax's extra1); a smaller one is refused with
+// EINVAL and changes nothing. Probed on Linux 6.18 for the per-namespace
+// keys: tcp_wmem and tcp_rmem refuse 0 (SYSCTL_ONE), optmem_max takes 0
+// and refuses -5 (SYSCTL_ZERO). net/core/sysctl_net_core.c bounds the
+// buffer sizes by SOCK_MIN_SNDBUF and SOCK_MIN_RCVBUF.
+func sysctlLeast(key string) uint64 {
+	switch key {
+	case "net.ipv4.tcp_wmem", "net.ipv4.tcp_rmem":
+		return 1
+	case "net.core.wmem_max", "net.core.wmem_default":
+		return sock.MinSndbuf
+	case "net.core.rmem_max", "net.core.rmem_default":
+		return sock.MinRcvbuf
+	}
+	return 0
+}
+
 // expectKeys are the state an expect statement can check.
 var expectKeys = []string{"zckey", "zerocopy", "optmem", "wmem", "wmem_queued", "rmem",
 	"errqueue", "locked_vm", "sndbuf", "rcvbuf", "refcnt", "state", "unsent", "unacked", "queued", "notified",
@@ -177,8 +196,9 @@ func (r *resolver) sizes(st scenario.Stmt) {
 			r.bound(o.Value, "peer_rcvbuf", 1, maxBuf)
 		}
 	case *scenario.Sysctl:
+		least := sysctlLeast(s.Key.Name)
 		for _, v := range s.Values {
-			r.bound(v, "a sysctl value", 0, maxBuf)
+			r.bound(v, s.Key.Name+"'s value", least, maxBuf)
 		}
 	case *scenario.Setsockopt:
 		r.signed(s.Value, "an option value")

@@ -530,12 +530,12 @@ func TestSysctls(t *testing.T) {
 sysctl net.core.optmem_max 1000
 sysctl net.core.wmem_max 1M
 sysctl net.core.rmem_max 1M
-sysctl net.core.wmem_default 4096
-sysctl net.core.rmem_default 8192
+sysctl net.core.wmem_default 8192
+sysctl net.core.rmem_default 4096
 sysctl net.ipv4.tcp_wmem 4096 32768 65536
 sysctl net.ipv4.tcp_rmem 4096 65536 131072
 socket u AF_INET SOCK_DGRAM
-expect u sndbuf=4096 rcvbuf=8192
+expect u sndbuf=8192 rcvbuf=4096
 socket s AF_INET SOCK_STREAM
 expect s sndbuf=32768 rcvbuf=65536
 setsockopt s SOL_SOCKET SO_ZEROCOPY 1 => 0
@@ -719,6 +719,9 @@ func TestInputErrors(t *testing.T) {
 		{"bug nope\n", `test.zcs:1:5: unknown bug`},
 		{"sysctl net.core.nope 1\n", `test.zcs:1:8: unknown sysctl`},
 		{"sysctl net.ipv4.tcp_rmem 1\n", `test.zcs:1:8: net.ipv4.tcp_rmem takes 3 value(s)`},
+		{"sysctl net.ipv4.tcp_rmem 0 1 1\n", `test.zcs:1:26: net.ipv4.tcp_rmem's value must be between 1 and 2147483647 (at "0")`},
+		{"sysctl net.core.rmem_max 2303\n", `test.zcs:1:26: net.core.rmem_max's value must be between 2304 and`},
+		{"sysctl net.core.wmem_default 4607\n", `test.zcs:1:30: net.core.wmem_default's value must be between 4608 and`},
 		{"task t user=nobody\n", `test.zcs:1:13: undefined user (at "nobody")`},
 		{"tap d on=eth9\n", `test.zcs:1:10: undefined device (at "eth9")`},
 		{"socket s AF_INET SOCK_STREAM via=eth9\n", `test.zcs:1:34: undefined device (at "eth9")`},
