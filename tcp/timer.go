@@ -67,12 +67,14 @@ type timers struct {
 	// tcp_write_wakeup send into a window smaller than a segment.
 	probe    engine.Handle
 	probeDue bool
+	probes   int // icsk_probes_out: probes the peer has not answered
 }
 
 // armProbe models tcp_check_probe_timer: unless it runs already, the
 // probe timer is set for the RTO, doubled by each probe so far
 // (icsk_backoff), up to TCP_RTO_MAX. When it fires, tcp_write_wakeup
-// sends what the peer's window takes.
+// sends what the peer's window takes; after tcp_retries2 probes no ACK
+// answered (icsk_probes_out) the connection is given up (tcp_probe_timer).
 func (c *Conn) armProbe() {
 	if c.done || c.Net.Pending(c.t.probe) {
 		return
@@ -81,6 +83,11 @@ func (c *Conn) armProbe() {
 	c.t.probe = c.Net.After(c.Sk, d, "probe", func() string {
 		if c.done {
 			return "probe timer fires: the connection is gone"
+		}
+		c.t.probes++
+		if c.t.probes > retries2 {
+			c.GiveUp() // tcp_probe_timer: tcp_write_err after max_probes
+			return "probe timer fires: probes exhausted, connection aborted (ETIMEDOUT)"
 		}
 		c.t.probeDue = true
 		c.t.backoff = min(c.t.backoff+1, retries2)

@@ -293,6 +293,7 @@ func (c *Conn) Ack(ack uint32, window int) {
 		return
 	}
 	c.sndWnd = window
+	c.t.probes = 0 // tcp_ack: the peer answered
 	c.maxWindow = max(c.maxWindow, window)
 	if after(ack, c.sndUna) {
 		c.sndUna = ack

@@ -969,3 +969,16 @@ send s 100 0 => EPIPE
 	require.Equal(t, "alloc_skb failed: the scenario's fault site", event(t, tr, "ENOBUFS").Why)
 	require.Equal(t, "tcp_sendmsg_locked: EPIPE, sk_stream_wait_connect: state TCP_FIN_WAIT1 is neither established nor connecting", event(t, tr, "EPIPE").Why)
 }
+
+// The probe timer gives up after tcp_retries2 unanswered probes
+// (tcp_probe_timer), so a send that can never split its skb into the
+// window returns (found by zcsim check as a run that never settled).
+func TestProbeTimerGivesUp(t *testing.T) {
+	tr := runSrc(t, `socket s2 AF_INET SOCK_STREAM
+connect s2 => 0
+sendmsg s2 [43496] 0 => 43496
+fault alloc_skb from=3
+send s2 129534 0 => 95232
+`)
+	require.Contains(t, event(t, tr, "probes exhausted").Text, "connection aborted (ETIMEDOUT)")
+}
