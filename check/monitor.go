@@ -200,6 +200,7 @@ func (m *Monitor) Before(sk *sock.Sock) {
 		st.ledger.Expect(k)
 	}
 	st.before = snapshot{zckey: sk.ZCKey(), omem: sk.OmemAlloc}
+	sk.MarkOmem()
 	if !st.inCall {
 		m.calling = append(m.calling, st)
 	}
@@ -310,16 +311,18 @@ func (m *Monitor) checkMemlock(sk *sock.Sock, r sock.SendResult) {
 
 // checkAdmission is sock_omalloc's test: a call that allocated a uarg
 // saw omem + SKB_TRUESIZE(0) ≤ optmem_max, omem the least sk_omem_alloc
-// since it started (lowerOmem).
+// since it started (lowerOmem, and sock.Sock.OmemLow for what the call
+// itself freed, e.g. completions an SCM_ZC_NOTIFICATION took off the
+// queue before the uarg was allocated).
 func (m *Monitor) checkAdmission(st *sockState, r sock.SendResult) {
 	sk := st.sk
 	p := sk.Host().Profile
 	if !st.inCall || r.Outcome != ubuf.Allocated || p.Bugs.Has(kernel.BugNotifyWmem) || sk.Net == nil {
 		return
 	}
-	if st.before.omem+p.OmallocEstimate > sk.Net.OptmemMax {
+	if omem := min(st.before.omem, sk.OmemLow); omem+p.OmallocEstimate > sk.Net.OptmemMax {
 		m.report(sk.Host(), kernel.RuleAccounting, &sk.Tracked,
-			"sock_omalloc admitted a uarg with omem %d + %d > optmem_max %d", st.before.omem, p.OmallocEstimate, sk.Net.OptmemMax)
+			"sock_omalloc admitted a uarg with omem %d + %d > optmem_max %d", omem, p.OmallocEstimate, sk.Net.OptmemMax)
 	}
 }
 

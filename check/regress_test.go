@@ -71,3 +71,19 @@ send s1 1 MSG_ZEROCOPY => -1 EEXIST
 `)
 	require.Empty(t, vs)
 }
+
+// An SCM_ZC_NOTIFICATION takes the queued completions off the error queue
+// (their optmem returns) before udp_sendmsg allocates the next uarg: the
+// uarg is admitted against the optmem left then, within the same call.
+func TestOptmemAdmissionAfterZcInfo(t *testing.T) {
+	vs := violationsOf(t, `profile zc-cmsg-v7
+sysctl net.core.optmem_max 1024
+socket s3 AF_INET SOCK_DGRAM
+connect s3
+setsockopt s3 SOL_SOCKET SO_ZEROCOPY 1
+sendmsg s3 [] MSG_ZEROCOPY zc_info=1
+sendmsg s3 [] MSG_ZEROCOPY zc_info=1
+sendmsg s3 [] MSG_ZEROCOPY zc_info=1
+`)
+	require.Empty(t, vs)
+}

@@ -76,7 +76,10 @@ type Sock struct {
 	refcnt   int
 
 	// Charges, in bytes of truesize.
-	OmemAlloc  int // sk_omem_alloc
+	OmemAlloc int // sk_omem_alloc
+	// OmemLow is the least OmemAlloc since MarkOmem: what an optmem
+	// admission after it could have seen at best.
+	OmemLow    int
 	WmemAlloc  int // sk_wmem_alloc, without the kernel's bias of 1
 	WmemQueued int // sk_wmem_queued (TCP write and retransmit queues)
 	RmemAlloc  int // sk_rmem_alloc
@@ -211,7 +214,11 @@ func (s *Sock) Ofree(truesize int) {
 		return
 	}
 	s.uncharge(&s.OmemAlloc, "sk_omem_alloc", truesize)
+	s.OmemLow = min(s.OmemLow, s.OmemAlloc)
 }
+
+// MarkOmem starts OmemLow afresh at the current sk_omem_alloc.
+func (s *Sock) MarkOmem() { s.OmemLow = s.OmemAlloc }
 
 func (s *Sock) uncharge(counter *int, name string, n int) {
 	if *counter < n {

@@ -23,6 +23,7 @@ func (s *Sock) Kmalloc(size int) bool {
 func (s *Sock) Kfree(size int) {
 	s.KmallocOmem -= size
 	s.uncharge(&s.OmemAlloc, "sk_omem_alloc", size)
+	s.OmemLow = min(s.OmemLow, s.OmemAlloc)
 }
 
 // ZcNotification models the SCM_ZC_NOTIFICATION case of __sock_cmsg_send

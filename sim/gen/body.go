@@ -125,7 +125,11 @@ func (g *gen) act(a action) {
 		g.line("%s %s %s %s", actionNames[a], s, g.lenText(g.sendSize(s)), g.sendFlags())
 	case aSendmsg:
 		s := g.sender()
-		g.line("sendmsg %s %s %s", s, g.iovec(g.mtuOf(s)), g.sendFlags())
+		line := fmt.Sprintf("sendmsg %s %s %s", s, g.iovec(g.mtuOf(s)), g.sendFlags())
+		if g.zcCmsg && g.chance(2) { // completions through the control message
+			line += " zc_info=" + pick(g, "0", "1", "2", "4", "64")
+		}
+		g.line("%s", line)
 	case aSendmmsg:
 		s := g.sender()
 		msgs := make([]string, 1+g.r.IntN(pick(g, 2, 4, 8)))
@@ -192,7 +196,11 @@ func (g *gen) control(a action) {
 			g.line("%s %s %d", actionNames[a], d, g.r.IntN(4))
 		}
 	case aFault:
-		g.line("fault %s %s", pick(g, "sock_omalloc", "skb_copy_ubufs", "alloc_skb", "tun_get_user"), g.rule())
+		sites := []string{"sock_omalloc", "skb_copy_ubufs", "alloc_skb", "tun_get_user"}
+		if g.zcCmsg {
+			sites = append(sites, "put_cmsg")
+		}
+		g.line("fault %s %s", pick(g, sites...), g.rule())
 	case aZckey:
 		g.line("zckey %s %s", g.sockName(false), pick(g, "0xffffffff", "0xfffffffe", "0xfffffff0", "4294967295", "65535", "65536", "0"))
 	case aVhost:

@@ -51,7 +51,9 @@
 // SOCK_NONBLOCK) with via, task and peer options, each followed by
 // SO_ZEROCOPY before or after connect, a few options, bind and listen.
 //
-// The body: send, sendto, sendmsg with 0 to 64 iovecs, sendmmsg, with
+// The body: send, sendto, sendmsg with 0 to 64 iovecs (under a profile
+// with SCM_ZC_NOTIFICATION, half of them with zc_info=, and put_cmsg among
+// the fault sites), sendmmsg, with
 // copy and zerocopy mixed, MSG_MORE, MSG_DONTWAIT and rarer flags; sizes
 // from 0 to CallBytes weighted toward small ones, with the boundaries that
 // matter (MSS, PAGE_SIZE ± 1, 64K ± 1, the MTU ± 1, UDP's largest

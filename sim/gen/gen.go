@@ -126,10 +126,12 @@ type device struct {
 }
 
 type gen struct {
-	r         *rand.Rand
-	cfg       Config
-	feat      Features
-	profile   string
+	r       *rand.Rand
+	cfg     Config
+	feat    Features
+	profile string
+	// zcCmsg says the profile takes SCM_ZC_NOTIFICATION (Profile.ZcCmsg).
+	zcCmsg    bool
 	weights   [numActions]int
 	b         strings.Builder
 	lines     int
@@ -165,6 +167,9 @@ func newGen(seed uint64, cfg Config) *gen {
 	if g.profile == "" {
 		ps := kernel.Profiles()
 		g.profile = ps[g.r.IntN(len(ps))].Name
+	}
+	for _, p := range kernel.Profiles() {
+		g.zcCmsg = g.zcCmsg || p.Name == g.profile && p.ZcCmsg
 	}
 	g.drawWeights()
 	return g
