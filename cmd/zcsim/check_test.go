@@ -90,7 +90,7 @@ func TestCheckJSONShard(t *testing.T) {
 	require.Equal(t, "config", kinds[0])
 	require.Equal(t, "summary", kinds[len(kinds)-1])
 	require.NotZero(t, findings)
-	require.Contains(t, z.stdout, `"runs":120,"findings":`)
+	require.Contains(t, z.stdout, `"runs":300,"findings":`)
 }
 
 // Bad usage exits 2 with a message and no output.
