@@ -281,14 +281,18 @@ func (g *gen) ring() {
 		return
 	}
 	s := pick(g, rings...)
-	switch i := g.r.IntN(s.frames); g.r.IntN(4) {
+	switch i := g.r.IntN(s.frames); g.r.IntN(6) {
 	case 0, 1:
 		n := pick(g, 0, 13, 14, 64, 100, 1000, s.frameSize-32, s.frameSize)
 		g.line("txframe %s %d %d", s.name, i, max(n, 0))
 	case 2:
 		g.line("txstatus %s %d", s.name, i)
-	default:
+	case 3:
 		g.line("send %s 0 %s", s.name, pick(g, "MSG_DONTWAIT", "MSG_DONTWAIT", "0"))
+	case 4: // the sender moves: packet_inc_pending and the destructor's dec part CPUs
+		g.line("migrate main %d", g.r.IntN(4))
+	default: // a per-CPU pending counter near its wrap
+		g.line("txskew %s %s %d", s.name, pick(g, "0x40000000", "0x7fffffff", "0x80000000"), g.r.IntN(4))
 	}
 }
 

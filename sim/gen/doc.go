@@ -69,7 +69,9 @@
 // sometimes an expression of the variable i; the byte budget counts every
 // iteration), and TX rings on packet sockets (TxRing: a valid
 // PACKET_TX_RING set up and mapped, frames written with txframe, their
-// status read with txstatus, sends from the ring; never through a
+// status read with txstatus, sends from the ring, the sender migrating
+// between CPUs and per-CPU pending counters skewed near their wrap
+// (txskew); never through a
 // loopback device, whose loopback_xmit gives a frame back while it is
 // still being delivered, nor, for now, one with manual TX completion,
 // where the model's accounting of a pending ring send is wrong). Taps
