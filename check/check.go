@@ -20,7 +20,6 @@ import (
 // invariant holds.
 func (m *Monitor) Check(h *kernel.Host, quiescent bool) []kernel.Violation {
 	out := h.TakeViolations()
-	m.lowerOmem()
 	out = append(out, m.found...)
 	m.found = nil
 	full := m.Full || quiescent || !m.index.built

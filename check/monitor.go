@@ -48,28 +48,25 @@ type Monitor struct {
 	pages      []*mm.Page // RxQueued's reused list
 	// hooked lists the sockets the hooks heard of since the last Check.
 	hooked []*sock.Sock
-	// calling lists the sockets whose send call is in progress (between
-	// Before and Sent).
-	calling []*sockState
-	socks   []*sockState
-	bySock  map[*sock.Sock]*sockState
-	tasks   []*ubuf.Task
-	rx      []*skb.Buff
-	rxLive  int // how many of rx were live when last pruned
-	found   []kernel.Violation
-	settle  []settled
-	seq     uint64
+	socks  []*sockState
+	bySock map[*sock.Sock]*sockState
+	tasks  []*ubuf.Task
+	rx     []*skb.Buff
+	rxLive int // how many of rx were live when last pruned
+	found  []kernel.Violation
+	settle []settled
+	seq    uint64
 }
 
 // sockState is what the Monitor knows of one socket.
 type sockState struct {
-	sk     *sock.Sock
-	ledger notify.Ledger
-	sends  map[uint32]*sendRec   // sent, not yet notified
-	early  map[uint32]earlyNotif // notified before their call returned
-	before snapshot
-	inCall bool
-	queue  []shadow // zerocopy records, as the notifications built them
+	sk          *sock.Sock
+	ledger      notify.Ledger
+	sends       map[uint32]*sendRec   // sent, not yet notified
+	early       map[uint32]earlyNotif // notified before their call returned
+	zckeyAtCall uint32                // sk_zckey as the call in progress started
+	inCall      bool
+	queue       []shadow // zerocopy records, as the notifications built them
 }
 
 // newSendRec returns a record to fill, reusing one checkSettled is done
@@ -96,12 +93,6 @@ type sendRec struct {
 type earlyNotif struct {
 	copied bool
 	uarg   kernel.ObjectID
-}
-
-// snapshot is a socket's state as a call starts.
-type snapshot struct {
-	zckey uint32
-	omem  int
 }
 
 // shadow is a zerocopy record as the notifications built it.
@@ -187,11 +178,10 @@ func (m *Monitor) Outstanding(sk *sock.Sock) int {
 // expected where it now stands.
 func (m *Monitor) Renumber(sk *sock.Sock) { m.state(sk).ledger.Expect(sk.ZCKey()) }
 
-// Before records sk_zckey and sk_omem_alloc as a send call starts, so that
-// Sent can compare sk_zckey with it and check optmem admission. Without
-// it, Sent expects sk_zckey where the previous call left it. Each Check
-// until Sent lowers the recorded sk_omem_alloc to the current one
-// (lowerOmem).
+// Before records sk_zckey as a send call starts, so that Sent can compare
+// sk_zckey with it, and starts the socket's least sk_omem_alloc afresh
+// (sock.Sock.MarkOmem) for the optmem admission check. Without it, Sent
+// expects sk_zckey where the previous call left it.
 func (m *Monitor) Before(sk *sock.Sock) {
 	st := m.state(sk)
 	if k := sk.ZCKey(); k != st.ledger.Next() {
@@ -199,35 +189,9 @@ func (m *Monitor) Before(sk *sock.Sock) {
 			"sk_zckey moved between calls: the last call left %d, now %d", st.ledger.Next(), k)
 		st.ledger.Expect(k)
 	}
-	st.before = snapshot{zckey: sk.ZCKey(), omem: sk.OmemAlloc}
+	st.zckeyAtCall = sk.ZCKey()
 	sk.MarkOmem()
-	if !st.inCall {
-		m.calling = append(m.calling, st)
-	}
 	st.inCall = true
-}
-
-// lowerOmem keeps, for each call in progress, the least sk_omem_alloc
-// seen since it started. A call that sleeps for send-buffer space before
-// it allocates its uarg (packet_snd waits in sock_alloc_send_pskb, then
-// skb_zerocopy_alloc calls sock_omalloc) is admitted against the optmem
-// left after the completions that ran while it slept; any admitted
-// allocation saw at least this least value.
-func (m *Monitor) lowerOmem() {
-	for _, st := range m.calling {
-		st.before.omem = min(st.before.omem, st.sk.OmemAlloc)
-	}
-}
-
-// endCall forgets st's call in progress.
-func (m *Monitor) endCall(st *sockState) {
-	st.inCall = false
-	for i, c := range m.calling {
-		if c == st {
-			m.calling = append(m.calling[:i], m.calling[i+1:]...)
-			return
-		}
-	}
 }
 
 // Sent reports that a send call on sk returned r; label names the call
@@ -238,9 +202,9 @@ func (m *Monitor) Sent(sk *sock.Sock, label string, r sock.SendResult, buf *mm.B
 	h := sk.Host()
 	before := st.ledger.Next()
 	if st.inCall {
-		before = st.before.zckey
+		before = st.zckeyAtCall
 	}
-	defer m.endCall(st)
+	defer func() { st.inCall = false }()
 	if !r.ZC {
 		if k := sk.ZCKey(); k != before {
 			m.report(h, kernel.RuleIDs, &sk.Tracked,
@@ -311,16 +275,20 @@ func (m *Monitor) checkMemlock(sk *sock.Sock, r sock.SendResult) {
 
 // checkAdmission is sock_omalloc's test: a call that allocated a uarg
 // saw omem + SKB_TRUESIZE(0) ≤ optmem_max, omem the least sk_omem_alloc
-// since it started (lowerOmem, and sock.Sock.OmemLow for what the call
-// itself freed, e.g. completions an SCM_ZC_NOTIFICATION took off the
-// queue before the uarg was allocated).
+// since it started (sock.Sock.OmemLow). A call that sleeps for send-buffer
+// space before it allocates its uarg (packet_snd waits in
+// sock_alloc_send_pskb, then skb_zerocopy_alloc calls sock_omalloc) is
+// admitted against the optmem left after the completions that ran while
+// it slept, and one carrying SCM_ZC_NOTIFICATION against what remains
+// once the handler freed the completions it took; any admitted allocation
+// saw at least this least value.
 func (m *Monitor) checkAdmission(st *sockState, r sock.SendResult) {
 	sk := st.sk
 	p := sk.Host().Profile
 	if !st.inCall || r.Outcome != ubuf.Allocated || p.Bugs.Has(kernel.BugNotifyWmem) || sk.Net == nil {
 		return
 	}
-	if omem := min(st.before.omem, sk.OmemLow); omem+p.OmallocEstimate > sk.Net.OptmemMax {
+	if omem := sk.OmemLow; omem+p.OmallocEstimate > sk.Net.OptmemMax {
 		m.report(sk.Host(), kernel.RuleAccounting, &sk.Tracked,
 			"sock_omalloc admitted a uarg with omem %d + %d > optmem_max %d", omem, p.OmallocEstimate, sk.Net.OptmemMax)
 	}

@@ -213,7 +213,12 @@ func (s *Sock) Ofree(truesize int) {
 		s.uncharge(&s.WmemAlloc, "sk_wmem_alloc", truesize)
 		return
 	}
-	s.uncharge(&s.OmemAlloc, "sk_omem_alloc", truesize)
+	s.unchargeOmem(truesize)
+}
+
+// unchargeOmem returns n bytes of sk_omem_alloc, keeping OmemLow.
+func (s *Sock) unchargeOmem(n int) {
+	s.uncharge(&s.OmemAlloc, "sk_omem_alloc", n)
 	s.OmemLow = min(s.OmemLow, s.OmemAlloc)
 }
 

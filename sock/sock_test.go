@@ -578,3 +578,21 @@ func ExampleSock_SetZerocopy() {
 	// TCP after connect: EBUSY
 	// TCP before connect: 0 true
 }
+
+// OmemLow is the least sk_omem_alloc since MarkOmem: charges do not raise
+// it, sock_ofree and sock_kfree_s lower it.
+func TestOmemLow(t *testing.T) {
+	s := skbtest.NewEnv(t, "linux-6.18").TCP()
+	n, ok := s.Omalloc()
+	require.True(t, ok)
+	s.MarkOmem()
+	require.Equal(t, n, s.OmemLow)
+	s.Ofree(n)
+	_, ok = s.Omalloc()
+	require.True(t, ok)
+	require.Zero(t, s.OmemLow, "the free came before the new charge")
+	require.True(t, s.Kmalloc(100))
+	s.MarkOmem()
+	s.Kfree(100)
+	require.Equal(t, n, s.OmemLow)
+}

@@ -22,8 +22,7 @@ func (s *Sock) Kmalloc(size int) bool {
 // Kfree models sock_kfree_s: return a Kmalloc charge.
 func (s *Sock) Kfree(size int) {
 	s.KmallocOmem -= size
-	s.uncharge(&s.OmemAlloc, "sk_omem_alloc", size)
-	s.OmemLow = min(s.OmemLow, s.OmemAlloc)
+	s.unchargeOmem(size)
 }
 
 // ZcNotification models the SCM_ZC_NOTIFICATION case of __sock_cmsg_send
