@@ -728,7 +728,11 @@ func (w *World) waitWmem(c Call, s *Socket) bool {
 // until an skb of the socket is freed or a pending frame completes. It
 // reports false when the network went idle first.
 func (w *World) waitPacket(c Call, s *Socket, p *packet.Sock) bool {
-	w.end(Event{Source: c.Source, Op: "send", Socket: s.Name, Text: c.Text + " blocks in tpacket_snd"})
+	where := " blocks in sock_alloc_send_pskb" // packet_snd
+	if p.Ring() != nil {
+		where = " blocks in tpacket_snd"
+	}
+	w.end(Event{Source: c.Source, Op: "send", Socket: s.Name, Text: c.Text + where})
 	wmem, pending := s.Sk.WmemAlloc, p.ReadPending()
 	for s.Sk.WmemAlloc >= wmem && p.ReadPending() == pending && w.Loop.Step() {
 	}

@@ -334,3 +334,18 @@ txstatus p 0 => 0
 	require.Contains(t, timeline(t, tr),
 		"invariant notify-after-pages: skb#6: TX ring frame 0 returned to the user while ring pages are still referenced")
 }
+
+// A packet_snd that sleeps for send buffer says where: it has no ring, so
+// not tpacket_snd.
+func TestPacketSndBlocksInAllocSendPskb(t *testing.T) {
+	tr := runSrc(t, `
+profile rfc-v2
+sysctl net.core.wmem_default 4608
+device eth0 nic
+socket p AF_PACKET SOCK_DGRAM via=eth0
+send p 1500 MSG_ZEROCOPY => 1500
+send p 1500 MSG_ZEROCOPY => 1500
+`)
+	requireOK(t, tr)
+	require.Contains(t, timeline(t, tr), "send p 1500 MSG_ZEROCOPY blocks in sock_alloc_send_pskb")
+}
