@@ -714,6 +714,21 @@ func TestRxQueuedIsARoot(t *testing.T) {
 	requireClean(t, f.check(true))
 }
 
+// Under the loopback switch the skb keeps the user's pages and its uarg:
+// no rx-pages violation, and it still roots what it holds, so it is no
+// leak until it is freed, when the notification comes.
+func TestRxLoopedKeepsUserPages(t *testing.T) {
+	f := newFixture(t, "linux-6.18")
+	c := f.send(100)
+	require.Equal(t, kernel.Errno(0), c.skb.OrphanFrags())
+	require.NotNil(t, c.skb.Zcopy(), "skb_orphan_frags leaves a msg_zerocopy uarg")
+	f.m.RxLooped(f.sk, c.skb)
+	requireClean(t, f.check(true))
+	c.skb.Free()
+	f.readAll(f.sk)
+	requireClean(t, f.check(true))
+}
+
 func TestCopyUbufsNoFragsBug(t *testing.T) {
 	f := newFixture(t, "linux-6.18", kernel.BugCopyUbufsNoFrags)
 	sk := f.socket(kernel.SOCK_DGRAM, kernel.IPPROTO_UDP)

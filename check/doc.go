@@ -128,6 +128,8 @@
 // Rule rx-pages (kernel.RuleRxPages), at each RxQueued: no page of the
 // skb, frag_list included, is a user page, and the skb holds no uarg
 // (skb_orphan_frags_rx released it; bug copy-ubufs-no-frags breaks this).
+// RxLooped reports an skb delivered by a device under the loopback switch
+// (sim.Device.OrphanRxPlain), to which the rule does not apply.
 //
 // # Incremental checking
 //

@@ -63,6 +63,16 @@ type Device struct {
 	// CPU is the CPU its TX completions run on, below packet.NrCPUs
 	// (the softirq that frees transmitted skbs).
 	CPU int
+	// OrphanRxPlain is the loopback switch of the RFC v2 benchmarks: the
+	// receive paths of this device (loopback delivery, tun, its packet
+	// taps) call plain skb_orphan_frags where the kernel calls
+	// skb_orphan_frags_rx. msg_zerocopy frags (SKBFL_DONT_ORPHAN) then
+	// reach the receiving socket uncopied and their notification waits
+	// until the reader frees them; legacy and ring frags are still copied.
+	// The RFC's cover letter: "calls to skb_orphan_frags_rx were replaced
+	// with skb_orphan_frags to allow looping to local sockets". No kernel
+	// ships it; the scenario option is orphan_rx=plain.
+	OrphanRxPlain bool
 
 	held []*skb.Buff // frames awaiting a manual TX completion
 }
@@ -130,7 +140,7 @@ func (w *World) Xmit(p sock.Packet) {
 	key := w.tsKey(s, p)
 	w.txTimestamp(s, p, kernel.SCM_TSTAMP_SCHED, key)
 	for _, tap := range dev.Taps {
-		w.tapCopy(tap, p.Skb)
+		w.tapCopy(dev, tap, p.Skb)
 	}
 	w.txTimestamp(s, p, kernel.SCM_TSTAMP_SND, key)
 	if !dev.SG && p.Skb.DataLen > 0 {
@@ -239,13 +249,13 @@ type Tap struct {
 // tapCopy models dev_queue_xmit_nit for one packet tap: a clone whose user
 // frags are copied (skb_orphan_frags_rx in deliver_skb), which the tap
 // reads and frees, at once or after its delay.
-func (w *World) tapCopy(tap Tap, b *skb.Buff) {
+func (w *World) tapCopy(dev *Device, tap Tap, b *skb.Buff) {
 	clone, err := b.Clone()
 	if err != 0 {
 		return
 	}
 	clone.Note(kernel.Entry{Op: kernel.OpTapDeliver, Str: tap.Name})
-	clone.OrphanFragsRx(kernel.CopyTap)
+	dev.orphanRx(clone, kernel.CopyTap)
 	if tap.Delay == 0 {
 		clone.Free()
 		return
@@ -266,12 +276,12 @@ func (w *World) wire(s *Socket, f frame) {
 	switch dev.Kind {
 	case Loopback:
 		f.skb.Orphan() // loopback_xmit
-		if f.skb.OrphanFragsRx(kernel.CopyLoopback) != 0 {
+		if dev.orphanRx(f.skb, kernel.CopyLoopback) != 0 {
 			w.lose(s, f, "is dropped: __netif_receive_skb_core cannot copy its user frags (skb_orphan_frags_rx)")
 			return
 		}
 	case Tun:
-		err := f.skb.OrphanFragsRx(kernel.CopyTun) // tun_net_xmit
+		err := dev.orphanRx(f.skb, kernel.CopyTun) // tun_net_xmit
 		if err != 0 {
 			w.lose(s, f, "is dropped: tun_net_xmit cannot copy its user frags (skb_orphan_frags_rx)")
 			return
@@ -293,6 +303,17 @@ func (w *World) wire(s *Socket, f frame) {
 	default:
 		w.deliverLater(s, f)
 	}
+}
+
+// orphanRx is what the device's receive paths call on an skb that may
+// loop to a local reader: skb_orphan_frags_rx (a private copy of every
+// zerocopy frag, reported as copied for why), or under the loopback switch
+// (OrphanRxPlain) skb_orphan_frags, which leaves msg_zerocopy frags alone.
+func (d *Device) orphanRx(b *skb.Buff, why kernel.CopyWhy) kernel.Errno {
+	if d.OrphanRxPlain {
+		return b.OrphanFrags()
+	}
+	return b.OrphanFragsRx(why)
 }
 
 // lose frees a frame s sent that never arrives, and says so in the step.

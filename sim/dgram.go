@@ -159,7 +159,7 @@ func (d *dgram) queue(w *World, r *Socket, b *skb.Buff, n int) string {
 	b.SetOwner(sk, skb.SockRfree)
 	d.rx = kernel.HostSlab[datagram](w.Host).Append(d.rx, datagram{b, n})
 	if r.Dev.Kind == Loopback {
-		w.Monitor.RxQueued(sk, b)
+		w.rxQueued(r, b)
 	}
 	if r.autoRead {
 		d.recv(1<<30, 0)

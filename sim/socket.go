@@ -206,13 +206,24 @@ func (w *World) deliver(r *Socket, f frame) Event {
 		return e
 	}
 	if tail := r.tcp.ReceiveTail(); local && n > 0 && tail != nil {
-		w.Monitor.RxQueued(r.Sk, tail) // f.skb, or the tail it was coalesced into
+		w.rxQueued(r, tail) // f.skb, or the tail it was coalesced into
 	}
 	if r.autoRead {
 		r.tcp.Recv(1 << 30)
 	}
 	r.tcp.Received(n, f.fin)
 	return e
+}
+
+// rxQueued tells the monitor that b reached a receive queue of r on this
+// host: checked against rule 7, unless r's device has the loopback switch
+// (Device.OrphanRxPlain), which lets user pages through.
+func (w *World) rxQueued(r *Socket, b *skb.Buff) {
+	if r.Dev.OrphanRxPlain {
+		w.Monitor.RxLooped(r.Sk, b)
+		return
+	}
+	w.Monitor.RxQueued(r.Sk, b)
 }
 
 // SendAck implements tcp.Network: from's ACK reaches its peer after the

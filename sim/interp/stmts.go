@@ -116,6 +116,9 @@ func device(s *scenario.Device, p *kernel.Profile) *sim.Device {
 	d.GSOMaxSize = min(int(optNum(s.Options, "gso_max_size", uint64(d.GSOMaxSize))), p.GSOMaxSize)
 	d.MTU = int(optNum(s.Options, "mtu", uint64(d.MTU)))
 	d.CPU = int(optNum(s.Options, "cpu", 0))
+	if o, ok := s.Options.Lookup("orphan_rx"); ok {
+		d.OrphanRxPlain = o.Value.Text == "plain"
+	}
 	d.Delay = engine.Duration(optNum(s.Options, "delay", uint64(d.Delay)))
 	if o, ok := s.Options.Lookup("loss"); ok {
 		d.LossPPM = lossPPM(o.Value.Text)

@@ -98,6 +98,7 @@ var (
 		{key: "loss", kind: optFraction},
 		{key: "txcomplete", kind: optDurationOr, words: []string{"manual"}},
 		{key: "cpu", kind: optNumber},
+		{key: "orphan_rx", kind: optWords, words: []string{"copy", "plain"}},
 	}
 	// bindOpts are a packet socket's sockaddr_ll: sll_protocol and the
 	// device (sll_ifindex; all for 0).
