@@ -297,3 +297,19 @@ func TestObjectAcrossSerials(t *testing.T) {
 	require.Empty(t, h.Live())
 	require.Nil(t, h.Object(objs[0].Ident()))
 }
+
+// Objects that die young cost the index of live objects no allocation:
+// the newest page of serials stays while it empties and fills again.
+func TestYoungObjectsAllocateNoIndex(t *testing.T) {
+	h := newHost(t)
+	objs := make([]obj, 4096)
+	i := 0
+	perObject := testing.AllocsPerRun(len(objs)-1, func() {
+		o := &objs[i]
+		i++
+		h.Track(&o.Tracked, "skb", o)
+		o.Free()
+	})
+	require.Zero(t, perObject, "allocations per young object")
+	require.Empty(t, h.Live())
+}

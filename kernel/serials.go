@@ -9,7 +9,8 @@ const serialPageLen = 256
 // of serialPageLen consecutive serials, found through a map by page
 // number, and keeps the newest page at hand: creating an object and
 // freeing a young one cost no map operation. A page goes when its last
-// object does.
+// object does, except the newest, which stays for the serials to come:
+// objects that die young would otherwise make and drop it over and over.
 //
 // The zero value is an empty index.
 type serials struct {
@@ -42,6 +43,9 @@ func (x *serials) page(serial uint64, make bool) *serialPage {
 		x.pages[key] = p
 	}
 	if p != nil && (x.newest == nil || key > x.newestKey) {
+		if x.newest != nil && x.newest.n == 0 {
+			delete(x.pages, x.newestKey) // kept while newest, now empty
+		}
 		x.newest, x.newestKey = p, key
 	}
 	return p
@@ -74,11 +78,7 @@ func (x *serials) drop(serial uint64) {
 	p.objs[serial%serialPageLen] = nil
 	p.n--
 	x.n--
-	if p.n == 0 {
-		key := serial / serialPageLen
-		delete(x.pages, key)
-		if x.newest == p {
-			x.newest = nil
-		}
+	if p.n == 0 && p != x.newest {
+		delete(x.pages, serial/serialPageLen)
 	}
 }
