@@ -375,12 +375,7 @@ func (d *Device) takeHeld(n int) []*skb.Buff {
 // deliverLater delivers a frame to the socket's peer: after the link
 // delay, or on a local path inside the current step (onPath).
 func (w *World) deliverLater(s *Socket, f frame) {
-	w.onPath(s, "deliver", "deliver", s.Peer.Name, func() Event {
-		if s.Peer.tcp == nil {
-			return w.deliver(s.Peer, f)
-		}
-		return w.rcvSegment(s.Peer, func() Event { return w.deliver(s.Peer, f) })
-	})
+	w.onPath(s, "deliver", "deliver", arrival{kind: arriveFrame, to: s.Peer, f: f})
 }
 
 // ReleaseData delivers the frames held on s's path, in order.

@@ -3,7 +3,6 @@ package sim
 import (
 	"fmt"
 	"slices"
-	"strings"
 
 	"github.com/zcsim/zcsim/kernel"
 	"github.com/zcsim/zcsim/packet"
@@ -86,7 +85,7 @@ func (d *dgram) queued() []*skb.Buff {
 // ip_expire after ipfrag_time; a GSO datagram the device sent whole is cut
 // into its segments; each datagram is charged to sk_rmem_alloc and queued,
 // or dropped when the receive buffer is full.
-func (d *dgram) receive(w *World, r *Socket, f frame) string {
+func (d *dgram) receive(w *World, r *Socket, f frame) line {
 	b := f.skb
 	if f.moreFrags || f.fragOff > 0 {
 		q := d.reassembly(w, r, f.ipID)
@@ -96,7 +95,7 @@ func (d *dgram) receive(w *World, r *Socket, f frame) string {
 		}
 		q.next = f.fragOff + b.Len
 		if f.moreFrags || q.gap {
-			return fmt.Sprintf("%s receives an IP fragment of %d bytes", r.Name, b.Len)
+			return line{text: fmt.Sprintf("%s receives an IP fragment of %d bytes", r.Name, b.Len)}
 		}
 		d.drop(w, q)
 		n := 0
@@ -111,14 +110,18 @@ func (d *dgram) receive(w *World, r *Socket, f frame) string {
 		return d.queue(w, r, b, n)
 	}
 	b.Free()
-	var texts []string
+	var text []byte
 	for off := 0; off < n; off += f.gso {
 		seg := min(f.gso, n-off)
 		sb := skb.Alloc(w.Host, seg)
 		sb.AppendLinear(seg)
-		texts = append(texts, d.queue(w, r, sb, seg))
+		if off > 0 {
+			text = append(text, "; "...)
+		}
+		l := d.queue(w, r, sb, seg)
+		text = l.appendTo(text)
 	}
-	return strings.Join(texts, "; ")
+	return line{text: string(text)}
 }
 
 // reassembly returns the queue of datagram id (ip_find), creating it with
@@ -148,12 +151,13 @@ func (d *dgram) drop(w *World, q *ipq) {
 	d.partial = slices.DeleteFunc(d.partial, func(p *ipq) bool { return p == q })
 }
 
-// queue charges one datagram of n bytes in b to the receiver and queues it.
-func (d *dgram) queue(w *World, r *Socket, b *skb.Buff, n int) string {
+// queue charges one datagram of n bytes in b to the receiver and queues
+// it, and says so.
+func (d *dgram) queue(w *World, r *Socket, b *skb.Buff, n int) line {
 	sk := r.Sk
 	if sk.RmemAlloc+b.Truesize > sk.Rcvbuf {
 		b.Free()
-		return fmt.Sprintf("%s: receive buffer full, datagram of %d bytes dropped", r.Name, n)
+		return line{text: fmt.Sprintf("%s: receive buffer full, datagram of %d bytes dropped", r.Name, n)}
 	}
 	sk.RmemAlloc += b.Truesize
 	b.SetOwner(sk, skb.SockRfree)
@@ -164,7 +168,7 @@ func (d *dgram) queue(w *World, r *Socket, b *skb.Buff, n int) string {
 	if r.autoRead {
 		d.recv(1<<30, 0)
 	}
-	return fmt.Sprintf("%s receives a datagram of %d bytes", r.Name, n)
+	return line{kind: lineDatagram, name: r.Name, num: n}
 }
 
 // recv models udp_recvmsg: one datagram, truncated to n; EAGAIN if none.
@@ -222,16 +226,20 @@ func (w *World) portUnreachable(r *Socket, n int) {
 		room = icmpv6Room
 	}
 	size := ip + icmpHdrLen + min(ip+n, room-ip-icmpHdrLen)
-	w.onPath(r, "icmp", "ICMP", from.Name, func() Event {
-		e := Event{Socket: from.Name}
-		if from.Sk.Dead() || from.Sk.Freed() || from.dgrm == nil || from.dgrm.udp == nil {
-			e.Text = fmt.Sprintf("%s: closed, ICMP port unreachable dropped", from.Name)
-			return e
-		}
-		icmp := skb.Alloc(w.Host, size)
-		icmp.AppendLinear(size)
-		from.dgrm.udp.PortUnreachable(icmp)
-		e.Text = fmt.Sprintf("%s receives an ICMP port unreachable (%d bytes)", from.Name, size)
+	w.onPath(r, "icmp", "ICMP", arrival{kind: arriveICMP, to: from, size: size})
+}
+
+// icmpArrives hands an ICMP port unreachable of size bytes to the socket
+// from whose datagram drew it.
+func (w *World) icmpArrives(from *Socket, size int) Event {
+	e := Event{Socket: from.Name}
+	if from.Sk.Dead() || from.Sk.Freed() || from.dgrm == nil || from.dgrm.udp == nil {
+		e.Text = fmt.Sprintf("%s: closed, ICMP port unreachable dropped", from.Name)
 		return e
-	})
+	}
+	icmp := skb.Alloc(w.Host, size)
+	icmp.AppendLinear(size)
+	from.dgrm.udp.PortUnreachable(icmp)
+	e.Text = fmt.Sprintf("%s receives an ICMP port unreachable (%d bytes)", from.Name, size)
+	return e
 }

@@ -9,24 +9,33 @@ import (
 
 // line is one sentence of a step's narration: what a step did that the
 // timeline should say besides the event itself, such as a notification
-// being queued. A frequent sentence is kept as what it says and worded
-// only when the event is rendered (Event.Render), so a run whose timeline
-// is not printed formats nothing for it; a rare one is text already.
+// being queued, or a network event's own sentence. A frequent sentence is
+// kept as what it says and worded only when the event is rendered
+// (Event.Render), so a run whose timeline is not printed formats nothing
+// for it; a rare one is text already.
 type line struct {
 	kind lineKind
-	// text is a lineText's sentence.
+	// text is a lineText's sentence, and a lineTimer's after its socket.
 	text string
-	// name is the socket a lineNotified's notification was queued on;
-	// n and merged are the notification and whether it merged.
-	name   string
+	// name is the socket the sentence is about: the one a lineNotified's
+	// notification was queued on, the receiver of a lineSegment,
+	// lineAck or lineDatagram, the socket of a lineTimer.
+	name string
+	// n and merged are a lineNotified's notification and whether it
+	// merged.
 	n      ubuf.Notification
 	merged bool
 	// obj is the object a lineCopied's zerocopy became 0 on, lo and hi
 	// its uarg's id range when ids is set, and why the copy's reason.
-	obj    kernel.ObjectID
-	lo, hi uint32
-	ids    bool
-	why    kernel.CopyWhy
+	// lo and hi are also a lineSegment's sequence numbers (with fin, and
+	// dup for one out of order) and lo a lineAck's acknowledgement.
+	obj      kernel.ObjectID
+	lo, hi   uint32
+	ids      bool
+	fin, dup bool
+	why      kernel.CopyWhy
+	// num is a lineAck's window and a lineDatagram's length.
+	num int
 }
 
 // lineKind says which sentence a line holds.
@@ -36,6 +45,14 @@ const (
 	lineText lineKind = iota
 	lineNotified
 	lineCopied
+	// lineSegment: "s.peer receives seq 1..1001".
+	lineSegment
+	// lineAck: "s receives ACK 1001 window 65483".
+	lineAck
+	// lineDatagram: "s.peer receives a datagram of 1000 bytes".
+	lineDatagram
+	// lineTimer: "s: " and what the timer did.
+	lineTimer
 )
 
 // say adds a sentence to the current step's narration.
@@ -64,6 +81,26 @@ func (l *line) appendTo(b []byte) []byte {
 		return appendNotified(b, l.name, l.n, l.merged)
 	case lineCopied:
 		return appendCopied(b, l)
+	case lineSegment:
+		b = append(append(b, l.name...), " receives seq "...)
+		b = append(strconv.AppendUint(b, uint64(l.lo), 10), ".."...)
+		b = strconv.AppendUint(b, uint64(l.hi), 10)
+		if l.fin {
+			b = append(b, " FIN"...)
+		}
+		if l.dup {
+			b = append(b, " (not the next expected: dropped and acknowledged again)"...)
+		}
+		return b
+	case lineAck:
+		b = append(append(b, l.name...), " receives ACK "...)
+		b = append(strconv.AppendUint(b, uint64(l.lo), 10), " window "...)
+		return strconv.AppendInt(b, int64(l.num), 10)
+	case lineDatagram:
+		b = append(append(b, l.name...), " receives a datagram of "...)
+		return append(strconv.AppendInt(b, int64(l.num), 10), " bytes"...)
+	case lineTimer:
+		return append(append(append(b, l.name...), ": "...), l.text...)
 	}
 	return append(b, l.text...)
 }

@@ -44,12 +44,12 @@ type Socket struct {
 	// (lock_sock); sockBacklog holds the segments that arrived meanwhile
 	// (sk_add_backlog), for releaseSock.
 	owned       bool
-	sockBacklog []func() Event
+	sockBacklog []arrival
 
 	// Path control, for data this socket sends and ACKs it receives.
 	holdData, holdAck bool
 	heldData          []frame
-	heldAcks          []func() Event
+	heldAcks          []arrival
 	dropData, dropAck int
 }
 
@@ -179,7 +179,7 @@ func (w *World) deliver(r *Socket, f frame) Event {
 		return e
 	}
 	if r.dgrm != nil {
-		e.Text = r.dgrm.receive(w, r, f)
+		e.said = r.dgrm.receive(w, r, f)
 		return e
 	}
 	if r.tcp == nil {
@@ -196,12 +196,8 @@ func (w *World) deliver(r *Socket, f frame) Event {
 	n := f.skb.Len
 	local := r.Dev.Kind == Loopback
 	accepted := r.tcp.Receive(f.skb, f.seq, f.endSeq, f.fin, f.gso, f.push)
-	e.Text = fmt.Sprintf("%s receives seq %d..%d", r.Name, f.seq, f.endSeq)
-	if f.fin {
-		e.Text += " FIN"
-	}
+	e.said = line{kind: lineSegment, name: r.Name, lo: f.seq, hi: f.endSeq, fin: f.fin, dup: !accepted}
 	if !accepted {
-		e.Text += " (not the next expected: dropped and acknowledged again)"
 		r.tcp.SendAck()
 		return e
 	}
@@ -250,21 +246,24 @@ func (w *World) Pending(h engine.Handle) bool { return w.Loop.Pending(h) }
 // ackTo sends s an ACK of ack with window win after the link delay,
 // unless the scenario holds or drops the ACKs s receives.
 func (w *World) ackTo(s *Socket, ack uint32, win int) {
-	deliver := func() Event {
-		if s.tcp.Done() {
-			return Event{Socket: s.Name, Text: fmt.Sprintf("%s: ACK %d after the connection is gone", s.Name, ack)}
-		}
-		s.tcp.Ack(ack, win)
-		return Event{Socket: s.Name, Text: fmt.Sprintf("%s receives ACK %d window %d", s.Name, ack, win)}
-	}
+	a := arrival{kind: arriveAck, to: s, ack: ack, win: win}
 	switch {
 	case s.dropAck > 0:
 		s.dropAck--
 	case s.holdAck:
-		s.heldAcks = append(s.heldAcks, deliver)
+		s.heldAcks = append(s.heldAcks, a)
 	default:
-		w.onPath(s, "ack", "ACK", s.Name, func() Event { return w.rcvSegment(s, deliver) })
+		w.onPath(s, "ack", "ACK", a)
 	}
+}
+
+// ackArrives models tcp_ack for an ACK of ack with window win reaching s.
+func (w *World) ackArrives(s *Socket, ack uint32, win int) Event {
+	if s.tcp.Done() {
+		return Event{Socket: s.Name, Text: fmt.Sprintf("%s: ACK %d after the connection is gone", s.Name, ack)}
+	}
+	s.tcp.Ack(ack, win)
+	return Event{Socket: s.Name, said: line{kind: lineAck, name: s.Name, lo: ack, num: win}}
 }
 
 // HoldData makes s's frames wait on the link until ReleaseData.
@@ -284,21 +283,22 @@ func (w *World) ReleaseAcks(s *Socket) {
 	s.holdAck = false
 	held := s.heldAcks
 	s.heldAcks = nil
-	for _, d := range held {
-		w.onPath(s, "ack", "ACK", s.Name, func() Event { return w.rcvSegment(s, d) })
+	for _, a := range held {
+		w.onPath(s, "ack", "ACK", a)
 	}
 }
 
 // remoteReset delivers a reset to r after the link delay (tcp_reset).
 func (w *World) remoteReset(r *Socket) {
-	w.onPath(r, "rst", "RST", r.Name, func() Event {
-		return w.rcvSegment(r, func() Event {
-			if r.tcp != nil {
-				r.tcp.Reset()
-			}
-			return Event{Socket: r.Name, Text: r.Name + " receives RST"}
-		})
-	})
+	w.onPath(r, "rst", "RST", arrival{kind: arriveRst, to: r})
+}
+
+// rstArrives models tcp_reset for a reset reaching r.
+func (w *World) rstArrives(r *Socket) Event {
+	if r.tcp != nil {
+		r.tcp.Reset()
+	}
+	return Event{Socket: r.Name, Text: r.Name + " receives RST"}
 }
 
 // errnoName renders an errno for a trace.

@@ -28,16 +28,68 @@ package sim
 // loopback device without an artificial link delay.
 func (s *Socket) local() bool { return s.Dev.Kind == Loopback && s.Dev.Delay == 0 }
 
-// onPath runs fn for a frame or ACK that travels s's path towards the
-// socket named to: inside the current step through the backlog on a
-// local path (netifRx), otherwise as an event of its own after the link
-// delay, labelled what+" to "+to.
-func (w *World) onPath(s *Socket, op, what, to string, fn func() Event) {
+// arrivalKind says what an arrival brings.
+type arrivalKind uint8
+
+const (
+	// arriveFrame is a frame from the receiver's peer (deliver).
+	arriveFrame arrivalKind = iota
+	// arriveAck is a cumulative ACK of ack with window win.
+	arriveAck
+	// arriveRst is a reset (tcp_reset).
+	arriveRst
+	// arriveICMP is an ICMP port unreachable of size bytes.
+	arriveICMP
+)
+
+// arrival is what a path brings the socket to: a frame, an ACK, a reset
+// or an ICMP error. It is a plain value, not a closure, so that queueing
+// it on a backlog costs no allocation; arrive and process run it.
+type arrival struct {
+	kind arrivalKind
+	to   *Socket
+	// f is an arriveFrame's frame.
+	f frame
+	// ack and win are an arriveAck's acknowledgement and window.
+	ack uint32
+	win int
+	// size is an arriveICMP's length.
+	size int
+}
+
+// onPath sends a along s's path: inside the current step through the
+// backlog on a local path (netifRx), otherwise as an event of its own
+// after the link delay, labelled what+" to "+a.to.Name.
+func (w *World) onPath(s *Socket, op, what string, a arrival) {
 	if s.local() {
-		w.netifRx(fn)
+		w.netifRx(a)
 		return
 	}
-	w.after(s.Dev.Delay, op, what+" to "+to, fn)
+	w.after(s.Dev.Delay, op, what+" to "+a.to.Name, func() Event { return w.arrive(a) })
+}
+
+// arrive models the receive side's entry for a: tcp_v4_rcv's socket
+// lookup for what reaches a TCP socket (rcvSegment), at once for a
+// datagram (__udp4_lib_rcv) or an ICMP error (icmp_rcv).
+func (w *World) arrive(a arrival) Event {
+	if a.kind == arriveICMP || (a.kind == arriveFrame && a.to.tcp == nil) {
+		return w.process(a)
+	}
+	return w.rcvSegment(a)
+}
+
+// process hands a to its socket: tcp_v4_do_rcv for TCP, the datagram's
+// queue, the ICMP error's socket.
+func (w *World) process(a arrival) Event {
+	switch a.kind {
+	case arriveFrame:
+		return w.deliver(a.to, a.f)
+	case arriveAck:
+		return w.ackArrives(a.to, a.ack, a.win)
+	case arriveRst:
+		return w.rstArrives(a.to)
+	}
+	return w.icmpArrives(a.to, a.size)
 }
 
 // inBottomHalf runs fn, a network event (a timer, a TX completion, a
@@ -53,61 +105,65 @@ func (w *World) inBottomHalf(fn func() Event) Event {
 	e := fn()
 	w.inSoftirq = false
 	if len(w.backlog) > 0 {
-		w.netifRx(nil)
+		w.runBacklog()
 	}
 	return e
 }
 
-// netifRx models __netif_rx and process_backlog: fn (if not nil) joins
-// the backlog, and unless the backlog is already running (this is work it
-// queued) it runs now, to empty, each piece's sentence added to the
-// current step. A pass that would run more than maxEvents pieces is a
-// livelock: the rest is dropped and the step says so.
-func (w *World) netifRx(fn func() Event) {
-	if fn != nil {
-		w.backlog = append(w.backlog, fn)
+// netifRx models __netif_rx: a joins the backlog, which runs now unless
+// it is running already (this is work it queued).
+func (w *World) netifRx(a arrival) {
+	w.backlog = append(w.backlog, a)
+	if !w.inSoftirq {
+		w.runBacklog()
 	}
-	if w.inSoftirq {
-		return
-	}
+}
+
+// runBacklog models process_backlog: the backlog runs to empty, first in,
+// first out, each arrival's sentence added to the current step. A pass
+// that would run more than maxEvents arrivals is a livelock: the rest is
+// dropped and the step says so.
+func (w *World) runBacklog() {
 	w.inSoftirq = true
-	for n := 0; len(w.backlog) > 0; n++ {
+	for n := 0; n < len(w.backlog); n++ {
 		if n == maxEvents {
 			w.say("the receive backlog does not drain: livelock, the rest is dropped")
-			w.backlog = nil
 			break
 		}
-		next := w.backlog[0]
-		w.backlog[0] = nil
-		w.backlog = w.backlog[1:]
-		w.runNarrated(next)
+		a := w.backlog[n]
+		w.backlog[n] = arrival{}
+		w.runNarrated((*World).arrive, a)
 	}
+	clear(w.backlog)
+	w.backlog = w.backlog[:0]
 	w.inSoftirq = false
 }
 
-// runNarrated runs a piece of receive-side work and adds what it did to
-// the current step, in the order the pieces started: what a piece sets
-// off itself (an ACK that lets more data go) follows its sentence.
-func (w *World) runNarrated(fn func() Event) {
+// runNarrated runs a piece of receive-side work, run(w, a), and adds what
+// it did to the current step, in the order the pieces started: what a
+// piece sets off itself (an ACK that lets more data go) follows its
+// sentence.
+func (w *World) runNarrated(run func(*World, arrival) Event, a arrival) {
 	at := len(w.narration)
 	w.narration = append(w.narration, line{})
-	text := fn().Text
-	if text == "" {
+	e := run(w, a)
+	l, ok := e.sentence()
+	if !ok {
 		w.narration = append(w.narration[:at], w.narration[at+1:]...)
 		return
 	}
-	w.narration[at] = line{text: text}
+	w.narration[at] = l
 }
 
 // rcvSegment models the socket lookup of tcp_v4_rcv for a segment or ACK
-// to s: processed at once (tcp_v4_do_rcv), or queued on s's backlog while
-// its user owns it (sk_add_backlog), to run at releaseSock.
-func (w *World) rcvSegment(s *Socket, fn func() Event) Event {
-	if s.owned {
-		s.sockBacklog = append(s.sockBacklog, fn)
+// to a.to: processed at once (tcp_v4_do_rcv), or queued on the socket's
+// backlog while its user owns it (sk_add_backlog), to run at releaseSock.
+func (w *World) rcvSegment(a arrival) Event {
+	if s := a.to; s.owned {
+		s.sockBacklog = append(s.sockBacklog, a)
 		return Event{}
 	}
-	return fn()
+	return w.process(a)
 }
 
 // lockSock models lock_sock: segments for s wait on its backlog until
@@ -118,15 +174,14 @@ func (s *Socket) lockSock() { s.owned = true }
 // is processed in order, with what arrives meanwhile, and then the user
 // lets go of the socket. It reports whether it processed anything.
 func (w *World) releaseSock(s *Socket) bool {
-	ran := false
-	for len(s.sockBacklog) > 0 {
-		queued := s.sockBacklog
-		s.sockBacklog = nil
-		for _, fn := range queued {
-			w.runNarrated(fn)
-			ran = true
-		}
+	ran := len(s.sockBacklog) > 0
+	for n := 0; n < len(s.sockBacklog); n++ {
+		a := s.sockBacklog[n]
+		s.sockBacklog[n] = arrival{}
+		w.runNarrated((*World).process, a)
 	}
+	clear(s.sockBacklog)
+	s.sockBacklog = s.sockBacklog[:0]
 	s.owned = false
 	return ran
 }

@@ -150,6 +150,18 @@ type Event struct {
 	// narration is what the step said besides the event, until Render
 	// appends it to Text; the World's, valid while the record is.
 	narration []line
+	// said is a network event's own sentence while Text is empty, until
+	// Render words it into Text.
+	said line
+}
+
+// sentence returns the event's own sentence, Text or said, and whether it
+// has one.
+func (e *Event) sentence() (line, bool) {
+	if e.Text != "" {
+		return line{text: e.Text}, true
+	}
+	return e.said, e.said.kind != lineText || e.said.text != ""
 }
 
 // callResult is what a system call's event says of its result, kept as
@@ -178,6 +190,9 @@ type callResult struct {
 // already.
 func (e *Event) Render() {
 	e.renderCall()
+	if l, ok := e.sentence(); ok && e.Text == "" {
+		e.Text, e.said = string(l.appendTo(nil)), line{}
+	}
 	if len(e.narration) > 0 {
 		b := []byte(e.Text)
 		for i := range e.narration {

@@ -71,7 +71,7 @@ type World struct {
 	// backlog is this CPU's receive backlog (softnet_data's
 	// input_pkt_queue) and inSoftirq says it is being processed
 	// (netifRx).
-	backlog   []func() Event
+	backlog   []arrival
 	inSoftirq bool
 }
 
