@@ -45,6 +45,8 @@ type Socket struct {
 	// (sk_add_backlog), for releaseSock.
 	owned       bool
 	sockBacklog []arrival
+	// timers are the events of the socket's protocol timers (After).
+	timers []*timer
 
 	// Path control, for data this socket sends and ACKs it receives.
 	holdData, holdAck bool
@@ -231,10 +233,42 @@ func (w *World) SendAck(from *sock.Sock, ack uint32, win int) {
 // After implements tcp.Network: a protocol timer of sk's, run as a step
 // of its own whose text fire returns.
 func (w *World) After(sk *sock.Sock, d engine.Duration, op string, fire func() string) engine.Handle {
-	s := w.bySock(sk)
-	return w.after(d, op, op+" "+s.Name, func() Event {
-		return Event{Socket: s.Name, Text: s.Name + ": " + fire()}
-	})
+	t := w.bySock(sk).timer(w, op)
+	t.fire = fire
+	t.h = w.schedule(d, t.label, t.run)
+	return t.h
+}
+
+// timer is the event of one of a socket's protocol timers, called op:
+// made once and armed again each time the protocol arms that timer while
+// no earlier one is pending, so that arming a timer allocates nothing.
+type timer struct {
+	s         *Socket
+	op, label string
+	// fire is what the protocol runs when it fires; h the event armed.
+	fire func() string
+	h    engine.Handle
+	// run and event are bound once: run is the engine's event, event the
+	// step it makes.
+	run   func()
+	event func() Event
+}
+
+// timer returns an event for s's timer op that is not pending, making one
+// if every one made so far is.
+func (s *Socket) timer(w *World, op string) *timer {
+	for _, t := range s.timers {
+		if t.op == op && !w.Loop.Pending(t.h) {
+			return t
+		}
+	}
+	t := &timer{s: s, op: op, label: op + " " + s.Name}
+	t.event = func() Event {
+		return Event{Socket: s.Name, said: line{kind: lineTimer, name: s.Name, text: t.fire()}}
+	}
+	t.run = func() { w.runEvent(t.op, t.event) }
+	s.timers = append(s.timers, t)
+	return t
 }
 
 // Cancel implements tcp.Network: it stops a pending event.

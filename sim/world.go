@@ -259,23 +259,32 @@ const endOfTime = engine.Time(math.MaxInt64)
 // after the last instant of virtual time cannot be modelled: it is not
 // queued, and the world is out of time (OutOfTime) from then on.
 func (w *World) after(d engine.Duration, op, label string, fn func() Event) engine.Handle {
-	at := w.Now().Add(d)
+	return w.schedule(d, label, func() { w.runEvent(op, fn) })
+}
+
+// schedule queues run d from now under label, unless that falls after
+// the last instant of virtual time (see after).
+func (w *World) schedule(d engine.Duration, label string, run func()) engine.Handle {
 	if d > endOfTime.Sub(w.Now()) {
 		w.outOfTime = true
 		return engine.Handle{}
 	}
-	h, err := w.Loop.Schedule(at, label, func() {
-		w.begin()
-		e := w.inBottomHalf(fn)
-		if e.Op == "" {
-			e.Op = op
-		}
-		w.end(e)
-	})
+	h, err := w.Loop.Schedule(w.Now().Add(d), label, run)
 	if err != nil {
 		panic(fmt.Sprintf("sim: scheduling %s in the past: %v", label, err))
 	}
 	return h
+}
+
+// runEvent runs a network event, fn, as a step of its own called op
+// unless fn names it.
+func (w *World) runEvent(op string, fn func() Event) {
+	w.begin()
+	e := w.inBottomHalf(fn)
+	if e.Op == "" {
+		e.Op = op
+	}
+	w.end(e)
 }
 
 // OutOfTime reports whether the model had to leave out an event that

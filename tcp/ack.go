@@ -194,7 +194,8 @@ func (c *Conn) sendDelayedAck() {
 	a.pending |= ackSched | ackTimer
 	a.timeout = timeout
 	c.Net.Cancel(c.t.delack)
-	c.t.delack = c.Net.After(c.Sk, timeout.Sub(now), "delack", c.delackTimer)
+	_, fire := c.fired()
+	c.t.delack = c.Net.After(c.Sk, timeout.Sub(now), "delack", fire)
 }
 
 // delackTimer models tcp_delack_timer_handler: an ACK still due is sent,

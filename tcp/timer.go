@@ -68,6 +68,18 @@ type timers struct {
 	probe    engine.Handle
 	probeDue bool
 	probes   int // icsk_probes_out: probes the peer has not answered
+	// onRTO and onDelack are retransmitTimer and delackTimer bound to
+	// the connection once (fired), so arming a timer allocates nothing.
+	onRTO, onDelack func() string
+}
+
+// fired returns the functions the retransmission and delayed-ACK timers
+// run, binding them on first use.
+func (c *Conn) fired() (rto, delack func() string) {
+	if c.t.onRTO == nil {
+		c.t.onRTO, c.t.onDelack = c.retransmitTimer, c.delackTimer
+	}
+	return c.t.onRTO, c.t.onDelack
 }
 
 // armProbe models tcp_check_probe_timer: unless it runs already, the
@@ -116,7 +128,8 @@ func (c *Conn) syncRTO() {
 // timeout so far up to TCP_RTO_MAX.
 func (c *Conn) armRTO() {
 	d := min(rtoMin<<c.t.backoff, rtoMax)
-	c.t.rto = c.Net.After(c.Sk, d, "rto", c.retransmitTimer)
+	fire, _ := c.fired()
+	c.t.rto = c.Net.After(c.Sk, d, "rto", fire)
 }
 
 // retransmitTimer models tcp_retransmit_timer: after tcp_retries2 timeouts
@@ -167,7 +180,8 @@ func (c *Conn) Received(n int, fin bool) {
 		if !fin && c.t.unacked < 2*c.MSS() {
 			if !c.Net.Pending(c.t.delack) {
 				c.ack.pending |= ackSched | ackTimer
-				c.t.delack = c.Net.After(c.Sk, delackMin, "delack", c.delackTimer)
+				_, fire := c.fired()
+				c.t.delack = c.Net.After(c.Sk, delackMin, "delack", fire)
 			}
 			return
 		}
