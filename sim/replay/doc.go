@@ -18,7 +18,9 @@
 // creation the log does not show shares the log's first table. dup, dup2,
 // dup3 and fcntl(F_DUPFD) alias a descriptor; close, close_range and a
 // process's exit drop descriptors, and the model socket closes with its
-// last one (filp_close). A socket(2) creates a model socket named "fdN"
+// last one (filp_close). A successful execve closes the descriptors
+// marked close-on-exec (SOCK_CLOEXEC, O_CLOEXEC, F_DUPFD_CLOEXEC, F_SETFD,
+// CLOSE_RANGE_CLOEXEC; do_close_on_exec). A socket(2) creates a model socket named "fdN"
 // (then "fdN#2", ... when the number is reused); calls on descriptors the
 // replay does not follow (files, pipes, netlink) are listed as ignored.
 //

@@ -2,6 +2,7 @@ package replay
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 
 	"github.com/zcsim/zcsim/sim"
@@ -15,6 +16,23 @@ import (
 // descriptors refer to the same open files (dup_fd).
 type fdTable struct {
 	fds map[int]*fdEntry
+	// cloexec holds the descriptors marked close-on-exec (FD_CLOEXEC in
+	// files_struct's close_on_exec bitmap), which execve closes.
+	cloexec map[int]bool
+}
+
+func newFdTable(n int) *fdTable {
+	return &fdTable{fds: make(map[int]*fdEntry, n), cloexec: map[int]bool{}}
+}
+
+// setCloexec sets or clears fd's close-on-exec flag (__set_close_on_exec,
+// __clear_close_on_exec).
+func (t *fdTable) setCloexec(fd int, on bool) {
+	if on {
+		t.cloexec[fd] = true
+	} else {
+		delete(t.cloexec, fd)
+	}
 }
 
 // table returns the descriptor table of pid. A pid the log shows no
@@ -26,7 +44,7 @@ func (r *replayer) table(pid int) *fdTable {
 		return t
 	}
 	if r.first == nil {
-		r.first = &fdTable{fds: map[int]*fdEntry{}}
+		r.first = newFdTable(0)
 	}
 	r.tables[pid] = r.first
 	return r.first
@@ -36,10 +54,13 @@ func (r *replayer) table(pid int) *fdTable {
 func (r *replayer) use(t *fdTable) { r.cur, r.fds = t, t.fds }
 
 // put makes fd refer to e in the current table, dropping what fd referred
-// to before (a close the log did not show, or dup2 over it).
-func (r *replayer) put(fd int, e *fdEntry) {
+// to before (a close the log did not show, or dup2 over it); cloexec is
+// the new descriptor's close-on-exec flag (fd_install after
+// get_unused_fd_flags).
+func (r *replayer) put(fd int, e *fdEntry, cloexec bool) {
 	r.drop(fd)
 	r.fds[fd] = e
+	r.cur.setCloexec(fd, cloexec)
 	e.refs++
 }
 
@@ -51,6 +72,7 @@ func (r *replayer) drop(fd int) (e *fdEntry, last bool) {
 		return nil, false
 	}
 	delete(r.fds, fd)
+	r.cur.setCloexec(fd, false)
 	e.refs--
 	return e, e.refs == 0
 }
@@ -60,7 +82,8 @@ func (e *fdEntry) open() bool { return e.refs > 0 }
 
 // dup replays dup, dup2, dup3 and fcntl(F_DUPFD): the new descriptor
 // refers to the same open file (f_dupfd, do_dup2), so calls on either
-// reach the same model socket and only the last close closes it.
+// reach the same model socket and only the last close closes it. The new
+// descriptor is close-on-exec only with O_CLOEXEC or F_DUPFD_CLOEXEC.
 func (r *replayer) dup(o *strace.Dup) {
 	n, ok := o.Result.Ret()
 	e := r.fds[o.Fd]
@@ -73,7 +96,7 @@ func (r *replayer) dup(o *strace.Dup) {
 	default:
 		r.ignore(o.Syscall, "descriptor alias followed")
 		if int(n) != o.Fd {
-			r.put(int(n), e)
+			r.put(int(n), e, o.CloExec)
 		}
 	}
 }
@@ -92,19 +115,83 @@ func (r *replayer) fork(o *strace.Fork) {
 		return
 	}
 	r.ignore(o.Syscall, "child process: copies the descriptor table")
-	child := &fdTable{fds: make(map[int]*fdEntry, len(r.fds))}
-	for fd, e := range r.fds {
-		child.fds[fd] = e
+	r.tables[int(n)] = r.cur.copy()
+}
+
+// copy is dup_fd: a table whose descriptors refer to the same open files,
+// with the same close-on-exec flags.
+func (t *fdTable) copy() *fdTable {
+	c := newFdTable(len(t.fds))
+	for fd, e := range t.fds {
+		c.fds[fd] = e
 		e.refs++
 	}
-	r.tables[int(n)] = child
+	for fd := range t.cloexec {
+		c.cloexec[fd] = true
+	}
+	return c
+}
+
+// setFd replays fcntl(fd, F_SETFD, flags): the descriptor's close-on-exec
+// flag.
+func (r *replayer) setFd(o *strace.SetFd) {
+	switch n, ok := o.Result.Ret(); {
+	case !ok || n != 0:
+		r.ignore(o.Syscall, "failed")
+	case r.fds[o.Fd] == nil:
+		r.ignore(o.Syscall, "not a socket the replay follows")
+	default:
+		r.ignore(o.Syscall, "close-on-exec flag followed")
+		r.cur.setCloexec(o.Fd, o.CloExec)
+	}
+}
+
+// exec replays a successful execve or execveat: begin_new_exec unshares
+// the descriptor table (unshare_files: a table shared with a CLONE_FILES
+// child is copied first) and do_close_on_exec closes every descriptor
+// marked close-on-exec, the model socket with its last one.
+func (r *replayer) exec(o *strace.Exec) {
+	if n, ok := o.Result.Ret(); !ok || n != 0 {
+		r.ignore(o.Syscall, "failed")
+		return
+	}
+	r.ignore(o.Syscall, "closes close-on-exec descriptors")
+	if r.shared(r.cur, o.Pid) {
+		r.tables[o.Pid] = r.cur.copy()
+		r.use(r.tables[o.Pid])
+	}
+	fds := slices.Sorted(maps.Keys(r.cur.cloexec))
+	r.closeAll(fds, line(&o.Header), func(fd int) string {
+		return fmt.Sprintf("%s of pid %d: close-on-exec close(%d)", o.Syscall, o.Pid, fd)
+	})
+}
+
+// shared reports whether a process other than pid uses table t.
+func (r *replayer) shared(t *fdTable, pid int) bool {
+	for p, other := range r.tables {
+		if p != pid && other == t {
+			return true
+		}
+	}
+	return false
+}
+
+// closeAll drops fds from the current table, closing each model socket
+// whose last descriptor it was; the log shows no call for those closes
+// (an exit, an execve), so the report has none.
+func (r *replayer) closeAll(fds []int, at int, text func(fd int) string) {
+	for _, fd := range fds {
+		if e, last := r.drop(fd); last && e.s != nil {
+			r.w.Close(sim.Call{Source: fmt.Sprintf("%s:%d", r.file, at), Text: text(fd)}, e.s)
+		}
+	}
 }
 
 // closeRange replays close_range(first, last, 0): each descriptor in the
 // range is closed as close(2) closes it. With CLOSE_RANGE_CLOEXEC they are
-// only marked close-on-exec, which the replay does not follow.
+// only marked close-on-exec (__range_cloexec).
 func (r *replayer) closeRange(o *strace.CloseRange) {
-	if o.CloExec || o.Result.Kind != strace.ResultValue {
+	if o.Result.Kind != strace.ResultValue {
 		r.ignore(o.Syscall, "nothing closed")
 		return
 	}
@@ -116,6 +203,13 @@ func (r *replayer) closeRange(o *strace.CloseRange) {
 	}
 	if len(fds) == 0 {
 		r.ignore(o.Syscall, "no descriptor the replay follows")
+		return
+	}
+	if o.CloExec {
+		r.ignore(o.Syscall, "marked close-on-exec")
+		for _, fd := range fds {
+			r.cur.setCloexec(fd, true)
+		}
 		return
 	}
 	slices.Sort(fds)
@@ -161,21 +255,11 @@ func (r *replayer) exit(n strace.Note) {
 		return
 	}
 	delete(r.tables, n.Pid)
-	for _, other := range r.tables {
-		if other == t {
-			return
-		}
+	if r.shared(t, n.Pid) {
+		return
 	}
-	fds := make([]int, 0, len(t.fds))
-	for fd := range t.fds {
-		fds = append(fds, fd)
-	}
-	slices.Sort(fds)
 	r.use(t)
-	for _, fd := range fds {
-		if e, last := r.drop(fd); last && e.s != nil {
-			text := fmt.Sprintf("exit of pid %d: close(%d)", n.Pid, fd)
-			r.w.Close(sim.Call{Source: fmt.Sprintf("%s:%d", r.file, n.Line), Text: text}, e.s)
-		}
-	}
+	r.closeAll(slices.Sorted(maps.Keys(t.fds)), n.Line, func(fd int) string {
+		return fmt.Sprintf("exit of pid %d: close(%d)", n.Pid, fd)
+	})
 }

@@ -98,3 +98,53 @@ func TestFollowForkFiles(t *testing.T) {
 	_, err = replay.ReplayFiles([]string{filepath.Join(dir, "a.1"), filepath.Join(dir, "a.2")}, replay.Options{})
 	require.ErrorContains(t, err, "a.1:1: strace -ff logs need -tt or -ttt timestamps to be merged")
 }
+
+// execve closes the descriptors marked close-on-exec (SOCK_CLOEXEC,
+// accept4's flag, dup3's O_CLOEXEC, F_DUPFD_CLOEXEC, F_SETFD FD_CLOEXEC,
+// close_range's CLOSE_RANGE_CLOEXEC) and keeps the others: the child's
+// exec closes its client socket, so the server reads the FIN; a dup
+// without the flag keeps the socket open; a failed exec closes nothing.
+func TestExecClosesCloexec(t *testing.T) {
+	const head = `1 socket(AF_INET, SOCK_STREAM, IPPROTO_IP) = 3
+1 bind(3, {sa_family=AF_INET, sin_port=htons(8000), sin_addr=inet_addr("127.0.0.1")}, 16) = 0
+1 listen(3, 1) = 0
+1 clone(child_stack=NULL, flags=CLONE_CHILD_CLEARTID|SIGCHLD, child_tidptr=0x7f) = 2
+`
+	const connect = `2 connect(4, {sa_family=AF_INET, sin_port=htons(8000), sin_addr=inet_addr("127.0.0.1")}, 16) = 0
+`
+	const exec = `2 execve("/bin/true", ["true"], 0x7ffc /* 3 vars */) = 0
+`
+	const tail = `1 accept(3, NULL, NULL) = 5
+1 recvfrom(5, "", 100, 0, NULL, NULL) = 0
+`
+	for name, mark := range map[string]string{
+		"SOCK_CLOEXEC":        "2 socket(AF_INET, SOCK_STREAM|SOCK_CLOEXEC, IPPROTO_IP) = 4\n" + connect,
+		"raw SOCK_CLOEXEC":    "2 socket(0x2, 0x80001, 0) = 4\n" + connect,
+		"F_SETFD":             "2 socket(AF_INET, SOCK_STREAM, IPPROTO_IP) = 4\n" + connect + "2 fcntl(4, F_SETFD, FD_CLOEXEC) = 0\n",
+		"dup3 O_CLOEXEC":      "2 socket(AF_INET, SOCK_STREAM, IPPROTO_IP) = 6\n" + "2 dup3(6, 4, O_CLOEXEC) = 4\n2 close(6) = 0\n" + connect,
+		"F_DUPFD_CLOEXEC":     "2 socket(AF_INET, SOCK_STREAM, IPPROTO_IP) = 6\n" + "2 fcntl(6, F_DUPFD_CLOEXEC, 4) = 4\n2 close(6) = 0\n" + connect,
+		"CLOSE_RANGE_CLOEXEC": "2 socket(AF_INET, SOCK_STREAM, IPPROTO_IP) = 4\n" + connect + "2 close_range(4, 4, CLOSE_RANGE_CLOEXEC) = 0\n",
+	} {
+		t.Run(name, func(t *testing.T) {
+			rep := replayText(t, head+mark+exec+tail)
+			require.True(t, rep.OK(), "%+v", rep.Divergences())
+			require.Equal(t, "0", rep.Calls[len(rep.Calls)-1].Predicted, "the exec closed the client: the server reads its FIN")
+		})
+	}
+
+	keep := head + "2 socket(AF_INET, SOCK_STREAM|SOCK_CLOEXEC, IPPROTO_IP) = 4\n" + connect +
+		"2 dup(4) = 6\n" + exec + `2 sendto(6, "zz"..., 100, 0, NULL, 0) = 100
+2 sendto(4, "zz"..., 100, 0, NULL, 0) = 100
+`
+	rep := replayText(t, keep)
+	require.True(t, rep.OK(), "%+v", rep.Divergences())
+	require.Equal(t, "100", rep.Calls[len(rep.Calls)-1].Predicted, "the dup without the flag keeps the socket open")
+	require.Equal(t, 1, rep.Summary.Unreplayed, "fd 4 is closed after the exec")
+
+	failed := head + "2 socket(AF_INET, SOCK_STREAM|SOCK_CLOEXEC, IPPROTO_IP) = 4\n" + connect +
+		strings.Replace(exec, "= 0", "= -1 ENOENT (No such file or directory)", 1) +
+		"2 sendto(4, \"zz\"..., 100, 0, NULL, 0) = 100\n"
+	rep = replayText(t, failed)
+	require.True(t, rep.OK(), "%+v", rep.Divergences())
+	require.Zero(t, rep.Summary.Unreplayed, "a failed exec closes nothing")
+}

@@ -59,6 +59,10 @@ func (r *replayer) op(op strace.Op) {
 		r.fork(o)
 	case *strace.CloseRange:
 		r.closeRange(o)
+	case *strace.SetFd:
+		r.setFd(o)
+	case *strace.Exec:
+		r.exec(o)
 	default:
 		r.ignore(h.Syscall, "")
 	}
@@ -288,7 +292,7 @@ func (r *replayer) socket(o *strace.Socket) {
 		if res.Errno == 0 {
 			e.s = s
 		}
-		r.put(fd, e)
+		r.put(fd, e, o.CloExec)
 	}
 }
 
@@ -296,7 +300,7 @@ func (r *replayer) socket(o *strace.Socket) {
 // as ignored.
 func (r *replayer) untrack(h strace.Header) {
 	if n, ok := h.Result.Ret(); ok && n >= 0 {
-		r.put(int(n), &fdEntry{fd: int(n)})
+		r.put(int(n), &fdEntry{fd: int(n)}, false)
 	}
 }
 
@@ -307,7 +311,7 @@ func (r *replayer) socketPair(o *strace.SocketPair) {
 	r.ignore("socketpair", "AF_UNIX pairs are not modelled")
 	if o.Result.Kind == strace.ResultValue {
 		for _, fd := range o.Fds {
-			r.put(fd, &fdEntry{fd: fd})
+			r.put(fd, &fdEntry{fd: fd}, false)
 		}
 	}
 }
@@ -449,7 +453,7 @@ func (r *replayer) accept(o *strace.Accept) {
 	if res.Errno == 0 {
 		e.s = child
 	}
-	r.put(fd, e)
+	r.put(fd, e, o.CloExec)
 }
 
 // takePending picks the traced client a listener accepts: the oldest one

@@ -130,6 +130,8 @@ var decoders = map[string]struct {
 	"fork":        {0, decodeFork},
 	"vfork":       {0, decodeFork},
 	"close_range": {3, decodeCloseRange},
+	"execve":      {3, decodeExec},
+	"execveat":    {5, decodeExec},
 }
 
 func (d *decoder) call(c *Call) Op {
@@ -193,7 +195,8 @@ func sizeArg(v Value, what string) (uint64, *badArg) {
 }
 
 func decodeSocket(h Header, a []Value) (Op, *badArg) {
-	return &Socket{Header: h, Domain: a[0].Symbol(), Type: a[1].Symbols(), Protocol: a[2].Symbol()}, nil
+	return &Socket{Header: h, Domain: a[0].Symbol(), Type: a[1].Symbols(), Protocol: a[2].Symbol(),
+		CloExec: a[1].Has("SOCK_CLOEXEC", sockCloexec)}, nil
 }
 
 func decodeSocketPair(h Header, a []Value) (Op, *badArg) {
@@ -254,6 +257,7 @@ func decodeAccept(h Header, a []Value) (Op, *badArg) {
 	}
 	if len(a) == 4 {
 		op.Flags = flagList(a[3])
+		op.CloExec = a[3].Has("SOCK_CLOEXEC", sockCloexec)
 	}
 	return op, nil
 }

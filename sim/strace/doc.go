@@ -90,8 +90,10 @@
 // (a [Send] of their lengths), recv, recvfrom, recvmsg, close, shutdown,
 // prlimit64, setrlimit and getrlimit; and what the descriptor tables of a
 // multi-process log need: dup, dup2, dup3 and fcntl's F_DUPFD and
-// F_DUPFD_CLOEXEC ([Dup]), fork, vfork, clone and clone3 ([Fork], with
-// CLONE_FILES), close_range ([CloseRange]). For recvmsg the
+// F_DUPFD_CLOEXEC ([Dup]), fcntl's F_SETFD ([SetFd]), fork, vfork, clone
+// and clone3 ([Fork], with CLONE_FILES), close_range ([CloseRange]),
+// execve and execveat ([Exec]); the close-on-exec flag of each new
+// descriptor (SOCK_CLOEXEC, O_CLOEXEC) is decoded with it. For recvmsg the
 // control messages are decoded; an (SOL_IP, IP_RECVERR) or (SOL_IPV6,
 // IPV6_RECVERR) message yields an [ExtErr] (struct sock_extended_err) read
 // either from strace's struct form

@@ -2,10 +2,28 @@ package strace
 
 // Dup is a call that makes NewFd refer to the open file of Fd: dup(fd),
 // dup2(fd, new), dup3(fd, new, flags), fcntl(fd, F_DUPFD or
-// F_DUPFD_CLOEXEC, min). The new descriptor is the result.
+// F_DUPFD_CLOEXEC, min). The new descriptor is the result; CloExec is
+// dup3's O_CLOEXEC or F_DUPFD_CLOEXEC (the new descriptor closes at
+// execve; dup and dup2 clear the flag).
 type Dup struct {
 	Header
-	Fd int `json:"fd"`
+	Fd      int  `json:"fd"`
+	CloExec bool `json:"cloexec,omitempty"`
+}
+
+// SetFd is fcntl(fd, F_SETFD, flags): CloExec is FD_CLOEXEC, the
+// descriptor's only flag.
+type SetFd struct {
+	Header
+	Fd      int  `json:"fd"`
+	CloExec bool `json:"cloexec,omitempty"`
+}
+
+// Exec is execve(path, argv, envp) or execveat(dirfd, path, argv, envp,
+// flags): on success the process's descriptors marked close-on-exec are
+// closed.
+type Exec struct {
+	Header
 }
 
 // Fork is a call that creates a process or thread: fork, vfork, clone or
@@ -30,19 +48,29 @@ type CloseRange struct {
 
 // Flag bits the decoder recognises by number too (-X raw).
 const (
-	cloneFiles        = 0x400 // CLONE_FILES
-	closeRangeCloexec = 4     // CLOSE_RANGE_CLOEXEC
-	fDupFD            = 0     // F_DUPFD
-	fDupFDCloexec     = 1030  // F_DUPFD_CLOEXEC
+	cloneFiles        = 0x400    // CLONE_FILES
+	closeRangeCloexec = 4        // CLOSE_RANGE_CLOEXEC
+	fDupFD            = 0        // F_DUPFD
+	fSetFD            = 2        // F_SETFD
+	fDupFDCloexec     = 1030     // F_DUPFD_CLOEXEC
+	fdCloexec         = 1        // FD_CLOEXEC
+	oCloexec          = 0x80000  // O_CLOEXEC (x86, arm, most)
+	sockCloexec       = oCloexec // SOCK_CLOEXEC is O_CLOEXEC
 )
 
 func decodeDup(h Header, a []Value) (Op, *badArg) {
 	fd, bad := fdArg(a[0])
-	return &Dup{Header: h, Fd: fd}, bad
+	op := &Dup{Header: h, Fd: fd}
+	if h.Syscall == "dup3" {
+		op.CloExec = a[2].Has("O_CLOEXEC", oCloexec)
+	}
+	return op, bad
 }
 
+func decodeExec(h Header, a []Value) (Op, *badArg) { return &Exec{Header: h}, nil }
+
 // decodeFcntl decodes fcntl(fd, cmd[, arg]): F_DUPFD and F_DUPFD_CLOEXEC
-// are a Dup; every other command is ignored.
+// are a Dup, F_SETFD a SetFd; every other command is ignored.
 func decodeFcntl(h Header, a []Value) (Op, *badArg) {
 	if len(a) < 2 || len(a) > 3 {
 		var at Value
@@ -58,12 +86,23 @@ func decodeFcntl(h Header, a []Value) (Op, *badArg) {
 			cmd = "F_DUPFD"
 		case fDupFDCloexec:
 			cmd = "F_DUPFD_CLOEXEC"
+		case fSetFD:
+			cmd = "F_SETFD"
 		}
 	}
-	if cmd != "F_DUPFD" && cmd != "F_DUPFD_CLOEXEC" {
-		return &Ignored{Header: h, Name: h.Syscall}, nil
+	switch cmd {
+	case "F_DUPFD", "F_DUPFD_CLOEXEC":
+		op, bad := decodeDup(h, a)
+		op.(*Dup).CloExec = cmd == "F_DUPFD_CLOEXEC"
+		return op, bad
+	case "F_SETFD":
+		if len(a) != 3 {
+			return nil, &badArg{a[1], "F_SETFD takes a flags argument"}
+		}
+		fd, bad := fdArg(a[0])
+		return &SetFd{Header: h, Fd: fd, CloExec: a[2].Has("FD_CLOEXEC", fdCloexec)}, bad
 	}
-	return decodeDup(h, a)
+	return &Ignored{Header: h, Name: h.Syscall}, nil
 }
 
 // decodeClone decodes clone(child_stack=..., flags=..., ...), whose

@@ -27,12 +27,14 @@ type Op interface {
 }
 
 // Socket is socket(domain, type, protocol); the result is the new fd.
-// Type holds the type and its flags (SOCK_DGRAM, SOCK_CLOEXEC).
+// Type holds the type and its flags (SOCK_DGRAM, SOCK_CLOEXEC); CloExec
+// is SOCK_CLOEXEC (the descriptor closes at execve).
 type Socket struct {
 	Header
 	Domain   string   `json:"domain"`
 	Type     []string `json:"type"`
 	Protocol string   `json:"protocol"`
+	CloExec  bool     `json:"cloexec,omitempty"`
 }
 
 // SocketPair is socketpair(domain, type, protocol, [fd0, fd1]): the
@@ -73,12 +75,14 @@ type Listen struct {
 }
 
 // Accept is accept(fd, addr, len) or accept4(fd, addr, len, flags); the
-// result is the new fd and Peer the peer's address when strace printed it.
+// result is the new fd and Peer the peer's address when strace printed it;
+// CloExec is accept4's SOCK_CLOEXEC.
 type Accept struct {
 	Header
-	Fd    int      `json:"fd"`
-	Peer  SockAddr `json:"peer,omitzero"`
-	Flags []string `json:"flags,omitempty"`
+	Fd      int      `json:"fd"`
+	Peer    SockAddr `json:"peer,omitzero"`
+	Flags   []string `json:"flags,omitempty"`
+	CloExec bool     `json:"cloexec,omitempty"`
 }
 
 // OptValue is the value of a socket option: Int for integer options
