@@ -26,9 +26,11 @@ func genLog(n int) []byte {
 
 // BenchmarkReplay replays generated logs of 10^4 to 10^6 calls, the
 // report streamed out as zcsim replay does, and reports the calls
-// replayed per second and the process's peak RSS (on Linux; it includes
-// the generated log, which the command does not hold: it reads its file
-// line by line).
+// replayed per second of wall time (calls/s) and per second of the CPU
+// time the process used on all cores, garbage collection included
+// (calls/cpu-s: what one core would do, whatever else loads the machine),
+// and the process's peak RSS (on Linux; it includes the generated log,
+// which the command does not hold: it reads its file line by line).
 func BenchmarkReplay(b *testing.B) {
 	for _, n := range []int{10_000, 100_000, 1_000_000} {
 		src := genLog(n)
@@ -36,6 +38,7 @@ func BenchmarkReplay(b *testing.B) {
 			b.ReportAllocs()
 			b.SetBytes(int64(len(src)))
 			calls := 0
+			cpu := cpuSeconds()
 			for b.Loop() {
 				rep, err := replay.Replay("gen.log", src, replay.Options{Out: discard{}})
 				if err != nil || !rep.OK() {
@@ -44,6 +47,9 @@ func BenchmarkReplay(b *testing.B) {
 				calls += rep.Summary.Calls
 			}
 			b.ReportMetric(float64(calls)/b.Elapsed().Seconds(), "calls/s")
+			if used := cpuSeconds() - cpu; used > 0 {
+				b.ReportMetric(float64(calls)/used, "calls/cpu-s")
+			}
 			b.ReportMetric(peakRSS()/(1<<20), "peak-RSS-MB")
 		})
 	}

@@ -40,3 +40,23 @@ func BenchmarkParseDecode(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkScanDecode reads the log as the replay does: line by line
+// with a Scanner, each call decoded as it comes.
+func BenchmarkScanDecode(b *testing.B) {
+	src := bigLog(b)
+	b.SetBytes(int64(len(src)))
+	b.ReportAllocs()
+	for b.Loop() {
+		sc := NewScanner("big.log", bytes.NewReader(src))
+		dec := NewDecoder("big.log")
+		for sc.Scan() {
+			if c := sc.Item().Call; c != nil {
+				dec.Op(c)
+			}
+		}
+		if err := sc.Err(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -2,6 +2,7 @@ package strace
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -31,6 +32,41 @@ type Call struct {
 	// half in the log (a capture that starts mid-call): Args holds only
 	// the arguments printed after "resumed>".
 	Orphan bool `json:"orphan,omitempty"`
+}
+
+// Clone returns a deep copy of c: what a caller of [Scanner] keeps past
+// the next Scan.
+func (c *Call) Clone() Call {
+	d := *c
+	d.Lines = slices.Clone(c.Lines)
+	d.Args = cloneValues(c.Args)
+	d.Result.Value = c.Result.Value.clone()
+	return d
+}
+
+func cloneValues(vs []Value) []Value {
+	if vs == nil {
+		return nil
+	}
+	out := make([]Value, len(vs))
+	for i, v := range vs {
+		out[i] = v.clone()
+	}
+	return out
+}
+
+// clone is a deep copy of v.
+func (v Value) clone() Value {
+	v.Names = slices.Clone(v.Names)
+	v.Elems = cloneValues(v.Elems)
+	if v.Fields != nil {
+		fs := make([]Field, len(v.Fields))
+		for i, f := range v.Fields {
+			fs[i] = Field{Name: f.Name, Value: f.Value.clone()}
+		}
+		v.Fields = fs
+	}
+	return v
 }
 
 // Line returns the first source line of the call.

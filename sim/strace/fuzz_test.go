@@ -60,7 +60,7 @@ func checkScanner(t *testing.T, src []byte, want *Log, wantErr error) {
 	got := &Log{File: "fuzz", Calls: []Call{}}
 	for sc.Scan() {
 		if it := sc.Item(); it.Call != nil {
-			got.Calls = append(got.Calls, *it.Call)
+			got.Calls = append(got.Calls, it.Call.Clone())
 		} else {
 			got.Notes = append(got.Notes, *it.Note)
 		}

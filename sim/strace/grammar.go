@@ -57,7 +57,10 @@ func (c *cursor) value() (Value, *Error) {
 		}
 		in := v
 		v = c.at(start, KindInOut)
-		v.Elems = []Value{in, out}
+		mark := c.mem.valMark()
+		c.mem.pushVal(in)
+		c.mem.pushVal(out)
+		v.Elems = c.mem.carveVals(mark)
 	}
 	return v, nil
 }
@@ -260,7 +263,8 @@ func (c *cursor) fd(start int, n int64) (Value, *Error) {
 // union parses NAME|NAME|0x10 from start.
 func (c *cursor) union(start int) (Value, *Error) {
 	c.i = start
-	var names []string
+	var stack [8]string
+	names := stack[:0]
 	var rem uint64
 	hasRem := false
 	for {
@@ -284,7 +288,10 @@ func (c *cursor) union(start int) (Value, *Error) {
 		c.i++
 	}
 	v := c.at(start, KindFlags)
-	v.Names, v.Rem, v.HasRem = names, rem, hasRem
+	if len(names) > 0 {
+		v.Names = c.mem.carveNames(names)
+	}
+	v.Rem, v.HasRem = rem, hasRem
 	return v, nil
 }
 
@@ -298,7 +305,7 @@ func (c *cursor) name(start int) (Value, *Error) {
 		return c.union(start)
 	}
 	v := c.at(start, KindFlags)
-	v.Names = []string{id}
+	v.Names = c.mem.carveNames([]string{id})
 	if c.peek() == '<' && !strings.HasPrefix(c.s[c.i:], "<<") {
 		// -y decorates AT_FDCWD with the working directory, as it does a
 		// descriptor: openat(AT_FDCWD</home/u>, ...).
@@ -307,7 +314,7 @@ func (c *cursor) name(start int) (Value, *Error) {
 			return Value{}, err
 		}
 		v = c.at(start, KindFlags)
-		v.Names, v.Decor = []string{id}, d.Decor
+		v.Names, v.Decor = c.mem.carveNames([]string{id}), d.Decor
 	}
 	return v, nil
 }
@@ -317,7 +324,7 @@ func (c *cursor) name(start int) (Value, *Error) {
 func (c *cursor) macro(start int, name string) (Value, *Error) {
 	open := c.i
 	c.i++
-	var args []Value
+	mark := c.mem.valMark()
 	ok := name != "sizeof"
 	for ok {
 		c.skipSpaces()
@@ -329,11 +336,15 @@ func (c *cursor) macro(start int, name string) (Value, *Error) {
 			ok = false
 			break
 		}
-		args = append(args, a)
+		c.mem.pushVal(a)
 		c.skipSpaces()
 		if !c.eat(",") && c.peek() != ')' {
 			ok = false
 		}
+	}
+	args := c.mem.carveVals(mark)
+	if len(args) == 0 {
+		args = nil
 	}
 	if !ok {
 		c.i = open
@@ -350,7 +361,7 @@ func (c *cursor) macro(start int, name string) (Value, *Error) {
 // array parses [a, b], [HUP INT] (sigsets use spaces) and [].
 func (c *cursor) array(start int) (Value, *Error) {
 	c.i++
-	elems := []Value{}
+	mark := c.mem.valMark()
 	for {
 		c.skipSpaces()
 		if c.eat("]") {
@@ -358,9 +369,10 @@ func (c *cursor) array(start int) (Value, *Error) {
 		}
 		e, err := c.value()
 		if err != nil {
+			c.mem.carveVals(mark)
 			return Value{}, err
 		}
-		elems = append(elems, e)
+		c.mem.pushVal(e)
 		spaced := c.peek() == ' '
 		c.skipSpaces()
 		switch {
@@ -368,11 +380,12 @@ func (c *cursor) array(start int) (Value, *Error) {
 		case c.peek() == ']':
 		case spaced:
 		default:
+			c.mem.carveVals(mark)
 			return Value{}, c.fail(c.i, "expected \",\" or \"]\" in array")
 		}
 	}
 	v := c.at(start, KindArray)
-	v.Elems = elems
+	v.Elems = c.mem.carveVals(mark)
 	return v, nil
 }
 
@@ -380,7 +393,7 @@ func (c *cursor) array(start int) (Value, *Error) {
 // positional.
 func (c *cursor) structValue(start int) (Value, *Error) {
 	c.i++
-	fields := []Field{}
+	mark := c.mem.fieldMark()
 	for {
 		c.skipSpaces()
 		if c.eat("}") {
@@ -388,16 +401,18 @@ func (c *cursor) structValue(start int) (Value, *Error) {
 		}
 		f, err := c.field()
 		if err != nil {
+			c.mem.carveFields(mark)
 			return Value{}, err
 		}
-		fields = append(fields, f)
+		c.mem.pushField(f)
 		c.skipSpaces()
 		if !c.eat(",") && c.peek() != '}' {
+			c.mem.carveFields(mark)
 			return Value{}, c.fail(c.i, "expected \",\" or \"}\" in struct")
 		}
 	}
 	v := c.at(start, KindStruct)
-	v.Fields = fields
+	v.Fields = c.mem.carveFields(mark)
 	return v, nil
 }
 

@@ -15,6 +15,8 @@ type cursor struct {
 	i     int
 	segs  []segment
 	depth int
+	// mem is the parser's, which the values are carved from.
+	mem *carver
 }
 
 // pos maps offset off of c.s back to a source line and column.

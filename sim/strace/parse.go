@@ -78,6 +78,7 @@ type parser struct {
 	errs    ErrorList
 	pending map[int]*pending
 	seq     int
+	mem     carver
 }
 
 func (p *parser) errorf(line, col int, at string, format string, args ...any) {
@@ -95,7 +96,8 @@ func (p *parser) line(text string, lineNo int, stitch *stitched) *stitched {
 	if strings.TrimSpace(text) == "" {
 		return stitch
 	}
-	c := cursor{s: text, segs: []segment{{0, lineNo, 1}}}
+	p.mem.lineDone()
+	c := cursor{s: text, segs: []segment{{0, lineNo, 1}}, mem: &p.mem}
 	pid := c.pidPrefix()
 	when, ok := c.timestamp()
 	if !ok {
@@ -114,7 +116,7 @@ func (p *parser) line(text string, lineNo int, stitch *stitched) *stitched {
 	}
 	if at := strings.Index(rest, "strace: Process "); at > 0 {
 		cut := c.i + at
-		msg := cursor{s: text, i: cut, segs: c.segs}
+		msg := cursor{s: text, i: cut, segs: c.segs, mem: &p.mem}
 		p.note(&msg, pid, when, lineNo)
 		return &stitched{text: text[:cut], segs: c.segs, pid: pid, when: when}
 	}
@@ -126,7 +128,7 @@ func (p *parser) line(text string, lineNo int, stitch *stitched) *stitched {
 // and parses the whole.
 func (p *parser) continueStitch(st *stitched, text string, lineNo int) *stitched {
 	segs := append(append([]segment(nil), st.segs...), segment{start: len(st.text), line: lineNo, col: 1})
-	c := cursor{s: st.text + text, segs: segs}
+	c := cursor{s: st.text + text, segs: segs, mem: &p.mem}
 	c.pidPrefix()
 	c.timestamp()
 	c.skipSpaces()
@@ -270,7 +272,7 @@ func (p *parser) resumed(c *cursor, pid int, when Time, name string, line int) {
 		s.start += len(pd.text) - c.i
 		segs = append(segs, s)
 	}
-	joined := cursor{s: pd.text + c.s[c.i:], segs: segs, i: pd.argStart}
+	joined := cursor{s: pd.text + c.s[c.i:], segs: segs, i: pd.argStart, mem: &p.mem}
 	call := pd.head
 	call.Lines = lineSet(segs)
 	if p.finish(&joined, &call) {
@@ -308,7 +310,7 @@ func sortPending(list []*pending) {
 
 func (p *parser) flushOne(pd *pending) {
 	delete(p.pending, pd.head.Pid)
-	c := cursor{s: pd.text, segs: pd.segs, i: pd.argStart}
+	c := cursor{s: pd.text, segs: pd.segs, i: pd.argStart, mem: &p.mem}
 	call := pd.head
 	args, ok := p.args(&c, true)
 	if !ok {
@@ -333,15 +335,15 @@ func (p *parser) finish(c *cursor, call *Call) bool {
 // With partial, the list may instead end at the end of the text (the
 // arguments printed before "<unfinished ...>").
 func (p *parser) args(c *cursor, partial bool) ([]Value, bool) {
-	args := make([]Value, 0, 6)
+	mark := c.mem.valMark()
 	c.skipSpaces()
 	if c.eat(")") {
-		return args, true
+		return c.mem.carveVals(mark), true
 	}
 	for {
 		c.skipSpaces()
 		if partial && c.i >= len(c.s) {
-			return args, true
+			return c.mem.carveVals(mark), true
 		}
 		f, err := c.field()
 		if err != nil {
@@ -353,14 +355,14 @@ func (p *parser) args(c *cursor, partial bool) ([]Value, bool) {
 			// clone(child_stack=NULL, flags=CLONE_VM|..., ...)
 			v.Name, v.Text = f.Name, f.Name+"="+v.Text
 		}
-		args = append(args, v)
+		c.mem.pushVal(v)
 		c.skipSpaces()
 		switch {
 		case c.eat(","):
 		case c.eat(")"):
-			return args, true
+			return c.mem.carveVals(mark), true
 		case partial && c.i >= len(c.s):
-			return args, true
+			return c.mem.carveVals(mark), true
 		default:
 			p.errorAt(c, "expected \",\" or \")\" after argument")
 			return nil, false

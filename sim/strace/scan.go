@@ -46,7 +46,7 @@ type Scanner struct {
 // NewScanner returns a Scanner of the log read from r; name is used in
 // error positions.
 func NewScanner(name string, r io.Reader) *Scanner {
-	return &Scanner{p: &parser{log: &Log{File: name}, file: name, pending: map[int]*pending{}},
+	return &Scanner{p: &parser{log: &Log{File: name}, file: name, pending: map[int]*pending{}, mem: carver{reuse: true}},
 		in: bufio.NewReaderSize(r, 64<<10)}
 }
 
@@ -65,7 +65,9 @@ func (s *Scanner) Scan() bool {
 }
 
 // Item returns the item Scan advanced to. Its Call or Note is the
-// Scanner's until the next Scan: a caller that keeps it copies it.
+// Scanner's until the next Scan, which reuses their memory (the slices of
+// the Call's argument values too): a caller that keeps one copies what it
+// keeps, as a decoded [Op] does. Strings stay valid.
 func (s *Scanner) Item() Item { return s.item }
 
 // Line returns the number of the last line read.
