@@ -9,7 +9,7 @@ import (
 // unionString renders a bit set as strace and the uapi headers spell it:
 // the names of the set bits from lowest to highest joined by "|", any bits
 // without a name as one trailing hex number, and "0" for the empty set.
-func unionString[T ~uint8 | ~uint32](v T, names Symbols[T]) string {
+func unionString[T ~uint8 | ~uint16 | ~uint32](v T, names Symbols[T]) string {
 	if v == 0 {
 		return "0"
 	}

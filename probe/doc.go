@@ -98,7 +98,8 @@
 // or UDP send returns (tcp-inline.zcs, udp-inline.zcs), the receiver's
 // quick ACKs and their number by segment size (tcp-quickack.zcs), and the
 // delayed ACK, half-window segments, reads that acknowledge and
-// Minshall's Nagle (tcp-delack.zcs), where an unread peer's window ends
+// Minshall's Nagle (tcp-delack.zcs), SO_RCVLOWAT's buffer growth, POLLIN
+// at the mark and its immediate ACKs (tcp-rcvlowat.zcs), where an unread peer's window ends
 // (tcp-window-edge.zcs), and TX_SCHED timestamps before SND
 // ones and the notification (tx-sched.zcs). Its expectations hold on the model
 // everywhere and, when root on a kernel with loopback MSG_ZEROCOPY

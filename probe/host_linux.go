@@ -180,6 +180,8 @@ func (h *host) exec(st scenario.Stmt) (res string, isCall bool) {
 		return h.recvErr(s), true
 	case *scenario.Recv:
 		return h.recv(s), true
+	case *scenario.Poll:
+		return h.poll(s), true
 	case *scenario.Setrlimit:
 		var cur unix.Rlimit
 		if err := unix.Getrlimit(unix.RLIMIT_MEMLOCK, &cur); err != nil {
@@ -412,6 +414,17 @@ func (h *host) recv(s *scenario.Recv) string {
 		h.settle() // a blocking read: the model lets the network run first
 	}
 	return h.recvData(h.fd(s.Sock), int(s.Len.N), flags)
+}
+
+// poll runs poll(2) on the socket for the statement's events and timeout
+// (bounded by waitLimit) and renders what it returns.
+func (h *host) poll(s *scenario.Poll) string {
+	fds := []unix.PollFd{{Fd: int32(h.fd(s.Sock)), Events: int16(s.PollEvents())}}
+	n, err := unix.Poll(fds, int(min(time.Duration(s.Timeout.N), waitLimit)/time.Millisecond))
+	if err != nil {
+		return errRes(err)
+	}
+	return fmt.Sprint(n)
 }
 
 func (h *host) recvData(fd, n int, flags int) string {

@@ -804,9 +804,13 @@ func errCmsgLen(f kernel.Family) int {
 
 // Recv models recv(2) of up to n bytes. A TCP read sends the window update
 // tcp_cleanup_rbuf would. With nothing to read it returns EAGAIN; a
-// blocking read first lets the network run until data arrives.
+// blocking read first lets the network run until data arrives (for TCP,
+// until tcp_data_ready wakes it, see recvStream).
 func (w *World) Recv(c Call, s *Socket, n int, flags kernel.MsgFlags) Result {
 	blocking := flags&kernel.MSG_DONTWAIT == 0 && s.Sk.Type&kernel.SOCK_NONBLOCK == 0
+	if blocking && !s.closed && s.tcp != nil {
+		return w.recvStream(c, s, n, flags)
+	}
 	if blocking && !s.closed {
 		for !w.readable(s) && w.Loop.Step() {
 		}
@@ -814,14 +818,7 @@ func (w *World) Recv(c Call, s *Socket, n int, flags kernel.MsgFlags) Result {
 	return w.syscall(c, "recv", s, func() Result {
 		switch {
 		case s.tcp != nil:
-			got, err := s.tcp.Recv(n)
-			if err != 0 {
-				return fail(err)
-			}
-			if s.Peer != nil {
-				s.tcp.CleanupRbuf(got)
-			}
-			return ok(int64(got))
+			return w.recvCopy(s, n)
 		case s.dgrm != nil:
 			got, err := s.dgrm.recv(n, flags)
 			if err != 0 {
@@ -833,6 +830,54 @@ func (w *World) Recv(c Call, s *Socket, n int, flags kernel.MsgFlags) Result {
 		}
 		return fail(kernel.EOPNOTSUPP)
 	})
+}
+
+// recvCopy is one pass of tcp_recvmsg_locked over the receive queue:
+// copy up to n bytes, then tcp_cleanup_rbuf.
+func (w *World) recvCopy(s *Socket, n int) Result {
+	got, err := s.tcp.Recv(n)
+	if err != 0 {
+		return fail(err)
+	}
+	if s.Peer != nil {
+		s.tcp.CleanupRbuf(got)
+	}
+	return ok(int64(got))
+}
+
+// recvStream models a blocking tcp_recvmsg: with nothing queued the
+// reader sleeps in sk_wait_data until tcp_data_ready wakes it (SO_RCVLOWAT
+// bytes queued, buffer pressure, a starving window, the FIN or an error);
+// it copies what is queued and, short of the target of sock_rcvlowat
+// (min(SO_RCVLOWAT, n)), sleeps again. If the network goes idle first the
+// read returns what it copied, or EAGAIN, as if SO_RCVTIMEO had ended it.
+func (w *World) recvStream(c Call, s *Socket, n int, flags kernel.MsgFlags) Result {
+	for s.tcp.Queued() == 0 && !s.tcp.DataReady() && w.Loop.Step() {
+	}
+	target := s.tcp.RecvTarget(n, flags)
+	got, last := 0, false
+	for {
+		w.beginOn(s)
+		s.lockSock()
+		r := w.recvCopy(s, n-got)
+		w.releaseSock(s)
+		done := last || r.Errno != 0 || r.Ret == 0 || got+int(r.Ret) >= target
+		if r.Errno == 0 {
+			r.Ret += int64(got)
+		} else if got > 0 {
+			r = ok(int64(got))
+		}
+		if done {
+			w.record(c, "recv", s, r)
+			return r
+		}
+		got = int(r.Ret)
+		w.end(Event{Source: c.Source, Op: "recv", Socket: s.Name,
+			Text: fmt.Sprintf("%s has %d of %d bytes: sleeps in sk_wait_data", c.Text, got, target)})
+		for !s.tcp.DataReady() && w.Loop.Step() {
+		}
+		last = !s.tcp.DataReady()
+	}
 }
 
 // unixRecv is the read of an unconnected AF_UNIX socket of type typ,

@@ -81,7 +81,8 @@ func (c *Conn) FinWait2() bool { return c.finWait2 }
 // Reset models tcp_reset, a reset from the peer: the error the next call
 // reports (unless the socket is orphaned) is EPIPE in CLOSE_WAIT, where
 // the peer had already closed, ECONNREFUSED while connecting, ECONNRESET
-// otherwise; then tcp_done.
+// otherwise; then tcp_done. In FIN_WAIT2, which the model keeps as a
+// finished connection, only the error and SHUTDOWN_MASK remain to set.
 func (c *Conn) Reset() {
 	switch c.Sk.State {
 	case sock.CLOSE_WAIT:
@@ -98,6 +99,11 @@ func (c *Conn) Reset() {
 func (c *Conn) GiveUp() { c.abort(kernel.ETIMEDOUT) }
 
 func (c *Conn) abort(err kernel.Errno) {
+	if c.finWait2 && !c.rcvFin { // FIN_WAIT2 (see AbortOnData): tcp_done already ran
+		c.finWait2 = false
+		c.Sk.Err, c.Sk.Shutdown = err, sock.ShutdownMask
+		return
+	}
 	if c.done {
 		return
 	}

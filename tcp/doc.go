@@ -115,6 +115,23 @@
 // three leave 13120; the peer's first window is 65483, and one 8185-byte
 // segment grows rcv_ssthresh to 110606 and the window to 111616.
 //
+// # Readiness and SO_RCVLOWAT
+//
+// Poll is tcp_poll, and DataReady the wakeup tcp_data_ready gives a
+// reader asleep in tcp_recvmsg: both wait for tcp_epollin_ready at
+// SO_RCVLOWAT — that many bytes unread, or the buffer under pressure
+// (sk_rmem_alloc above 7/8 of sk_rcvbuf, tcp_rmem_pressure), or what is
+// left of the offered window at most rcv_mss — or the FIN. A blocking
+// read returns once it has min(SO_RCVLOWAT, len) bytes (RecvTarget,
+// sock_rcvlowat); bytes it already copied do not count towards the next
+// wakeup. SO_RCVLOWAT grows an unlocked receive buffer to hold the mark
+// (tcp_set_rcvlowat, in package sock), and below the mark a receiver
+// acknowledges at once what it would otherwise delay (__tcp_ack_snd_check).
+// Measured on Linux 6.18 (probe/testdata/tcp-rcvlowat.zcs): POLLIN comes
+// at the mark and not before, however long poll waits; a lowered mark
+// gives it at once; the sender of a FIN in FIN_WAIT2 sees neither POLLIN
+// nor POLLHUP, and a reset there is reported (ECONNRESET, POLLERR).
+//
 // # Errnos
 //
 // What each failure returns under each profile:
@@ -172,6 +189,8 @@
 // tcp_send_ack, tcp_send_delayed_ack, tcp_event_new_data_sent,
 // tcp_select_window, __tcp_select_window, tcp_select_initial_window,
 // tcp_sync_mss, tcp_minshall_update, tcp_nagle_check;
+// tcp_poll, tcp_stream_is_readable, tcp_data_ready, sock_rcvlowat;
+// include/net/tcp.h: tcp_epollin_ready, tcp_rmem_pressure;
 // include/net/tcp.h: tcp_dec_quickack_mode, tcp_event_ack_sent,
 // tcp_bound_to_half_wnd; net/ipv4/tcp_timer.c: tcp_retransmit_timer,
 // tcp_write_err, tcp_delack_timer_handler, tcp_probe_timer;

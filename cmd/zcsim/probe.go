@@ -27,7 +27,7 @@ private namespace only.
 
 The kernel runs what real sockets can do on loopback: socket (via= a
 loopback device), setsockopt, getsockopt, connect, send, sendto, sendmsg,
-sendmmsg, recvmsg, recv, shutdown, close, setrlimit/capdrop of task main,
+sendmmsg, recvmsg, recv, poll, shutdown, close, setrlimit/capdrop of task main,
 settle, wait, and sysctl net.core.optmem_max before the first socket. Every
 other statement is skipped, on a "skip" line saying why, and so is what it
 makes incomparable: everything later on a socket whose path was held,

@@ -327,6 +327,8 @@ func (in *interp) exec(st scenario.Stmt, c sim.Call) {
 		r = w.RecvmsgControl(c, in.sock(s.Sock), 1<<16, s.Flags.MsgFlags(), int(optNum(s.Options, "control", sim.ControlRoom)))
 	case *scenario.Recv:
 		r = w.Recv(c, in.sock(s.Sock), int(s.Len.N), s.Flags.MsgFlags())
+	case *scenario.Poll:
+		r = w.Poll(c, in.sock(s.Sock), s.PollEvents(), engine.Duration(s.Timeout.N))
 	case *scenario.VhostSend:
 		r = w.VhostSend(c, w.Device(s.Device.Name), int(s.Len.N), int(optNum(s.Options, "gso_size", 0)))
 	case *scenario.Setrlimit:

@@ -44,6 +44,16 @@ func (f Flags) MsgFlags() kernel.MsgFlags {
 	return v
 }
 
+// PollEvents returns the union of poll events the statement asks for.
+func (s *Poll) PollEvents() kernel.PollEvents {
+	var v kernel.PollEvents
+	for _, n := range s.Events.Names {
+		b, _ := kernel.PollEventNames.ByName(n.Name)
+		v |= b
+	}
+	return v
+}
+
 // Lengths returns the values of an iovec list as byte counts.
 func Lengths(vs []Value) []int {
 	out := make([]int, len(vs))

@@ -47,6 +47,7 @@
 //	          | ( "send" | "sendto" ) sock operand flags
 //	          | "sendmsg" sock iovec flags | "sendmmsg" sock iovec { iovec } flags
 //	          | "recvmsg" sock flags options | "recv" sock operand [ flags ]
+//	          | "poll" sock union [ duration ]
 //	          | "setrlimit" name "RLIMIT_MEMLOCK" ( number | "unlimited" )
 //	          | ( "capset" | "capdrop" ) name CAP
 //	          | "wait" duration | "settle"

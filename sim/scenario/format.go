@@ -159,6 +159,8 @@ func callWords(st Stmt) []string {
 			w = append(w, s.Flags.String())
 		}
 		return w
+	case *Poll:
+		return nonEmpty("poll", s.Sock.String(), s.Events.String(), s.Timeout.Text)
 	case *Setrlimit:
 		return nonEmpty("setrlimit", s.Task.Name, s.Resource.Name, s.Limit.Text, s.Max.Text)
 	case *Capdrop:

@@ -240,6 +240,13 @@ func genStmt(t *rapid.T) Stmt {
 			return &Recv{Sock: genSock(t), Len: genNumber(t), Flags: genFlags(t, msgFlagNames, true)}
 		},
 		func(t *rapid.T) Stmt {
+			s := &Poll{Sock: genSock(t), Events: genFlags(t, pollEventNames, false)}
+			if rapid.Bool().Draw(t, "timeout") {
+				s.Timeout = genDuration(t)
+			}
+			return s
+		},
+		func(t *rapid.T) Stmt {
 			s := &Setrlimit{Task: Ident{Name: genName.Draw(t, "task")}, Resource: genSymbol(t, rlimits),
 				Limit: genOptValue(t, optSpec{kind: optNumberOr, words: []string{"unlimited"}})}
 			if rapid.Bool().Draw(t, "hard") {

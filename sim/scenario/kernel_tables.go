@@ -13,6 +13,7 @@ var (
 	levelNames        = tableOf("level", kernel.LevelNames)
 	sockOptNames      = tableOf("socket option", kernel.SockOptNames)
 	timestampingNames = tableOf("timestamping flag", kernel.TimestampingNames)
+	pollEventNames    = tableOf("poll event", kernel.PollEventNames)
 )
 
 // checkLevel rejects an option named at a level it does not belong to, such

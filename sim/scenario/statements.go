@@ -47,6 +47,7 @@ var statements = map[string]func(*lineParser) Stmt{
 		return &Recvmsg{Sock: p.sock(), Flags: p.flags(msgFlagNames, true), Options: p.options(recvmsgOpts)}
 	},
 	"recv": parseRecv,
+	"poll": parsePoll,
 	"setrlimit": func(p *lineParser) Stmt {
 		s := &Setrlimit{Task: p.name("task name"), Resource: p.symbol(rlimits), Limit: p.limit()}
 		if p.peekIs(tWord) {
@@ -184,6 +185,14 @@ func parseRecv(p *lineParser) Stmt {
 	s := &Recv{Sock: p.sock(), Len: p.operand("length")}
 	if p.peekIs(tWord) {
 		s.Flags = p.flags(msgFlagNames, true)
+	}
+	return s
+}
+
+func parsePoll(p *lineParser) Stmt {
+	s := &Poll{Sock: p.sock(), Events: p.flags(pollEventNames, false)}
+	if p.peekIs(tWord) {
+		s.Timeout = p.duration()
 	}
 	return s
 }

@@ -240,6 +240,15 @@ type Recv struct {
 	Flags Flags
 }
 
+// Poll is "poll S EVENTS [TIMEOUT]": poll(2) of S for a union of POLL*
+// events, waiting at most TIMEOUT (0 when absent).
+type Poll struct {
+	Line
+	Sock    Sock
+	Events  Flags
+	Timeout Value
+}
+
 // Setrlimit is "setrlimit TASK RESOURCE LIMIT": setrlimit(2) of
 // RLIMIT_MEMLOCK to a size or unlimited (a ValueWord).
 type Setrlimit struct {
@@ -431,6 +440,8 @@ func SockOf(st Stmt) (Sock, bool) {
 	case *Recvmsg:
 		return s.Sock, true
 	case *Recv:
+		return s.Sock, true
+	case *Poll:
 		return s.Sock, true
 	case *Hold:
 		return s.Sock, true

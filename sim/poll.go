@@ -1,0 +1,60 @@
+package sim
+
+import (
+	"github.com/zcsim/zcsim/kernel"
+	"github.com/zcsim/zcsim/sim/engine"
+)
+
+// Poll models poll(2) of one descriptor for events, waiting at most
+// timeout while the network runs (do_poll): it returns 1 once the
+// socket's poll mask (pollMask) meets events or POLLERR or POLLHUP, and 0
+// if the timeout passes or the network goes idle first; revents are told
+// in the timeline. A closed descriptor is POLLNVAL (1, never a failure).
+func (w *World) Poll(c Call, s *Socket, events kernel.PollEvents, timeout engine.Duration) Result {
+	filter := events | kernel.PollAlways
+	ready := func() bool { return s.closed || w.pollMask(s)&filter != 0 }
+	deadline := w.Now().Add(min(timeout, endOfTime.Sub(w.Now())))
+	for !ready() {
+		ev, ok := w.Loop.Peek()
+		if !ok || ev.At > deadline || !w.Loop.Step() {
+			break
+		}
+	}
+	if !ready() && timeout > 0 {
+		w.Advance(deadline.Sub(w.Now())) // within virtual time: cannot fail
+	}
+	w.beginOn(s)
+	revents := kernel.POLLNVAL
+	if !s.closed {
+		revents = w.pollMask(s) & filter
+	}
+	r := ok(0)
+	if revents != 0 {
+		r = ok(1)
+		w.say("revents " + revents.String())
+	}
+	w.record(c, "poll", s, r)
+	return r
+}
+
+// pollMask is the socket's poll method: tcp_poll for TCP; for a datagram
+// socket datagram_poll's POLLIN|POLLRDNORM with a datagram queued,
+// POLLOUT|POLLWRNORM|POLLWRBAND while sock_writeable (sk_wmem_alloc
+// below half of sk_sndbuf) and POLLERR with sk_err set or the error queue
+// non-empty.
+func (w *World) pollMask(s *Socket) kernel.PollEvents {
+	if s.tcp != nil {
+		return s.tcp.Poll()
+	}
+	var ev kernel.PollEvents
+	if s.dgrm != nil && len(s.dgrm.rx) > 0 {
+		ev |= kernel.POLLIN | kernel.POLLRDNORM
+	}
+	if s.Sk.WmemAlloc < s.Sk.Sndbuf>>1 {
+		ev |= kernel.POLLOUT | kernel.POLLWRNORM | kernel.POLLWRBAND
+	}
+	if s.Sk.Err != 0 || s.Sk.ErrQueue.Len() > 0 {
+		ev |= kernel.POLLERR
+	}
+	return ev
+}

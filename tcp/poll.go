@@ -1,0 +1,95 @@
+package tcp
+
+import (
+	"github.com/zcsim/zcsim/kernel"
+	"github.com/zcsim/zcsim/sock"
+)
+
+// epollinReady models tcp_epollin_ready: some data is unread and either
+// at least target bytes are (SO_RCVLOWAT), the receive buffer is under
+// pressure (tcp_rmem_pressure: sk_rmem_alloc above 7/8 of sk_rcvbuf), or
+// what is left of the window offered is at most rcv_mss, so waiting for
+// more would starve the sender.
+func (c *Conn) epollinReady(target int) bool {
+	avail := c.Queued()
+	if avail <= 0 {
+		return false
+	}
+	rcvbuf := c.Sk.Rcvbuf
+	return avail >= target || c.Sk.RmemAlloc > rcvbuf-rcvbuf>>3 ||
+		c.receiveWindow() <= c.rcvMSSNow()
+}
+
+// DataReady models tcp_data_ready, the wakeup of a reader blocked in
+// tcp_recvmsg (sk_data_ready): it comes only once tcp_epollin_ready holds
+// at SO_RCVLOWAT, or the peer's FIN arrived (SOCK_DONE), or the
+// connection is gone. Below the low-water mark a sleeping reader stays
+// asleep however many segments arrive.
+func (c *Conn) DataReady() bool {
+	return c.epollinReady(c.Sk.Rcvlowat) || c.rcvFin || c.done || c.Sk.Err != 0
+}
+
+// RecvTarget models sock_rcvlowat for a read of n bytes: a blocking read
+// returns once min(SO_RCVLOWAT, n) bytes are copied (all n with
+// MSG_WAITALL).
+func (c *Conn) RecvTarget(n int, flags kernel.MsgFlags) int {
+	if flags&kernel.MSG_WAITALL != 0 {
+		return max(n, 1)
+	}
+	return max(min(c.Sk.Rcvlowat, n), 1)
+}
+
+// Poll models tcp_poll: the events a poll(2) on the socket would report.
+//
+//   - A listener: POLLIN|POLLRDNORM when a connection waits to be
+//     accepted (inet_csk_listen_poll); the model's accept always finds
+//     one.
+//   - POLLHUP when both directions are shut down or the socket is
+//     closed (not in FIN_WAIT2); POLLIN|POLLRDNORM|POLLRDHUP once reading is shut down, by
+//     shutdown(SHUT_RD) or the peer's FIN (tcp_fin sets RCV_SHUTDOWN).
+//   - Except while connecting: POLLIN|POLLRDNORM when
+//     tcp_stream_is_readable at SO_RCVLOWAT (epollinReady), and
+//     POLLOUT|POLLWRNORM when writing is shut down or the write queue is
+//     writeable (__sk_stream_is_writeable: free send buffer at least half
+//     of what is queued, sk_stream_memory_free).
+//   - POLLERR while sk_err is set or the error queue holds a record.
+func (c *Conn) Poll() kernel.PollEvents {
+	var ev kernel.PollEvents
+	state := c.Sk.State
+	if state == sock.LISTEN {
+		return kernel.POLLIN | kernel.POLLRDNORM
+	}
+	shutdown := c.Sk.Shutdown
+	if c.rcvFin {
+		shutdown |= sock.RcvShutdown
+	}
+	// The model's finished connection stands for FIN_WAIT2 until the
+	// peer's FIN (tcp/doc.go, Simplifications).
+	closed := state == sock.CLOSE && !(c.finWait2 && !c.rcvFin)
+	if shutdown == sock.ShutdownMask || closed {
+		ev |= kernel.POLLHUP
+	}
+	if shutdown&sock.RcvShutdown != 0 {
+		ev |= kernel.POLLIN | kernel.POLLRDNORM | kernel.POLLRDHUP
+	}
+	if state != sock.SYN_SENT {
+		if c.epollinReady(c.Sk.Rcvlowat) {
+			ev |= kernel.POLLIN | kernel.POLLRDNORM
+		}
+		if shutdown&sock.SendShutdown != 0 || c.writeable() {
+			ev |= kernel.POLLOUT | kernel.POLLWRNORM
+		}
+	}
+	if c.Sk.Err != 0 || c.Sk.ErrQueue.Len() > 0 {
+		ev |= kernel.POLLERR
+	}
+	return ev
+}
+
+// writeable models __sk_stream_is_writeable(sk, 1) with the default
+// TCP_NOTSENT_LOWAT (none): sk_stream_wspace at least
+// sk_stream_min_wspace, and sk_wmem_queued below sk_sndbuf.
+func (c *Conn) writeable() bool {
+	q := c.Sk.WmemQueued
+	return c.Sk.Sndbuf-q >= q>>1 && q < c.Sk.Sndbuf
+}
