@@ -147,7 +147,7 @@ func (w *World) NewSocket(c Call, name string, t *Task, family kernel.Family, ty
 		}
 		s = w.newSocket(name, t, family, typ, proto, dev)
 		fd := w.allocFD(s)
-		if s.Sk.Class == kernel.ClassOther || s.Sk.Class == kernel.ClassRDS {
+		if s.Sk.Class == kernel.ClassOther || s.Sk.Class == kernel.ClassRDS || s.scripted() {
 			return ok(fd)
 		}
 		p := w.newSocket(name+".peer", t, family, typ, proto, dev)
@@ -292,7 +292,7 @@ func (w *World) newSocket(name string, t *Task, family kernel.Family, typ kernel
 	sk := sock.New(w.Host, w.Net, t.Task, family, typ, proto)
 	s := &Socket{Name: name, Sk: sk, Task: t, Dev: dev}
 	sk.OnNotify = func(n ubuf.Notification, merged bool) {
-		w.narration = append(w.narration, notifiedLine(name, n, merged))
+		w.narration = append(w.narration, notifiedLine(s.Name, n, merged))
 	}
 	switch sk.Class {
 	case kernel.ClassTCP:
@@ -338,6 +338,8 @@ func (w *World) releaseFD(s *Socket) {
 func (w *World) Connect(c Call, s *Socket) Result {
 	return w.syscall(c, "connect", s, func() Result {
 		switch {
+		case s.scripted():
+			return w.connectScripted(s)
 		case s.tcp != nil && s.Peer != nil:
 			if err := s.tcp.Connect(s.Peer.tcp.SynWindow()); err != 0 {
 				return fail(err)
@@ -374,6 +376,11 @@ func (w *World) Accept(c Call, s *Socket, name string) (*Socket, Result) {
 	r := w.syscall(c, "accept", s, func() Result {
 		if s.tcp == nil || s.Sk.State != sock.LISTEN {
 			return fail(kernel.EINVAL)
+		}
+		if s.scripted() {
+			var r Result
+			child, r = w.acceptScripted(s, name)
+			return r
 		}
 		child = w.newSocket(name, s.Task, s.Sk.Family, s.Sk.Type, s.Sk.Protocol, s.Dev)
 		client := w.newSocket(name+".peer", s.Task, s.Sk.Family, s.Sk.Type, s.Sk.Protocol, s.Dev)
@@ -457,8 +464,8 @@ func (w *World) closeSocket(s *Socket) {
 	w.releaseFD(s)
 	switch {
 	case s.tcp != nil:
-		if s.tcp.Close() && s.Peer != nil {
-			w.remoteReset(s.Peer)
+		if s.tcp.Close() {
+			w.resetPeer(s)
 		}
 	case s.dgrm != nil:
 		s.dgrm.purge(w)

@@ -73,8 +73,14 @@ type Device struct {
 	// with skb_orphan_frags to allow looping to local sockets". No kernel
 	// ships it; the scenario option is orphan_rx=plain.
 	OrphanRxPlain bool
+	// Scripted says the scenario plays the far side of the TCP
+	// connections through the device: they have no implicit peer, each
+	// packet they transmit is kept for the packet statement (sent), and
+	// inject statements bring the peer's.
+	Scripted bool
 
 	held []*skb.Buff // frames awaiting a manual TX completion
+	sent []Packet
 }
 
 // DefaultDevice returns a device of kind k with the defaults zcsim assumes:
@@ -293,6 +299,8 @@ func (w *World) wire(s *Socket, f frame) {
 		f.skb = nil
 	}
 	switch {
+	case s.scripted():
+		w.emitFrame(s, f)
 	case s.dropData > 0:
 		s.dropData--
 		w.lose(s, f, "is dropped by the scenario")

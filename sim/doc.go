@@ -46,7 +46,14 @@
 // A TCP or UDP socket "s" gets an implicit peer "s.peer" on the far side of
 // its device. On loopback the peer is on this host and receives the
 // sender's own skbs (after their frags were copied); across a NIC or tun it
-// receives skbs the far side builds in its own memory.
+// receives skbs the far side builds in its own memory. On a device whose
+// far side the scenario plays (Device.Scripted, script.go) a TCP socket
+// has no implicit peer: its handshake is on the wire, every segment it
+// transmits is kept as a Packet, in sequence numbers relative to its ISN,
+// as a tap sees it (a TSO skb whole), and World.Inject brings the far
+// side's segments: a SYN to a listener (tcp_conn_request, tcp_check_req),
+// a SYN-ACK to a SYN_SENT socket (tcp_rcv_synsent_state_process), ACKs
+// (tcp_ack), data, FIN and RST.
 //
 // # Socket calls
 //

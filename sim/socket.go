@@ -28,6 +28,8 @@ type Socket struct {
 
 	tcp  *tcp.Conn
 	dgrm *dgram
+	// script is a listener's part of the far side a scenario plays.
+	script *script
 	// zc is the SCM_ZC_NOTIFICATION of the send call in progress.
 	zc *zcCall
 	// notified counts the ids whose completion the program received.
@@ -155,7 +157,7 @@ func (w *World) deliver(r *Socket, f frame) Event {
 		// (tcp_time_wait), which acknowledges the peer's FIN
 		// (tcp_timewait_state_process: TCP_TW_ACK).
 		f.skb.Free()
-		w.ackTo(r.Peer, f.endSeq+1, r.tcp.Window()) // tw_rcv_wnd
+		w.ackFrom(r, f.endSeq+1, r.tcp.Window()) // tw_rcv_wnd
 		e.Text = fmt.Sprintf("%s: FIN acknowledged by the time-wait socket", r.Name)
 		return e
 	}
@@ -175,7 +177,7 @@ func (w *World) deliver(r *Socket, f frame) Event {
 		}
 		if r.tcp != nil && f.len > 0 {
 			r.tcp.Reset()
-			w.remoteReset(r.Peer)
+			w.resetPeer(r)
 			e.Text += "; it answers with RST"
 		}
 		return e
@@ -191,7 +193,7 @@ func (w *World) deliver(r *Socket, f frame) Event {
 	}
 	if r.tcp.AbortOnData(f.seq, f.endSeq, f.fin) {
 		f.skb.Free()
-		w.remoteReset(r.Peer)
+		w.resetPeer(r)
 		e.Text = fmt.Sprintf("%s: data after shutdown for reading: connection reset; it answers with RST", r.Name)
 		return e
 	}
@@ -227,7 +229,16 @@ func (w *World) rxQueued(r *Socket, b *skb.Buff) {
 // SendAck implements tcp.Network: from's ACK reaches its peer after the
 // link delay, unless the scenario holds or drops it.
 func (w *World) SendAck(from *sock.Sock, ack uint32, win int) {
-	w.ackTo(w.bySock(from).Peer, ack, win)
+	w.ackFrom(w.bySock(from), ack, win)
+}
+
+// ackFrom sends s's ACK of ack with window win to its far side.
+func (w *World) ackFrom(s *Socket, ack uint32, win int) {
+	if s.scripted() {
+		w.emitAck(s, ack, win)
+		return
+	}
+	w.ackTo(s.Peer, ack, win)
 }
 
 // After implements tcp.Network: a protocol timer of sk's, run as a step

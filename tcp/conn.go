@@ -86,6 +86,8 @@ type Conn struct {
 	ack ackState
 	// timeWait is set when an orphan's FIN was acknowledged (TimeWait).
 	timeWait bool
+	// neg is what a handshake on the wire negotiated.
+	neg negotiated
 }
 
 // Nagle states of tp->nonagle (include/net/tcp.h).
@@ -110,14 +112,23 @@ func (c *Conn) String() string {
 }
 
 // MSS returns the current MSS (tcp_current_mss as tcp_sync_mss set it):
-// the MSS announced (AdvMSS) less the timestamp option, bounded to half
+// the MSS announced (AdvMSS), at most the peer's MSS option when the
+// handshake was on the wire (rx_opt.mss_clamp), less the timestamp option
+// when timestamps are in use, at least TCP_MIN_SND_MSS, bounded to half
 // the largest window the peer offered once that exceeds TCP_MSS_DEFAULT
 // (tcp_bound_to_half_wnd; tcp_ack_update_window syncs the MSS again
 // whenever max_window grows): over loopback a fresh connection sends
 // 32741-byte segments into the peer's 65483-byte first window (measured
 // on Linux 6.18).
 func (c *Conn) MSS() int {
-	mss := c.AdvMSS() - tcpOptTimestamp
+	mss := c.AdvMSS()
+	if c.neg.set {
+		mss = min(mss, c.neg.mssClamp) // __tcp_mtu_to_mss
+	}
+	if c.Timestamps() {
+		mss -= tcpOptTimestamp
+	}
+	mss = max(mss, tcpMinSndMSS)
 	if c.maxWindow > tcpMSSDefault && mss > c.maxWindow>>1 {
 		mss = max(c.maxWindow>>1, 68-tcpHeaderLen)
 	}

@@ -46,6 +46,18 @@
 // skbs keep their references until acknowledged, and their completions
 // queue no notification.
 //
+// A handshake on the wire (handshake.go, for a far side a scenario plays)
+// negotiates what the implicit one assumes: StartConnect sends a SYN and
+// SynAckReceived takes the SYN-ACK (tcp_rcv_synsent_state_process);
+// SynAckOffer answers a SYN (tcp_openreq_init_rwin, tcp_synack_options)
+// and Accepted completes it (tcp_create_openreq_child). The peer's options
+// (tcp_parse_options) then rule the MSS — its MSS option clamps it
+// (mss_clamp, TCP_MSS_DEFAULT without one), timestamps take 12 bytes only
+// when both ends offered them (tcp_sync_mss) — and the send window: a
+// window field after the SYN is shifted by the peer's window scale when
+// both ends offered one (tcp_ack_update_window), and without one neither
+// end scales and window_clamp stays below 64 KiB.
+//
 // # Timers and ACKs
 //
 // A Conn runs its own timers on the virtual clock its Network provides

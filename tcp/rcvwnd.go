@@ -70,9 +70,15 @@ func (c *Conn) AdvMSS() int {
 // the full buffer's window, rcv_ssthresh the initial window). It returns
 // the window the SYN or SYN-ACK offers.
 func (c *Conn) initRcvWindow() int {
+	return c.selectInitialWindow(c.AdvMSS()-tcpOptTimestamp, true)
+}
+
+// selectInitialWindow is initRcvWindow rounding the window to whole mss
+// bytes; without wscaleOK (a peer that offered no window scale) the
+// window is not scaled and window_clamp stays below 64 KiB.
+func (c *Conn) selectInitialWindow(mss int, wscaleOK bool) int {
 	w := &c.rw
 	w.advmss = c.AdvMSS()
-	mss := w.advmss - tcpOptTimestamp
 	space := c.fullSpace()
 	if space > mss {
 		space -= space % mss
@@ -82,6 +88,9 @@ func (c *Conn) initRcvWindow() int {
 	w.wscale = 0
 	for scaleSpace>>w.wscale > u16Max && w.wscale < maxWscale {
 		w.wscale++
+	}
+	if !wscaleOK {
+		w.wscale = 0
 	}
 	w.clamp = min(u16Max<<w.wscale, c.fullSpace())
 	w.ssthresh = min(w.wnd, w.clamp)

@@ -374,6 +374,7 @@ func (r *resolver) stmt(st scenario.Stmt, bugs map[kernel.Bug]bool) {
 		return
 	}
 	r.started = true
+	r.packetStmt(st)
 	switch {
 	case !scenario.HasExpr(st):
 		r.sizes(st)

@@ -428,6 +428,10 @@ func (in *interp) network(c sim.Call, st scenario.Stmt) {
 	case *scenario.Expect:
 		w.Control(c, "expect", c.Text, nil)
 		in.expect(s)
+	case *scenario.Inject:
+		in.inject(c, s)
+	case *scenario.Packet:
+		in.packet(c, s)
 	case *scenario.Txframe:
 		if !w.TxFrame(c, in.sock(s.Sock), int(s.Frame.N), int(s.Len.N)) {
 			in.mismatch(st, "frame "+s.Frame.Text+" of a mapped ring to be the program's", "it is not (no mapped ring, no such frame, or the kernel owns it)")

@@ -119,6 +119,7 @@ func device(s *scenario.Device, p *kernel.Profile) *sim.Device {
 	if o, ok := s.Options.Lookup("orphan_rx"); ok {
 		d.OrphanRxPlain = o.Value.Text == "plain"
 	}
+	d.Scripted = optText(s.Options, "peer") == "script"
 	d.Delay = engine.Duration(optNum(s.Options, "delay", uint64(d.Delay)))
 	if o, ok := s.Options.Lookup("loss"); ok {
 		d.LossPPM = lossPPM(o.Value.Text)

@@ -195,7 +195,7 @@ func timeWords(st Stmt) []string {
 	case *Zckey:
 		return []string{"zckey", s.Sock.String(), s.Value.Text}
 	}
-	return nil
+	return packetWords(st)
 }
 
 // nonEmpty returns the words that are not empty.

@@ -82,6 +82,8 @@ var statements = map[string]func(*lineParser) Stmt{
 	},
 	"migrate": func(p *lineParser) Stmt { return &Migrate{Task: p.name("task name"), CPU: p.number("cpu")} },
 	"expect":  parseExpect,
+	"inject":  parseInject,
+	"packet":  parsePacket,
 }
 
 var (
@@ -100,6 +102,7 @@ var (
 		{key: "txcomplete", kind: optDurationOr, words: []string{"manual"}},
 		{key: "cpu", kind: optNumber},
 		{key: "orphan_rx", kind: optWords, words: []string{"copy", "plain"}},
+		{key: "peer", kind: optWords, words: []string{"model", "script"}},
 	}
 	// bindOpts are a packet socket's sockaddr_ll: sll_protocol and the
 	// device (sll_ifindex; all for 0).

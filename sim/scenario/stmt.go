@@ -463,6 +463,8 @@ func SockOf(st Stmt) (Sock, bool) {
 		return s.Sock, true
 	case *Expect:
 		return s.Sock, true
+	case *Inject:
+		return s.Sock, true
 	}
 	return Sock{}, false
 }

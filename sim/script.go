@@ -1,0 +1,359 @@
+package sim
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/zcsim/zcsim/kernel"
+	"github.com/zcsim/zcsim/sock"
+	"github.com/zcsim/zcsim/tcp"
+)
+
+// TCP header flags of a Packet (TCPHDR_* of include/net/tcp.h).
+const (
+	FIN PacketFlags = 1 << iota
+	SYN
+	RST
+	PSH
+	ACK
+)
+
+// PacketFlags are the flags of a TCP header.
+type PacketFlags uint8
+
+var packetFlagNames = [...]string{"FIN", "SYN", "RST", "PSH", "ACK"}
+
+// PacketFlagNames lists the flag names in the order String writes them.
+func PacketFlagNames() []string { return packetFlagNames[:] }
+
+// String renders the flags as a "|"-union in the order SYN, FIN, RST,
+// PSH, ACK ("0" for none).
+func (f PacketFlags) String() string {
+	var names []string
+	for _, b := range []PacketFlags{SYN, FIN, RST, PSH, ACK} {
+		if f&b != 0 {
+			names = append(names, packetFlagNames[bitIndex(b)])
+		}
+	}
+	if len(names) == 0 {
+		return "0"
+	}
+	return strings.Join(names, "|")
+}
+
+func bitIndex(b PacketFlags) int {
+	i := 0
+	for b > 1 {
+		b >>= 1
+		i++
+	}
+	return i
+}
+
+// ParsePacketFlag returns the flag a name spells.
+func ParsePacketFlag(name string) (PacketFlags, bool) {
+	for i, n := range packetFlagNames {
+		if n == name {
+			return 1 << i, true
+		}
+	}
+	return 0, false
+}
+
+// Packet is a TCP segment as it crosses a scripted device, in either
+// direction, the way a packet tap on the device sees it: flags, the
+// sequence number relative to the sender's initial sequence number (its
+// SYN is 0, its first byte of data 1, as packetdrill counts), the payload
+// length, the acknowledgment (relative to the receiver's ISN, meaningful
+// with ACK), the window field as sent (scaled after the handshake), and
+// the options. MSS 0 and Wscale tcp.NoWscale mean absent. With TSO a
+// GSO skb leaves the device whole: GSO is then its segment size
+// (gso_size) and Len the whole payload, the super-packet a tap sees.
+type Packet struct {
+	Flags  PacketFlags
+	Seq    uint32
+	Len    int
+	Ack    uint32
+	Win    int
+	MSS    int
+	Wscale int
+	SackOK bool
+	TS     bool
+	GSO    int
+}
+
+// String renders p in the words of the scenario language's packet
+// statement.
+func (p Packet) String() string {
+	s := fmt.Sprintf("%v seq=%d len=%d", p.Flags, p.Seq, p.Len)
+	if p.Flags&ACK != 0 {
+		s += fmt.Sprintf(" ack=%d", p.Ack)
+	}
+	s += fmt.Sprintf(" win=%d", p.Win)
+	if p.MSS > 0 {
+		s += fmt.Sprintf(" mss=%d", p.MSS)
+	}
+	if p.SackOK {
+		s += " sackok"
+	}
+	if p.TS {
+		s += " ts"
+	}
+	if p.Wscale != tcp.NoWscale {
+		s += fmt.Sprintf(" wscale=%d", p.Wscale)
+	}
+	if p.GSO > 0 {
+		s += fmt.Sprintf(" gso=%d", p.GSO)
+	}
+	return s
+}
+
+// synOptions are the handshake options p carries.
+func (p Packet) synOptions() tcp.SynOptions {
+	return tcp.SynOptions{Window: p.Win, MSS: p.MSS, Wscale: p.Wscale, SackOK: p.SackOK, TS: p.TS}
+}
+
+// script is what a TCP socket on a scripted device keeps of the far side
+// the scenario plays: a listener's half-open connection (the request sock
+// and the child it becomes, one socket in the model) with the peer's SYN,
+// and the children that completed their handshake, oldest first, for
+// accept (the accept queue) and for the segments the scenario sends them
+// (the established lookup, __inet_lookup_established, finds them before
+// the listener).
+type script struct {
+	request  *Socket
+	peerSyn  tcp.SynOptions
+	children []*Socket
+	queue    []*Socket
+	accepted int
+}
+
+// scripted reports whether the scenario plays s's far side.
+func (s *Socket) scripted() bool { return s.tcp != nil && s.Dev.Scripted }
+
+// wireSeq converts between the model's sequence space, where 0 is the
+// first byte of data, and the wire's relative one, where the SYN is 0.
+func wireSeq(model uint32) uint32 { return model + 1 }
+
+// Sent returns the packets a scripted device transmitted that no packet
+// statement has taken yet, oldest first.
+func (d *Device) Sent() []Packet { return append([]Packet(nil), d.sent...) }
+
+// TakeSent removes and returns the oldest packet the device transmitted,
+// or false if there is none.
+func (d *Device) TakeSent() (Packet, bool) {
+	if len(d.sent) == 0 {
+		return Packet{}, false
+	}
+	p := d.sent[0]
+	d.sent = d.sent[1:]
+	return p, true
+}
+
+// emit records a packet s sends out of its scripted device.
+func (w *World) emit(s *Socket, p Packet) {
+	s.Dev.sent = append(s.Dev.sent, p)
+	w.say(fmt.Sprintf("%s sends %v", s.Name, p))
+}
+
+// header fills in what every segment s sends after the handshake has:
+// ACK, the acknowledgment of what s received, the window it offers and
+// its timestamps.
+func (s *Socket) header(p Packet) Packet {
+	c := s.tcp
+	p.Flags |= ACK
+	p.Ack = wireSeq(c.RcvNxt())
+	p.Win = c.WindowField(c.OfferedWindow())
+	p.Wscale = tcp.NoWscale
+	p.TS = c.Timestamps()
+	return p
+}
+
+// emitFrame records a frame s transmits out of its scripted device.
+func (w *World) emitFrame(s *Socket, f frame) {
+	p := Packet{Seq: wireSeq(f.seq), Len: f.len, GSO: f.gso}
+	if f.push && f.len > 0 {
+		p.Flags |= PSH // a bare FIN is FIN|ACK (tcp_send_fin)
+	}
+	if f.fin {
+		p.Flags |= FIN
+	}
+	w.emit(s, s.header(p))
+}
+
+// emitAck records the ACK s sends of ack with window win.
+func (w *World) emitAck(s *Socket, ack uint32, win int) {
+	p := s.header(Packet{Seq: wireSeq(s.tcp.SndNxt())})
+	p.Ack, p.Win = wireSeq(ack), s.tcp.WindowField(win)
+	w.emit(s, p)
+}
+
+// emitReset records the RST s answers with (tcp_send_active_reset,
+// tcp_v4_send_reset): RST|ACK at snd_nxt.
+func (w *World) emitReset(s *Socket) {
+	p := s.header(Packet{Flags: RST, Seq: wireSeq(s.tcp.SndNxt())})
+	p.Win, p.TS = 0, false
+	w.emit(s, p)
+}
+
+// resetPeer sends s's RST to its far side: the implicit peer, or the
+// scenario's.
+func (w *World) resetPeer(s *Socket) {
+	switch {
+	case s.scripted():
+		w.emitReset(s)
+	case s.Peer != nil:
+		w.remoteReset(s.Peer)
+	}
+}
+
+// connectScripted models connect(2) of a TCP socket whose far side the
+// scenario plays: tcp_connect sends the SYN and the socket waits in
+// SYN_SENT for the SYN-ACK an inject statement brings. Non-blocking, it
+// returns EINPROGRESS (__inet_stream_connect); a blocking connect would
+// sleep until then, which a scenario cannot express, so it never returns.
+func (w *World) connectScripted(s *Socket) Result {
+	offer, err := s.tcp.StartConnect()
+	if err != 0 {
+		return fail(err)
+	}
+	w.emit(s, Packet{Flags: SYN, Win: offer.Window, MSS: offer.MSS, Wscale: offer.Wscale, SackOK: offer.SackOK, TS: offer.TS})
+	if s.Sk.Type&kernel.SOCK_NONBLOCK != 0 {
+		return fail(kernel.EINPROGRESS)
+	}
+	return Result{Blocked: true}
+}
+
+// Inject is the scenario's far side of s's connection sending p to s,
+// arriving now, as one step (tcp_v4_rcv's lookup, then
+// tcp_rcv_state_process). On a listener a SYN opens a half-open
+// connection (tcp_conn_request), which answers with its SYN-ACK; any
+// other segment goes to that connection, completing the handshake with
+// an ACK (tcp_check_req: the child joins the accept queue, inheriting the
+// listener's flags as sk_clone_lock copies them), or to the last child
+// that completed one. On a SYN_SENT socket a SYN-ACK completes the
+// handshake (tcp_rcv_synsent_state_process), answered by an ACK. On a
+// connection, a RST resets it (tcp_reset); an ACK is tcp_ack with the
+// window scaled; data and FIN are received as from any peer, and the
+// connection's ACKs go back on the device. It reports false, changing
+// nothing, for a segment the model has no answer to (the reason is in
+// the step's text).
+func (w *World) Inject(c Call, s *Socket, p Packet) bool {
+	accepted := true
+	w.begin()
+	text := fmt.Sprintf("%s receives %v", s.Name, p)
+	if why := w.inject(s, p); why != "" {
+		text += ": " + why
+		accepted = false
+	}
+	w.end(Event{Source: c.Source, Op: "inject", Socket: s.Name, Text: text})
+	return accepted
+}
+
+// inject delivers p to s; it returns why not, or "".
+func (w *World) inject(s *Socket, p Packet) string {
+	switch {
+	case !s.scripted():
+		return "not a TCP socket on a scripted device"
+	case s.Sk.State == sock.LISTEN:
+		return w.injectListener(s, p)
+	case s.Sk.State == sock.SYN_SENT:
+		if p.Flags&(SYN|ACK) != SYN|ACK {
+			return "a SYN_SENT socket takes only a SYN-ACK here"
+		}
+		if !s.tcp.SynAckReceived(p.synOptions(), p.Ack-1) {
+			return fmt.Sprintf("the SYN-ACK does not acknowledge the SYN (ack %d, want 1); the kernel would reset", p.Ack)
+		}
+		w.emitAck(s, s.tcp.RcvNxt(), s.tcp.OfferedWindow())
+		return ""
+	case s.tcp.Done() || s.Sk.State == sock.CLOSE:
+		return "the connection is closed"
+	}
+	return w.injectEstablished(s, p)
+}
+
+// injectListener is inject on a listener.
+func (w *World) injectListener(s *Socket, p Packet) string {
+	ls := s.listener()
+	if p.Flags&SYN != 0 {
+		if p.Flags&ACK != 0 {
+			return "a listener takes a SYN, not a SYN-ACK"
+		}
+		if ls.request != nil {
+			return "a half-open connection is pending already (the model keeps one)"
+		}
+		ls.accepted++
+		req := w.newSocket(fmt.Sprintf("%s/%d", s.Name, ls.accepted), s.Task, s.Sk.Family, s.Sk.Type&^kernel.SOCK_NONBLOCK, s.Sk.Protocol, s.Dev)
+		ls.request, ls.peerSyn = req, p.synOptions()
+		o := req.tcp.SynAckOffer(ls.peerSyn)
+		w.emit(req, Packet{Flags: SYN | ACK, Ack: 1, Win: o.Window, MSS: o.MSS, Wscale: o.Wscale, SackOK: o.SackOK, TS: o.TS})
+		return ""
+	}
+	if req := ls.request; req != nil {
+		if p.Flags&ACK == 0 || p.Ack != 1 {
+			return "the half-open connection takes the ACK of its SYN-ACK (ack=1)"
+		}
+		ls.request = nil
+		req.Sk.InheritFlags(s.Sk)
+		req.tcp.Accepted(ls.peerSyn, p.Win)
+		ls.children = append(ls.children, req)
+		ls.queue = append(ls.queue, req)
+		if p.Len > 0 || p.Flags&FIN != 0 {
+			return w.injectEstablished(req, p)
+		}
+		return ""
+	}
+	if n := len(ls.children); n > 0 {
+		return w.inject(ls.children[n-1], p)
+	}
+	return "no connection to deliver it to"
+}
+
+// listener returns s's script state, made on first use.
+func (s *Socket) listener() *script {
+	if s.script == nil {
+		s.script = &script{}
+	}
+	return s.script
+}
+
+// injectEstablished is inject on a synchronized connection: RST, then the
+// ACK (tcp_ack), then the data (tcp_data_queue).
+func (w *World) injectEstablished(s *Socket, p Packet) string {
+	c := s.tcp
+	if p.Flags&SYN != 0 {
+		return "a SYN on a synchronized connection (the model has no answer to it)"
+	}
+	if p.Flags&RST != 0 {
+		c.Reset()
+		return ""
+	}
+	if p.Flags&ACK != 0 {
+		c.Ack(p.Ack-1, c.PeerWindow(p.Win))
+	}
+	if p.Len > 0 || p.Flags&FIN != 0 {
+		w.deliver(s, frame{len: p.Len, seq: p.Seq - 1, endSeq: p.Seq - 1 + uint32(p.Len), fin: p.Flags&FIN != 0, push: p.Flags&PSH != 0})
+	}
+	return ""
+}
+
+// acceptScripted is accept(2) on a scripted listener: the oldest child of
+// the accept queue, renamed name; with none, EAGAIN on a non-blocking
+// listener, and a blocking one never returns (nothing the scenario has
+// not written will connect).
+func (w *World) acceptScripted(s *Socket, name string) (*Socket, Result) {
+	ls := s.listener()
+	if len(ls.queue) == 0 {
+		if s.Sk.Type&kernel.SOCK_NONBLOCK != 0 {
+			return nil, fail(kernel.EAGAIN)
+		}
+		return nil, Result{Blocked: true}
+	}
+	child := ls.queue[0]
+	ls.queue = ls.queue[1:]
+	delete(w.byName, child.Name)
+	w.say(fmt.Sprintf("%s is accepted as %s", child.Name, name))
+	child.Name = name
+	w.byName[name] = child
+	return child, ok(w.allocFD(child))
+}

@@ -1,0 +1,173 @@
+package tcp
+
+import (
+	"github.com/zcsim/zcsim/kernel"
+	"github.com/zcsim/zcsim/sock"
+)
+
+// SynOptions are what a SYN or SYN-ACK says of its sender, as
+// tcp_parse_options reads them: the window (never scaled in a SYN, RFC
+// 7323), the MSS option (0: none), the window scale option (-1: none),
+// SACK permitted and the timestamp option. The zero value is a SYN with
+// a window of 0, an absent MSS and wscale 0.
+type SynOptions struct {
+	Window int
+	MSS    int
+	Wscale int
+	SackOK bool
+	TS     bool
+}
+
+// NoWscale is SynOptions.Wscale when the segment has no window scale
+// option.
+const NoWscale = -1
+
+// tcpMinSndMSS is TCP_MIN_SND_MSS, the least MSS tcp_sync_mss keeps.
+const tcpMinSndMSS = 48
+
+// negotiated holds what a handshake on the wire agreed (struct
+// tcp_options_received): the peer's MSS clamp, timestamps, the peer's
+// window scale and SACK. A connection whose handshake the model made
+// implicitly (Connect) has none: it counts timestamps and scales no
+// window.
+type negotiated struct {
+	set       bool
+	mssClamp  int
+	ts, sack  bool
+	sndWscale uint
+}
+
+// SynOffer models tcp_syn_options for this end's SYN (tcp_connect_init):
+// the MSS it announces (AdvMSS), its window scale (rcv_wscale from
+// tcp_select_initial_window), SACK and timestamps (the tcp_sack and
+// tcp_timestamps sysctls, on by default; the model has no switch for
+// them), and the window of the buffer rounded down to whole MSS. A
+// client's SYN rounds by advmss, not less timestamps: ts_recent_stamp is
+// still 0 (tcp_connect_init).
+func (c *Conn) SynOffer() SynOptions {
+	if c.rw.advmss == 0 {
+		c.selectInitialWindow(c.AdvMSS(), true)
+	}
+	return SynOptions{Window: c.rw.wnd, MSS: c.rw.advmss, Wscale: int(c.rw.wscale), SackOK: true, TS: true}
+}
+
+// StartConnect models tcp_v4_connect and tcp_connect for a handshake on
+// the wire: the socket goes to SYN_SENT (rx_opt.mss_clamp reset to
+// TCP_MSS_DEFAULT) and the SYN its caller puts on the wire offers
+// SynOffer. A socket connected once, or not closed, is EISCONN as in
+// Connect.
+func (c *Conn) StartConnect() (SynOptions, kernel.Errno) {
+	if c.connected || c.Sk.State != sock.CLOSE {
+		return SynOptions{}, kernel.EISCONN
+	}
+	c.connected = true
+	c.Sk.State = sock.SYN_SENT
+	c.neg = negotiated{set: true, mssClamp: tcpMSSDefault}
+	return c.SynOffer(), 0
+}
+
+// SynAckReceived models tcp_rcv_synsent_state_process for a SYN-ACK that
+// acknowledges ack (the model's sequence space: 0 is the first byte after
+// the SYN) with the peer's options: an ack other than snd_nxt is refused
+// (the kernel answers it with a reset; reported false). Otherwise the
+// options are taken (tcp_parse_options: the MSS clamp, timestamps, the
+// window scale, SACK), snd_wnd is the SYN-ACK's unscaled window, the MSS
+// is synced (tcp_sync_mss), the connection is ESTABLISHED
+// (tcp_finish_connect) with its send buffer sized, and the caller sends
+// the ACK (tcp_send_ack).
+func (c *Conn) SynAckReceived(peer SynOptions, ack uint32) bool {
+	if c.Sk.State != sock.SYN_SENT || ack != c.sndNxt {
+		return false
+	}
+	c.takeOptions(peer)
+	c.Sk.State = sock.ESTABLISHED
+	c.sndWnd, c.maxWindow = peer.Window, peer.Window
+	c.expandSndbuf()
+	c.Sk.Note(kernel.Entry{Op: kernel.OpConnected, Args: [4]int64{int64(peer.Window), int64(c.Sk.Sndbuf)}})
+	return true
+}
+
+// SynAckOffer models tcp_openreq_init_rwin and tcp_synack_options for a
+// SYN with the peer's options, on the connection that will be the
+// listener's child: the MSS announced; window
+// scale, timestamps and SACK only when the SYN offered them
+// (ireq->wscale_ok, tstamp_ok, sack_ok); the window rounded down to whole
+// MSS less the timestamps, unscaled when the peer cannot scale.
+func (c *Conn) SynAckOffer(peer SynOptions) SynOptions {
+	wscaleOK := peer.Wscale != NoWscale
+	mss := c.AdvMSS()
+	if peer.TS {
+		mss -= tcpOptTimestamp
+	}
+	c.rw = rcvWindow{}
+	c.selectInitialWindow(mss, wscaleOK)
+	o := SynOptions{Window: c.rw.wnd, MSS: c.rw.advmss, Wscale: NoWscale, SackOK: peer.SackOK, TS: peer.TS}
+	if wscaleOK {
+		o.Wscale = int(c.rw.wscale)
+	}
+	return o
+}
+
+// Accepted models tcp_create_openreq_child and the SYN_RECV case of
+// tcp_rcv_state_process on the connection whose SynAckOffer answered the
+// peer's SYN (the request sock and the child it becomes are one Conn in
+// the model): it takes the SYN's options, and the ACK that completes the
+// handshake gives snd_wnd, its window scaled by the peer's wscale. The
+// child is ESTABLISHED and connected.
+func (c *Conn) Accepted(peer SynOptions, ackWindow int) {
+	c.connected = true
+	c.neg = negotiated{set: true, mssClamp: tcpMSSDefault}
+	if c.Sk.Family == kernel.AF_INET6 {
+		c.neg.mssClamp = ipv6MinMTU - tcpHdrLen - 40
+	}
+	c.takeOptions(peer)
+	c.Sk.State = sock.ESTABLISHED
+	c.sndWnd = c.PeerWindow(ackWindow)
+	c.maxWindow = c.sndWnd
+	c.expandSndbuf()
+	c.Sk.Note(kernel.Entry{Op: kernel.OpConnected, Args: [4]int64{int64(c.sndWnd), int64(c.Sk.Sndbuf)}})
+}
+
+// ipv6MinMTU is IPV6_MIN_MTU: tcp_request_sock_ipv6_ops' mss_clamp is it
+// less the IPv6 and TCP headers.
+const ipv6MinMTU = 1280
+
+// takeOptions models what tcp_parse_options and the handshake keep of the
+// peer's SYN or SYN-ACK: its MSS option lowers mss_clamp (an absent one
+// leaves TCP_MSS_DEFAULT), timestamps are used when both ends offered
+// them, the peer's wscale (at most TCP_MAX_WSCALE) applies when both
+// offered one, otherwise neither end scales and window_clamp stays below
+// 64 KiB; SACK when both. The MSS is then what tcp_sync_mss gives.
+func (c *Conn) takeOptions(peer SynOptions) {
+	if peer.MSS > 0 {
+		c.neg.mssClamp = peer.MSS
+	}
+	c.neg.ts = peer.TS
+	c.neg.sack = peer.SackOK
+	if peer.Wscale == NoWscale {
+		c.neg.sndWscale, c.rw.wscale = 0, 0
+		c.rw.clamp = min(c.rw.clamp, u16Max)
+	} else {
+		c.neg.sndWscale = uint(min(peer.Wscale, maxWscale))
+	}
+}
+
+// PeerWindow models tcp_ack_update_window's reading of a segment's window
+// field after the handshake: shifted by the peer's window scale.
+func (c *Conn) PeerWindow(field int) int { return field << c.neg.sndWscale }
+
+// WindowField is the window field of a segment this end sends offering
+// win bytes: shifted right by rcv_wscale (tcp_select_window).
+func (c *Conn) WindowField(win int) int { return win >> c.rw.wscale }
+
+// Timestamps reports whether the connection's segments carry the
+// timestamp option (tp->rx_opt.tstamp_ok); an implicit handshake has
+// them.
+func (c *Conn) Timestamps() bool { return !c.neg.set || c.neg.ts }
+
+// OfferedWindow is the receive window offered last (rcv_wnd), which a
+// segment sent now repeats while nothing was received.
+func (c *Conn) OfferedWindow() int { return c.rw.wnd }
+
+// SndNxt returns snd_nxt in the model's sequence space.
+func (c *Conn) SndNxt() uint32 { return c.sndNxt }
