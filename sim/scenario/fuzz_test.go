@@ -25,9 +25,6 @@ func FuzzParse(f *testing.F) {
 	for _, tc := range badLoops {
 		f.Add([]byte(tc.in))
 	}
-	for _, tc := range append(packetLines, badPacketLines...) {
-		f.Add([]byte(tc.in))
-	}
 	files, _ := filepath.Glob("testdata/*.zcs")
 	for _, file := range files {
 		if src, err := os.ReadFile(file); err == nil {

@@ -1,7 +1,5 @@
 package scenario
 
-import "testing"
-
 // packetLines are inject and packet statements with their canonical form.
 var packetLines = []struct{ in, want string }{
 	{"inject s SYN seq=0 win=32792 mss=1000 sackok wscale=7", "inject s SYN seq=0 win=32792 mss=1000 sackok wscale=7"},
@@ -25,17 +23,9 @@ var badPacketLines = []struct{ in, want string }{
 	{"device t tun peer=kernel", "t.zcs:1:19: bad value of peer, want model or script (at \"kernel\")"},
 }
 
-func TestPacketStatements(t *testing.T) {
-	for _, tc := range packetLines {
-		stmts := mustParse(t, tc.in)
-		if got := FormatStmt(stmts[0]); got != tc.want {
-			t.Errorf("FormatStmt(Parse(%q)) = %q, want %q", tc.in, got, tc.want)
-		}
-	}
-	for _, tc := range badPacketLines {
-		_, err := Parse("t.zcs", []byte(tc.in))
-		if err == nil || err.Error() != tc.want {
-			t.Errorf("Parse(%q) = %v, want %s", tc.in, err, tc.want)
-		}
-	}
+// The parse tests and the fuzz seeds take the packet statements with the
+// others.
+func init() {
+	goodLines = append(goodLines, packetLines...)
+	badLines = append(badLines, badPacketLines...)
 }
