@@ -66,22 +66,22 @@ repeat i 3 {
 // runs, naming the expression and the iteration.
 func TestRepeatInputErrors(t *testing.T) {
 	for _, tc := range []struct{ src, want string }{
-		{udpSetup + "repeat i 100 {\n  send s 1G*i 0\n  send s 1G*i 0\n}\n",
-			`test.zcs:5:10: a send's length must be between 0 and 2147479552 in iteration [i=2] (at "2147483648")`},
+		{udpSetup + "repeat i 100 {\n  send s 10-4*i 0\n  send s 10-4*i 0\n}\n",
+			`test.zcs:5:10: a length or count must not be negative, this one is -2 in iteration [i=3] (at "10-4*i")`},
 		{udpSetup + "repeat i 3 {\n  repeat j 4 { sendmsg s [10-4*i-j] 0 }\n}\n",
 			`test.zcs:5:27: a length or count must not be negative, this one is -1 in iteration [i=2 j=3] (at "10-4*i-j")`},
-		{udpSetup + "repeat 3 {\n  send s 2G+1 0\n}\n",
-			`test.zcs:5:10: a send's length must be between 0 and 2147479552 (at "2147483649")`},
-		{"send s 2G+1 0\n",
-			"test.zcs:1:8: a send's length must be between 0 and 2147479552 (at \"2147483649\")\ntest.zcs:1:6: undefined socket (at \"s\")"},
+		{udpSetup + "repeat 3 {\n  sendmsg s [9223372036854775808] 0\n}\n",
+			`test.zcs:5:14: an iovec's length must be between 0 and 9223372036854775807 (at "9223372036854775808")`},
+		{"sendmsg s [9223372036854775808] 0\n",
+			"test.zcs:1:12: an iovec's length must be between 0 and 9223372036854775807 (at \"9223372036854775808\")\ntest.zcs:1:9: undefined socket (at \"s\")"},
 		{"repeat 2 {\n  socket s AF_INET SOCK_DGRAM\n}\n",
 			`test.zcs:2:10: socket s is defined inside a repeat, so every iteration would define it again: define it before the repeat (at "s")`},
 		{udpSetup + "repeat 2 { accept s t }\n",
 			`test.zcs:4:21: socket t is defined inside a repeat, so every iteration would define it again: define it before the repeat (at "t")`},
 		{"repeat 2 { device eth1 nic }\nrepeat 1 { send u 1 0 }\n",
 			"test.zcs:1:19: device eth1 is defined inside a repeat, so every iteration would define it again: define it before the repeat (at \"eth1\")\ntest.zcs:2:17: undefined socket (at \"u\")"},
-		{udpSetup + "repeat i 4000M {\n  recv s i*1G\n}\n",
-			`test.zcs:5:10: a read's length must be between 0 and 2147479552 in iteration [i=2] (at "2147483648")`},
+		{udpSetup + "repeat i 4000M {\n  recv s 1G-i*512M\n}\n",
+			`test.zcs:5:10: a length or count must not be negative, this one is -536870912 in iteration [i=3] (at "1G-i*512M")`},
 	} {
 		_, err := Run("test.zcs", []byte(strings.TrimLeft(tc.src, "\n")), Options{})
 		require.Error(t, err, tc.src)

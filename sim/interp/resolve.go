@@ -126,12 +126,15 @@ var expectKeys = []string{"zckey", "zerocopy", "optmem", "wmem", "wmem_queued", 
 // Bounds on the sizes a scenario may ask for: what the kernel itself
 // accepts or what a simulation can afford.
 const (
-	maxCallBytes = kernel.MaxRWCount // one buffer: the most a read or write moves
-	maxIovecs    = kernel.UioMaxiov
-	minMTU       = 1280      // IPV6_MIN_MTU, so that both families fit
-	maxMTU       = 65536     // the loopback MTU
-	maxID        = 1<<32 - 1 // sk_zckey is 32 bits
-	maxBuf       = 1<<31 - 1 // INT_MAX, for buffer sizes and limits
+	// maxIovLen is SSIZE_MAX: copy_iovec_from_user refuses a longer
+	// iov_len (EINVAL). A send's or read's one buffer may be any size_t
+	// (callLen).
+	maxIovLen = math.MaxInt64
+	maxIovecs = kernel.UioMaxiov
+	minMTU    = 1280      // IPV6_MIN_MTU, so that both families fit
+	maxMTU    = 65536     // the loopback MTU
+	maxID     = 1<<32 - 1 // sk_zckey is 32 bits
+	maxBuf    = 1<<31 - 1 // INT_MAX, for buffer sizes and limits
 )
 
 // option checks that the value of option key, if given, names a defined
@@ -168,10 +171,6 @@ func (r *resolver) bound(v scenario.Value, what string, lo, hi uint64) {
 // sizes checks the sizes a statement carries.
 func (r *resolver) sizes(st scenario.Stmt) {
 	switch s := st.(type) {
-	case *scenario.Send:
-		r.bound(s.Len, "a send's length", 0, maxCallBytes)
-	case *scenario.Sendto:
-		r.bound(s.Len, "a send's length", 0, maxCallBytes)
 	case *scenario.Sendmsg:
 		r.iovec(s.Iov, s.Pos())
 		r.zcInfo(s.Options)
@@ -179,8 +178,6 @@ func (r *resolver) sizes(st scenario.Stmt) {
 		for _, m := range s.Msgs {
 			r.iovec(m, s.Pos())
 		}
-	case *scenario.Recv:
-		r.bound(s.Len, "a read's length", 0, maxCallBytes)
 	case *scenario.Recvmsg:
 		if c, ok := s.Options.Lookup("control"); ok {
 			r.bound(c.Value, "a control buffer's length", 0, maxBuf)
@@ -344,7 +341,7 @@ func (r *resolver) iovec(iov []scenario.Value, pos scenario.Pos) {
 		r.fail(pos, "", "at most %d iovecs (UIO_MAXIOV)", maxIovecs)
 	}
 	for _, v := range iov {
-		r.bound(v, "an iovec's length", 0, maxCallBytes)
+		r.bound(v, "an iovec's length", 0, maxIovLen)
 	}
 }
 

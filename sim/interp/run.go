@@ -308,9 +308,9 @@ func (in *interp) exec(st scenario.Stmt, c sim.Call) {
 	case *scenario.Close:
 		r = w.Close(c, in.sock(s.Sock))
 	case *scenario.Send:
-		r = w.Send(c, in.sock(s.Sock), []int{int(s.Len.N)}, s.Flags.MsgFlags())
+		r = w.Send(c, in.sock(s.Sock), []int{callLen(s.Len)}, s.Flags.MsgFlags())
 	case *scenario.Sendto:
-		r = w.SendTo(c, in.sock(s.Sock), []int{int(s.Len.N)}, s.Flags.MsgFlags())
+		r = w.SendTo(c, in.sock(s.Sock), []int{callLen(s.Len)}, s.Flags.MsgFlags())
 	case *scenario.Sendmsg:
 		if size, n, ok := s.ZcInfo(); ok {
 			r = w.SendZcInfo(c, in.sock(s.Sock), scenario.Lengths(s.Iov), s.Flags.MsgFlags(), sim.ZcInfo{Size: size, DataLen: n})
@@ -326,7 +326,7 @@ func (in *interp) exec(st scenario.Stmt, c sim.Call) {
 	case *scenario.Recvmsg:
 		r = w.RecvmsgControl(c, in.sock(s.Sock), 1<<16, s.Flags.MsgFlags(), int(optNum(s.Options, "control", sim.ControlRoom)))
 	case *scenario.Recv:
-		r = w.Recv(c, in.sock(s.Sock), int(s.Len.N), s.Flags.MsgFlags())
+		r = w.Recv(c, in.sock(s.Sock), callLen(s.Len), s.Flags.MsgFlags())
 	case *scenario.Poll:
 		r = w.Poll(c, in.sock(s.Sock), s.PollEvents(), engine.Duration(s.Timeout.N))
 	case *scenario.VhostSend:
@@ -535,3 +535,8 @@ func sortedKeys[V any](m map[string]V) []string {
 	sort.Strings(keys)
 	return keys
 }
+
+// callLen is the length of a send's or read's one buffer as the call takes
+// it: import_ubuf (import_single_range before 6.3) cuts any size_t to
+// MAX_RW_COUNT before the protocol sees it.
+func callLen(v scenario.Value) int { return int(min(v.N, kernel.MaxRWCount)) }
