@@ -139,6 +139,9 @@ const (
 	OpTooLong
 	// OpCoalesce: "skb_try_coalesce: took the frags of Holder, truesize +Args[0]".
 	OpCoalesce
+	// OpFastOpen: "tcp_sendmsg_fastopen: Args[0] bytes of data in the
+	// SYN, Str", a MSG_FASTOPEN send connecting (Str says why that much).
+	OpFastOpen
 	opCount
 )
 
@@ -375,6 +378,10 @@ var opSpecs = [opCount]opSpec{
 		}},
 	OpTooLong: {name: "too_long", str: "check", args: []arg{{"bytes", argInt}, {"limit", argInt}},
 		text: func(e *Entry) string { return fmt.Sprintf("%s: %d bytes > %d", e.Str, e.Args[0], e.Args[1]) }},
+	OpFastOpen: {name: "fastopen", fn: "tcp_sendmsg_fastopen", str: "why", args: []arg{{"syn_data", argInt}},
+		text: func(e *Entry) string {
+			return fmt.Sprintf("tcp_sendmsg_fastopen: %d bytes of data in the SYN, %s", e.Args[0], e.Str)
+		}},
 	OpFaultFailed: {name: "fault", str: "site",
 		text: func(e *Entry) string { return e.Str + " failed: the scenario's fault site" }},
 	OpUargCopied: {name: "copied", args: []arg{{"copied_by", argCopyWhy}},

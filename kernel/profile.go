@@ -189,6 +189,13 @@ type Profile struct {
 	// 1000-byte send is acknowledged when the peer reads it. Before, only
 	// shorter segments did.
 	TCPPushedAtMSS bool
+	// TCPSynDataFrag: tcp_send_syn_data copies a Fast Open SYN's data
+	// into the page frag (sk_page_frag), so it takes at most the room left
+	// there, 32768 bytes in a fresh frag (measured on linux-6.18, IPv4 and
+	// IPv6). Without it (the 6.1 source, assumed for the older profiles)
+	// the data goes into the SYN skb's linear area, "limited to order-0
+	// allocations": SKB_MAX_HEAD(MAX_TCP_HEADER), 3456 bytes.
+	TCPSynDataFrag bool
 
 	// DgramZerocopyPagedOnly: a datagram send takes a uarg only when its
 	// payload can go into frags (scatter-gather and, for UDP, a
@@ -334,6 +341,7 @@ func builtinProfiles() []Profile {
 		p.TCPHeadroom = 256
 		p.TCPRmemMax = 32 << 20
 		p.TCPPushedAtMSS = true
+		p.TCPSynDataFrag = true
 		p.GSOMaxSize = 512 << 10
 		p.ZerocopyClasses = append(p.ZerocopyClasses, ClassVsock)
 		p.MPTCP = true

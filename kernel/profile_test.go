@@ -218,6 +218,7 @@ func TestDiff(t *testing.T) {
 		"TCPHeadroom: 0 -> 256",
 		"TCPRmemMax: 6291456 -> 33554432",
 		"TCPPushedAtMSS: false -> true",
+		"TCPSynDataFrag: false -> true",
 		"MPTCP: false -> true",
 		"GSOMaxSize: 65536 -> 524288",
 	}, got)

@@ -19,6 +19,11 @@ const (
 	// CopyNoSG: the route has no NETIF_F_SG, so tcp_sendmsg_locked or
 	// __ip_append_data sets uarg->zerocopy = 0 and copies into the skb.
 	CopyNoSG
+	// CopyUnrouted: tcp_sendmsg_locked of a Fast Open send on a socket
+	// that is not connected yet: sk_route_caps is 0 before
+	// tcp_sendmsg_fastopen connects, so uarg->zerocopy = 0 and the data
+	// is copied, into the SYN (tcp_send_syn_data) or after the handshake.
+	CopyUnrouted
 	// CopyNoCsum: __ip_append_data, the device has no checksum offload:
 	// the skb is not CHECKSUM_PARTIAL, so zerocopy = 0.
 	CopyNoCsum
@@ -70,6 +75,7 @@ const (
 var copyWhys = [copyWhyCount]struct{ name, text string }{
 	NotCopied:         {"", "not copied"},
 	CopyNoSG:          {"no_sg", "the route has no NETIF_F_SG: the send path copies the data into the skb (uarg zerocopy = 0)"},
+	CopyUnrouted:      {"unrouted", "a Fast Open send before the connection has a route: sk_route_caps is 0, so the send path copies (uarg zerocopy = 0)"},
 	CopyNoCsum:        {"no_csum", "no checksum offload: __ip_append_data's skb is not CHECKSUM_PARTIAL (uarg zerocopy = 0)"},
 	CopyMore:          {"msg_more", "MSG_MORE without UDP_SEGMENT: __ip_append_data checksums a corked datagram in software (uarg zerocopy = 0)"},
 	CopyCorkedAppend:  {"corked_append", "an append to a corked datagram has no transport header: __ip_append_data's skb is not CHECKSUM_PARTIAL (uarg zerocopy = 0)"},

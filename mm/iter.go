@@ -78,3 +78,18 @@ func (it *Iter) Advance(n int) {
 		}
 	}
 }
+
+// Truncate cuts what is left to at most n bytes (iov_iter_truncate); the
+// caller's iovecs are not changed.
+func (it *Iter) Truncate(n int) {
+	left := n + it.off
+	for j := it.i; j < len(it.iov); j++ {
+		if it.iov[j].Len >= left {
+			iov := append([]Iovec(nil), it.iov[:j+1]...)
+			iov[j].Len = left
+			it.iov = iov
+			return
+		}
+		left -= it.iov[j].Len
+	}
+}

@@ -292,3 +292,19 @@ func TestBufferPages(t *testing.T) {
 	require.Equal(t, "upage#1", all[0].Ident().String())
 	require.Equal(t, all, b.Present())
 }
+
+// Truncate leaves at most n bytes, across iovecs and from a position
+// inside one, and never changes the caller's iovecs.
+func TestIterTruncate(t *testing.T) {
+	b := mm.NewBuffer(host(t), 300)
+	iov := []mm.Iovec{{Buf: b, Len: 100}, {Buf: b, Off: 100, Len: 200}}
+	it := mm.NewIter(iov...)
+	it.Advance(50)
+	it.Truncate(120)
+	require.Equal(t, 120, it.Count())
+	it.Truncate(500)
+	require.Equal(t, 120, it.Count(), "never grows")
+	it.Truncate(0)
+	require.Equal(t, 0, it.Count())
+	require.Equal(t, 200, iov[1].Len)
+}

@@ -362,6 +362,14 @@ func (h *host) send(s scenario.Sock, msgs [][]int, fl scenario.Flags, to bool) s
 	} else {
 		n, err = unix.SendmsgBuffers(fd, bufs, nil, dst, flags)
 	}
+	if hs := h.socks[s.Name]; to && hs != nil && hs.typ == unix.SOCK_STREAM && hs.peer < 0 && flags&unix.MSG_FASTOPEN != 0 &&
+		(err == nil || err == unix.EINPROGRESS) {
+		// A Fast Open connect: the peer's connection is there to accept
+		// (the handshake completes on loopback at once).
+		if p, aerr := h.acceptPeer(hs.listener); aerr == nil {
+			hs.peer = h.track(p)
+		}
+	}
 	if err != nil {
 		return errRes(err)
 	}

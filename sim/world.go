@@ -73,6 +73,9 @@ type World struct {
 	// (netifRx).
 	backlog   []arrival
 	inSoftirq bool
+	// tfoCookies are the Fast Open cookies the namespace cached, by
+	// destination (nil until the first).
+	tfoCookies map[tfoDest]bool
 }
 
 // Task is a process: a named ubuf.Task.

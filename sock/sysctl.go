@@ -15,7 +15,18 @@ type Sysctl struct {
 	// PingGroupRange is net.ipv4.ping_group_range: the groups whose tasks
 	// may create ping sockets, "1 0" (none) by default.
 	PingGroupRange [2]int
+	// TCPFastOpen is net.ipv4.tcp_fastopen, a set of TFO_* bits
+	// (include/net/tcp.h): 1, client Fast Open on, by default.
+	TCPFastOpen int
 }
+
+// The bits of net.ipv4.tcp_fastopen the model reads.
+const (
+	TFOClientEnable    = 0x1   // TFO_CLIENT_ENABLE: MSG_FASTOPEN connects
+	TFOServerEnable    = 0x2   // TFO_SERVER_ENABLE: listeners grant cookies
+	TFOClientNoCookie  = 0x4   // TFO_CLIENT_NO_COOKIE: data in the SYN without a cookie
+	TFOServerWoSockopt = 0x400 // TFO_SERVER_WO_SOCKOPT1: every listener does Fast Open, TCP_FASTOPEN or not
+)
 
 // DefaultSysctl returns the settings of a fresh namespace under profile p.
 func DefaultSysctl(p *kernel.Profile) *Sysctl {
@@ -29,6 +40,7 @@ func DefaultSysctl(p *kernel.Profile) *Sysctl {
 		TCPRmem:     [3]int{4096, 131072, p.TCPRmemMax},
 
 		PingGroupRange: [2]int{1, 0},
+		TCPFastOpen:    TFOClientEnable,
 	}
 }
 

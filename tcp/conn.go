@@ -15,7 +15,10 @@ import (
 const (
 	tcpHeaderLen = 20 + 12
 	maxTCPHeader = 320
-	initCwnd     = 10 // TCP_INIT_CWND
+	// maxTCPOptionSpace is MAX_TCP_OPTION_SPACE, what tcp_send_syn_data
+	// keeps free of data in a Fast Open SYN.
+	maxTCPOptionSpace = 40
+	initCwnd          = 10 // TCP_INIT_CWND
 )
 
 // Segment is an skb on the write or retransmit queue with its control block
@@ -68,6 +71,9 @@ type Conn struct {
 	// connected is sock->state == SS_CONNECTED: set by Connect, never
 	// cleared.
 	connected bool
+	// inProgress is sock->state still SS_CONNECTING: a non-blocking
+	// connect returned EINPROGRESS (InProgress).
+	inProgress bool
 	// finWait2 is set when the FIN of a socket that is not orphaned was
 	// acknowledged: the kernel's FIN_WAIT2, which the model keeps as a
 	// finished connection.
@@ -153,6 +159,21 @@ func (c *Conn) Connect(window int) kernel.Errno {
 	c.expandSndbuf()
 	c.Sk.Note(kernel.Entry{Op: kernel.OpConnected, Args: [4]int64{int64(window), int64(c.Sk.Sndbuf)}})
 	return 0
+}
+
+// InProgress marks a connection a non-blocking connect made: the call
+// returned EINPROGRESS and sock->state stays SS_CONNECTING although the
+// handshake completed (over loopback, before the call returned).
+func (c *Conn) InProgress() { c.inProgress = true }
+
+// FinishConnect models __inet_stream_connect on a socket whose connect is
+// in progress (SS_CONNECTING, not a deferred connect): EALREADY while
+// the handshake runs, but the model's has completed, so the call finds
+// the connection established and returns 0 with sock->state
+// SS_CONNECTED. ok is false for a socket with no connect in progress.
+func (c *Conn) FinishConnect() (ok bool) {
+	ok, c.inProgress = c.inProgress, false
+	return ok
 }
 
 // SynWindow returns the window this end offers in its SYN or SYN-ACK

@@ -26,6 +26,18 @@
 //   - On return the call drops its own uarg reference (net_zcopy_put). A call
 //     that queued nothing is aborted instead (net_zcopy_put_abort): its id
 //     is rolled back. A call that queued something keeps its id.
+//   - MSG_FASTOPEN on a socket never connected is tcp_sendmsg_fastopen
+//     (SendmsgTo, with the call's msg_name as a Dest): the call connects,
+//     and the SYN carries data when a cookie is cached for the destination
+//     (or net.ipv4.tcp_fastopen has TFO_CLIENT_NO_COOKIE) — what the page
+//     frag takes (Profile.TCPSynDataFrag), at most the MSS less
+//     MAX_TCP_OPTION_SPACE. A non-blocking call returns what the SYN
+//     carried, or EINPROGRESS; a blocking one sends the rest after the
+//     handshake. Data of a call that began before the socket had a route
+//     is copied (sk_route_caps 0: uarg zerocopy 0, kernel.CopyUnrouted).
+//     A non-blocking connect or Fast Open leaves sock->state SS_CONNECTING
+//     (InProgress), so the next connect returns 0 and the next MSG_FASTOPEN
+//     send goes on as any send (FinishConnect).
 //
 // The MSS is the announced one (dst_metric_advmss: the MTU less the
 // headers, an IPv4 MTU counted at most 65535) less the timestamp option,
@@ -157,6 +169,9 @@
 //	send buffer full, MSG_DONTWAIT        EAGAIN   EAGAIN      EAGAIN     EAGAIN
 //	peer reset / retransmissions exhausted  ECONNRESET / ETIMEDOUT, once, then EPIPE
 //	MSG_FASTOPEN, connected once          EISCONN  EISCONN     EISCONN    EISCONN
+//	MSG_FASTOPEN, tcp_fastopen bit 1 off  EOPNOTSUPP (before any other check)
+//	MSG_FASTOPEN without a msg_name       EINVAL (tcp_v4_connect), not connected
+//	MSG_FASTOPEN, no cookie, non-blocking EINPROGRESS (the handshake still completes)
 //
 // In every case no id is consumed. The EINVAL of the older profiles comes
 // before any uarg is allocated (Profile.TCPZerocopyStateCheck); EPIPE on
@@ -186,7 +201,9 @@
 //
 // # Linux correspondence
 //
-// net/ipv4/tcp.c: tcp_sendmsg_locked, tcp_push, tcp_mark_push, forced_push,
+// net/ipv4/tcp.c: tcp_sendmsg_locked, tcp_sendmsg_fastopen,
+// tcp_send_syn_data (tcp_output.c), __inet_stream_connect (af_inet.c),
+// tcp_push, tcp_mark_push, forced_push,
 // tcp_remove_empty_skb, tcp_close, tcp_shutdown, tcp_disconnect (of a listener),
 // tcp_recvmsg_locked (the order of its empty-queue answers: SOCK_DONE,
 // sk_err, RCV_SHUTDOWN, TCP_CLOSE);

@@ -100,6 +100,11 @@ type pair struct {
 // scatter-gather, checksum offload and GSO.
 func newPair(t *testing.T, profile string, loopback bool, opts ...func(*kernel.Profile, *sock.Route)) *pair {
 	t.Helper()
+	return newEnds(t, profile, loopback, false, opts...)
+}
+
+func newEnds(t *testing.T, profile string, loopback, unconnected bool, opts ...func(*kernel.Profile, *sock.Route)) *pair {
+	t.Helper()
 	p, err := kernel.Lookup(profile)
 	require.NoError(t, err)
 	r := sock.Route{SG: true, Csum: true, GSO: 65536, MTU: 1500}
@@ -121,11 +126,28 @@ func newPair(t *testing.T, profile string, loopback bool, opts ...func(*kernel.P
 	psk := sock.New(h, net, task, kernel.AF_INET, kernel.SOCK_STREAM, kernel.IPPROTO_TCP)
 	back := &wire{h: h, loopback: loopback, clock: clock}
 	c, peer := New(sk, r, w), New(psk, r, back)
-	peer.Connect(c.SynWindow())
-	require.Equal(t, kernel.Errno(0), c.Connect(peer.SynWindow()))
 	w.sender, w.peer = c, peer
 	back.sender, back.peer = peer, c
-	return &pair{t: t, h: h, w: w, back: back, c: c, peer: peer, task: task}
+	pr := &pair{t: t, h: h, w: w, back: back, c: c, peer: peer, task: task}
+	if !unconnected {
+		require.Equal(t, kernel.Errno(0), pr.handshake())
+	}
+	return pr
+}
+
+// handshake connects the pair's two ends.
+func (p *pair) handshake() kernel.Errno {
+	if err := p.c.Connect(p.peer.SynWindow()); err != 0 {
+		return err
+	}
+	p.peer.Connect(p.c.SynWindow())
+	return 0
+}
+
+// unconnectedPair is newPair before the handshake.
+func unconnectedPair(t *testing.T, profile string, loopback bool, opts ...func(*kernel.Profile, *sock.Route)) *pair {
+	t.Helper()
+	return newEnds(t, profile, loopback, true, opts...)
 }
 
 // send makes one sendmsg call of the given iovec lengths, each from a fresh

@@ -14,6 +14,7 @@ import (
 // them.
 type SendCall struct {
 	c       *Conn
+	dest    *Dest
 	it      mm.Iter
 	size    int
 	flags   kernel.MsgFlags
@@ -23,7 +24,25 @@ type SendCall struct {
 	copied  int
 	blocked bool
 	done    bool
-	res     sock.SendResult
+	// syn says the payload left is what tcp_send_syn_data put in the
+	// SYN, sent whatever sk_shutdown says.
+	syn bool
+	res sock.SendResult
+}
+
+// Dest is a send's msg_name as tcp_sendmsg_fastopen uses it: the
+// destination of a MSG_FASTOPEN connect, known to the world outside the
+// socket.
+type Dest struct {
+	// Cookie says tcp_fastopen_cookie_check finds a Fast Open cookie
+	// cached for the destination (tcp_fastopen_cache_get).
+	Cookie bool
+	// Connect completes the handshake with the destination, as loopback
+	// does inside the call (the SYN-ACK waits in the backlog until
+	// release_sock, so a non-blocking call still says EINPROGRESS).
+	// cookieReq says the SYN asked for a cookie (tcp_send_syn_data's
+	// fallback), which a Fast Open listener grants.
+	Connect func(cookieReq bool) kernel.Errno
 }
 
 // Sendmsg models tcp_sendmsg_locked for the payload iov with flags, made by
@@ -40,8 +59,14 @@ type SendCall struct {
 // on return (net_zcopy_put), or, if nothing was queued, the call is aborted
 // and its id rolled back (net_zcopy_put_abort).
 func (c *Conn) Sendmsg(iov []mm.Iovec, flags kernel.MsgFlags, holder kernel.ObjectID) *SendCall {
+	return c.SendmsgTo(iov, flags, holder, nil)
+}
+
+// SendmsgTo is Sendmsg with a msg_name, dest (nil when there is none),
+// which only a MSG_FASTOPEN send on a socket never connected uses.
+func (c *Conn) SendmsgTo(iov []mm.Iovec, flags kernel.MsgFlags, holder kernel.ObjectID, dest *Dest) *SendCall {
 	s := kernel.HostSlab[SendCall](c.host()).New()
-	*s = SendCall{c: c, it: *mm.NewIter(iov...), flags: flags, holder: holder}
+	*s = SendCall{c: c, dest: dest, it: *mm.NewIter(iov...), flags: flags, holder: holder}
 	s.size = s.it.Count()
 	s.start()
 	return s
@@ -90,18 +115,18 @@ func (s *SendCall) start() {
 			return
 		}
 		s.uarg, s.res.Uarg, s.res.ID = u, u, id
-		if c.Route.SG {
+		switch {
+		case !c.connected && sk.State == sock.CLOSE:
+			u.SetCopied(kernel.CopyUnrouted)
+			s.res.Copied = true
+		case c.Route.SG:
 			s.zc = true
-		} else {
+		default:
 			u.SetCopied(kernel.CopyNoSG)
 			s.res.Copied = true
 		}
 	}
-	if s.flags&kernel.MSG_FASTOPEN != 0 && c.connected {
-		// tcp_sendmsg_fastopen, after the uarg: its __inet_stream_connect
-		// refuses a socket that was connected (SS_CONNECTED, shut down
-		// or not) with EISCONN, and the id is given back.
-		s.fail(kernel.EISCONN)
+	if s.flags&kernel.MSG_FASTOPEN != 0 && !s.fastOpen() {
 		return
 	}
 	if sk.State != sock.ESTABLISHED && sk.State != sock.CLOSE_WAIT {
@@ -127,6 +152,84 @@ func (s *SendCall) start() {
 	s.loop()
 }
 
+// fastOpen models tcp_sendmsg_fastopen, after the uarg, so that each
+// failure gives its id back: EOPNOTSUPP without TFO_CLIENT_ENABLE;
+// __inet_stream_connect's EISCONN for a socket that was connected
+// (SS_CONNECTED, shut down or not) or is not TCP_CLOSE (a listener),
+// while after a non-blocking connect's EINPROGRESS it finds the
+// connection established and the call sends as any send;
+// tcp_v4_connect's EINVAL without a msg_name. Otherwise the socket
+// connects. The SYN carries data (tcp_send_syn_data) when a cookie is
+// cached or TFO_CLIENT_NO_COOKIE needs none: the MSS less
+// MAX_TCP_OPTION_SPACE, at most synDataRoom; else it asks for a cookie
+// and carries none. A non-blocking call returns what the SYN
+// carried, or EINPROGRESS if nothing, and sock->state stays
+// SS_CONNECTING, as after a non-blocking connect; a blocking one waits for the
+// handshake and sends the rest as any send (unless SEND_SHUTDOWN stops
+// it: the SYN's data counts all the same). It reports whether the call
+// goes on.
+func (s *SendCall) fastOpen() bool {
+	c := s.c
+	fo := c.Sk.Net.TCPFastOpen
+	switch {
+	case fo&sock.TFOClientEnable == 0:
+		s.fail(kernel.EOPNOTSUPP)
+		return false
+	case c.FinishConnect():
+		return true
+	case c.connected || c.Sk.State != sock.CLOSE:
+		s.fail(kernel.EISCONN)
+		return false
+	case s.dest == nil:
+		s.fail(kernel.EINVAL)
+		return false
+	}
+	cookie := s.dest.Cookie || fo&sock.TFOClientNoCookie != 0
+	if err := s.dest.Connect(!cookie); err != 0 {
+		s.fail(err)
+		return false
+	}
+	syn, why := 0, "no cookie cached: the SYN asks for one"
+	if cookie {
+		syn = min(s.size, c.AdvMSS()-maxTCPOptionSpace, c.synDataRoom())
+		why = "a cookie is cached"
+		if !s.dest.Cookie {
+			why = "TFO_CLIENT_NO_COOKIE"
+		}
+	}
+	c.Sk.Note(kernel.Entry{Op: kernel.OpFastOpen, Args: [4]int64{int64(syn)}, Str: why})
+	nonblock := s.flags&kernel.MSG_DONTWAIT != 0 || c.Sk.Type&kernel.SOCK_NONBLOCK != 0
+	if nonblock {
+		c.InProgress()
+		if syn == 0 {
+			s.fail(kernel.EINPROGRESS)
+			return false
+		}
+	}
+	if syn > 0 && (nonblock || c.Sk.Shutdown&sock.SendShutdown != 0) {
+		s.it.Truncate(syn)
+		s.syn = true
+	}
+	return true
+}
+
+// synDataRoom is the most data tcp_send_syn_data copies into a SYN. With
+// Profile.TCPSynDataFrag, the room left in the page frag after
+// sk_page_frag_refill (measured on Linux 6.18: a 200000-byte send with a
+// cookie puts 32768 bytes in the SYN, 27768 after the task's page frag
+// took 5000 bytes of another socket's send). The kernel's frag is the
+// task's (current->task_frag), shared by its sockets; the model's is the
+// connection's, so the room is the same for a task's first copying
+// socket. Without it, the linear area of one order-0 skb,
+// SKB_MAX_HEAD(MAX_TCP_HEADER).
+func (c *Conn) synDataRoom() int {
+	if !c.host().Profile.TCPSynDataFrag {
+		return kernel.PageSize - 2*maxTCPHeader
+	}
+	c.pfrag.Refill(c.host())
+	return c.pfrag.Page.Size() - c.pfrag.Off
+}
+
 // zerocopyState is the pre-v5.5 state test of a MSG_ZEROCOPY send.
 func zerocopyState(p *kernel.Profile, st sock.State) bool {
 	return st == sock.ESTABLISHED || (p.TCPZerocopyCloseWait && st == sock.CLOSE_WAIT)
@@ -147,7 +250,7 @@ func (s *SendCall) loop() {
 		s.fail(err)
 		return
 	}
-	if c.Sk.Shutdown&sock.SendShutdown != 0 || c.done {
+	if !s.syn && (c.Sk.Shutdown&sock.SendShutdown != 0 || c.done) {
 		why := "SEND_SHUTDOWN: the socket was shut down for writing"
 		if c.done {
 			why = "the connection is closed (tcp_done)"

@@ -98,6 +98,7 @@ var sysctls = map[string]int{
 	"net.core.optmem_max": 1, "net.core.wmem_max": 1, "net.core.rmem_max": 1,
 	"net.core.wmem_default": 1, "net.core.rmem_default": 1,
 	"net.ipv4.tcp_wmem": 3, "net.ipv4.tcp_rmem": 3, "net.ipv4.ping_group_range": 2,
+	"net.ipv4.tcp_fastopen": 1,
 }
 
 // sysctlLeast is the smallest value the kernel's proc handler for key

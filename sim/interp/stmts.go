@@ -72,6 +72,8 @@ func (in *interp) sysctl(s *scenario.Sysctl) {
 		n.TCPRmem = [3]int{v(0), v(1), v(2)}
 	case "net.ipv4.ping_group_range":
 		n.PingGroupRange = [2]int{v(0), v(1)}
+	case "net.ipv4.tcp_fastopen":
+		n.TCPFastOpen = v(0)
 	}
 }
 
