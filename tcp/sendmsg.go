@@ -116,7 +116,7 @@ func (s *SendCall) start() {
 		}
 		s.uarg, s.res.Uarg, s.res.ID = u, u, id
 		switch {
-		case !c.connected && sk.State == sock.CLOSE:
+		case s.flags&kernel.MSG_FASTOPEN != 0 && !c.connected && sk.State == sock.CLOSE:
 			u.SetCopied(kernel.CopyUnrouted)
 			s.res.Copied = true
 		case c.Route.SG:
