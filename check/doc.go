@@ -55,7 +55,7 @@
 // between calls. At quiescence, sk_zckey = next on every open socket.
 //
 // Rule notify-once (kernel.RuleNotifyOnce), at each Notified: the socket
-// is not SOCK_DEAD, len ≥ 1, and each id of [lo, lo+len-1] (wrapping) is
+// is not SOCK_DEAD (unless Profile.NotifyDeadSocket, the RFC v2), len ≥ 1, and each id of [lo, lo+len-1] (wrapping) is
 // either sent and not yet notified, or allocated by the call in progress
 // (in [next, sk_zckey)) and not yet notified; such an early notification
 // (TCP's copy path completes inside the call) is matched when Sent reports

@@ -312,7 +312,7 @@ func (m *Monitor) Notified(sk *sock.Sock, n ubuf.Notification, merged bool) {
 		obj = t
 	}
 	rng := notify.Range{Lo: n.Lo, Hi: n.Hi()}
-	if sk.Dead() {
+	if sk.Dead() && !h.Profile.NotifyDeadSocket {
 		m.report(h, kernel.RuleNotifyOnce, obj, "notification %v queued on %v after SOCK_DEAD", rng, sk.Ident())
 	}
 	if n.Len == 0 {

@@ -98,7 +98,8 @@ const (
 	// send into the linear area of a new skb, a copy no reference drop
 	// reports, so a small send over loopback was notified without COPIED.
 	// Unlike the other switches this one is a knob: switching it sets
-	// Profile.TCPLinear (see Switch), and linux-4.14 and rfc-v2 have it on.
+	// Profile.TCPLinear (see Switch), and linux-4.14 has it on. The RFC v2
+	// did not: its select_size gave a zerocopy skb no linear area.
 	BugTCPLinear Bug = "tcp-linear"
 )
 

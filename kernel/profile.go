@@ -108,6 +108,13 @@ type Profile struct {
 	// UargLenLimit is the cap on calls sharing one uarg (USHRT_MAX-1).
 	UargLenLimit uint16
 
+	// UargByteUnit is the unit in which msg_zerocopy_realloc counts a
+	// uarg's bytes against UargByteLimit: 1 since the v4.14 merge
+	// (bytelen); the RFC v2 kept kbytelen, each call's size rounded up to
+	// whole KiB ("the internal calculation is approximate, in Kilobytes
+	// and capped to 64MB": DIV_ROUND_UP(size, 1024), at most USHRT_MAX).
+	UargByteUnit uint32
+
 	// OptmemMax is the default net.core.optmem_max: 20480 on 64-bit until
 	// v6.7, 131072 from v6.8 ("net: increase optmem_max default value").
 	OptmemMax int
@@ -133,6 +140,13 @@ type Profile struct {
 	// say COPIED, whatever was copied.
 	CopiedCode bool
 
+	// NotifyDeadSocket: __msg_zerocopy_callback queues the notification
+	// of a socket that is already SOCK_DEAD; the dead socket's error queue
+	// is purged when it is destroyed. The RFC v2's sock_zerocopy_callback
+	// queues unconditionally and only skips sk_error_report; merged
+	// kernels (v4.14) free the notification skb instead.
+	NotifyDeadSocket bool
+
 	// NotifyMergeEnd is the error-queue end __msg_zerocopy_callback tries
 	// to extend: the tail since 4ab6c99d99bb ("sock: MSG_ZEROCOPY
 	// notification coalescing"), the head in the RFC.
@@ -142,6 +156,12 @@ type Profile struct {
 	// smallest order that fits MAX_SKB_FRAGS (v6.4, 7e692df39336); before,
 	// order-0 pages only.
 	CopyUbufsHighOrder bool
+	// CopyUbufsKeepPrivate: skb_copy_ubufs keeps a frag whose page has no
+	// other reference (page_count 1: a kernel page of a corked or mixed
+	// skb) and copies only the rest, as the RFC v2's "Avoid unnecessary
+	// copying of fragments that have no userspace reference"; merged
+	// kernels copy every frag.
+	CopyUbufsKeepPrivate bool
 	// PureZerocopy: TCP marks skbs holding only zerocopy frags with
 	// SKBFL_PURE_ZEROCOPY and does not charge them to sk_forward_alloc
 	// (v5.16, 9b65b17db723).
@@ -150,11 +170,27 @@ type Profile struct {
 	// TCPLinear is the linear area of each new skb tcp_sendmsg allocates:
 	// payload copied there is not a frag, so it is never reported COPIED
 	// (bug B18). 0 since "tcp: place all zerocopy payload in frags"
-	// (v4.18); before, select_size gave SKB_WITH_OVERHEAD(2048 -
-	// MAX_TCP_HEADER) on a GSO route (TCPLinearPre418). This knob is bug
+	// (v4.18); in v4.14 to v4.17 select_size gave SKB_WITH_OVERHEAD(2048 -
+	// MAX_TCP_HEADER) on a GSO route (TCPLinearPre418). The RFC v2 gave 0
+	// too: its select_size returned 0 "if (zerocopy)". This knob is bug
 	// B18 itself: Switch(BugTCPLinear, on) sets it, and a profile has the
 	// bug switched on exactly when it is not 0.
 	TCPLinear int
+	// TCPZerocopyNeedsSG: tcp_sendmsg takes a uarg only when the route
+	// has scatter-gather (the RFC v2: "if (sg && (flags & MSG_ZEROCOPY) &&
+	// size && !uarg)"), so without it the send copies, consumes no id and
+	// is never notified. Merged kernels take the uarg on every route and
+	// mark it copied (v4.14: "if (!zc) uarg->zerocopy = 0").
+	TCPZerocopyNeedsSG bool
+	// TCPZerocopyWaitRetry: the RFC v2's tcp_sendmsg allocates the uarg
+	// after the connection and shutdown checks (at its restart label),
+	// and when sock_zerocopy_realloc fails it waits in
+	// sk_stream_wait_memory (EAGAIN at once for a non-blocking call; a
+	// blocking one sleeps, vm_wait, as memory is not short) and tries once
+	// more before ENOBUFS: "fix: in tcp, check return value of second
+	// allocation attempt" (R4). Merged kernels allocate first, before any
+	// state check, and fail with ENOBUFS at once.
+	TCPZerocopyWaitRetry bool
 	// TCPZerocopyStateCheck: MSG_ZEROCOPY on a TCP socket that is not
 	// ESTABLISHED fails with EINVAL before any uarg is allocated (v4.14 to
 	// v5.4). Since f859a4484703 (v5.5) the ordinary sk_stream_wait_connect
@@ -295,6 +331,7 @@ func builtinProfiles() []Profile {
 		ZerocopyClasses: []SocketClass{ClassTCP, ClassUDP, ClassRAW, ClassPacket},
 		OptRefusal:      ENOPROTOOPT,
 		UargByteLimit:   1 << 19,
+		UargByteUnit:    1024,
 		UargLenLimit:    UshrtMax - 1,
 		OptmemMax:       20480,
 		OmallocTruesize: 768,
@@ -302,12 +339,14 @@ func builtinProfiles() []Profile {
 		OmallocEstimate: 576,
 		MemlockDefault:  64 << 10,
 		NotifyMergeEnd:  QueueHead,
-		TCPLinear:       TCPLinearPre418,
 
+		NotifyDeadSocket:       true,
+		CopyUbufsKeepPrivate:   true,
+		TCPZerocopyNeedsSG:     true,
+		TCPZerocopyWaitRetry:   true,
 		DgramZerocopyPagedOnly: true,
 		AbortDropsNewUarg:      true,
 		GSOMaxSize:             65536,
-		Bugs:                   BugSet{BugTCPLinear: true},
 	}
 	v414 := derive(rfc, "linux-4.14", "the first merge: TCP only, SO_ZEROCOPY before connect", func(p *Profile) {
 		p.OptIn = true
@@ -316,6 +355,12 @@ func builtinProfiles() []Profile {
 		p.OptClosedOnly = true
 		p.CopiedCode = true
 		p.NotifyMergeEnd = QueueTail
+		p.UargByteUnit = 1
+		p.NotifyDeadSocket = false
+		p.CopyUbufsKeepPrivate = false
+		p.TCPZerocopyNeedsSG = false
+		p.TCPZerocopyWaitRetry = false
+		p.Switch(BugTCPLinear, true)
 		p.TCPZerocopyStateCheck = true
 		p.DgramZerocopyPagedOnly = false
 		p.AbortDropsNewUarg = false

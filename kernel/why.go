@@ -55,8 +55,9 @@ const (
 	// which runs skb_orphan_frags_rx → skb_copy_ubufs.
 	CopyForward
 	// CopyPullTail: __pskb_pull_tail (skb_linearize, for a device without
-	// NETIF_F_SG) pulled every frag into the linear part and ran
-	// skb_zcopy_clear(skb, false).
+	// NETIF_F_SG, or in skb_checksum_help for a TCP skb with zerocopy
+	// frags and a device without checksum offload) pulled every frag into
+	// the linear part and ran skb_zcopy_clear(skb, false).
 	CopyPullTail
 	// CopyOrphan: skb_orphan_frags → skb_copy_ubufs before a clone, copy,
 	// head expansion or segmentation, for a uarg without
@@ -86,7 +87,7 @@ var copyWhys = [copyWhyCount]struct{ name, text string }{
 	CopyTap:           {"tap", "a packet tap gets a clone: skb_orphan_frags_rx in deliver_skb (dev_queue_xmit_nit)"},
 	CopyTstamp:        {"tx_timestamp", "the TX timestamp's clone goes to the error queue: skb_orphan_frags_rx in __skb_tstamp_tx"},
 	CopyForward:       {"forward", "a forwarded frame leaves by a loopback or tun device: skb_orphan_frags_rx"},
-	CopyPullTail:      {"pull_tail", "__pskb_pull_tail (skb_linearize for a device without NETIF_F_SG) pulled every frag into the linear part"},
+	CopyPullTail:      {"pull_tail", "__pskb_pull_tail (skb_linearize: a device without NETIF_F_SG, or skb_checksum_help without checksum offload) pulled every frag into the linear part"},
 	CopyOrphan:        {"orphan", "skb_orphan_frags: the uarg lacks SKBFL_DONT_ORPHAN, so clone, copy or segment copies the frags first"},
 	CopyZerocopyClone: {"zerocopy_clone", "skb_zerocopy_clone: the skb already held another uarg"},
 	CopyOverwritten:   {"overwritten", "bug copied-after-overwrite: __msg_zerocopy_callback read zerocopy after sock_exterr_skb's memset cleared it"},

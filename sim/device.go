@@ -136,7 +136,11 @@ type frame struct {
 // dev_queue_xmit and the driver take it. In order: the TX software
 // timestamp (__skb_tstamp_tx), the packet taps (dev_queue_xmit_nit, each a
 // clone whose frags are copied), linearization for a device without
-// scatter-gather (__skb_linearize in validate_xmit_skb: COPIED), software
+// scatter-gather (__skb_linearize in validate_xmit_skb: COPIED) and of a
+// TCP skb with shared (zerocopy) frags for a device without checksum
+// offload (skb_checksum_help linearizes before it checksums, since
+// cef401de7be8 "net: fix possible wrong checksum generation": the user
+// could change the payload under the checksum; COPIED), software
 // segmentation for a GSO skb the device cannot segment (skb_segment), then
 // for each frame the link: held, dropped or delivered after the delay,
 // and the device's TX completion.
@@ -149,7 +153,7 @@ func (w *World) Xmit(p sock.Packet) {
 		w.tapCopy(dev, tap, p.Skb)
 	}
 	w.txTimestamp(s, p, kernel.SCM_TSTAMP_SND, key)
-	if !dev.SG && p.Skb.DataLen > 0 {
+	if p.Skb.DataLen > 0 && (!dev.SG || !dev.Csum && s.tcp != nil && p.Skb.Shinfo().Flags&kernel.SKBFL_SHARED_FRAG != 0) {
 		p.Skb.Linearize()
 	}
 	frames := []frame{{skb: p.Skb, len: p.Skb.Len, seq: p.Seq, endSeq: p.EndSeq, fin: p.Fin, push: p.Push,

@@ -305,6 +305,9 @@ func (b *Buff) CopyUbufs(why kernel.CopyWhy) kernel.Errno {
 		b.zcopyClear(false, why)
 		return 0
 	}
+	if h.Profile.CopyUbufsKeepPrivate {
+		return b.copyUbufsPerFrag(why)
+	}
 	pagelen := 0
 	for _, f := range s.Frags {
 		pagelen += f.Size
@@ -332,6 +335,39 @@ func (b *Buff) CopyUbufs(why kernel.CopyWhy) kernel.Errno {
 		s.Frags = append(s.Frags, Frag{Page: mm.AllocPages(h, order), Size: min(left, psize)})
 	}
 	b.Note(kernel.Entry{Op: kernel.OpCopyUbufs, Args: [4]int64{int64(pagelen), int64(count), int64(order), int64(why)}})
+	b.zcopyClear(false, why)
+	return 0
+}
+
+// copyUbufsPerFrag is the RFC v2's skb_copy_ubufs (Profile.CopyUbufsKeepPrivate):
+// frag by frag, a page no one else references (page_count 1: no mapping,
+// only this skb's reference) is kept, as "Avoid unnecessary copying of
+// fragments that have no userspace reference"; every other frag is copied
+// into a page of its own, compound when the frag spans more than a page
+// (get_order(f->size)). The frag count does not change, so no bound can be
+// outgrown. If the allocation fails (fault site skb_copy_ubufs) it returns
+// ENOMEM and changes nothing.
+func (b *Buff) copyUbufsPerFrag(why kernel.CopyWhy) kernel.Errno {
+	h := b.Host()
+	if h.Fail(kernel.FaultCopyUbufs) {
+		b.Note(kernel.Entry{Op: kernel.OpCopyUbufsFailed, Args: [4]int64{int64(why)}})
+		return kernel.ENOMEM
+	}
+	copied, count := 0, 0
+	for i, f := range b.shinfo.Frags {
+		if !f.Page.Mapped() && f.Page.Refs() == 1 {
+			continue
+		}
+		order := 0
+		for kernel.PageSize<<order < f.Size {
+			order++
+		}
+		f.Page.Put()
+		b.shinfo.Frags[i] = Frag{Page: mm.AllocPages(h, order), Size: f.Size}
+		copied += f.Size
+		count++
+	}
+	b.Note(kernel.Entry{Op: kernel.OpCopyUbufs, Args: [4]int64{int64(copied), int64(count), 0, int64(why)}})
 	b.zcopyClear(false, why)
 	return 0
 }

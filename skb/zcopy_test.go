@@ -560,3 +560,34 @@ func TestCoalesceTruesize(t *testing.T) {
 	to.Free()
 	skbtest.NoViolations(t, f.H)
 }
+
+// Seed 000, "sock: skb_copy_ubufs support for compound pages": "These
+// skbuffs can have both kernel and zerocopy fragments, e.g., when corking.
+// Avoid unnecessary copying of fragments that have no userspace
+// reference": a frag whose page_count is 1 is kept ("goto copy_done"),
+// each other one copied into a page of its own. Merged kernels copy and
+// re-pack every frag.
+func TestCopyUbufsKeepsPrivateFrags(t *testing.T) {
+	for _, tt := range []struct {
+		profile string
+		kept    bool
+	}{{"rfc-v2", true}, {"linux-6.18", false}} {
+		f := newFixture(t, tt.profile)
+		b, u := f.zc(t, 0, 2*kernel.PageSize)
+		own := mm.AllocPages(f.H, 0)
+		b.AppendPageFrag(own, 0, 100)
+		own.Put() // the skb holds its only reference: page_count 1
+		users := []*mm.Page{b.Shinfo().Frags[0].Page, b.Shinfo().Frags[1].Page}
+		require.Zero(t, b.OrphanFragsRx(kernel.CopyLoopback))
+		fr := b.Shinfo().Frags
+		require.Len(t, fr, 3, tt.profile)
+		require.Equal(t, tt.kept, fr[len(fr)-1].Page == own, tt.profile)
+		for _, p := range users {
+			for _, g := range fr {
+				require.NotSame(t, p, g.Page, "%s: a user page is still a frag", tt.profile)
+			}
+		}
+		require.True(t, u.Freed(), tt.profile)
+		b.Free()
+	}
+}

@@ -3,6 +3,7 @@ package tcp
 import (
 	"github.com/zcsim/zcsim/kernel"
 	"github.com/zcsim/zcsim/mm"
+	"github.com/zcsim/zcsim/sim/engine"
 	"github.com/zcsim/zcsim/sock"
 	"github.com/zcsim/zcsim/ubuf"
 )
@@ -23,6 +24,9 @@ type SendCall struct {
 	zc      bool
 	copied  int
 	blocked bool
+	// retryAt is when the RFC v2's sleep before its second uarg
+	// allocation ends (0: not sleeping).
+	retryAt engine.Time
 	done    bool
 	// syn says the payload left is what tcp_send_syn_data put in the
 	// SYN, sent whatever sk_shutdown says.
@@ -102,28 +106,14 @@ func (s *SendCall) start() {
 	c := s.c
 	sk := c.Sk
 	p := c.host().Profile
-	if s.flags&kernel.MSG_ZEROCOPY != 0 && s.size > 0 && sk.Zerocopy() {
+	if s.wantsUarg() && !p.TCPZerocopyWaitRetry {
 		if p.TCPZerocopyStateCheck && !zerocopyState(p, sk.State) {
 			s.fail(kernel.EINVAL)
 			return
 		}
-		id := sk.ZCKey()
-		u, outcome := ubuf.Realloc(c.host(), sk, sk.Task, uint32(s.size), c.tailUarg(), s.holder)
-		s.res.Outcome = outcome
-		if u == nil {
+		if !s.allocUarg() {
 			s.fail(kernel.ENOBUFS)
 			return
-		}
-		s.uarg, s.res.Uarg, s.res.ID = u, u, id
-		switch {
-		case s.flags&kernel.MSG_FASTOPEN != 0 && !c.connected && sk.State == sock.CLOSE:
-			u.SetCopied(kernel.CopyUnrouted)
-			s.res.Copied = true
-		case c.Route.SG:
-			s.zc = true
-		default:
-			u.SetCopied(kernel.CopyNoSG)
-			s.res.Copied = true
 		}
 	}
 	if s.flags&kernel.MSG_FASTOPEN != 0 && !s.fastOpen() {
@@ -213,6 +203,43 @@ func (s *SendCall) fastOpen() bool {
 	return true
 }
 
+// wantsUarg reports whether the call takes a uarg: MSG_ZEROCOPY with a
+// payload on a socket where it takes effect, and under
+// Profile.TCPZerocopyNeedsSG (the RFC v2's "if (sg && (flags &
+// MSG_ZEROCOPY) && size && !uarg)") only on a scatter-gather route.
+func (s *SendCall) wantsUarg() bool {
+	c := s.c
+	if s.flags&kernel.MSG_ZEROCOPY == 0 || s.size == 0 || !c.Sk.Zerocopy() || s.uarg != nil {
+		return false
+	}
+	return c.Route.SG || !c.host().Profile.TCPZerocopyNeedsSG
+}
+
+// allocUarg is msg_zerocopy_realloc against the write queue's tail: it
+// reports false, with the outcome recorded, when no uarg could be had.
+// Without scatter-gather the uarg is marked copied and the data copied.
+func (s *SendCall) allocUarg() bool {
+	c := s.c
+	id := c.Sk.ZCKey()
+	u, outcome := ubuf.Realloc(c.host(), c.Sk, c.Sk.Task, uint32(s.size), c.tailUarg(), s.holder)
+	s.res.Outcome = outcome
+	if u == nil {
+		return false
+	}
+	s.uarg, s.res.Uarg, s.res.ID = u, u, id
+	switch {
+	case s.flags&kernel.MSG_FASTOPEN != 0 && !c.connected && c.Sk.State == sock.CLOSE:
+		u.SetCopied(kernel.CopyUnrouted)
+		s.res.Copied = true
+	case c.Route.SG:
+		s.zc = true
+	default:
+		u.SetCopied(kernel.CopyNoSG)
+		s.res.Copied = true
+	}
+	return true
+}
+
 // synDataRoom is the most data tcp_send_syn_data copies into a SYN. With
 // Profile.TCPSynDataFrag, the room left in the page frag after
 // sk_page_frag_refill (measured on Linux 6.18: a 200000-byte send with a
@@ -229,6 +256,48 @@ func (c *Conn) synDataRoom() int {
 	c.pfrag.Refill(c.host())
 	return c.pfrag.Page.Size() - c.pfrag.Off
 }
+
+// rfcUarg is the RFC v2's allocation at the restart label
+// (Profile.TCPZerocopyWaitRetry): sock_zerocopy_realloc; on failure
+// sk_stream_wait_memory, which fails at once with EAGAIN for a
+// non-blocking call and otherwise sleeps -- memory is not short, so for
+// vm_wait, prandom_u32_max(HZ / 5) + 2 jiffies, which the model takes at
+// its longest, VMWait -- and then the second attempt, whose failure is
+// ENOBUFS ("fix: in tcp, check return value of second allocation
+// attempt"). It reports whether the call may go on.
+func (s *SendCall) rfcUarg() bool {
+	c := s.c
+	if s.retryAt != 0 {
+		if c.Net.Now() < s.retryAt {
+			s.blocked = true
+			return false
+		}
+		s.retryAt = 0
+		if !s.allocUarg() {
+			s.fail(kernel.ENOBUFS)
+			return false
+		}
+		return true
+	}
+	if s.allocUarg() {
+		return true
+	}
+	if s.flags&kernel.MSG_DONTWAIT != 0 || c.Sk.Type&kernel.SOCK_NONBLOCK != 0 {
+		s.fail(kernel.EAGAIN)
+		return false
+	}
+	s.retryAt = c.Net.Now().Add(VMWait)
+	s.blocked = true
+	c.Net.After(c.Sk, VMWait, "sk_stream_wait_memory", func() string {
+		return "the vm_wait sleep of sk_stream_wait_memory is over"
+	})
+	return false
+}
+
+// VMWait is the longest sleep of sk_stream_wait_memory when memory is not
+// short (vm_wait: prandom_u32_max(HZ / 5) + 2 jiffies, HZ 1000), which
+// the RFC v2's tcp_sendmsg sleeps before its second uarg allocation.
+const VMWait = 201 * engine.Millisecond
 
 // zerocopyState is the pre-v5.5 state test of a MSG_ZEROCOPY send.
 func zerocopyState(p *kernel.Profile, st sock.State) bool {
@@ -257,6 +326,9 @@ func (s *SendCall) loop() {
 		}
 		c.Sk.Note(kernel.Entry{Op: kernel.OpSendPipe, Str: why})
 		s.fail(kernel.EPIPE)
+		return
+	}
+	if s.wantsUarg() && c.host().Profile.TCPZerocopyWaitRetry && !s.rfcUarg() {
 		return
 	}
 	sizeGoal := c.sizeGoal()

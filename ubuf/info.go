@@ -253,7 +253,9 @@ func (u *Info) Transfer(from, to kernel.ObjectID) {
 // callback models __msg_zerocopy_callback: unaccount the pinned pages; then,
 // unless every call was aborted (len 0) or the socket is dead, hand the
 // notification to the error queue, else free the notification skb; finally
-// drop the socket reference.
+// drop the socket reference. Under Profile.NotifyDeadSocket (the RFC v2) a
+// dead socket's notification is queued too, and goes when the socket is
+// destroyed (sk_destruct purges its error queue).
 func (u *Info) callback() {
 	u.Mmp.Unaccount()
 	sk := u.sk
@@ -267,7 +269,7 @@ func (u *Info) callback() {
 		}
 		copied = true
 	}
-	if u.Len == 0 || sk.Dead() {
+	if u.Len == 0 || sk.Dead() && !p.NotifyDeadSocket {
 		u.Note(kernel.Entry{Op: kernel.OpUargCompleteSilent, Args: [4]int64{int64(u.Len), kernel.Bool(sk.Dead())}})
 		sk.Ofree(u.Truesize)
 	} else {

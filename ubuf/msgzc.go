@@ -75,7 +75,7 @@ func Alloc(h *kernel.Host, sk Socket, task *Task, size uint32, holder kernel.Obj
 		Flavour:  MsgZerocopy,
 		ID:       sk.ZCKey(),
 		Len:      1,
-		Bytelen:  size,
+		Bytelen:  byteCount(h.Profile, size),
 		Zerocopy: true,
 		Flags:    kernel.SKBFL_ZEROCOPY_FRAG | kernel.SKBFL_DONT_ORPHAN,
 		Mmp:      mmp,
@@ -123,7 +123,7 @@ func Realloc(h *kernel.Host, sk Socket, task *Task, size uint32, tail *Info, hol
 		return nil, FailForeign
 	}
 	p := h.Profile
-	overLimit := uint64(tail.Bytelen)+uint64(size) > uint64(p.UargByteLimit) || tail.Len >= p.UargLenLimit
+	overLimit := uint64(tail.Bytelen)+uint64(byteCount(p, size)) > uint64(p.UargByteLimit/p.UargByteUnit) || tail.Len >= p.UargLenLimit
 	if overLimit {
 		if !sk.Stream() {
 			return nil, FailLimit
@@ -139,13 +139,23 @@ func Realloc(h *kernel.Host, sk Socket, task *Task, size uint32, tail *Info, hol
 		return nil, FailMemlock
 	}
 	tail.Len++
-	tail.Bytelen += size
+	tail.Bytelen += byteCount(p, size)
 	sk.SetZCKey(nextID(p, next))
 	if sk.Stream() {
 		tail.Get(holder)
 	}
 	tail.Note(kernel.Entry{Op: kernel.OpZerocopyRealloc, Args: [4]int64{int64(tail.ID), int64(next), int64(tail.Bytelen)}})
 	return tail, Extended
+}
+
+// byteCount is what a call of size bytes adds to a uarg's Bytelen: size
+// (bytelen), or under the RFC v2's kbytelen (Profile.UargByteUnit 1024)
+// DIV_ROUND_UP(size, 1024), which its u16 field caps at USHRT_MAX.
+func byteCount(p *kernel.Profile, size uint32) uint32 {
+	if p.UargByteUnit <= 1 {
+		return size
+	}
+	return min((size+p.UargByteUnit-1)/p.UargByteUnit, kernel.UshrtMax)
 }
 
 // newAfterTail allocates a fresh uarg when the tail cannot be extended; the
