@@ -12,7 +12,8 @@
 #   apt-get install -y linux-source-6.1 strace gcc
 # Environment: WORK, a directory for the sources and binaries (default a
 # fresh mktemp -d); TARBALL, the source tarball
-# (default /usr/src/linux-source-6.1.tar.xz).
+# (default /usr/src/linux-source-6.1.tar.xz); ONLY, names of runs to record
+# (default all), e.g. ONLY="tcp4_zc tcp4_both_zc".
 set -euo pipefail
 
 out=${1:-sim/replay/testdata}
@@ -56,13 +57,18 @@ ready() {
 	return 1
 }
 
+# want NAME: whether ONLY selects the run NAME.
+want() { [ -z "${ONLY:-}" ] || [[ " $ONLY " == *" $1 "* ]]; }
+
 # The strace options the replay documents: follow children, wall-clock
 # timestamps (their gaps guide the replay's schedule), call durations,
 # decorated descriptors. The whole program is traced.
 trace() {
 	local name=$1
 	shift
-	echo "strace -f -tt -T -yy -o selftest_$name.log $*" >"$out/selftest_$name.cmd"
+	local cmd
+	printf -v cmd ' %q' "$@"
+	echo "strace -f -tt -T -yy -o selftest_$name.log$cmd" >"$out/selftest_$name.cmd"
 	echo "--cap-ipc-lock --cap-net-admin" >"$out/selftest_$name.replay" # run as root
 	local rc=0
 	(cd "$work" && inns strace -f -tt -T -yy -o "$out/selftest_$name.log" "$@") || rc=$?
@@ -73,6 +79,7 @@ trace() {
 # msg_zerocopy NAME FAMILY PROTO ARGS...: an untraced receiver (-r) in the
 # same namespace, the traced sender for 200 ms (-t 0).
 msg_zerocopy() {
+	want "$1" || return 0
 	local name=$1 fam=$2 proto=$3
 	shift 3
 	local addr=127.0.0.1
@@ -91,6 +98,11 @@ msg_zerocopy udp4_zc -4 udp -z
 msg_zerocopy udp6_zc -6 udp -z
 msg_zerocopy udp4_cork -4 udp -z -c 4
 msg_zerocopy udp6_cork_mixed -6 udp -z -c 4 -m
+
+# Both ends in one trace: strace -f of a shell that starts the receiver
+# (-r), then the sender, so that the replay pairs the receiver's accepted
+# socket with the sender's by port and replays the receiver's reads too.
+want tcp4_both_zc && trace tcp4_both_zc sh -c "./msg_zerocopy -4 -r -t 0 -D 127.0.0.1 tcp & sleep 0.2; ./msg_zerocopy -4 -t 0 -D 127.0.0.1 -z tcp; wait" || true
 
 # sink ADDR: an untraced UDP receiver on port 8000 that drains what it gets
 # for three seconds, so that the sender sees no ICMP port unreachable.
@@ -112,6 +124,7 @@ except socket.timeout:
 # udpgso_bench_tx -z: GSO datagrams (-S 0: segments of the MSS) with
 # MSG_ZEROCOPY, 1000 calls (-M 1000) within one second (-l 1).
 for fam in 4 6; do
+	want udpgso${fam}_zc || continue
 	addr=127.0.0.1
 	[ $fam = 6 ] && addr=::1
 	sink $addr

@@ -192,7 +192,7 @@ func (s *Sock) Omalloc() (int, bool) {
 		s.WmemAlloc += size
 		return size, true
 	}
-	if s.OmemAlloc+p.OmallocEstimate > s.Net.OptmemMax {
+	if s.OmallocRefuses(0) {
 		s.Note(kernel.Entry{Op: kernel.OpOmallocRefused, Args: [4]int64{int64(s.OmemAlloc), int64(p.OmallocEstimate), int64(s.Net.OptmemMax)}})
 		return 0, false
 	}
@@ -202,6 +202,14 @@ func (s *Sock) Omalloc() (int, bool) {
 	}
 	s.OmemAlloc += size
 	return size, true
+}
+
+// OmallocRefuses reports whether sock_omalloc(sk, 0) would refuse for
+// optmem_max were sk_omem_alloc extra bytes higher than it is: the check
+// Omalloc makes, asked without allocating (a replay's question of a
+// kernel that still held charges the model has returned).
+func (s *Sock) OmallocRefuses(extra int) bool {
+	return s.OmemAlloc+extra+s.Host().Profile.OmallocEstimate > s.Net.OptmemMax
 }
 
 // Ofree models sock_ofree: return an Omalloc charge.

@@ -596,3 +596,37 @@ func TestOmemLow(t *testing.T) {
 	s.Kfree(100)
 	require.Equal(t, n, s.OmemLow)
 }
+
+// OmallocRefuses is Omalloc's admission with extra bytes charged: the
+// first uarg fits optmem_max 2000 (0 + 576), a third does not (1664 +
+// 576), and asking charges nothing.
+func TestOmallocRefuses(t *testing.T) {
+	s := skbtest.NewEnv(t, "linux-6.18").TCP()
+	s.Net.OptmemMax = 2000
+	require.False(t, s.OmallocRefuses(0))
+	require.False(t, s.OmallocRefuses(832))
+	require.True(t, s.OmallocRefuses(2*832))
+	require.Zero(t, s.OmemAlloc)
+	_, ok := s.Omalloc()
+	require.True(t, ok)
+	require.True(t, s.OmallocRefuses(832), "Omalloc refuses what OmallocRefuses says it would")
+	_, ok = s.Omalloc()
+	require.True(t, ok)
+	_, ok = s.Omalloc()
+	require.False(t, ok)
+}
+
+// CloneFrom gives a listener's child its buffer sizes and their locks, and
+// its flags.
+func TestCloneFrom(t *testing.T) {
+	env := skbtest.NewEnv(t, "linux-6.18")
+	l, child := env.TCP(), env.TCP()
+	l.Rcvbuf, l.RcvbufLocked, l.Sndbuf, l.SndbufLocked = 65536, true, 8192, true
+	l.Tsflags = kernel.SOF_TIMESTAMPING_SOFTWARE
+	child.CloneFrom(l)
+	require.Equal(t, 65536, child.Rcvbuf)
+	require.True(t, child.RcvbufLocked)
+	require.Equal(t, 8192, child.Sndbuf)
+	require.True(t, child.SndbufLocked)
+	require.Equal(t, l.Tsflags, child.Tsflags)
+}

@@ -160,6 +160,15 @@ func (s *Sock) Getsockopt(opt kernel.SockOpt) (int, kernel.Errno) {
 	return 0, kernel.ENOPROTOOPT
 }
 
+// CloneFrom models what sk_clone_lock copies of the listener parent into
+// the child a SYN creates: its flags (InheritFlags) and its buffer sizes,
+// sk_rcvbuf and sk_sndbuf with their SO_RCVBUF/SO_SNDBUF locks.
+func (s *Sock) CloneFrom(parent *Sock) {
+	s.InheritFlags(parent)
+	s.Rcvbuf, s.RcvbufLocked = parent.Rcvbuf, parent.RcvbufLocked
+	s.Sndbuf, s.SndbufLocked = parent.Sndbuf, parent.SndbufLocked
+}
+
 // InheritFlags models the flag copy of sk_clone_lock: an accepted socket
 // starts with its listener's SOCK_ZEROCOPY and timestamping settings.
 func (s *Sock) InheritFlags(parent *Sock) {

@@ -45,6 +45,22 @@ type MMPin struct {
 // whatever the buffer's alignment.
 func PinnedPages(size uint64) uint64 { return size>>kernel.PageShift + 2 }
 
+// Refuses reports whether mm_account_pinned_pages of size bytes would
+// fail for task were extra more pages locked than are: the check Account
+// makes, asked without charging anything.
+func Refuses(p *kernel.Profile, task *Task, size, extra uint64) bool {
+	t := *task
+	if t.User != nil {
+		u := *t.User
+		u.LockedVM += extra
+		t.User = &u
+	}
+	t.PinnedVM += extra
+	var m MMPin
+	_, ok := m.account(p, &t, size)
+	return !ok
+}
+
 // Account models mm_account_pinned_pages: it charges PinnedPages(size) to
 // the user (the one already recorded in m, else the task's) against the
 // task's RLIMIT_MEMLOCK, and reports false (the caller's ENOBUFS) if that

@@ -147,3 +147,17 @@ func TestAccountPerProcessBug(t *testing.T) {
 	require.Zero(t, a.PinnedVM)
 	require.Equal(t, uint64(11), b.PinnedVM)
 }
+
+// Refuses asks Account's question with extra pages locked, and charges
+// nothing: 16 pages fit a 64 KiB limit for a 61439-byte send, not with
+// one more page locked, and never under CAP_IPC_LOCK.
+func TestRefuses(t *testing.T) {
+	p := profile(t, "linux-6.18")
+	u := &ubuf.User{UID: 65534}
+	task := &ubuf.Task{User: u, Memlock: 64 << 10}
+	require.False(t, ubuf.Refuses(p, task, 61439, 0))
+	require.True(t, ubuf.Refuses(p, task, 61439, 1))
+	require.Zero(t, u.LockedVM, "nothing charged")
+	task.CapIPCLock = true
+	require.False(t, ubuf.Refuses(p, task, 61439, 100))
+}

@@ -28,7 +28,12 @@
 // connects to the port of a traced listener (learnt from bind, getsockname
 // or, when the log never shows it, any traced listener) is paired with the
 // next accept on it: the accepted fd is the client's implicit peer
-// (sim.World.AcceptFrom), so reads there return what the client sent. A
+// (sim.World.AcceptFrom), so reads there return what the client sent. That
+// peer is set up as the listener's child before the handshake
+// (sock.Sock.CloneFrom, sk_clone_lock): the listener's buffer sizes give
+// the window its SYN-ACK offers. The replay keeps where the client's
+// sends ended (stream), so a read that ends there is explained even where
+// the model's segments run across it. A
 // client of an untraced server gets a peer that reads everything. A
 // datagram socket bound to the address a traced sender sends to reads the
 // datagrams that land on the sender's implicit peer.
@@ -66,9 +71,14 @@
 // (errRead) through the replay's view of each error queue (errView),
 // which holds back ids the kernel had not completed yet; a read of data
 // (guideRead) takes only the segments that had arrived, or none; and the
-// model's pending work may run ahead of its clock (runAhead). A read
-// agrees under an assumption the report states whenever some schedule
-// explains it; it diverges only when none does.
+// model's pending work may run ahead of its clock (runAhead). A zerocopy
+// send is guided by what the reads have not reported yet (heldUargs): an
+// ENOBUFS the model would not give is explained when the uargs of unread
+// ids, not yet completed in the kernel, still held the optmem or pages
+// the model gave back; a send the model would refuse is explained when
+// its pending work, run ahead, completes sends in time. A call agrees
+// under an assumption the report states whenever some schedule explains
+// it; it diverges only when none does.
 //
 // # Time
 //

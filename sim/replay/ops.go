@@ -10,6 +10,7 @@ import (
 	"github.com/zcsim/zcsim/kernel"
 	"github.com/zcsim/zcsim/notify"
 	"github.com/zcsim/zcsim/sim"
+	"github.com/zcsim/zcsim/sim/engine"
 	"github.com/zcsim/zcsim/sim/strace"
 	"github.com/zcsim/zcsim/sock"
 )
@@ -376,31 +377,45 @@ func (r *replayer) connect(o *strace.Connect) {
 	}
 	r.between(&o.Header)
 	text := fmt.Sprintf("connect(%d, %v)", o.Fd, o.Addr.Addr)
+	l := r.tracedListener(e.remote)
+	if l != nil && e.s.IsTCP() && e.s.Peer != nil && e.s.Sk.State == sock.CLOSE {
+		// The far end is the child the traced listener's SYN creates
+		// (tcp_create_openreq_child): a copy of the listener
+		// (sk_clone_lock), whose receive buffer sizes the window the
+		// SYN-ACK offers.
+		e.s.Peer.Sk.CloneFrom(l.s.Sk)
+	}
 	res := r.w.Connect(r.call(&o.Header, text), e.s)
 	r.compare(&o.Header, o.Fd, e.s.Name, text, o.Result.String(), res.String(), "")
 	if res.Errno != 0 || !e.s.IsTCP() {
 		return
 	}
-	if r.tracedListener(e.remote) {
+	if l != nil {
+		e.out = &stream{}
 		r.pending = append(r.pending, e)
 	} else if e.s.Peer != nil {
 		e.s.Peer.SetAutoRead(true) // an untraced server reads what it gets
 	}
 }
 
-// tracedListener reports whether a traced listening socket may own addr:
-// one bound to its port, or one whose port the log never showed. It drops
-// the listeners that no longer listen or whose fd was closed.
-func (r *replayer) tracedListener(addr netip.AddrPort) bool {
+// tracedListener returns the traced listening socket that may own addr:
+// the first bound to its port, or else to a port the log never showed;
+// nil when none. It drops the listeners that no longer listen or whose fd
+// was closed.
+func (r *replayer) tracedListener(addr netip.AddrPort) *fdEntry {
 	r.listeners = slices.DeleteFunc(r.listeners, func(l *fdEntry) bool {
 		return !l.open() || l.s.Sk.State != sock.LISTEN
 	})
+	var unknown *fdEntry
 	for _, l := range r.listeners {
-		if l.local.Port() == 0 || l.local.Port() == addr.Port() {
-			return true
+		switch {
+		case l.local.Port() == addr.Port():
+			return l
+		case l.local.Port() == 0 && unknown == nil:
+			unknown = l
 		}
 	}
-	return false
+	return unknown
 }
 
 func (r *replayer) listen(o *strace.Listen) {
@@ -452,6 +467,9 @@ func (r *replayer) accept(o *strace.Accept) {
 	e := &fdEntry{fd: fd, family: l.family, local: l.local, remote: o.Peer.Addr}
 	if res.Errno == 0 {
 		e.s = child
+		if client != nil {
+			e.in = client.out
+		}
 	}
 	r.put(fd, e, o.CloExec)
 }
@@ -564,8 +582,35 @@ func (r *replayer) send(o *strace.Send) {
 		r.assume(&o.Header, e, text, obs, res.String(), "", fmt.Sprintf("the input file held %d bytes past its offset, fewer than the count: the model sent those", n))
 		return
 	}
+	size := uint64(im.total())
+	var ahead engine.Duration
+	noSchedule := ""
+	if flags&kernel.MSG_ZEROCOPY != 0 && e.s.Sk.Zerocopy() {
+		if n, ok := o.Result.Ret(); ok && n >= 0 && refuses(e, size) {
+			// A schedule in which completions ran earlier than the
+			// model's gave their optmem and pages back in time.
+			ahead, _ = r.runAhead(func() bool { return !refuses(e, size) })
+		} else if o.Result.Errno == "ENOBUFS" {
+			var done bool
+			if done, noSchedule = r.heldBack(o, e, text, size); done {
+				return
+			}
+		}
+	}
 	res := send(r.call(&o.Header, text), e.s, im.lens, flags)
-	r.compare(&o.Header, o.Fd, e.s.Name, text, obs, res.String(), why(res))
+	e.held.sent(e, res.Send, size)
+	if n, ok := o.Result.Ret(); ok {
+		e.out.wrote(n)
+	}
+	pred := res.String()
+	switch {
+	case pred == obs && ahead > 0:
+		r.assume(&o.Header, e, text, obs, pred, "", fmt.Sprintf("the network ran %v ahead of the model's clock: completions the model schedules later had already run and given back their optmem and locked pages", ahead))
+	case pred != obs && noSchedule != "":
+		r.compare(&o.Header, o.Fd, e.s.Name, text, obs, pred, noSchedule+"; the model: "+why(res))
+	default:
+		r.compare(&o.Header, o.Fd, e.s.Name, text, obs, pred, why(res))
+	}
 }
 
 // runnable decides whether the model can run a call whose buffers the
@@ -608,6 +653,8 @@ func (r *replayer) abbreviatedSend(o *strace.Send, e *fdEntry, text string, send
 	default:
 		r.between(&o.Header)
 		res := send([]int{int(n)})
+		e.held.sent(e, res.Send, uint64(n))
+		e.out.wrote(n)
 		r.add(&o.Header, o.Fd, e.s.Name, text, obs, res.String(),
 			fmt.Sprintf("%s; the model replayed it as one %d-byte buffer (the observed result) to keep its state close to the kernel's", o.Abbrev, n), Undetermined)
 	}
@@ -710,6 +757,9 @@ func (r *replayer) recvData(o *strace.Recv, e *fdEntry, text string, flags kerne
 			return
 		}
 		r.between(&o.Header)
+		if flags&kernel.MSG_PEEK == 0 {
+			e.in.took(n)
+		}
 		res := r.w.Recv(r.call(&o.Header, text), target, int(min(uint64(n), maxRWCount)), flags)
 		r.add(&o.Header, o.Fd, target.Name, text, obs, res.String(),
 			fmt.Sprintf("%s; the model read %d bytes (the observed result) to keep its state close to the kernel's", o.Abbrev, n), Undetermined)
@@ -725,6 +775,9 @@ func (r *replayer) recvData(o *strace.Recv, e *fdEntry, text string, flags kerne
 		return
 	}
 	r.between(&o.Header)
+	if n, ok := o.Result.Ret(); ok && flags&kernel.MSG_PEEK == 0 {
+		defer e.in.took(n)
+	}
 	if r.guideRead(o, e, target, text, flags, im.total()) {
 		return
 	}

@@ -89,6 +89,11 @@ type fdEntry struct {
 	feed *sim.Socket
 	// errq is the replay's view of the socket's error queue.
 	errq errView
+	// held lists the uargs whose ids the program has not read yet.
+	held heldUargs
+	// out is the stream a traced TCP client sends to a traced listener's
+	// child; in, on that child, the same stream read.
+	out, in *stream
 	// refs counts the descriptors, in every process, that refer to this
 	// open file (dup, fork); the model socket closes with the last.
 	refs int
