@@ -109,7 +109,10 @@
 // abbreviated ({...}, a cut iovec array: a successful send is then run as
 // one buffer of the observed length, to keep the model's state), a length
 // whose answer depends on the buffer's address, a call over
-// [Options.MaxCallBytes]. [Report.OK] holds when nothing diverges and at
+// [Options.MaxCallBytes], a port the log does not show (an accept paired
+// with a client whose connect cannot be tied to the listener's port; a
+// datagram read, with nothing the model delivered, on a socket of unknown
+// port). [Report.OK] holds when nothing diverges and at
 // least one call agrees, plainly or under an assumption: a replay that
 // checked nothing is no success.
 //

@@ -460,7 +460,11 @@ func (r *replayer) accept(o *strace.Accept) {
 	if child != nil {
 		name = child.Name
 	}
-	r.compare(&o.Header, o.Fd, name, text, obs, pred, "")
+	if why := unknownPort(l, client); why != "" && obs == pred {
+		r.add(&o.Header, o.Fd, name, text, obs, pred, why, Undetermined)
+	} else {
+		r.compare(&o.Header, o.Fd, name, text, obs, pred, "")
+	}
 	if fd < 0 {
 		return
 	}
@@ -472,6 +476,24 @@ func (r *replayer) accept(o *strace.Accept) {
 		}
 	}
 	r.put(fd, e, o.CloExec)
+}
+
+// unknownPort says why pairing listener l with client rests on a port the
+// log does not show: the listener's (no bind, or a bind to port 0, and no
+// getsockname or -yy decoration: inet_csk_get_port chose it) or the one
+// the client connected to; "" when both are known, or there is no client.
+func unknownPort(l, client *fdEntry) string {
+	switch {
+	case client == nil:
+		return ""
+	case l.local.Port() == 0:
+		return fmt.Sprintf("the log does not show the port fd %d listens on (the kernel chose it: no bind to a port, no getsockname, no -yy decoration), so whether fd %d's connect to %v reached it is unknown; the model assumed it did",
+			l.fd, client.fd, client.remote)
+	case client.remote.Port() == 0:
+		return fmt.Sprintf("the log does not show the port fd %d connected to, so whether it reached fd %d's port %d is unknown; the model assumed it did",
+			client.fd, l.fd, l.local.Port())
+	}
+	return ""
 }
 
 // takePending picks the traced client a listener accepts: the oldest one
@@ -775,6 +797,10 @@ func (r *replayer) recvData(o *strace.Recv, e *fdEntry, text string, flags kerne
 		return
 	}
 	r.between(&o.Header)
+	if why := r.unknownDgramPort(o, e, target); why != "" {
+		r.add(&o.Header, o.Fd, target.Name, text, obs, notReplayed, why, Undetermined)
+		return
+	}
 	if n, ok := o.Result.Ret(); ok && flags&kernel.MSG_PEEK == 0 {
 		defer e.in.took(n)
 	}
@@ -783,6 +809,18 @@ func (r *replayer) recvData(o *strace.Recv, e *fdEntry, text string, flags kerne
 	}
 	res := r.w.Recv(r.call(&o.Header, text), target, im.total(), flags)
 	r.compare(&o.Header, o.Fd, target.Name, text, obs, res.String(), why(res))
+}
+
+// unknownDgramPort says why a datagram read that the log shows returning
+// data, where the model has none queued, rests on a port the log does
+// not show: the socket's own, so no traced sender's datagrams could be
+// tied to it (feed); "" otherwise.
+func (r *replayer) unknownDgramPort(o *strace.Recv, e *fdEntry, target *sim.Socket) string {
+	n, ok := o.Result.Ret()
+	if target.IsTCP() || e.feed != nil || e.local.Port() != 0 || !ok || n < 0 || len(target.QueuedSegments()) > 0 {
+		return ""
+	}
+	return fmt.Sprintf("the log does not show fd %d's port (the kernel chose it: no bind to a port, no getsockname, no -yy decoration), so whether a traced sender's datagrams reached it is unknown; not replayed", e.fd)
 }
 
 // recordOf turns a logged sock_extended_err into the model's record type.
