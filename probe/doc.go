@@ -36,11 +36,14 @@
 // # Plan: what the kernel runs, what it skips
 //
 // The kernel runs socket (through a loopback device, with no option but
-// via= and peer_read=manual), setsockopt, getsockopt, connect, send,
+// via= and peer_read=manual), setsockopt, getsockopt, connect, listen,
+// accept (the child's peer is a client that connect S.peer, or else the
+// accept itself, connected to the listener), send,
 // sendto, sendmsg, sendmmsg (as the model does it: one sendmsg per
 // message), recvmsg (MSG_ERRQUEUE reads one record), recv (on a socket or
 // its peer), shutdown, close, setrlimit and capdrop of the task main,
-// settle, wait, and sysctl net.core.optmem_max and net.ipv4.ping_group_range
+// settle, wait, and sysctl net.core.optmem_max, net.ipv4.tcp_fastopen and
+// net.ipv4.ping_group_range
 // (a range with no group, or from 0 to at least 65534, so that every run's
 // task is in it or none is) before the first socket, and a packet
 // socket's TX ring: setsockopt PACKET_TX_RING with its tpacket_req, mmap,
@@ -55,7 +58,7 @@
 //     another), bug (the model runs without it: the live kernel has it
 //     fixed), expect (model internals), user and task definitions, a
 //     loopback device is nothing to skip at all;
-//   - one socket spoilt: hold, release, drop, zckey, txskew, listen and bind on S,
+//   - one socket spoilt: hold, release, drop, zckey, txskew and bind on S,
 //     a socket with task=, peer_ack= or peer_rcvbuf=, or through a device
 //     the host does not have (nic, tun), and every socket through a device
 //     with a tap or driven by complete, txerror or vhost_send: nothing on

@@ -34,6 +34,9 @@ type hsock struct {
 	typ      int
 	listener int           // TCP: the listening socket the peer comes from
 	peerAddr unix.Sockaddr // where the peer listens or is bound
+	// listening says the socket itself listens (listen S): its peer is
+	// then a client that connects to it (connect S.peer, or at accept).
+	listening bool
 	// req and ring are a packet socket's TX ring and its mapping.
 	req  unix.TpacketReq
 	ring *hring
@@ -161,7 +164,14 @@ func (h *host) exec(st scenario.Stmt) (res string, isCall bool) {
 		o, _ := kernel.SockOptNames.ByName(s.Opt.Name)
 		return getsockopt(h.fd(s.Sock), o, s.Options), true
 	case *scenario.Connect:
+		if hs := h.socks[s.Sock.Name]; s.Sock.Peer && hs != nil && hs.listening {
+			return errRes(h.connectToListener(hs)), true
+		}
 		return errRes(h.connect(s.Sock)), true
+	case *scenario.Listen:
+		return errRes(h.listen(s.Sock)), true
+	case *scenario.Accept:
+		return h.accept(s), true
 	case *scenario.Shutdown:
 		how := map[string]int{"SHUT_RD": unix.SHUT_RD, "SHUT_WR": unix.SHUT_WR, "SHUT_RDWR": unix.SHUT_RDWR}[s.How.Name]
 		return errRes(unix.Shutdown(h.fd(s.Sock), how)), true
@@ -330,6 +340,76 @@ func (h *host) connect(s scenario.Sock) error {
 		hs.peer = h.track(p)
 	}
 	return err
+}
+
+// listen makes the socket listen; an unbound one is bound to an
+// ephemeral port of the wildcard address (inet_autobind), which loopback
+// clients reach.
+func (h *host) listen(s scenario.Sock) error {
+	fd := h.fd(s)
+	if err := unix.Listen(fd, 8); err != nil {
+		return err
+	}
+	if hs := h.socks[s.Name]; hs != nil && !s.Peer {
+		hs.listening = true
+	}
+	return nil
+}
+
+// connectToListener is connect S.peer on a listener S: a client socket,
+// S's peer until accept takes its connection, connects to S. A client
+// already connected is connected again, as the model's peer is (EISCONN).
+func (h *host) connectToListener(hs *hsock) error {
+	sa, err := unix.Getsockname(hs.fd)
+	if err != nil {
+		return err
+	}
+	var port int
+	switch a := sa.(type) {
+	case *unix.SockaddrInet4:
+		port = a.Port
+	case *unix.SockaddrInet6:
+		port = a.Port
+	}
+	dst := loAddr(hs.family)
+	switch a := dst.(type) {
+	case *unix.SockaddrInet4:
+		a.Port = port
+	case *unix.SockaddrInet6:
+		a.Port = port
+	}
+	if hs.peer < 0 {
+		c, err := unix.Socket(hs.family, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
+		if err != nil {
+			return err
+		}
+		hs.peer = h.track(c)
+	}
+	return unix.Connect(hs.peer, dst)
+}
+
+// accept takes the listener's connection as the socket s.New, whose peer
+// is the client: the one connect S.peer made, else one that connects now,
+// as the model assumes.
+func (h *host) accept(s *scenario.Accept) string {
+	hs := h.socks[s.Sock.Name]
+	if hs == nil || s.Sock.Peer || !hs.listening {
+		_, _, err := unix.Accept4(h.fd(s.Sock), unix.SOCK_CLOEXEC|unix.SOCK_NONBLOCK)
+		return errRes(err)
+	}
+	if hs.peer < 0 {
+		if err := h.connectToListener(hs); err != nil {
+			return errRes(fmt.Errorf("connecting the peer: %w", err))
+		}
+	}
+	c, err := h.acceptPeer(hs.fd)
+	if err != nil {
+		return errRes(err)
+	}
+	h.track(c)
+	h.socks[s.New.Name] = &hsock{fd: c, peer: hs.peer, listener: -1, family: hs.family, typ: unix.SOCK_STREAM}
+	hs.peer = -1
+	return h.progFD(s.New.Name)
 }
 
 // acceptPeer accepts the peer's connection on the listener, waiting at

@@ -338,12 +338,17 @@ func (w *World) releaseFD(s *Socket) {
 // A non-blocking TCP socket's connect returns EINPROGRESS (measured on
 // Linux 6.18) although, over loopback, the handshake completed before the
 // call returned: a send may follow at once, and a second connect returns
-// 0 (tcp.Conn.FinishConnect).
+// 0 (tcp.Conn.FinishConnect). The implicit peer of a listener connects
+// to it: the child is made at the handshake and waits for accept
+// (handshakeArrives).
 func (w *World) Connect(c Call, s *Socket) Result {
 	return w.syscall(c, "connect", s, func() Result {
 		switch {
 		case s.scripted():
 			return w.connectScripted(s)
+		case s.tcp != nil && s.Peer != nil && s.Peer.listening() && s.Sk.State == sock.CLOSE:
+			w.handshakeArrives(s.Peer)
+			return ok(0)
 		case s.tcp != nil && s.Peer != nil:
 			if s.tcp.FinishConnect() {
 				return ok(0)
@@ -370,14 +375,11 @@ func (w *World) Listen(c Call, s *Socket) Result {
 	})
 }
 
-// Accept models accept(2) on a listening socket: the implicit peer
-// connects, and the child socket named name is returned, inheriting the
-// listener's SO_ZEROCOPY and timestamping flags; its peer is "name.peer".
-// The kernel copies the flags when the handshake completes
-// (sk_clone_lock from tcp_check_req), not at accept: measured on Linux
-// 6.18, SO_ZEROCOPY set on the listener after the connection arrived but
-// before accept does not reach the child. The model's handshake happens
-// at accept, so that interleaving cannot be written yet.
+// Accept models accept(2) on a listening socket: the oldest connection
+// of the accept queue (the implicit peer's, made by `connect L.peer`, or
+// else made now) is returned as the child socket named name, its peer
+// renamed "name.peer". The child has the listener's SO_ZEROCOPY and
+// timestamping flags as they were at the handshake (handshakeArrives).
 func (w *World) Accept(c Call, s *Socket, name string) (*Socket, Result) {
 	var child *Socket
 	r := w.syscall(c, "accept", s, func() Result {
@@ -389,14 +391,7 @@ func (w *World) Accept(c Call, s *Socket, name string) (*Socket, Result) {
 			child, r = w.acceptScripted(s, name)
 			return r
 		}
-		child = w.newSocket(name, s.Task, s.Sk.Family, s.Sk.Type, s.Sk.Protocol, s.Dev)
-		client := w.newSocket(name+".peer", s.Task, s.Sk.Family, s.Sk.Type, s.Sk.Protocol, s.Dev)
-		client.autoRead = s.Peer.autoRead
-		client.tcp.SetAckPolicy(s.Peer.tcp.AckPolicy())
-		child.Peer, client.Peer = client, child
-		child.Sk.InheritFlags(s.Sk)
-		client.tcp.Connect(child.tcp.SynWindow())
-		child.tcp.Connect(client.tcp.SynWindow())
+		child = w.acceptImplicit(s, name)
 		return ok(w.allocFD(child))
 	})
 	return child, r

@@ -26,14 +26,17 @@ as uid 65534 without capabilities. sysctl net.core.optmem_max is set in the
 private namespace only.
 
 The kernel runs what real sockets can do on loopback: socket (via= a
-loopback device), setsockopt, getsockopt, connect, send, sendto, sendmsg,
+loopback device), setsockopt, getsockopt, connect, listen, accept, send,
+sendto, sendmsg,
 sendmmsg, recvmsg, recv, poll, shutdown, close, setrlimit/capdrop of task main,
-settle, wait, and sysctl net.core.optmem_max before the first socket. Every
+settle, wait, and sysctl net.core.optmem_max or net.ipv4.tcp_fastopen before
+the first socket. Every
 other statement is skipped, on a "skip" line saying why, and so is what it
 makes incomparable: everything later on a socket whose path was held,
 dropped or renumbered, or that goes through a device the host does not have
 (a nic, a tun, a tapped device). A statement that reaches every socket
-(fault, accept, capset, repeat, another sysctl) stops the comparison: a "stop" line,
+(fault, capset, repeat, another sysctl, an accept on a socket not compared)
+stops the comparison: a "stop" line,
 and nothing after it is compared. A file written for another profile is
 compared, but the kernel is not held to its expectations.
 

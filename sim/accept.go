@@ -1,0 +1,69 @@
+package sim
+
+import (
+	"fmt"
+
+	"github.com/zcsim/zcsim/kernel"
+	"github.com/zcsim/zcsim/sock"
+)
+
+// listening reports whether s is a listening TCP socket whose far side is
+// its implicit peer (not one the scenario plays).
+func (s *Socket) listening() bool {
+	return s.tcp != nil && s.Sk.State == sock.LISTEN && !s.scripted()
+}
+
+// handshakeArrives models the listener l's implicit peer connecting to it: the
+// handshake completes, and tcp_check_req's inet_csk_clone_lock creates
+// the child there and then, its sk_flags (SOCK_ZEROCOPY, the
+// timestamping flags) copied from the listener by sk_clone_lock. The
+// child waits in the accept queue under a provisional name until accept
+// names it; the peer stays l.peer until then. Measured on Linux 6.18:
+// SO_ZEROCOPY set on the listener after the connection arrived but before
+// accept does not reach the child.
+func (w *World) handshakeArrives(l *Socket) {
+	ls := l.listener()
+	ls.accepted++
+	client := l.Peer
+	child := w.newSocket(fmt.Sprintf("%s/%d", l.Name, ls.accepted), l.Task, l.Sk.Family, l.Sk.Type&^kernel.SOCK_NONBLOCK, l.Sk.Protocol, l.Dev)
+	child.Peer, client.Peer = client, child
+	child.Sk.InheritFlags(l.Sk)
+	client.tcp.Connect(child.tcp.SynWindow())
+	child.tcp.Connect(client.tcp.SynWindow())
+	ls.queue = append(ls.queue, child)
+}
+
+// acceptImplicit is accept(2) on a listener whose far side is its
+// implicit peer: the oldest queued child, or, when none is queued, the
+// connection the peer makes now (the model's assumption for a program
+// that does not say when it connected). The child is renamed name and
+// its peer name.peer; the listener gets a fresh implicit peer, with the
+// old one's options, for its next connection.
+func (w *World) acceptImplicit(l *Socket, name string) *Socket {
+	ls := l.listener()
+	if len(ls.queue) == 0 {
+		w.handshakeArrives(l)
+	}
+	child := ls.queue[0]
+	ls.queue = ls.queue[1:]
+	w.rename(child, name)
+	w.rename(child.Peer, name+".peer")
+	old := child.Peer
+	fresh := w.newSocket(l.Name+".peer", l.Task, l.Sk.Family, l.Sk.Type&^kernel.SOCK_NONBLOCK, l.Sk.Protocol, l.Dev)
+	fresh.autoRead = old.autoRead
+	fresh.tcp.SetAckPolicy(old.tcp.AckPolicy())
+	if old.Sk.RcvbufLocked {
+		fresh.Sk.Rcvbuf, fresh.Sk.RcvbufLocked = old.Sk.Rcvbuf, true
+	}
+	fresh.Peer, l.Peer = l, fresh
+	return child
+}
+
+// rename gives s a new scenario name.
+func (w *World) rename(s *Socket, name string) {
+	if w.byName[s.Name] == s {
+		delete(w.byName, s.Name)
+	}
+	s.Name = name
+	w.byName[name] = s
+}
