@@ -151,7 +151,7 @@ func (w *World) NewSocket(c Call, name string, t *Task, family kernel.Family, ty
 			return ok(fd)
 		}
 		p := w.newSocket(name+".peer", t, family, typ, proto, dev)
-		p.autoRead = po.AutoRead
+		p.implicit, p.autoRead = true, po.AutoRead
 		if p.tcp != nil {
 			p.tcp.SetAckPolicy(po.Ack)
 		}

@@ -283,6 +283,9 @@ func (w *World) tapCopy(dev *Device, tap Tap, b *skb.Buff) {
 // after the link delay unless the path holds or drops it.
 func (w *World) wire(s *Socket, f frame) {
 	dev := s.Dev
+	if !s.Far() {
+		w.work.TxFrames++
+	}
 	switch dev.Kind {
 	case Loopback:
 		f.skb.Orphan() // loopback_xmit

@@ -25,6 +25,8 @@ type Socket struct {
 	Peer *Socket
 	// closed is set by close(2): every later call on it is EBADF.
 	closed bool
+	// implicit marks the implicit peer NewSocket made (Far).
+	implicit bool
 
 	tcp  *tcp.Conn
 	dgrm *dgram
@@ -152,6 +154,12 @@ func (w *World) bySockOrNil(sk *sock.Sock) *Socket { return w.bySk[sk] }
 func (w *World) deliver(r *Socket, f frame) Event {
 	e := Event{Socket: r.Name}
 	f.skb = w.received(f)
+	if !r.Far() {
+		w.work.RxFrames++
+		if r.autoRead {
+			w.work.RxReadBytes += int64(f.len)
+		}
+	}
 	if r.tcp != nil && r.tcp.TimeWait() && f.fin && f.len == 0 {
 		// The orphan went from FIN_WAIT2 to a time-wait socket
 		// (tcp_time_wait), which acknowledges the peer's FIN
@@ -291,6 +299,9 @@ func (w *World) Pending(h engine.Handle) bool { return w.Loop.Pending(h) }
 // ackTo sends s an ACK of ack with window win after the link delay,
 // unless the scenario holds or drops the ACKs s receives.
 func (w *World) ackTo(s *Socket, ack uint32, win int) {
+	if s.Peer != nil && !s.Peer.Far() {
+		w.work.Acks++
+	}
 	a := arrival{kind: arriveAck, to: s, ack: ack, win: win}
 	switch {
 	case s.dropAck > 0:
@@ -308,6 +319,9 @@ func (w *World) ackArrives(s *Socket, ack uint32, win int) Event {
 		return Event{Socket: s.Name, Text: fmt.Sprintf("%s: ACK %d after the connection is gone", s.Name, ack)}
 	}
 	s.tcp.Ack(ack, win)
+	if !s.Far() {
+		w.work.Acks++
+	}
 	return Event{Socket: s.Name, said: line{kind: lineAck, name: s.Name, lo: ack, num: win}}
 }
 

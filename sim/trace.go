@@ -143,6 +143,11 @@ type Event struct {
 	// Touched lists what the step did to each object, in order.
 	Touched []Touch `json:"touched,omitempty"`
 
+	// far says the step ran on the machine at the far end of a NIC or
+	// tun path (FarHost).
+	far bool
+	// work is the packet work of this host during the step (Work).
+	work Work
 	// call is the system call's result until Render turns it into Text,
 	// Ret, Errno, UargID, Why and Notification; pending says it has not.
 	call    callResult
@@ -163,6 +168,15 @@ func (e *Event) sentence() (line, bool) {
 	}
 	return e.said, e.said.kind != lineText || e.said.text != ""
 }
+
+// FarHost reports whether the step ran on another machine: its socket is
+// the implicit peer across a NIC or tun (Socket.Far), so what it did is
+// not this host's work. It is not part of the JSON trace.
+func (e *Event) FarHost() bool { return e.far }
+
+// Work is the packet work this host did during the step (World.Work). It
+// is not part of the JSON trace.
+func (e *Event) Work() Work { return e.work }
 
 // callResult is what a system call's event says of its result, kept as
 // typed fields while the step runs and rendered only on output.

@@ -76,6 +76,9 @@ type World struct {
 	// tfoCookies are the Fast Open cookies the namespace cached, by
 	// destination (nil until the first).
 	tfoCookies map[tfoDest]bool
+	// work counts the packets this host handled (Work); workBefore is
+	// what it was when the step began.
+	work, workBefore Work
 }
 
 // Task is a process: a named ubuf.Task.
@@ -201,6 +204,7 @@ func (w *World) Failed() bool { return w.failed }
 func (w *World) begin() uint64 {
 	w.Host.Step++
 	w.cpu = 0
+	w.workBefore = w.work
 	w.touched, w.narration = w.touched[:0], w.narration[:0]
 	return w.Host.Step
 }
@@ -209,6 +213,10 @@ func (w *World) begin() uint64 {
 // invariant checkers and record every violation they report.
 func (w *World) end(e Event) {
 	e.Step, e.Time = w.Host.Step, int64(w.Now())
+	if s := w.byName[e.Socket]; s != nil {
+		e.far = s.Far()
+	}
+	e.work = w.work.since(w.workBefore)
 	e.Touched, e.narration = w.touched, w.narration
 	w.event = e
 	w.trace.add(Record{Event: &w.event})
