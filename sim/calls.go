@@ -684,15 +684,11 @@ func (w *World) sendTCP(c Call, s *Socket, iov []mm.Iovec, flags kernel.MsgFlags
 	blocked := false
 	if !call.Done() {
 		w.end(Event{Source: c.Source, Op: "send", Socket: s.Name, Text: c.Text + " blocks in sk_stream_wait_memory"})
-		for !call.Done() && w.Loop.Step() {
-			s.lockSock()
-			call.Resume()
-			w.releaseSock(s)
-		}
-		if blocked = !call.Done(); blocked {
+		blocked = !w.sleepTCP(c, s, call)
+		if blocked {
+			w.beginOn(s)
 			call.Interrupt(kernel.EAGAIN)
 		}
-		w.beginOn(s)
 	}
 	w.releaseSock(s)
 	r := call.Result()
@@ -702,6 +698,31 @@ func (w *World) sendTCP(c Call, s *Socket, iov []mm.Iovec, flags kernel.MsgFlags
 	w.finishZc(s, &res)
 	w.record(c, "send", s, res)
 	return res
+}
+
+// sleepTCP lets the network run while call sleeps in
+// sk_stream_wait_memory, the woken call going on after each event in the
+// sender's own context. What a wake-up does — the segments it queues and
+// sends, the frags it fills — is a step of its own, "goes on", unless it
+// does nothing; the wake-up that finishes the call is the step its result
+// ends, begun when sleepTCP returns true. It returns false when the
+// network went idle first: the call could never wake.
+func (w *World) sleepTCP(c Call, s *Socket, call *tcp.SendCall) bool {
+	for w.Loop.Step() {
+		w.beginOn(s)
+		s.lockSock()
+		call.Resume()
+		w.releaseSock(s)
+		switch {
+		case call.Done():
+			return true
+		case len(w.touched) == 0 && len(w.narration) == 0 && w.work == w.workBefore:
+			w.Host.Step-- // woke to no space: nothing to record
+		default:
+			w.end(Event{Source: c.Source, Op: "send", Socket: s.Name, Text: c.Text + " goes on, then blocks again in sk_stream_wait_memory"})
+		}
+	}
+	return false
 }
 
 // sendDgram runs a datagram socket's send as one call whose waits for

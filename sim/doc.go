@@ -43,6 +43,17 @@
 // the socket) and sleeps only if that freed nothing. A loopback device
 // given a link delay, a NIC and a tun deliver as events of their own.
 //
+// A TCP send that sleeps in sk_stream_wait_memory goes on after each
+// event that wakes it, in the sender's context: what it then queues and
+// sends is a step of its own ("goes on, then blocks again"), or the step
+// that returns its result.
+//
+// Each step also counts the packets this host handled (Event.Work:
+// frames sent and received, ACKs built and processed), which no object
+// history records, for the cost model (package cost); an implicit peer
+// across a NIC or tun stands for another machine (Socket.Far), whose
+// steps say so (Event.FarHost).
+//
 // A TCP or UDP socket "s" gets an implicit peer "s.peer" on the far side of
 // its device. On loopback the peer is on this host and receives the
 // sender's own skbs (after their frags were copied); across a NIC or tun it
