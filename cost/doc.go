@@ -58,31 +58,39 @@
 //
 // Constants gives each term a cost in nanoseconds per unit. Calibrated
 // (calibration.json, embedded) holds the constants measured on a named
-// machine and kernel; Calibrate fits them from samples of the live kernel
-// (Sample), by least squares (Fit) on sends over loopback in a private
-// network namespace:
+// machine and kernel; Calibrate fits them by least squares (Fit) from
+// samples of the live kernel (Sample), UDP sends in a private network
+// namespace on two paths: lo delivering to a local receiver, and lo with
+// a pfifo qdisc of limit 0, which drops each frame as dev_queue_xmit
+// enqueues it — the sender's side of a NIC, where zerocopy frags are never
+// copied:
 //
 //   - syscall: an empty recvmsg(MSG_ERRQUEUE) (EAGAIN);
-//   - copy_byte, packet, send_call: copied UDP sends of sizes from 64 B
-//     to 60 KB with lo's MTU at 65536 and at 1500, regressed on bytes
-//     and on packets (each fragment is sent and received on this host:
-//     two packets);
-//   - pin_page, rx_copy_byte, uarg: MSG_ZEROCOPY UDP sends, contiguous and
-//     from iovecs of 256 B each on a page of its own, regressed on pages
-//     and bytes; uarg is the zerocopy intercept less the copied one;
-//   - errqueue_read: draining the error queue, less its empty read;
-//   - read_byte: the receiver's recv of each datagram, regressed on bytes.
+//   - copy_byte, packet, send_call: copied sends of 64 B to 60 KB over
+//     loopback with lo's MTU at 65536 and at 1500, regressed on bytes
+//     and packets (each fragment is sent and received here: two);
+//   - uarg, pin_page: a zerocopy send less a copied one of the same size
+//     on the dropping device, plus the copy it saved, regressed on pages;
+//   - rx_copy_byte: a zerocopy send over loopback less one on the
+//     dropping device, regressed on bytes;
+//   - errqueue_read: a zerocopy send on the dropping device followed by
+//     the read of its notification, less the send alone and the syscall;
+//   - read_byte: the receiver's recv of a datagram, regressed on bytes.
 //
 // Times are the sending thread's CPU time (CLOCK_THREAD_CPUTIME_ID) per
-// operation of a batch, the least of rounds (interference only adds). Recalibrate, as root, with
+// operation of a batch of 128, the least of 15 rounds and of 3 passes
+// (interference only adds); the sends read a 64 MiB buffer in turn, as a
+// streaming program does, so copies and page walks miss the cache as
+// they would. The file keeps the samples beside the constants.
+// Recalibrate, as root, with tc (iproute2) installed:
 //
-//	go test ./internal/kbench -run TestCalibrateCost -v -kbench.calibrate cost/calibration.json
+//	go test ./internal/kbench -run TestCalibrateCost -v -kbench.calibrate $PWD/cost/calibration.json
 //
 // # Limits
 //
 // The constants come from one machine's loopback; a NIC's driver,
 // interrupts and IOMMU are not in them (packet stands for every packet
-// alike). Cache effects are not modelled: a copy costs the same per byte
+// alike, sent, received or an ACK). Cache effects are not modelled: a copy costs the same per byte
 // at 4 KB as at 1 MB. The account is a linear model of what the
 // simulator counted, and is exactly as right as those counts.
 package cost

@@ -72,20 +72,28 @@ var errCollinear = errors.New("fit: the regressors are collinear; the samples ca
 // Kind is what a Sample measured.
 type Kind string
 
-// The kinds of sample Calibrate reads.
+// The kinds of sample Calibrate reads. Loopback delivers to a local
+// receiver; the dropping device is lo with a qdisc that drops every frame
+// at dev_queue_xmit, the sender's side of a NIC without the driver.
 const (
 	// EmptyRead is a recvmsg(MSG_ERRQUEUE) that found nothing (EAGAIN).
 	EmptyRead Kind = "empty_read"
-	// CopySend is a send of Bytes copied bytes in Packets packets
-	// handled on this host (a loopback fragment counts two: sent and
-	// received).
+	// CopySend is a copied send of Bytes bytes over loopback, in
+	// Packets packets handled on this host (a fragment counts two: sent
+	// and received).
 	CopySend Kind = "copy_send"
-	// ZerocopySend is a MSG_ZEROCOPY send of Bytes bytes from Pages
-	// user pages, in Packets packets, which loopback copies
-	// (skb_copy_ubufs).
-	ZerocopySend Kind = "zerocopy_send"
-	// Drain is one error-queue read that returned a record.
-	Drain Kind = "drain"
+	// DropCopySend is a copied send of Bytes bytes on the dropping
+	// device.
+	DropCopySend Kind = "drop_copy_send"
+	// DropZerocopySend is a MSG_ZEROCOPY send of Bytes bytes from Pages
+	// user pages on the dropping device: nothing copies its frags.
+	DropZerocopySend Kind = "drop_zerocopy_send"
+	// LoopZerocopySend is a MSG_ZEROCOPY send of Bytes bytes over
+	// loopback, whose receive copies its frags (skb_copy_ubufs).
+	LoopZerocopySend Kind = "loop_zerocopy_send"
+	// SendRead is a DropZerocopySend of Bytes bytes followed by the
+	// error-queue read of its notification (the drop completed it).
+	SendRead Kind = "send_read"
 	// Recv is a receiver's read of one datagram of Bytes bytes.
 	Recv Kind = "recv"
 )
@@ -100,45 +108,88 @@ type Sample struct {
 	Nanos   float64 `json:"ns"`
 }
 
-// Calibrate fits the constants from samples (the package doc's
-// Constants section says which samples give which term). Every kind must
-// be present, with sizes enough to tell the terms of a regression apart.
+// Calibrate fits the constants from samples. Every kind must be
+// present, with sizes enough to tell the terms of each regression
+// apart, and every fitted cost must come out at least 0: a negative one
+// means the samples are too noisy to tell. The fits:
+//
+//	syscall        = mean EmptyRead
+//	errqueue_read  = SendRead − DropZerocopySend − syscall                      (same Bytes)
+//	CopySend       = syscall + send_call + copy_byte·Bytes + packet·Packets
+//	DropZerocopySend − DropCopySend + copy_byte·Bytes = uarg + pin_page·Pages   (same Bytes)
+//	LoopZerocopySend − DropZerocopySend = c + rx_copy_byte·Bytes               (same Bytes)
+//	Recv           = c + read_byte·Bytes
+//
+// The differences pair samples of the same size, so that what both
+// sends do cancels.
 func Calibrate(samples []Sample) (Constants, error) {
 	var k Constants
 	by := map[Kind][]Sample{}
 	for _, s := range samples {
 		by[s.Kind] = append(by[s.Kind], s)
 	}
-	for _, kind := range []Kind{EmptyRead, CopySend, ZerocopySend, Drain, Recv} {
+	for _, kind := range []Kind{EmptyRead, CopySend, DropCopySend, DropZerocopySend, LoopZerocopySend, SendRead, Recv} {
 		if len(by[kind]) == 0 {
 			return k, fmt.Errorf("calibrate: no %s samples", kind)
 		}
 	}
 	k[Syscall] = mean(by[EmptyRead])
-	k[ErrqueueRead] = mean(by[Drain]) - k[Syscall]
-	// copy send = syscall + send_call + copy_byte·bytes + packet·packets
-	copyB, err := regress(by[CopySend], func(s Sample) []float64 { return []float64{1, float64(s.Bytes), float64(s.Packets)} }, nanos)
+	cp, err := regress(by[CopySend], func(s Sample) []float64 { return []float64{1, float64(s.Bytes), float64(s.Packets)} }, nanos)
 	if err != nil {
 		return k, fmt.Errorf("calibrate %s: %w", CopySend, err)
 	}
-	k[CopyByte], k[Packet] = copyB[1], copyB[2]
-	k[SendCall] = copyB[0] - k[Syscall]
-	// zerocopy send = syscall + send_call + packet·packets + uarg
-	//               + pin_page·pages + rx_copy_byte·bytes
-	zc, err := regress(by[ZerocopySend], func(s Sample) []float64 {
-		return []float64{1, float64(s.Pages), float64(s.Bytes)}
-	}, func(s Sample) float64 { return s.Nanos - k[Packet]*float64(s.Packets) })
+	k[SendCall], k[CopyByte], k[Packet] = cp[0]-k[Syscall], cp[1], cp[2]
+	dropCopy, dropZC := bySize(by[DropCopySend]), bySize(by[DropZerocopySend])
+	zc, err := regress(paired(by[DropZerocopySend], dropCopy), func(s Sample) []float64 { return []float64{1, float64(s.Pages)} },
+		func(s Sample) float64 { return s.Nanos - dropCopy[s.Bytes] + k[CopyByte]*float64(s.Bytes) })
 	if err != nil {
-		return k, fmt.Errorf("calibrate %s: %w", ZerocopySend, err)
+		return k, fmt.Errorf("calibrate %s: %w", DropZerocopySend, err)
 	}
-	k[Uarg] = zc[0] - copyB[0]
-	k[PinPage], k[RxCopyByte] = zc[1], zc[2]
+	k[Uarg], k[PinPage] = zc[0], zc[1]
+	reads := paired(by[SendRead], dropZC)
+	if len(reads) == 0 {
+		return k, fmt.Errorf("calibrate: no %s sample of a size a %s sample has", SendRead, DropZerocopySend)
+	}
+	for _, s := range reads {
+		k[ErrqueueRead] += (s.Nanos - dropZC[s.Bytes] - k[Syscall]) / float64(len(reads))
+	}
+	rx, err := regress(paired(by[LoopZerocopySend], dropZC), func(s Sample) []float64 { return []float64{1, float64(s.Bytes)} },
+		func(s Sample) float64 { return s.Nanos - dropZC[s.Bytes] })
+	if err != nil {
+		return k, fmt.Errorf("calibrate %s: %w", LoopZerocopySend, err)
+	}
+	k[RxCopyByte] = rx[1]
 	rd, err := regress(by[Recv], func(s Sample) []float64 { return []float64{1, float64(s.Bytes)} }, nanos)
 	if err != nil {
 		return k, fmt.Errorf("calibrate %s: %w", Recv, err)
 	}
 	k[ReadByte] = rd[1]
+	for t, v := range k {
+		if v < 0 {
+			return k, fmt.Errorf("calibrate: %s = %.4g ns: the samples are too noisy to tell (rerun on a quieter machine)", Term(t), v)
+		}
+	}
 	return k, nil
+}
+
+// bySize is each sample's time by its Bytes.
+func bySize(ss []Sample) map[int]float64 {
+	m := make(map[int]float64, len(ss))
+	for _, s := range ss {
+		m[s.Bytes] = s.Nanos
+	}
+	return m
+}
+
+// paired is the samples of ss whose size other has too.
+func paired(ss []Sample, other map[int]float64) []Sample {
+	var out []Sample
+	for _, s := range ss {
+		if _, ok := other[s.Bytes]; ok {
+			out = append(out, s)
+		}
+	}
+	return out
 }
 
 // regress fits y of each sample on the regressors of its row.

@@ -4,7 +4,9 @@ package kbench
 
 import (
 	"fmt"
+	"os/exec"
 	"slices"
+	"strings"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -23,8 +25,15 @@ const udpHeader = 8
 // live kernel, in the calling thread's network namespace (which must
 // have lo up and nothing else using it): UDP over loopback, each figure
 // the least over rounds of a batch's sending-thread CPU time
-// (CLOCK_THREAD_CPUTIME_ID) per operation. It changes lo's MTU and puts
-// it back.
+// (CLOCK_THREAD_CPUTIME_ID) per operation. The sends read from a 64 MiB
+// buffer in turn, as a streaming program does, so the copies and the
+// page walks do not find everything in cache.
+//
+// Two paths are measured: lo delivering to the receiver, and lo with a
+// pfifo qdisc of limit 0 (tc), which drops every frame when
+// dev_queue_xmit enqueues it — a device that transmits at no cost, like
+// a NIC seen from the sender's CPU, and where zerocopy frags are never
+// copied. It changes lo's MTU and qdisc and puts them back.
 func CalibrationSamples(rounds int) ([]cost.Sample, error) {
 	c, err := newCalibrator()
 	if err != nil {
@@ -32,67 +41,70 @@ func CalibrationSamples(rounds int) ([]cost.Sample, error) {
 	}
 	defer c.close()
 	var out []cost.Sample
-	empty, err := c.least(rounds, c.emptyReads)
-	if err != nil {
+	measure := func(s cost.Sample, batch func() (float64, error)) error {
+		t, err := c.least(rounds, batch)
+		s.Nanos = t
+		out = append(out, s)
+		return err
+	}
+	if err := measure(cost.Sample{Kind: cost.EmptyRead}, c.emptyReads); err != nil {
 		return nil, err
 	}
-	out = append(out, cost.Sample{Kind: cost.EmptyRead, Nanos: empty})
+	sizes := []int{64, 1024, 4096, 8192, 16384, 32768, 61440}
 	for _, mtu := range []int{65536, 1500} {
 		if err := setMTU("lo", mtu); err != nil {
 			return nil, err
 		}
-		for _, size := range []int{64, 1024, 4096, 8192, 16384, 32768, 61440} {
-			iov := c.contiguous(size)
-			send, err := c.least(rounds, func() (float64, error) { return c.sends(iov, 0) })
-			if err != nil {
+		for _, size := range sizes {
+			if err := measure(cost.Sample{Kind: cost.CopySend, Bytes: size, Packets: 2 * fragments(size, mtu)},
+				func() (float64, error) { return c.sends(size, 0) }); err != nil {
 				return nil, err
 			}
-			out = append(out, cost.Sample{Kind: cost.CopySend, Bytes: size, Packets: 2 * fragments(size, mtu), Nanos: send})
-			if mtu != 65536 {
-				continue
-			}
-			recv, err := c.least(rounds, func() (float64, error) { return c.recvs(iov) })
-			if err != nil {
-				return nil, err
-			}
-			out = append(out, cost.Sample{Kind: cost.Recv, Bytes: size, Nanos: recv})
 		}
 	}
 	if err := setMTU("lo", 65536); err != nil {
 		return nil, err
 	}
-	zc := func(iov [][]byte, pages int) error {
-		n := 0
-		for _, b := range iov {
-			n += len(b)
+	for _, size := range sizes[1:] {
+		if err := measure(cost.Sample{Kind: cost.Recv, Bytes: size}, func() (float64, error) { return c.recvs(size) }); err != nil {
+			return nil, err
 		}
-		t, err := c.least(rounds, func() (float64, error) { return c.sends(iov, unix.MSG_ZEROCOPY) })
-		if err != nil {
-			return err
-		}
-		out = append(out, cost.Sample{Kind: cost.ZerocopySend, Bytes: n, Pages: pages, Packets: 2, Nanos: t})
-		return nil
-	}
-	for _, size := range []int{1024, 4096, 8192, 16384, 32768, 61440} {
-		if err := zc(c.contiguous(size), (size+pageSize-1)/pageSize); err != nil {
+		if err := measure(cost.Sample{Kind: cost.LoopZerocopySend, Bytes: size, Pages: pages(size), Packets: 2},
+			func() (float64, error) { return c.sends(size, unix.MSG_ZEROCOPY) }); err != nil {
 			return nil, err
 		}
 	}
-	for _, pages := range []int{1, 2, 4, 8, 16} {
-		if err := zc(c.scattered(pages, 256), pages); err != nil {
+	if err := tc("qdisc", "add", "dev", "lo", "root", "pfifo", "limit", "0"); err != nil {
+		return nil, err
+	}
+	defer tc("qdisc", "del", "dev", "lo", "root")
+	for _, size := range sizes[1:] {
+		if err := measure(cost.Sample{Kind: cost.DropCopySend, Bytes: size, Packets: 1},
+			func() (float64, error) { return c.sends(size, 0) }); err != nil {
+			return nil, err
+		}
+		if err := measure(cost.Sample{Kind: cost.DropZerocopySend, Bytes: size, Pages: pages(size), Packets: 1},
+			func() (float64, error) { return c.sends(size, unix.MSG_ZEROCOPY) }); err != nil {
 			return nil, err
 		}
 	}
-	pair, err := c.least(rounds, c.sendAndRead)
-	if err != nil {
+	if err := measure(cost.Sample{Kind: cost.SendRead, Bytes: pairSize, Pages: pages(pairSize), Packets: 1}, c.sendAndRead); err != nil {
 		return nil, err
 	}
-	alone, err := c.least(rounds, func() (float64, error) { return c.sends(c.contiguous(1024), unix.MSG_ZEROCOPY) })
-	if err != nil {
-		return nil, err
-	}
-	out = append(out, cost.Sample{Kind: cost.Drain, Nanos: pair - alone})
 	return out, nil
+}
+
+// pages is how many pages size bytes from the start of a page span.
+func pages(size int) int { return (size + pageSize - 1) / pageSize }
+
+// tc runs tc(8) with args, in the calling thread's network namespace
+// (a child inherits the namespace of the thread that forks it).
+func tc(args ...string) error {
+	out, err := exec.Command("tc", args...).CombinedOutput()
+	if err != nil {
+		return fmt.Errorf("tc %s: %v: %s (the calibration needs tc, from iproute2)", strings.Join(args, " "), err, out)
+	}
+	return nil
 }
 
 // LeastOf merges two passes over the same figures (in the same order),
@@ -118,11 +130,20 @@ func fragments(size, mtu int) int {
 
 const pageSize = 4096
 
+// bufferSize is the buffer the calibration's sends read in turn.
+const bufferSize = 64 << 20
+
+// pairSize is the size of the sends whose notification is read at once:
+// a size the zerocopy sends on the dropping device are measured at too.
+const pairSize = 1024
+
 // calibrator is a UDP socket connected over loopback to a receiver,
-// with a page-aligned buffer to send from.
+// with a page-aligned buffer to send from and where the next send
+// starts in it.
 type calibrator struct {
 	tx, rx int
 	buf    []byte
+	next   int
 	oob    []byte
 }
 
@@ -141,7 +162,7 @@ func newCalibrator() (*calibrator, error) {
 		c.close()
 		return nil, fmt.Errorf("%w: SO_ZEROCOPY: %v", ErrNoZerocopy, err)
 	}
-	c.buf, err = unix.Mmap(-1, 0, 64*pageSize, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_ANON|unix.MAP_PRIVATE|unix.MAP_POPULATE)
+	c.buf, err = unix.Mmap(-1, 0, bufferSize, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_ANON|unix.MAP_PRIVATE|unix.MAP_POPULATE)
 	if err != nil {
 		c.close()
 		return nil, err
@@ -157,18 +178,14 @@ func (c *calibrator) close() {
 	}
 }
 
-// contiguous is one iovec of size bytes from the start of a page.
-func (c *calibrator) contiguous(size int) [][]byte { return [][]byte{c.buf[:size]} }
-
-// scattered is pages iovecs of n bytes, each at the start of a page of
-// its own.
-func (c *calibrator) scattered(pages, n int) [][]byte {
-	iov := make([][]byte, pages)
-	for i := range iov {
-		off := 2 * i * pageSize // a gap page between, so no two are adjacent
-		iov[i] = c.buf[off : off+n]
+// at is the next size bytes of the buffer, from the start of a page.
+func (c *calibrator) at(size int) []byte {
+	if c.next+size > len(c.buf) {
+		c.next = 0
 	}
-	return iov
+	b := c.buf[c.next : c.next+size]
+	c.next += pages(size) * pageSize
+	return b
 }
 
 // least runs one timed batch per round after a warm-up batch and
@@ -190,12 +207,12 @@ func (c *calibrator) least(rounds int, batch func() (float64, error)) (float64, 
 	return slices.Min(ts), nil
 }
 
-// sends times Batch sends of iov with flags, then drains the error queue
-// and the receiver outside the timing.
-func (c *calibrator) sends(iov [][]byte, flags int) (float64, error) {
+// sends times Batch sends of size bytes with flags, then drains the
+// error queue and the receiver outside the timing.
+func (c *calibrator) sends(size, flags int) (float64, error) {
 	start := threadTime()
 	for range Batch {
-		if err := c.send(iov, flags); err != nil {
+		if err := c.send(c.at(size), flags); err != nil {
 			return 0, err
 		}
 	}
@@ -207,9 +224,9 @@ func (c *calibrator) sends(iov [][]byte, flags int) (float64, error) {
 
 // send sends one datagram, draining the error queue while optmem is
 // exhausted (ENOBUFS).
-func (c *calibrator) send(iov [][]byte, flags int) error {
+func (c *calibrator) send(b []byte, flags int) error {
 	for {
-		_, err := unix.SendmsgBuffers(c.tx, iov, nil, nil, flags)
+		_, err := unix.SendmsgN(c.tx, b, nil, nil, flags)
 		if err == nil {
 			return nil
 		}
@@ -220,17 +237,17 @@ func (c *calibrator) send(iov [][]byte, flags int) error {
 	}
 }
 
-// recvs sends Batch datagrams of iov untimed, then times reading them.
-func (c *calibrator) recvs(iov [][]byte) (float64, error) {
+// recvs sends Batch datagrams of size bytes untimed, then times reading
+// them into the buffer.
+func (c *calibrator) recvs(size int) (float64, error) {
 	for range Batch {
-		if err := c.send(iov, 0); err != nil {
+		if err := c.send(c.at(size), 0); err != nil {
 			return 0, err
 		}
 	}
-	buf := make([]byte, 1<<16)
 	start := threadTime()
 	for range Batch {
-		if _, err := unix.Read(c.rx, buf); err != nil {
+		if _, err := unix.Read(c.rx, c.at(1<<16)); err != nil {
 			return 0, fmt.Errorf("calibration recv: %w", err)
 		}
 	}
@@ -249,19 +266,18 @@ func (c *calibrator) emptyReads() (float64, error) {
 	return perOp(threadTime() - start), nil
 }
 
-// sendAndRead times Batch pairs of a 1 KB zerocopy send and the
-// error-queue read of its notification (loopback completes it within
-// the send).
+// sendAndRead times Batch pairs of a zerocopy send and the error-queue
+// read of its notification (a frame dropped at the qdisc completes it
+// within the send).
 func (c *calibrator) sendAndRead() (float64, error) {
-	iov := c.contiguous(1024)
 	drain(c.tx, c.oob)
 	start := threadTime()
 	for range Batch {
-		if err := c.send(iov, unix.MSG_ZEROCOPY); err != nil {
+		if err := c.send(c.at(pairSize), unix.MSG_ZEROCOPY); err != nil {
 			return 0, err
 		}
 		if _, _, _, _, err := unix.Recvmsg(c.tx, nil, c.oob, unix.MSG_ERRQUEUE|unix.MSG_DONTWAIT); err != nil {
-			return 0, fmt.Errorf("calibration: no notification right after a loopback send: %w", err)
+			return 0, fmt.Errorf("calibration: no notification right after a send the qdisc dropped: %w", err)
 		}
 	}
 	t := threadTime() - start

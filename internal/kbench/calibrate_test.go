@@ -54,10 +54,13 @@ func TestCalibrateCost(t *testing.T) {
 	}
 	k, err := cost.Calibrate(samples)
 	if err != nil {
+		for _, s := range samples {
+			t.Logf("%+v", s)
+		}
 		t.Fatal(err)
 	}
 	c := cost.Calibration{Machine: machine(), Kernel: release(), Date: time.Now().UTC().Format("2006-01-02"),
-		Command: "go test ./internal/kbench -run TestCalibrateCost -v -kbench.calibrate cost/calibration.json", Samples: samples}
+		Command: "go test ./internal/kbench -run TestCalibrateCost -v -kbench.calibrate $PWD/cost/calibration.json", Samples: samples}
 	c.SetConstants(k)
 	if _, err := c.Constants(); err != nil {
 		t.Fatalf("the fit is not a usable calibration (too noisy? rerun on a quieter machine): %v", err)

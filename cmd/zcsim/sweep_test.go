@@ -1,0 +1,68 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+func TestSweepList(t *testing.T) {
+	z := runCLI("sweep", "--list")
+	z.requireStatus(t, exitOK, "sweep", "--list")
+	for _, f := range []string{"netperf ", "loopback ", "zc-cmsg-1 ", "zc-cmsg-32 "} {
+		require.Contains(t, z.stdout, f)
+	}
+}
+
+// A built-in family prints its table with the seed's figures, and
+// --svg writes the plot.
+func TestSweepFamily(t *testing.T) {
+	svg := filepath.Join(t.TempDir(), "p.svg")
+	args := []string{"sweep", "zc-cmsg-32", "--sizes", "16K,4K", "--svg", svg}
+	z := runCLI(args...)
+	z.requireStatus(t, exitOK, args...)
+	require.Regexp(t, `(?m)^ +4K +errqueue +\d+ `, z.stdout)
+	require.Regexp(t, `(?m)^ +16K +cmsg +\d+ `, z.stdout)
+	b, err := os.ReadFile(svg)
+	require.NoError(t, err)
+	require.Contains(t, string(b), "<svg")
+	js := runCLI("sweep", "zc-cmsg-32", "--sizes", "4K", "--json")
+	js.requireStatus(t, exitOK, "sweep", "--json")
+	require.Regexp(t, `^\{"kind":"config","schema":1,`, js.stdout)
+}
+
+// A template file sweeps its copy and zerocopy variants.
+func TestSweepTemplate(t *testing.T) {
+	args := []string{"sweep", filepath.Join("testdata", "sweep", "udp-nic.zcs"), "--sizes", "1000,8000", "--total", "64000", "--every", "8"}
+	z := runCLI(args...)
+	z.requireStatus(t, exitOK, args...)
+	require.Regexp(t, `(?m)^ +8000 +zerocopy +\d+ `, z.stdout)
+}
+
+// Bad input exits 2 with where it is; a family whose run breaks an
+// expectation exits 1.
+func TestSweepBadInput(t *testing.T) {
+	dir := filepath.Join("testdata", "sweep")
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"sweep", filepath.Join(dir, "bad-template.zcs")}, "bad-template.zcs:2: "},
+		{[]string{"sweep", filepath.Join(dir, "bad-scenario.zcs"), "--sizes", "100"}, "bad-scenario.zcs[size=100 variant=copy]:2:"},
+		{[]string{"sweep", "no-such-family"}, `"no-such-family" is no built-in family`},
+		{[]string{"sweep", "netperf", "--sizes", "4K,x"}, `--sizes: "x" is not a size`},
+		{[]string{"sweep", "netperf", "--sizes", "0"}, `--sizes: "0" is not a size`},
+		{[]string{"sweep", filepath.Join(dir, "udp-nic.zcs"), "--every", "0"}, "want both at least 1"},
+		{[]string{"sweep"}, "accepts 1 arg"},
+	} {
+		z := runCLI(tc.args...)
+		z.requireStatus(t, exitUsage, tc.args...)
+		require.Contains(t, z.stderr, tc.want)
+	}
+	args := []string{"sweep", filepath.Join(dir, "unconnected.zcs"), "--sizes", "100"}
+	z := runCLI(args...)
+	z.requireStatus(t, exitFindings, args...)
+	require.Contains(t, z.stderr, "expected 100, got -1 EDESTADDRREQ")
+}
