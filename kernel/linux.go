@@ -281,6 +281,10 @@ const (
 
 	SO_EE_CODE_ZEROCOPY_COPIED = 1
 
+	// PACKET_TX_TIMESTAMP is the cmsg_type of a packet socket's
+	// error-queue record (include/uapi/linux/if_packet.h).
+	PACKET_TX_TIMESTAMP = 16
+
 	SCM_TSTAMP_SND   = 0
 	SCM_TSTAMP_SCHED = 1
 	SCM_TSTAMP_ACK   = 2

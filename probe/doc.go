@@ -11,7 +11,8 @@
 // namespace and sysctls are never touched, and the thread is never
 // unlocked, so it dies with its goroutine. Each scenario socket is a real
 // socket; its implicit peer "S.peer" is a real socket on 127.0.0.1 (::1
-// for AF_INET6): for TCP a listener whose connection is accepted at
+// for AF_INET6; 127.0.0.1 reached at ::ffff:127.0.0.1 for a socket made
+// with mapped): for TCP a listener whose connection is accepted at
 // connect (also after a non-blocking connect's EINPROGRESS), for UDP a
 // bound receiver. RAW sockets have no peer but connect and send to
 // 127.0.0.1 (::1), as the model's do; PF_PACKET and AF_UNIX sockets have
@@ -95,7 +96,8 @@
 // SO_ZEROCOPY on RAW, PF_PACKET and
 // AF_UNIX, optmem exhaustion with TX timestamps between notifications,
 // RLIMIT_MEMLOCK edges and setrlimit's own, option buffers and levels,
-// error-queue reads into small control buffers, the TCP receive window of
+// error-queue reads into small control buffers and what they write into
+// the msghdr per family, v4-mapped too (errqueue-cmsg.zcs), the TCP receive window of
 // a peer that does not read, TX ring setup, mapping, frame status and
 // teardown, and the timing of loopback: notifications readable as a TCP
 // or UDP send returns (tcp-inline.zcs, udp-inline.zcs), the receiver's

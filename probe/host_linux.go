@@ -52,6 +52,8 @@ type host struct {
 	// them, the lowest free descriptor above stderr, whatever numbers the
 	// probe's own process hands out: index is the descriptor, "" free.
 	fds []string
+	// msg is what the last error-queue read wrote into its msghdr.
+	msg map[string]int64
 }
 
 // progFD gives the socket name the lowest free program descriptor.
@@ -94,9 +96,10 @@ func runHost(stmts []scenario.Stmt, steps []step) []Obs {
 			}
 			continue
 		}
+		h.msg = nil
 		res, isCall := h.exec(st)
 		if isCall {
-			h.out = append(h.out, Obs{Line: st.Pos().Line, Stmt: scenario.FormatCall(st), Result: res})
+			h.out = append(h.out, Obs{Line: st.Pos().Line, Stmt: scenario.FormatCall(st), Result: res, Msg: h.msg})
 		}
 	}
 	return h.out
@@ -240,26 +243,36 @@ func (h *host) socket(s *scenario.Socket) string {
 	if proto != 0 && proto != unix.IPPROTO_TCP && proto != unix.IPPROTO_UDP {
 		return progFD
 	}
+	// A v4-mapped socket's peer is an IPv4 socket on 127.0.0.1, reached
+	// at ::ffff:127.0.0.1.
+	_, mapped := s.Options.Lookup("mapped")
+	peerFam := int(fam)
+	if mapped {
+		peerFam = unix.AF_INET
+	}
 	switch hs.typ {
 	case unix.SOCK_STREAM:
-		l, err := unix.Socket(int(fam), unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
+		l, err := unix.Socket(peerFam, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
 		if err == nil {
 			h.track(l)
-			if unix.Bind(l, loAddr(int(fam))) == nil && unix.Listen(l, 8) == nil {
+			if unix.Bind(l, loAddr(peerFam)) == nil && unix.Listen(l, 8) == nil {
 				hs.listener = l
 				hs.peerAddr, _ = unix.Getsockname(l)
 			}
 		}
 	case unix.SOCK_DGRAM:
-		p, err := unix.Socket(int(fam), unix.SOCK_DGRAM|unix.SOCK_CLOEXEC, 0)
+		p, err := unix.Socket(peerFam, unix.SOCK_DGRAM|unix.SOCK_CLOEXEC, 0)
 		if err == nil {
 			h.track(p)
 			unix.SetsockoptInt(p, unix.SOL_SOCKET, unix.SO_RCVBUFFORCE, 16<<20)
-			if unix.Bind(p, loAddr(int(fam))) == nil {
+			if unix.Bind(p, loAddr(peerFam)) == nil {
 				hs.peer = p
 				hs.peerAddr, _ = unix.Getsockname(p)
 			}
 		}
+	}
+	if a, ok := hs.peerAddr.(*unix.SockaddrInet4); ok && mapped {
+		hs.peerAddr = &unix.SockaddrInet6{Port: a.Port, Addr: [16]byte{10: 0xff, 11: 0xff, 12: 127, 15: 1}}
 	}
 	return progFD
 }
@@ -482,7 +495,7 @@ func (h *host) recvErr(s *scenario.Recvmsg) string {
 	if o, ok := s.Options.Lookup("control"); ok {
 		controllen = int(o.Value.N)
 	}
-	rec, err := readErr(h.fd(s.Sock), controllen)
+	rec, err := readErr(h.fd(s.Sock), controllen, &h.msg)
 	if errors.Is(err, errCtrunc) {
 		return "ctrunc"
 	}
@@ -525,13 +538,19 @@ func (h *host) recvData(fd, n int, flags int) string {
 }
 
 // readErr reads one error-queue record with a control buffer of
-// controllen bytes.
-func readErr(fd, controllen int) (notify.Record, error) {
+// controllen bytes. If msg is not nil, it is set to the fields the read
+// wrote (scenario.Field keys): msg_flags, the first control message's
+// cmsg_level and cmsg_type, and the ee_* fields if its data holds the
+// whole sock_extended_err, cut or not.
+func readErr(fd, controllen int, msg *map[string]int64) (notify.Record, error) {
 	buf := make([]byte, 256)
 	oob := make([]byte, max(controllen, 1))[:controllen]
 	_, oobn, flags, _, err := unix.Recvmsg(fd, buf, oob, unix.MSG_ERRQUEUE|unix.MSG_DONTWAIT)
 	if err != nil {
 		return notify.Record{}, err
+	}
+	if msg != nil {
+		*msg = msgFields(flags, oob[:oobn])
 	}
 	if flags&unix.MSG_CTRUNC != 0 {
 		return notify.Record{}, errCtrunc
@@ -550,6 +569,22 @@ func readErr(fd, controllen int) (notify.Record, error) {
 		}
 	}
 	return notify.Record{}, errors.New("error-queue read without a sock_extended_err")
+}
+
+// msgFields decodes what an error-queue read wrote: msg_flags and the
+// first control message, which a cut buffer may hold in part.
+func msgFields(flags int, oob []byte) map[string]int64 {
+	m := map[string]int64{"msg_flags": int64(flags)}
+	if len(oob) < unix.SizeofCmsghdr {
+		return m
+	}
+	h := (*unix.Cmsghdr)(unsafe.Pointer(&oob[0]))
+	m["cmsg_level"], m["cmsg_type"] = int64(h.Level), int64(h.Type)
+	if d := oob[unix.SizeofCmsghdr:min(len(oob), int(h.Len))]; len(d) >= 16 {
+		m["ee_errno"], m["ee_origin"], m["ee_type"], m["ee_code"] = int64(binary.LittleEndian.Uint32(d)), int64(d[4]), int64(d[5]), int64(d[6])
+		m["ee_info"], m["ee_data"] = int64(binary.LittleEndian.Uint32(d[8:])), int64(binary.LittleEndian.Uint32(d[12:]))
+	}
+	return m
 }
 
 // settle waits until no socket has data in flight (SIOCOUTQ: unacked

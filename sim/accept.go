@@ -50,7 +50,7 @@ func (w *World) acceptImplicit(l *Socket, name string) *Socket {
 	w.rename(child.Peer, name+".peer")
 	old := child.Peer
 	fresh := w.newSocket(l.Name+".peer", l.Task, l.Sk.Family, l.Sk.Type&^kernel.SOCK_NONBLOCK, l.Sk.Protocol, l.Dev)
-	fresh.autoRead = old.autoRead
+	fresh.autoRead, fresh.Sk.V4Mapped = old.autoRead, old.Sk.V4Mapped
 	fresh.tcp.SetAckPolicy(old.tcp.AckPolicy())
 	if old.Sk.RcvbufLocked {
 		fresh.Sk.Rcvbuf, fresh.Sk.RcvbufLocked = old.Sk.Rcvbuf, true

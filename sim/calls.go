@@ -39,6 +39,23 @@ type Result struct {
 	// Ctrunc is MSG_CTRUNC: an error-queue read dequeued Record but its
 	// control message did not fit, so the program never saw it.
 	Ctrunc bool
+	// MsgFlags are the msg_flags an error-queue read returned:
+	// MSG_ERRQUEUE, with MSG_CTRUNC when Ctrunc.
+	MsgFlags kernel.MsgFlags
+	// Cmsg is the header of the control message an error-queue read
+	// wrote, if its buffer held at least a struct cmsghdr.
+	Cmsg *Cmsg
+}
+
+// Cmsg is a struct cmsghdr as put_cmsg wrote it: cmsg_level, cmsg_type
+// and cmsg_len (cut to msg_controllen when the message did not fit).
+// Data says whether the whole sock_extended_err is in the buffer, so
+// its fields can be read even from a cut message.
+type Cmsg struct {
+	Level kernel.Level
+	Type  int32
+	Len   int
+	Data  bool
 }
 
 func ok(ret int64) Result { return Result{Ret: ret} }
@@ -133,6 +150,9 @@ type PeerOptions struct {
 	Rcvbuf int
 	// AutoRead makes the peer's application read everything on arrival.
 	AutoRead bool
+	// V4Mapped makes an AF_INET6 socket's peer address v4-mapped
+	// (sock.Sock.V4Mapped), and the peer's address the socket's.
+	V4Mapped bool
 }
 
 // NewSocket models socket(2) by task on device dev: a socket named name
@@ -146,11 +166,13 @@ func (w *World) NewSocket(c Call, name string, t *Task, family kernel.Family, ty
 			return fail(err)
 		}
 		s = w.newSocket(name, t, family, typ, proto, dev)
+		s.Sk.V4Mapped = po.V4Mapped
 		fd := w.allocFD(s)
 		if s.Sk.Class == kernel.ClassOther || s.Sk.Class == kernel.ClassRDS || s.scripted() {
 			return ok(fd)
 		}
 		p := w.newSocket(name+".peer", t, family, typ, proto, dev)
+		p.Sk.V4Mapped = po.V4Mapped
 		p.implicit, p.autoRead = true, po.AutoRead
 		if p.tcp != nil {
 			p.tcp.SetAckPolicy(po.Ack)
@@ -819,8 +841,40 @@ func (w *World) RecvmsgControl(c Call, s *Socket, n int, flags kernel.MsgFlags, 
 		r := ok(0)
 		r.Record = &rec
 		r.Ctrunc = controllen < errCmsgLen(s.Sk.Family)
+		r.MsgFlags = kernel.MSG_ERRQUEUE
+		if r.Ctrunc {
+			r.MsgFlags |= kernel.MSG_CTRUNC
+		}
+		if controllen >= cmsghdrLen {
+			level, typ := recverrCmsg(s.Sk.Family)
+			r.Cmsg = &Cmsg{Level: level, Type: typ, Len: min(controllen, errCmsgLen(s.Sk.Family)), Data: controllen >= cmsghdrLen+eeLen}
+		}
 		return r
 	})
+}
+
+// Sizes of an error-queue read's control message: a struct cmsghdr and
+// a struct sock_extended_err.
+const (
+	cmsghdrLen = 16
+	eeLen      = 16
+)
+
+// recverrCmsg is the level and type of the control message an
+// error-queue read writes its record in: IP_RECVERR at SOL_IP for
+// AF_INET (ip_recv_error), IPV6_RECVERR at SOL_IPV6 for AF_INET6
+// (ipv6_recv_error; inet_recv_error sends every AF_INET6 socket there,
+// a v4-mapped one too, whatever the traffic: probed on Linux 6.18),
+// PACKET_TX_TIMESTAMP at SOL_PACKET for packet sockets
+// (sock_recv_errqueue from packet_recvmsg).
+func recverrCmsg(f kernel.Family) (kernel.Level, int32) {
+	switch f {
+	case kernel.AF_INET:
+		return kernel.IP_RECVERR.Level, kernel.IP_RECVERR.Name
+	case kernel.AF_INET6:
+		return kernel.IPV6_RECVERR.Level, kernel.IPV6_RECVERR.Name
+	}
+	return kernel.SOL_PACKET, kernel.PACKET_TX_TIMESTAMP
 }
 
 // errCmsgLen is CMSG_LEN of an error-queue read's control message: a
@@ -829,11 +883,11 @@ func (w *World) RecvmsgControl(c Call, s *Socket, n int, flags kernel.MsgFlags, 
 func errCmsgLen(f kernel.Family) int {
 	switch f {
 	case kernel.AF_INET:
-		return 16 + 16 + 16
+		return cmsghdrLen + eeLen + 16
 	case kernel.AF_INET6:
-		return 16 + 16 + 28
+		return cmsghdrLen + eeLen + 28
 	}
-	return 16 + 16
+	return cmsghdrLen + eeLen
 }
 
 // Recv models recv(2) of up to n bytes. A TCP read sends the window update

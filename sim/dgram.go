@@ -222,7 +222,7 @@ const (
 func (w *World) portUnreachable(r *Socket, n int) {
 	from := r.Peer
 	ip, room := r.Sk.IPHeaderLen(), icmpv4Room
-	if r.Sk.Family == kernel.AF_INET6 {
+	if r.Sk.IPv6() {
 		room = icmpv6Room
 	}
 	size := ip + icmpHdrLen + min(ip+n, room-ip-icmpHdrLen)

@@ -69,9 +69,13 @@ func (s *Sock) ChargeQueued(b *skb.Buff) {
 	b.SetOwner(s, skb.WmemQueued)
 }
 
-// IPHeaderLen returns the IP header length of the socket's family.
+// IPv6 reports whether the socket's traffic is IPv6: an AF_INET6 socket
+// whose peer address is not v4-mapped.
+func (s *Sock) IPv6() bool { return s.Family == kernel.AF_INET6 && !s.V4Mapped }
+
+// IPHeaderLen returns the IP header length of the socket's traffic.
 func (s *Sock) IPHeaderLen() int {
-	if s.Family == kernel.AF_INET6 {
+	if s.IPv6() {
 		return 40
 	}
 	return 20

@@ -67,6 +67,13 @@ type Sock struct {
 	// IPRecverr, IPv6Recverr and Hdrincl are inet->recverr (IP_RECVERR),
 	// np->recverr (IPV6_RECVERR) and inet->hdrincl (IP_HDRINCL).
 	IPRecverr, IPv6Recverr, Hdrincl bool
+	// V4Mapped says an AF_INET6 socket's peer address is v4-mapped
+	// (::ffff:127.0.0.1): its traffic is IPv4 (tcp_v6_connect switches
+	// to ipv6_mapped's af_ops, udpv6_sendmsg hands the datagram to
+	// udp_sendmsg, __udp4_lib_err reports the ICMP errors), while what
+	// the socket layer does stays AF_INET6's (ipv6_recv_error reads the
+	// error queue).
+	V4Mapped bool
 	// Shutdown is sk_shutdown: which directions were shut down.
 	Shutdown ShutdownBits
 

@@ -170,8 +170,10 @@ func (s *Sock) CloneFrom(parent *Sock) {
 }
 
 // InheritFlags models the flag copy of sk_clone_lock: an accepted socket
-// starts with its listener's SOCK_ZEROCOPY and timestamping settings.
+// starts with its listener's SOCK_ZEROCOPY and timestamping settings,
+// and a v4-mapped listener's child is v4-mapped.
 func (s *Sock) InheritFlags(parent *Sock) {
+	s.V4Mapped = parent.V4Mapped
 	s.zerocopy = parent.zerocopy
 	s.Tsflags = parent.Tsflags
 }

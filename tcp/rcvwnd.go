@@ -1,7 +1,6 @@
 package tcp
 
 import (
-	"github.com/zcsim/zcsim/kernel"
 	"github.com/zcsim/zcsim/sock"
 )
 
@@ -57,7 +56,7 @@ func (c *Conn) fullSpace() int { return c.winFromSpace(c.Sk.Rcvbuf) }
 // IPV4_MAX_PMTU.
 func (c *Conn) AdvMSS() int {
 	mtu := c.Route.MTU
-	if c.Sk.Family == kernel.AF_INET {
+	if !c.Sk.IPv6() {
 		mtu = min(mtu, ipv4MaxPMTU)
 	}
 	return mtu - c.Sk.IPHeaderLen() - tcpHdrLen

@@ -83,7 +83,10 @@ func (u *Sock) host() *kernel.Host { return u.Sk.Host() }
 
 func (u *Sock) raw() bool { return u.Sk.Class == kernel.ClassRAW }
 
-func (u *Sock) v6() bool { return u.Sk.Family == kernel.AF_INET6 }
+// v6 reports whether the socket's traffic is IPv6: a v4-mapped AF_INET6
+// socket sends (udpv6_sendmsg calls udp_sendmsg) and takes ICMP errors
+// (__udp4_lib_err, inet->recverr: IP_RECVERR) as AF_INET does.
+func (u *Sock) v6() bool { return u.Sk.IPv6() }
 
 // Setsockopt models udp_lib_setsockopt, do_ip_setsockopt and
 // do_ipv6_setsockopt for the options the send path reads, and

@@ -360,3 +360,41 @@ func TestRunPictures(t *testing.T) {
 	bad.requireStatus(t, exitUsage, "run", "--html")
 	require.Contains(t, bad.stderr, "no such file or directory")
 }
+
+// ipv4Only are the examples that say what only IPv4 does, and why.
+var ipv4Only = map[string]string{
+	"udp-loopback": "IPv6 takes a 65508-byte UDP datagram that IPv4 refuses with EMSGSIZE (ip6_append_data bounds the payload, not 65507)",
+	"gso-segments": "the IPv6 header is 20 bytes longer, so the MSS and with it the segments and their ACKs move",
+}
+
+// Every example runs in all three address families (run --family), but
+// for those that are about IPv4, which must then fail in inet6.
+func TestExamplesInEveryFamily(t *testing.T) {
+	atRoot(t)
+	for _, f := range examples(t) {
+		for _, fam := range []string{"inet", "inet6", "mapped"} {
+			t.Run(name(f)+"/"+fam, func(t *testing.T) {
+				z := runCLI("run", "--brief", "--family", fam, f)
+				if _, only := ipv4Only[name(f)]; only && fam == "inet6" {
+					z.requireStatus(t, exitFindings, "run", "--family", fam, f)
+					return
+				}
+				z.requireStatus(t, exitOK, "run", "--family", fam, f)
+			})
+		}
+	}
+}
+
+// run --family moves IPv4 sockets to IPv6 and refuses a family it does
+// not know.
+func TestRunFamily(t *testing.T) {
+	atRoot(t)
+	src := filepath.Join(t.TempDir(), "f.zcs")
+	require.NoError(t, os.WriteFile(src, []byte("socket u AF_INET SOCK_DGRAM\nrecvmsg u MSG_ERRQUEUE => -1 EAGAIN\n"), 0o644))
+	z := runCLI("run", "--brief", "--family", "mapped", src)
+	z.requireStatus(t, exitOK, "run", "--family", "mapped", src)
+	require.Contains(t, z.stdout, "socket u AF_INET6 SOCK_DGRAM mapped = 3")
+	bad := runCLI("run", "--family", "ipx", src)
+	bad.requireStatus(t, exitUsage, "run", "--family", "ipx", src)
+	require.Contains(t, bad.stderr, `unknown family "ipx"`)
+}

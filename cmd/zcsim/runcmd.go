@@ -11,12 +11,14 @@ import (
 	"github.com/zcsim/zcsim/sim"
 	"github.com/zcsim/zcsim/sim/interp"
 	"github.com/zcsim/zcsim/sim/picture"
+	"github.com/zcsim/zcsim/sim/scenario"
 )
 
 func newRunCmd() *cobra.Command {
 	var opts interp.Options
 	var asJSON, brief bool
 	var pics pictures
+	var family string
 	cmd := &cobra.Command{
 		Use:   "run [--profile P] [--seed N] [--json] [--brief] FILE...",
 		Short: "run scenario files and print what the kernel did",
@@ -43,6 +45,11 @@ violation, 2 when a file cannot be read or parsed.`,
 			// run makes them, so memory stays flat however long the run.
 			out := bufio.NewWriter(cmd.OutOrStdout())
 			defer out.Flush()
+			f, err := scenario.ParseFamily(family)
+			if err != nil {
+				return fail(cmd, fmt.Errorf("run: --family: %w", err))
+			}
+			opts.Family = f
 			if pics.any() {
 				if len(files) != 1 {
 					return fail(cmd, fmt.Errorf("run: --html, --mermaid and --perfetto draw one FILE, not %d", len(files)))
@@ -82,6 +89,7 @@ violation, 2 when a file cannot be read or parsed.`,
 	cmd.Flags().StringVar(&opts.Profile, "profile", "", "kernel profile (overrides the scenario's profile line; see zcsim profiles)")
 	cmd.Flags().Uint64Var(&opts.Seed, "seed", 1, "root seed of every random stream")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON Lines")
+	cmd.Flags().StringVar(&family, "family", "inet", "run IPv4 TCP and UDP sockets as written (inet), as IPv6 (inet6) or as IPv6 with v4-mapped peers (mapped)")
 	cmd.Flags().BoolVar(&brief, "brief", false, "one line per step, without the objects it touched (ignored with --json)")
 	cmd.Flags().StringVar(&pics.html, "html", "", "also draw the run as a self-contained HTML page into `OUT.html`")
 	cmd.Flags().StringVar(&pics.mermaid, "mermaid", "", "also draw the run as a Mermaid sequence diagram into `OUT.mmd`")

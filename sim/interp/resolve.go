@@ -193,6 +193,11 @@ func (r *resolver) sizes(st scenario.Stmt) {
 		if o, ok := s.Options.Lookup("peer_rcvbuf"); ok {
 			r.bound(o.Value, "peer_rcvbuf", 1, maxBuf)
 		}
+		if o, ok := s.Options.Lookup("mapped"); ok {
+			if f, typ, _ := s.Args(); f != kernel.AF_INET6 || typ.Base() != kernel.SOCK_STREAM && typ.Base() != kernel.SOCK_DGRAM {
+				r.fail(o.Pos, o.Key, "mapped needs an AF_INET6 TCP or UDP socket: its peer has a v4-mapped address")
+			}
+		}
 	case *scenario.Sysctl:
 		least := sysctlLeast(s.Key.Name)
 		for _, v := range s.Values {

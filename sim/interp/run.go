@@ -25,6 +25,9 @@ type Options struct {
 	// Sink, if set, receives the records as the run makes them, and the
 	// returned Trace keeps none (sim.Trace.Sink): a long run streams.
 	Sink sim.Sink
+	// Family runs the scenario's IPv4 TCP and UDP sockets in another
+	// address family (scenario.Retarget).
+	Family scenario.Family
 	// FullCheck sweeps every live object after every step instead of
 	// checking what the step touched (check.Monitor.Full).
 	FullCheck bool
@@ -69,7 +72,9 @@ func Load(file string, src []byte, opts Options) (*Scenario, error) {
 		known[b] = true
 	}
 	var config []scenario.Stmt // the profile and bug statements setup reads
+	rt := scenario.Retarget{To: opts.Family}
 	err := scenario.ParseEach(file, src, func(st scenario.Stmt) bool {
+		rt.Rewrite(st)
 		switch st.(type) {
 		case *scenario.Profile, *scenario.Bug:
 			config = append(config, st)
@@ -100,7 +105,11 @@ func (sc *Scenario) Run() *sim.Trace {
 	w.Emit(sim.Record{Config: &sim.Config{Schema: sim.SchemaVersion, File: sc.file, Profile: p.Name, Seed: opts.Seed, Bugs: bugStrings(p.Bugs.Sorted())}})
 	w.AddDevice(sim.DefaultDevice(defaultDevice, sim.Loopback))
 	// Load parsed src without an error.
-	_ = scenario.ParseEach(sc.file, sc.src, in.run)
+	rt := scenario.Retarget{To: opts.Family}
+	_ = scenario.ParseEach(sc.file, sc.src, func(st scenario.Stmt) bool {
+		rt.Rewrite(st)
+		return in.run(st)
+	})
 	in.finish()
 	return w.Trace()
 }
@@ -360,7 +369,7 @@ func (in *interp) verify(st scenario.Stmt, r sim.Result) {
 		in.mismatch(st, "the call to return", "it blocks forever: nothing left in the network will wake it")
 	case !want.IsZero():
 		if !matches(want, r) {
-			in.mismatch(st, want.String(), resultText(r))
+			in.mismatch(st, want.String(), resultText(want, r))
 		}
 	}
 }

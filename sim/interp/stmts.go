@@ -156,6 +156,7 @@ func (in *interp) socket(c sim.Call, s *scenario.Socket) sim.Result {
 		task = w.Task(t)
 	}
 	po := sim.PeerOptions{Rcvbuf: int(optNum(s.Options, "peer_rcvbuf", 0)), AutoRead: optText(s.Options, "peer_read") == "auto"}
+	_, po.V4Mapped = s.Options.Lookup("mapped")
 	switch optText(s.Options, "peer_ack") {
 	case "immediate":
 		po.Ack = tcp.AckImmediate
@@ -168,8 +169,13 @@ func (in *interp) socket(c sim.Call, s *scenario.Socket) sim.Result {
 	return r
 }
 
-// matches checks a result against an expectation.
+// matches checks a result against an expectation: its base form, then
+// its field checks.
 func matches(want scenario.Outcome, r sim.Result) bool {
+	return matchesBase(want, r) && (want.Msg == nil || fieldsMatch(*want.Msg, r))
+}
+
+func matchesBase(want scenario.Outcome, r sim.Result) bool {
 	switch want.Kind {
 	case scenario.OutcomeReturn:
 		return r.Errno == 0 && r.Ret == want.Ret
@@ -197,9 +203,18 @@ func matches(want scenario.Outcome, r sim.Result) bool {
 	return true
 }
 
-// resultText describes a result for a mismatch: the record an
-// error-queue read returned, or the return value.
-func resultText(r sim.Result) string {
+// resultText describes a result for a mismatch of want: the record an
+// error-queue read returned, or the return value, then what it returned
+// for each field want checks.
+func resultText(want scenario.Outcome, r sim.Result) string {
+	s := baseText(r)
+	if want.Msg != nil {
+		s += " " + fieldsText(*want.Msg, r)
+	}
+	return s
+}
+
+func baseText(r sim.Result) string {
 	if r.Ctrunc {
 		return "ctrunc (" + r.Record.String() + " lost)"
 	}

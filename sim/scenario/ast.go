@@ -223,6 +223,10 @@ const (
 //	=> icmp6 ECONNREFUSED type=1 code=4
 //	                            OutcomeICMP, ICMP6, Errno "ECONNREFUSED", Type 1, Code 4
 //	=> ctrunc                   OutcomeCtrunc
+//	=> zerocopy [0,0] msg_flags=MSG_ERRQUEUE cmsg_level=SOL_IP cmsg_type=IP_RECVERR
+//	                            OutcomeZerocopy, Msg the three fields
+//	=> 0 ee_errno=0 ee_origin=SO_EE_ORIGIN_ZEROCOPY ee_code=SO_EE_CODE_ZEROCOPY_COPIED ee_info=0 ee_data=2
+//	                            OutcomeReturn, Ret 0, Msg the record's fields
 //
 // A zerocopy outcome describes one sock_extended_err with ee_origin
 // SO_EE_ORIGIN_ZEROCOPY: ee_info = Range.Lo, ee_data = Range.Hi, and Copied
@@ -253,15 +257,36 @@ type Outcome struct {
 	Code   uint8
 
 	RetX, LoX, HiX, KeyX *Value
+
+	// Msg, if not nil, holds the field checks after the base form:
+	// msg_flags, cmsg_level and cmsg_type after any form of an
+	// error-queue read, and the sock_extended_err's ee_* after a return
+	// value ("0 ee_origin=SO_EE_ORIGIN_ZEROCOPY ee_info=0 ee_data=3").
+	Msg *Fields
 }
 
 // IsZero reports whether o expects nothing.
 func (o Outcome) IsZero() bool { return o.Kind == OutcomeNone }
 
-// String renders o in canonical form, without the leading "=>": "65536",
-// "-1 ENOBUFS", "zerocopy [0,4] copied", "timestamp SCM_TSTAMP_SND key=3";
-// the empty string for the zero Outcome.
+// Base returns o without its field checks.
+func (o Outcome) Base() Outcome {
+	o.Msg = nil
+	return o
+}
+
+// String renders o in canonical form, its fields after the base form.
 func (o Outcome) String() string {
+	s := o.base()
+	if o.Msg != nil {
+		s += " " + o.Msg.String()
+	}
+	return s
+}
+
+// base renders o's base form in canonical form, without the leading
+// "=>": "65536", "-1 ENOBUFS", "zerocopy [0,4] copied", "timestamp
+// SCM_TSTAMP_SND key=3"; the empty string for the zero Outcome.
+func (o Outcome) base() string {
 	switch o.Kind {
 	case OutcomeReturn:
 		if o.RetX != nil {

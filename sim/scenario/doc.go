@@ -57,11 +57,14 @@
 //	          | "zckey" sock operand
 //	          | "expect" sock option { option }
 //	          | "note" text .
-//	outcome   = [ "-1" ] ERRNO | integer | expr
-//	          | "zerocopy" "[" id "," id "]" [ "copied" ]
-//	          | "timestamp" SCM_TSTAMP [ "key" "=" id ]
-//	          | ( "icmp" | "icmp6" ) ERRNO "type" "=" number "code" "=" number
-//	          | "ctrunc" .
+//	outcome   = [ "-1" ] ERRNO | ( integer | "ctrunc" ) { field | eefield } | expr
+//	          | "zerocopy" "[" id "," id "]" [ "copied" ] { field }
+//	          | "timestamp" SCM_TSTAMP [ "key" "=" id ] { field }
+//	          | ( "icmp" | "icmp6" ) ERRNO "type" "=" number "code" "=" number { field } .
+//	field     = "msg_flags" "=" flags | "cmsg_level" "=" LEVEL
+//	          | "cmsg_type" "=" ( "IP_RECVERR" | "IPV6_RECVERR" | "PACKET_TX_TIMESTAMP" ) .
+//	eefield   = ( "ee_errno" | "ee_origin" | "ee_type" | "ee_code" | "ee_info" | "ee_data" )
+//	            "=" ( number | ERRNO | SO_EE_ORIGIN | SO_EE_CODE ) .
 //	options   = { option } .
 //	option    = key [ "=" value ] .
 //	flags     = "0" | union .
@@ -105,7 +108,7 @@
 //	vhost_send  gso_size=N
 //	tap     on=DEVICE (required)
 //	socket  via=DEVICE, task=TASK, peer_ack=kernel|immediate|delayed|quickack,
-//	        peer_rcvbuf=SIZE, peer_read=manual|auto
+//	        peer_rcvbuf=SIZE, peer_read=manual|auto, mapped
 //	expect  any key, each value a number or a word
 //
 // # Rules beyond the grammar
@@ -119,6 +122,8 @@
 //     belong to (SO_ZEROCOPY is SOL_SOCKET, TCP_CORK is IPPROTO_TCP).
 //   - An errno outcome may be written "ENOBUFS" or "-1 ENOBUFS"; Format
 //     writes the latter.
+//   - An outcome names each field once; a field is "key=value" (a word
+//     that is not followed by "=" is no field).
 //   - note takes the rest of the line, up to a "#" comment, as its text;
 //     "=>" there is text.
 //
@@ -158,6 +163,12 @@
 //
 // and names a near miss where one exists ("unknown flag, did you mean
 // MSG_ZEROCOPY?"). Parse never panics; it is fuzzed (FuzzParse).
+//
+// # Families
+//
+// [Retarget] rewrites a scenario written for IPv4 to run with IPv6
+// sockets ([Inet6]) or IPv6 sockets with v4-mapped peers ([Mapped]):
+// the sockets, and what their options and outcomes spell per family.
 //
 // # Canonical form
 //

@@ -99,6 +99,12 @@ func genDuration(t *rapid.T) Value {
 	return Value{Kind: ValueDuration, N: n * durationUnits[i].ns, Text: fmt.Sprint(n) + durationUnits[i].unit}
 }
 
+// genNumberBelow draws a decimal number below n.
+func genNumberBelow(t *rapid.T, n uint64) Value {
+	v := rapid.Uint64Range(0, n-1).Draw(t, "n")
+	return Value{Kind: ValueNumber, N: v, Text: fmt.Sprint(v)}
+}
+
 func word(s string) Value { return Value{Kind: ValueWord, Text: s} }
 
 func genSymbol(t *rapid.T, tab table) Ident {
@@ -168,7 +174,49 @@ func genIov(t *rapid.T) []Value {
 }
 
 func genOutcome(t *rapid.T) Outcome {
-	switch rapid.IntRange(0, 4).Draw(t, "outcome") {
+	o := genBaseOutcome(t)
+	record := o.Kind == OutcomeReturn && o.Ret != -1 || o.Kind == OutcomeCtrunc
+	if (record || o.Kind == OutcomeZerocopy || o.Kind == OutcomeTimestamp) && rapid.Bool().Draw(t, "fields") {
+		if fs := genFields(t, record); len(fs) > 0 {
+			o.Msg = &fs
+		}
+	}
+	return o
+}
+
+// genFields draws field checks, the sock_extended_err's too if record.
+func genFields(t *rapid.T, record bool) Fields {
+	keys := fieldKeys
+	if !record {
+		keys = keys[:3]
+	}
+	var fs Fields
+	for _, k := range keys {
+		if !rapid.Bool().Draw(t, k) {
+			continue
+		}
+		f := Field{Key: k}
+		switch k {
+		case "msg_flags":
+			f.Flags = genFlags(t, msgFlagNames, true)
+		case "cmsg_level":
+			f.Value = word(genSymbol(t, levelNames).Name)
+		case "cmsg_type":
+			f.Value = word(genSymbol(t, cmsgTypes).Name)
+		case "ee_errno":
+			f.Value = word(genSymbol(t, errnoNames).Name)
+		case "ee_origin":
+			f.Value = word(genSymbol(t, eeOrigins).Name)
+		default:
+			f.Value = genNumberBelow(t, 256)
+		}
+		fs = append(fs, f)
+	}
+	return fs
+}
+
+func genBaseOutcome(t *rapid.T) Outcome {
+	switch rapid.IntRange(0, 5).Draw(t, "outcome") {
 	case 1:
 		return Outcome{Kind: OutcomeReturn, Ret: rapid.Int64().Draw(t, "ret")}
 	case 2:
@@ -182,6 +230,8 @@ func genOutcome(t *rapid.T) Outcome {
 			o.Key = rapid.Uint32().Draw(t, "key")
 		}
 		return o
+	case 5:
+		return Outcome{Kind: OutcomeCtrunc}
 	}
 	return Outcome{}
 }

@@ -280,6 +280,11 @@ func (p *lineParser) outcome() Outcome {
 			p.fail(t, "an errno follows -1, not "+strconv.FormatInt(o.Ret, 10))
 		}
 	}
+	if p.err == nil && p.peekIs(tWord) && p.optionNext() {
+		if fs := p.fields(o.Kind == OutcomeReturn && o.RetX == nil || o.Kind == OutcomeCtrunc); fs != nil {
+			o.Msg = &fs
+		}
+	}
 	if p.err != nil {
 		return Outcome{}
 	}

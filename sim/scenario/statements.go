@@ -119,6 +119,7 @@ var (
 		{key: "peer_ack", kind: optWords, words: []string{"kernel", "immediate", "delayed", "quickack"}},
 		{key: "peer_rcvbuf", kind: optNumber},
 		{key: "peer_read", kind: optWords, words: []string{"manual", "auto"}},
+		{key: "mapped", kind: optBare},
 	}
 )
 
@@ -132,7 +133,7 @@ func parseSysctl(p *lineParser) Stmt {
 
 func parseSocket(p *lineParser) Stmt {
 	s := &Socket{Name: p.name("socket name"), Family: p.symbol(familyNames), Type: p.flags(sockTypeNames, false)}
-	if t, ok := p.peek(); ok && t.kind == tWord && !p.optionNext() {
+	if t, ok := p.peek(); ok && t.kind == tWord && !p.optionNext() && !isBareOpt(socketOpts, t.text) {
 		p.advance()
 		if protocolNames.has(t.text) {
 			s.Protocol = Value{p.pos(t.col), ValueWord, 0, t.text, nil}
@@ -144,6 +145,13 @@ func parseSocket(p *lineParser) Stmt {
 	}
 	s.Options = p.options(socketOpts)
 	return s
+}
+
+// isBareOpt reports whether word is an option of specs that takes no
+// value.
+func isBareOpt(specs []optSpec, word string) bool {
+	s, ok := findSpec(specs, word)
+	return ok && s.kind == optBare
 }
 
 // optionNext reports whether the next tokens are "key =".
