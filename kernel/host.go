@@ -124,6 +124,9 @@ const historyChunk = 256
 // historyKeep is how many of the first entries a full history keeps.
 const historyKeep = historyCap / 4
 
+// A full history's ring index is a uint8 (Tracked.ring).
+var _ [255 - historyCap]struct{}
+
 // Tracked is embedded in every refcounted object. It gives the object an
 // identity, a bounded history of what happened to it, and membership in its
 // Host's live-object registry until it is freed.
@@ -133,10 +136,6 @@ type Tracked struct {
 	id      ObjectID
 	history []stored
 	dropped int
-	// ring is, once the history is full, the index in its tail (after
-	// the historyKeep first entries) of the oldest entry.
-	ring  int
-	freed bool
 	// mark is 1 + the Host's gen when the object was last added to its
 	// touched list.
 	mark uint64
@@ -144,6 +143,12 @@ type Tracked struct {
 	visit uint64
 	// slot is the checker's (SetSlot).
 	slot uint32
+	// ring is, once the history is full, the index in its tail (after
+	// the historyKeep first entries) of the oldest entry: below
+	// historyCap, so it packs with slot and freed (every object embeds a
+	// Tracked, and the slabs never reuse one).
+	ring  uint8
+	freed bool
 }
 
 // Track registers t, embedded in the object self, as a new live object of
@@ -234,33 +239,41 @@ func (t *Tracked) Host() *Host { return t.host }
 // Freed reports whether the object has been freed.
 func (t *Tracked) Freed() bool { return t.freed }
 
-// historyStart and historyNext are the capacities of a history's first
-// two slices: most objects (a page, an skb, its shared info) live through
-// fewer entries. A longer history moves to a third of historyCap entries.
-// All three are carved from the Host's slab.
-const (
-	historyStart = 2
-	historyNext  = 8
-)
+// historySizes are the capacities a history grows through, each slice
+// carved from the Host's slab: most objects note few entries (a page or a
+// shared info one, its free; an skb or a uarg about eight; a uarg of a
+// large TCP send a dozen), and the slab's memory is never reused, so each
+// step is only as large as the next few objects need. The last is
+// historyCap.
+var historySizes = [...]int{1, 8, 16, historyCap}
+
+// grownHistory returns the capacity a full history of n < historyCap
+// entries moves to.
+func grownHistory(n int) int {
+	for _, c := range historySizes {
+		if c > n {
+			return c
+		}
+	}
+	return historyCap
+}
 
 // Note appends an entry to the object's history. It formats nothing: the
 // entry is rendered only when printed.
 func (t *Tracked) Note(en Entry) {
 	switch n := len(t.history); {
-	case n == 0 && t.history == nil:
-		t.history = t.host.events.Carve(historyStart)
-	case n == historyStart && cap(t.history) == historyStart:
-		t.history = append(t.host.events.Carve(historyNext), t.history...)
-	case n == historyNext && cap(t.history) == historyNext:
-		t.history = append(t.host.events.Carve(historyCap), t.history...)
+	case t.history == nil:
+		t.history = t.host.events.Carve(historySizes[0])
 	case n == historyCap:
 		// Keep the first quarter (the birth); the rest is a ring whose
 		// oldest entry the new one overwrites.
 		t.history[historyKeep+t.ring] = t.host.names.store(t.host.Step, &en)
-		t.ring = (t.ring + 1) % (historyCap - historyKeep)
+		t.ring = (t.ring + 1) % uint8(historyCap-historyKeep)
 		t.dropped++
 		t.noted(&en)
 		return
+	case n == cap(t.history):
+		t.history = append(t.host.events.Carve(grownHistory(n)), t.history...)
 	}
 	t.history = append(t.history, t.host.names.store(t.host.Step, &en))
 	t.noted(&en)
