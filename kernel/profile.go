@@ -232,6 +232,19 @@ type Profile struct {
 	// the data goes into the SYN skb's linear area, "limited to order-0
 	// allocations": SKB_MAX_HEAD(MAX_TCP_HEADER), 3456 bytes.
 	TCPSynDataFrag bool
+	// TCPZerocopyRecv is sizeof(struct tcp_zerocopy_receive) as the kernel
+	// knows it, 0 without TCP zerocopy receive (no tcp_mmap: mmap of a TCP
+	// socket is sock_no_mmap's ENODEV, and getsockopt TCP_ZEROCOPY_RECEIVE
+	// ENOPROTOOPT). TCPZerocopyRecv16: v4.18 (05255b823a61) has address,
+	// length and recv_skip_hint, and wants optlen exactly that size.
+	// TCPZerocopyRecvFull: 64 bytes by v5.12 — inq and err (v5.3-5.4, and a
+	// shorter optlen is accepted), copybuf_address/copybuf_len and flags
+	// (v5.11: unmapped stragglers are copied, recv_skip_hint counts to the
+	// next mappable frag, a queue shorter than a page is answered without
+	// looking at the mapping), msg_control/msg_controllen/msg_flags and
+	// reserved (v5.12, receive timestamps). The field history is read from
+	// the kernel's log (not probed); linux-6.18's behaviour is measured.
+	TCPZerocopyRecv int
 
 	// DgramZerocopyPagedOnly: a datagram send takes a uarg only when its
 	// payload can go into frags (scatter-gather and, for UDP, a
@@ -371,6 +384,7 @@ func builtinProfiles() []Profile {
 		p.MemlockInfinityExempt = true
 		p.TCPZerocopyCloseWait = true
 		p.UDPSegment = true
+		p.TCPZerocopyRecv = TCPZerocopyRecv16
 		p.Switch(BugTCPLinear, false)
 	})
 	v618 := derive(v50, "linux-6.18", "today's kernel, as measured on the development machines", func(p *Profile) {
@@ -387,6 +401,7 @@ func builtinProfiles() []Profile {
 		p.TCPRmemMax = 32 << 20
 		p.TCPPushedAtMSS = true
 		p.TCPSynDataFrag = true
+		p.TCPZerocopyRecv = TCPZerocopyRecvFull
 		p.GSOMaxSize = 512 << 10
 		p.ZerocopyClasses = append(p.ZerocopyClasses, ClassVsock)
 		p.MPTCP = true
@@ -397,6 +412,12 @@ func builtinProfiles() []Profile {
 	})
 	return []Profile{rfc, v414, v50, v618, zc}
 }
+
+// Sizes of struct tcp_zerocopy_receive (Profile.TCPZerocopyRecv).
+const (
+	TCPZerocopyRecv16   = 16 // address, length, recv_skip_hint (v4.18)
+	TCPZerocopyRecvFull = 64 // through reserved (v5.12 to today)
+)
 
 // derive returns a copy of base under a new name, changed by change.
 func derive(base Profile, name, describe string, change func(*Profile)) Profile {

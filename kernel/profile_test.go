@@ -222,6 +222,7 @@ func TestDiff(t *testing.T) {
 		"TCPRmemMax: 6291456 -> 33554432",
 		"TCPPushedAtMSS: false -> true",
 		"TCPSynDataFrag: false -> true",
+		"TCPZerocopyRecv: 16 -> 64",
 		"MPTCP: false -> true",
 		"GSOMaxSize: 65536 -> 524288",
 	}, got)

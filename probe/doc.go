@@ -104,7 +104,10 @@
 // quick ACKs and their number by segment size (tcp-quickack.zcs), and the
 // delayed ACK, half-window segments, reads that acknowledge and
 // Minshall's Nagle (tcp-delack.zcs), SO_RCVLOWAT's buffer growth, POLLIN
-// at the mark and its immediate ACKs (tcp-rcvlowat.zcs), where an unread peer's window ends
+// at the mark and its immediate ACKs (tcp-rcvlowat.zcs), TCP zerocopy
+// receive over loopback with a page-aligned MSS (tcp-zerocopy-receive.zcs,
+// which sets lo's MTU in the namespace: a loopback device declared with
+// mtu= alone before any socket), where an unread peer's window ends
 // (tcp-window-edge.zcs), and TX_SCHED timestamps before SND
 // ones and the notification (tx-sched.zcs). Its expectations hold on the model
 // everywhere and, when root on a kernel with loopback MSG_ZEROCOPY

@@ -54,6 +54,9 @@ type host struct {
 	fds []string
 	// msg is what the last error-queue read wrote into its msghdr.
 	msg map[string]int64
+	// zmaps are the TCP sockets' zerocopy receive mappings, by
+	// scenario socket ("s", "s.peer").
+	zmaps map[string][]byte
 }
 
 // progFD gives the socket name the lowest free program descriptor.
@@ -84,7 +87,7 @@ func (h *host) releaseFD(name string) {
 // in the model, so later sockets get the model's numbers. The caller has
 // chosen the network namespace and credentials.
 func runHost(stmts []scenario.Stmt, steps []step) []Obs {
-	h := &host{socks: map[string]*hsock{}}
+	h := &host{socks: map[string]*hsock{}, zmaps: map[string][]byte{}}
 	defer h.closeAll()
 	for i, st := range stmts {
 		if !steps[i].run {
@@ -156,15 +159,18 @@ func (h *host) exec(st scenario.Stmt) (res string, isCall bool) {
 		}
 		return errRes(h.setsockopt(s)), true
 	case *scenario.Mmap:
-		return h.mmapRing(s.Sock), true
+		return h.mmap(s), true
 	case *scenario.Munmap:
-		return h.munmapRing(s.Sock), true
+		return h.munmap(s.Sock), true
 	case *scenario.Txframe:
 		h.txFrame(s)
 	case *scenario.Txstatus:
 		return h.txStatus(s), true
 	case *scenario.Getsockopt:
 		o, _ := kernel.SockOptNames.ByName(s.Opt.Name)
+		if o == kernel.TCP_ZEROCOPY_RECEIVE && h.socks[s.Sock.Name] != nil && h.socks[s.Sock.Name].typ == unix.SOCK_STREAM {
+			return h.zerocopyReceive(s), true
+		}
 		return getsockopt(h.fd(s.Sock), o, s.Options), true
 	case *scenario.Connect:
 		if hs := h.socks[s.Sock.Name]; s.Sock.Peer && hs != nil && hs.listening {

@@ -14,6 +14,8 @@ import (
 	"strings"
 	"syscall"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/zcsim/zcsim/internal/netns"
 
 	"github.com/zcsim/zcsim/sim/scenario"
@@ -23,7 +25,7 @@ import (
 // network namespace, as root or, when the plan says so, in an
 // unprivileged child.
 func live(file string, src []byte, stmts []scenario.Stmt, pl plan, opts Options) ([]Obs, error) {
-	return inNetns(pl.sysctls, func() ([]Obs, error) {
+	return inNetns(pl.sysctls, pl.loMTU, func() ([]Obs, error) {
 		if pl.child {
 			return runChild(opts, file, src)
 		}
@@ -32,12 +34,17 @@ func live(file string, src []byte, stmts []scenario.Stmt, pl plan, opts Options)
 }
 
 // inNetns runs fn in a private network namespace (netns.Run) with the
-// sysctls written there.
-func inNetns(sysctls []sysctl, fn func() ([]Obs, error)) ([]Obs, error) {
+// sysctls written there and lo's MTU set to loMTU (unless 0).
+func inNetns(sysctls []sysctl, loMTU int, fn func() ([]Obs, error)) ([]Obs, error) {
 	var obs []Obs
 	err := netns.Run(func() error {
 		for _, s := range sysctls {
 			if err := writeSysctl(s); err != nil {
+				return err
+			}
+		}
+		if loMTU != 0 {
+			if err := setLoMTU(loMTU); err != nil {
 				return err
 			}
 		}
@@ -46,6 +53,24 @@ func inNetns(sysctls []sysctl, fn func() ([]Obs, error)) ([]Obs, error) {
 		return err
 	})
 	return obs, err
+}
+
+// setLoMTU sets the MTU of the namespace's lo (SIOCSIFMTU).
+func setLoMTU(mtu int) error {
+	fd, err := unix.Socket(unix.AF_INET, unix.SOCK_DGRAM|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		return err
+	}
+	defer unix.Close(fd)
+	ifr, err := unix.NewIfreq("lo")
+	if err != nil {
+		return err
+	}
+	ifr.SetUint32(uint32(mtu))
+	if err := unix.IoctlIfreq(fd, unix.SIOCSIFMTU, ifr); err != nil {
+		return fmt.Errorf("probe: setting lo's mtu to %d in the private namespace: %w", mtu, err)
+	}
+	return nil
 }
 
 // writeSysctl writes a namespace sysctl; /proc/sys/net resolves to the
@@ -148,7 +173,7 @@ var ErrNoZerocopy = errors.New("probe: the kernel does not deliver MSG_ZEROCOPY 
 func Supported() error {
 	src := []byte("socket s AF_INET SOCK_STREAM\nsetsockopt s SOL_SOCKET SO_ZEROCOPY 1\nconnect s\nsend s 1 MSG_ZEROCOPY\nsettle\nrecvmsg s MSG_ERRQUEUE\n")
 	stmts, _ := scenario.Parse("support-check", src)
-	obs, err := inNetns(nil, func() ([]Obs, error) { return runHost(stmts, makePlan(stmts, "").steps), nil })
+	obs, err := inNetns(nil, 0, func() ([]Obs, error) { return runHost(stmts, makePlan(stmts, "").steps), nil })
 	if err != nil {
 		return err
 	}

@@ -30,6 +30,10 @@ type plan struct {
 	// sysctls are what the namespace gets written before the run, in
 	// file order: net.core.optmem_max, net.ipv4.ping_group_range.
 	sysctls []sysctl
+	// loMTU, if not 0, is the MTU the namespace's lo gets before the run:
+	// that of a loopback device the scenario declares with mtu= alone,
+	// before any socket.
+	loMTU int
 	// child says the kernel run is uid 65534 without capabilities.
 	child bool
 	// off are the bug statements' bugs, which the model runs without: the
@@ -145,6 +149,11 @@ func (pl *planner) step(st scenario.Stmt) step {
 	case *scenario.Device:
 		pl.devices[s.Name.Name] = s.Kind.Name
 		if s.Kind.Name == "loopback" {
+			if mtu, ok := s.Options.Lookup("mtu"); ok && len(s.Options) == 1 && pl.sockets == 0 && pl.p.loMTU == 0 {
+				pl.p.loMTU = int(mtu.Value.N)
+				pl.devTaint["lo"] = fmt.Sprintf("it goes through lo, while the host's lo has the mtu of %s (line %d)", s.Name.Name, line)
+				return step{}
+			}
 			if len(s.Options) > 0 {
 				pl.devTaint[s.Name.Name] = fmt.Sprintf("it goes through %s, a loopback device with options the host's lo does not have (line %d)", s.Name.Name, line)
 				return skip("the host's lo has none of these options: sockets through %s are not compared", s.Name.Name)

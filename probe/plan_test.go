@@ -206,3 +206,20 @@ munmap p
 	requirePlan(t, got, "1 run", "2 run", "3 run", "4 run", "5 run", "6 skip: the live run does not move",
 		"7 skip: no program can set the per-CPU pending counters", "8 skip: not compared: p: its TX ring counters", "9 skip: not compared")
 }
+
+// A loopback device with mtu= alone, before any socket, sets lo's MTU in
+// the namespace; sockets on the default lo are then not compared, and a
+// second such device is not the host's.
+func TestPlanLoopbackMTU(t *testing.T) {
+	got, pl := planned(t, "device lo0 loopback mtu=49204\ndevice lo1 loopback mtu=9000\nsocket a AF_INET SOCK_STREAM via=lo0\nsocket b AF_INET SOCK_STREAM\nsocket c AF_INET SOCK_STREAM via=lo1\n")
+	requirePlan(t, got,
+		"1 -",
+		"2 skip: the host's lo has none of these options",
+		"3 run",
+		"4 skip: it goes through lo, while the host's lo has the mtu of lo0 (line 1)",
+		"5 skip: it goes through lo1",
+	)
+	require.Equal(t, 49204, pl.loMTU)
+	_, pl = planned(t, "socket a AF_INET SOCK_STREAM\ndevice lo0 loopback mtu=9000\n")
+	require.Zero(t, pl.loMTU, "after a socket it is too late")
+}

@@ -488,6 +488,7 @@ func (w *World) closeSocket(s *Socket) {
 	w.releaseFD(s)
 	switch {
 	case s.tcp != nil:
+		s.tcp.Munmap() // the model's mapping does not outlive the descriptor
 		if s.tcp.Close() {
 			w.resetPeer(s)
 		}

@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/zcsim/zcsim/kernel"
+	"github.com/zcsim/zcsim/mm"
 	"github.com/zcsim/zcsim/notify"
 	"github.com/zcsim/zcsim/sim/engine"
 	"github.com/zcsim/zcsim/skb"
@@ -78,6 +79,11 @@ type Device struct {
 	// packet they transmit is kept for the packet statement (sent), and
 	// inject statements bring the peer's.
 	Scripted bool
+	// HeaderSplit is a NIC that splits headers from payload on receive
+	// (ethtool tcp-data-split): the payload of a received frame lands in
+	// order-0 pages, one frag per page from offset 0, where TCP zerocopy
+	// receive can map it; otherwise the driver builds a linear skb.
+	HeaderSplit bool
 
 	held []*skb.Buff // frames awaiting a manual TX completion
 	sent []Packet
@@ -340,14 +346,25 @@ func (w *World) lose(s *Socket, f frame, why string) {
 	}
 }
 
-// received is the skb the receiver gets: the frame's own on loopback, else
-// one the far side builds in its own memory, never the sender's pages.
-func (w *World) received(f frame) *skb.Buff {
+// received is the skb the receiver r gets: the frame's own on loopback,
+// else one the far side's driver builds in its own memory, never the
+// sender's pages: linear, or with header split the payload in fresh
+// order-0 pages (a page_pool's), PAGE_SIZE per frag.
+func (w *World) received(r *Socket, f frame) *skb.Buff {
 	if f.skb != nil {
 		return f.skb
 	}
-	rx := skb.Alloc(w.Host, f.len)
-	rx.AppendLinear(f.len)
+	if r.Dev == nil || !r.Dev.HeaderSplit {
+		rx := skb.Alloc(w.Host, f.len)
+		rx.AppendLinear(f.len)
+		return rx
+	}
+	rx := skb.Alloc(w.Host, 0)
+	for left := f.len; left > 0; left -= kernel.PageSize {
+		p := mm.AllocPages(w.Host, 0)
+		rx.AppendPageFrag(p, 0, min(left, kernel.PageSize))
+		p.Put() // the frag holds the page now
+	}
 	return rx
 }
 

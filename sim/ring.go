@@ -26,10 +26,15 @@ func (w *World) TxRing(c Call, s *Socket, req packet.TpacketReq) Result {
 	})
 }
 
-// Mmap models mmap(2) of a packet socket's ring (packet_mmap): EINVAL
-// without a ring; a socket without mmap is ENODEV (sock_no_mmap).
-func (w *World) Mmap(c Call, s *Socket) Result {
+// Mmap models mmap(2) of n bytes with protection prot: a packet socket's
+// ring (packet_mmap: EINVAL without a ring; n and prot are the ring's), a
+// TCP socket's area for zerocopy receive (tcp.Conn.Mmap); a socket
+// without mmap is ENODEV (sock_no_mmap).
+func (w *World) Mmap(c Call, s *Socket, n int, prot kernel.Prot) Result {
 	return w.syscall(c, "mmap", s, func() Result {
+		if s.tcp != nil {
+			return fail(s.tcp.Mmap(n, prot))
+		}
 		p := packetOf(s)
 		if p == nil {
 			return fail(kernel.ENODEV)
@@ -38,9 +43,13 @@ func (w *World) Mmap(c Call, s *Socket) Result {
 	})
 }
 
-// Munmap models munmap(2) of the ring: it always succeeds.
+// Munmap models munmap(2) of the ring or the TCP area: it always
+// succeeds; a TCP area's pages lose the mapping's references.
 func (w *World) Munmap(c Call, s *Socket) Result {
 	return w.syscall(c, "munmap", s, func() Result {
+		if s.tcp != nil {
+			s.tcp.Munmap()
+		}
 		if p := packetOf(s); p != nil {
 			p.Munmap()
 		}

@@ -36,6 +36,8 @@ type Socket struct {
 	zc *zcCall
 	// notified counts the ids whose completion the program received.
 	notified uint64
+	// zcrx is what the last getsockopt(TCP_ZEROCOPY_RECEIVE) wrote back.
+	zcrx tcp.ZcResult
 
 	// Peer-side behaviour.
 	autoRead bool
@@ -137,6 +139,13 @@ func (w *World) ownedPages(sk *sock.Sock) []*mm.Page {
 	case s == nil:
 	case s.tcp != nil:
 		p = s.tcp.PageFrag()
+		if m := s.tcp.RxMap(); m != nil {
+			out := m.Pages()
+			if p != nil {
+				out = append(out, p)
+			}
+			return out
+		}
 	case s.dgrm != nil && s.dgrm.udp != nil:
 		p = s.dgrm.udp.PageFrag()
 	}
@@ -153,7 +162,7 @@ func (w *World) bySockOrNil(sk *sock.Sock) *Socket { return w.bySk[sk] }
 // with the ACK policy, or a datagram queued for reading.
 func (w *World) deliver(r *Socket, f frame) Event {
 	e := Event{Socket: r.Name}
-	f.skb = w.received(f)
+	f.skb = w.received(r, f)
 	if !r.Far() {
 		w.work.RxFrames++
 		if r.autoRead {

@@ -15,8 +15,10 @@ import (
 // pending0…pending3 (each CPU's counter, unsigned), mapped (0 or 1),
 // hooked (the protocol hook registered, 0 or 1) and rehooks (the
 // synchronize_net calls unhooking cost), and for TCP unsent
-// and unacked (skbs on the write and retransmit queues) and queued (bytes
-// received and not read).
+// and unacked (skbs on the write and retransmit queues), queued (bytes
+// received and not read), mapped_pages (pages in its zerocopy receive
+// mapping) and recv_skip_hint, inq and copybuf_len (what the last
+// getsockopt(TCP_ZEROCOPY_RECEIVE) wrote back).
 func (w *World) State(s *Socket) map[string]string {
 	sk := s.Sk
 	itoa := strconv.Itoa
@@ -50,6 +52,12 @@ func (w *World) State(s *Socket) map[string]string {
 		m["unsent"] = itoa(len(s.tcp.WriteQueue()))
 		m["unacked"] = itoa(len(s.tcp.RtxQueue()))
 		m["queued"] = itoa(s.tcp.Queued())
+		m["mapped_pages"] = "0"
+		if mp := s.tcp.RxMap(); mp != nil {
+			m["mapped_pages"] = itoa(len(mp.Pages()))
+		}
+		z := s.zcrx
+		m["recv_skip_hint"], m["inq"], m["copybuf_len"] = itoa(int(z.RecvSkipHint)), itoa(int(z.Inq)), itoa(int(z.CopybufLen))
 	} else if s.dgrm != nil {
 		m["queued"] = itoa(len(s.dgrm.rx))
 	}

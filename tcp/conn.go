@@ -94,6 +94,8 @@ type Conn struct {
 	timeWait bool
 	// neg is what a handshake on the wire negotiated.
 	neg negotiated
+	// rxMap is the program's tcp_mmap mapping of the socket, or nil.
+	rxMap *RxMapping
 }
 
 // Nagle states of tp->nonagle (include/net/tcp.h).

@@ -156,6 +156,31 @@
 // gives it at once; the sender of a FIN in FIN_WAIT2 sees neither POLLIN
 // nor POLLHUP, and a reset there is reported (ECONNRESET, POLLERR).
 //
+// # Zerocopy receive
+//
+// Mmap is tcp_mmap: an empty read-only area (RxMapping) into which
+// ZerocopyReceive, getsockopt(TCP_ZEROCOPY_RECEIVE) around
+// tcp_zerocopy_receive, inserts the pages of received frags: whole
+// order-0 pages at offset 0 (can_map_frag), from copied_seq on, zapping
+// what the area held there before (zap_page_range). What cannot be mapped
+// is reported in recv_skip_hint, to be read with recvmsg or copied into
+// the call's copybuf (tcp_zc_handle_leftover; receive_fallback_to_copy
+// when all that is unread fits). Bytes mapped or copied are consumed once,
+// as a read consumes them (copied_seq, tcp_cleanup_rbuf). A mapped page
+// holds a reference of the mapping's (insert_page's get_page) until zapped
+// or unmapped, so it outlives its skb and is never reused while mapped.
+// Profile.TCPZerocopyRecv is the struct the kernel knows: none (ENODEV,
+// ENOPROTOOPT), v4.18's three fields (exact optlen, no copybuf, the
+// mapping looked up first), or the full struct of v5.12 on, whose optlen
+// decides which out fields (err, inq) are written. Measured on Linux 6.18
+// (probe/testdata/tcp-zerocopy-receive.zcs): over loopback with an MSS of
+// twelve pages and a MSG_ZEROCOPY sender every page maps; a copying
+// sender's 32 KiB pages never do; writable or executable mappings are
+// EPERM; an address outside the mapping is noticed only with a page or
+// more unread. Not modelled: tcp_rcv_space_adjust after a mapping
+// (receive-buffer autotuning), TCP_RECEIVE_ZEROCOPY_FLAG_TLB_CLEAN_HINT
+// and receive timestamps (msg_control).
+//
 // # Errnos
 //
 // What each failure returns under each profile:
@@ -218,7 +243,11 @@
 // tcp_send_ack, tcp_send_delayed_ack, tcp_event_new_data_sent,
 // tcp_select_window, __tcp_select_window, tcp_select_initial_window,
 // tcp_sync_mss, tcp_minshall_update, tcp_nagle_check;
-// tcp_poll, tcp_stream_is_readable, tcp_data_ready, sock_rcvlowat;
+// tcp_poll, tcp_stream_is_readable, tcp_data_ready, sock_rcvlowat,
+// tcp_mmap, tcp_zerocopy_receive, do_tcp_getsockopt (TCP_ZEROCOPY_RECEIVE),
+// receive_fallback_to_copy, tcp_zc_handle_leftover,
+// tcp_zerocopy_set_hint_for_skb, skb_advance_to_frag, can_map_frag,
+// find_next_mappable_frag, tcp_inq_hint;
 // include/net/tcp.h: tcp_epollin_ready, tcp_rmem_pressure;
 // include/net/tcp.h: tcp_dec_quickack_mode, tcp_event_ack_sent,
 // tcp_bound_to_half_wnd; net/ipv4/tcp_timer.c: tcp_retransmit_timer,

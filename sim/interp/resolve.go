@@ -122,7 +122,8 @@ func sysctlLeast(key string) uint64 {
 // expectKeys are the state an expect statement can check.
 var expectKeys = []string{"zckey", "zerocopy", "optmem", "wmem", "wmem_queued", "rmem",
 	"errqueue", "locked_vm", "sndbuf", "rcvbuf", "refcnt", "state", "unsent", "unacked", "queued", "notified",
-	"pending", "pending0", "pending1", "pending2", "pending3", "mapped", "rehooks", "hooked"}
+	"pending", "pending0", "pending1", "pending2", "pending3", "mapped", "rehooks", "hooked",
+	"mapped_pages", "recv_skip_hint", "inq", "copybuf_len"}
 
 // Bounds on the sizes a scenario may ask for: what the kernel itself
 // accepts or what a simulation can afford.

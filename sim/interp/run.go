@@ -291,6 +291,10 @@ func (in *interp) exec(st scenario.Stmt, c sim.Call) {
 		r = w.SetsockoptBuf(c, in.sock(s.Sock), opt, val, optval(s.Options))
 	case *scenario.Getsockopt:
 		opt, _ := kernel.SockOptNames.ByName(s.Opt.Name)
+		if opt == kernel.TCP_ZEROCOPY_RECEIVE {
+			r = w.ZerocopyReceive(c, in.sock(s.Sock), in.zcArgs(s))
+			break
+		}
 		r = w.GetsockoptBuf(c, in.sock(s.Sock), opt, optval(s.Options))
 	case *scenario.Connect:
 		r = w.Connect(c, in.sock(s.Sock))
@@ -305,7 +309,7 @@ func (in *interp) exec(st scenario.Stmt, c sim.Call) {
 		}
 		r = w.BindPacket(c, in.sock(s.Sock), kernel.Protocol(optNum(s.Options, "proto", 0)), dev)
 	case *scenario.Mmap:
-		r = w.Mmap(c, in.sock(s.Sock))
+		r = w.Mmap(c, in.sock(s.Sock), int(optOr(s.Len, kernel.PageSize)), s.Protection())
 	case *scenario.Munmap:
 		r = w.Munmap(c, in.sock(s.Sock))
 	case *scenario.Txstatus:

@@ -45,6 +45,31 @@ func optval(os scenario.Options) sim.Optval {
 	return ov
 }
 
+// optOr is an operand's value, or def when the statement left it out.
+func optOr(v scenario.Value, def uint64) uint64 {
+	if v.IsZero() {
+		return def
+	}
+	return v.N
+}
+
+// zcArgs are the in fields of a TCP_ZEROCOPY_RECEIVE getsockopt: length
+// the socket's mapping when not given, copybuf_len 0, address the
+// mapping's start plus offset, optlen the profile's struct.
+func (in *interp) zcArgs(s *scenario.Getsockopt) tcp.ZcArgs {
+	ov := optval(s.Options)
+	if _, ok := s.Options.Lookup("optlen"); !ok {
+		ov.Len = in.w.Profile().TCPZerocopyRecv
+	}
+	return tcp.ZcArgs{
+		Offset:     int(optNum(s.Options, "offset", 0)),
+		Length:     uint32(optNum(s.Options, "length", uint64(in.sock(s.Sock).RxMapLen()))),
+		CopybufLen: int32(optNum(s.Options, "copybuf", 0)),
+		Optlen:     ov.Len,
+		Null:       ov.Null,
+	}
+}
+
 func optOn(os scenario.Options, key string, def bool) bool {
 	if o, ok := os.Lookup(key); ok {
 		return o.Value.Text == "on"
@@ -118,6 +143,7 @@ func device(s *scenario.Device, p *kernel.Profile) *sim.Device {
 	d.GSOMaxSize = min(int(optNum(s.Options, "gso_max_size", uint64(d.GSOMaxSize))), p.GSOMaxSize)
 	d.MTU = int(optNum(s.Options, "mtu", uint64(d.MTU)))
 	d.CPU = int(optNum(s.Options, "cpu", 0))
+	d.HeaderSplit = optOn(s.Options, "header_split", false)
 	if o, ok := s.Options.Lookup("orphan_rx"); ok {
 		d.OrphanRxPlain = o.Value.Text == "plain"
 	}

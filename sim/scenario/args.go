@@ -54,6 +54,20 @@ func (s *Poll) PollEvents() kernel.PollEvents {
 	return v
 }
 
+// Protection returns the mapping's protection: PROT_READ|PROT_WRITE when
+// the statement names none.
+func (s *Mmap) Protection() kernel.Prot {
+	if s.Prot.IsZero() {
+		return kernel.PROT_READ | kernel.PROT_WRITE
+	}
+	var v kernel.Prot
+	for _, n := range s.Prot.Names {
+		b, _ := kernel.ProtNames.ByName(n.Name)
+		v |= b
+	}
+	return v
+}
+
 // Lengths returns the values of an iovec list as byte counts.
 func Lengths(vs []Value) []int {
 	out := make([]int, len(vs))

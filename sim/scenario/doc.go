@@ -48,6 +48,7 @@
 //	          | "sendmsg" sock iovec flags | "sendmmsg" sock iovec { iovec } flags
 //	          | "recvmsg" sock flags options | "recv" sock operand [ flags ]
 //	          | "poll" sock union [ duration ]
+//	          | "mmap" sock [ operand ] [ union ] | "munmap" sock
 //	          | "setrlimit" name "RLIMIT_MEMLOCK" ( number | "unlimited" )
 //	          | ( "capset" | "capdrop" ) name CAP
 //	          | "wait" duration | "settle"

@@ -122,7 +122,11 @@ func callWords(st Stmt) []string {
 	case *Bind:
 		return append([]string{"bind", s.Sock.String()}, options(s.Options)...)
 	case *Mmap:
-		return []string{"mmap", s.Sock.String()}
+		w := nonEmpty("mmap", s.Sock.String(), s.Len.Text)
+		if !s.Prot.IsZero() {
+			w = append(w, s.Prot.String())
+		}
+		return w
 	case *Munmap:
 		return []string{"munmap", s.Sock.String()}
 	case *Txframe:

@@ -14,6 +14,7 @@ var (
 	sockOptNames      = tableOf("socket option", kernel.SockOptNames)
 	timestampingNames = tableOf("timestamping flag", kernel.TimestampingNames)
 	pollEventNames    = tableOf("poll event", kernel.PollEventNames)
+	protNames         = tableOf("protection", kernel.ProtNames)
 )
 
 // checkLevel rejects an option named at a level it does not belong to, such

@@ -80,6 +80,8 @@ func exprs(st Stmt, fn func(*Expr)) {
 		val(s.Len)
 	case *Recv:
 		val(s.Len)
+	case *Mmap:
+		val(s.Len)
 	case *VhostSend:
 		val(s.Len)
 	case *Drop:
@@ -138,6 +140,8 @@ func Instantiate(st Stmt, vars []int64) (Stmt, error) {
 	case *Sendto:
 		ev.size(&s.Len)
 	case *Recv:
+		ev.size(&s.Len)
+	case *Mmap:
 		ev.size(&s.Len)
 	case *VhostSend:
 		ev.size(&s.Len)

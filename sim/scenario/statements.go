@@ -1,5 +1,7 @@
 package scenario
 
+import "strings"
+
 // statements maps each keyword but note to its parse function. A parse
 // function consumes the operands after the keyword; the caller checks that
 // nothing is left and parses the outcome.
@@ -21,18 +23,13 @@ var statements = map[string]func(*lineParser) Stmt{
 	},
 	"socket":     parseSocket,
 	"setsockopt": parseSetsockopt,
-	"getsockopt": func(p *lineParser) Stmt {
-		s := &Getsockopt{Sock: p.sock(), Level: p.symbol(levelNames), Opt: p.symbol(sockOptNames)}
-		p.checkLevel(s.Level, s.Opt)
-		s.Options = p.options(optvalOpts)
-		return s
-	},
-	"connect":  func(p *lineParser) Stmt { return &Connect{Sock: p.sock()} },
-	"listen":   func(p *lineParser) Stmt { return &Listen{Sock: p.sock()} },
-	"bind":     func(p *lineParser) Stmt { return &Bind{Sock: p.sock(), Options: p.options(bindOpts)} },
-	"close":    func(p *lineParser) Stmt { return &Close{Sock: p.sock()} },
-	"accept":   func(p *lineParser) Stmt { return &Accept{Sock: p.sock(), New: p.name("new socket name")} },
-	"shutdown": func(p *lineParser) Stmt { return &Shutdown{Sock: p.sock(), How: p.symbol(shutHows)} },
+	"getsockopt": parseGetsockopt,
+	"connect":    func(p *lineParser) Stmt { return &Connect{Sock: p.sock()} },
+	"listen":     func(p *lineParser) Stmt { return &Listen{Sock: p.sock()} },
+	"bind":       func(p *lineParser) Stmt { return &Bind{Sock: p.sock(), Options: p.options(bindOpts)} },
+	"close":      func(p *lineParser) Stmt { return &Close{Sock: p.sock()} },
+	"accept":     func(p *lineParser) Stmt { return &Accept{Sock: p.sock(), New: p.name("new socket name")} },
+	"shutdown":   func(p *lineParser) Stmt { return &Shutdown{Sock: p.sock(), How: p.symbol(shutHows)} },
 	"send": func(p *lineParser) Stmt {
 		return &Send{Sock: p.sock(), Len: p.operand("length"), Flags: p.flags(msgFlagNames, true)}
 	},
@@ -71,7 +68,7 @@ var statements = map[string]func(*lineParser) Stmt{
 	},
 	"fault":  func(p *lineParser) Stmt { return &Fault{Site: p.name("fault site"), Rule: p.rule()} },
 	"zckey":  func(p *lineParser) Stmt { return &Zckey{Sock: p.sock(), Value: p.operand("counter value")} },
-	"mmap":   func(p *lineParser) Stmt { return &Mmap{Sock: p.sock()} },
+	"mmap":   parseMmap,
 	"munmap": func(p *lineParser) Stmt { return &Munmap{Sock: p.sock()} },
 	"txframe": func(p *lineParser) Stmt {
 		return &Txframe{Sock: p.sock(), Frame: p.operand("frame index"), Len: p.operand("frame length")}
@@ -103,6 +100,7 @@ var (
 		{key: "cpu", kind: optNumber},
 		{key: "orphan_rx", kind: optWords, words: []string{"copy", "plain"}},
 		{key: "peer", kind: optWords, words: []string{"model", "script"}},
+		{key: "header_split", kind: optWords, words: onOff},
 	}
 	// bindOpts are a packet socket's sockaddr_ll: sll_protocol and the
 	// device (sll_ifindex; all for 0).
@@ -112,6 +110,11 @@ var (
 	// zc_info entries, its cmsg data length zc_len if not the right one.
 	optvalOpts  = []optSpec{{key: "optlen", kind: optSigned}, {key: "null", kind: optBare}}
 	recvmsgOpts = []optSpec{{key: "control", kind: optNumber}}
+	// zerocopyRecvOpts are getsockopt's for TCP_ZEROCOPY_RECEIVE: the
+	// struct's length, copybuf_len and address (as an offset into the
+	// socket's mapping), and optlen.
+	zerocopyRecvOpts = []optSpec{{key: "length", kind: optNumber}, {key: "copybuf", kind: optNumber},
+		{key: "offset", kind: optNumber}, {key: "optlen", kind: optSigned}, {key: "null", kind: optBare}}
 	sendmsgOpts = []optSpec{{key: "zc_info", kind: optNumber}, {key: "zc_len", kind: optNumber}}
 	socketOpts  = []optSpec{
 		{key: "via", kind: optName},
@@ -196,6 +199,28 @@ func parseRecv(p *lineParser) Stmt {
 	s := &Recv{Sock: p.sock(), Len: p.operand("length")}
 	if p.peekIs(tWord) {
 		s.Flags = p.flags(msgFlagNames, true)
+	}
+	return s
+}
+
+func parseGetsockopt(p *lineParser) Stmt {
+	s := &Getsockopt{Sock: p.sock(), Level: p.symbol(levelNames), Opt: p.symbol(sockOptNames)}
+	p.checkLevel(s.Level, s.Opt)
+	if s.Opt.Name == "TCP_ZEROCOPY_RECEIVE" {
+		s.Options = p.options(zerocopyRecvOpts)
+	} else {
+		s.Options = p.options(optvalOpts)
+	}
+	return s
+}
+
+func parseMmap(p *lineParser) Stmt {
+	s := &Mmap{Sock: p.sock()}
+	if t, ok := p.peek(); ok && t.kind == tWord && !strings.HasPrefix(t.text, "PROT_") {
+		s.Len = p.operand("length")
+	}
+	if p.peekIs(tWord) {
+		s.Prot = p.flags(protNames, false)
 	}
 	return s
 }

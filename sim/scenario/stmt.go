@@ -136,7 +136,8 @@ type Getsockopt struct {
 	Sock  Sock
 	Level Ident
 	Opt   Ident
-	// Options describe the buffer, as Setsockopt's do.
+	// Options describe the buffer, as Setsockopt's do; for
+	// TCP_ZEROCOPY_RECEIVE also the struct: length=, copybuf=, offset=.
 	Options Options
 }
 
@@ -354,10 +355,15 @@ type Zckey struct {
 	Value Value
 }
 
-// Mmap is "mmap S": mmap(2) of a packet socket's ring.
+// Mmap is "mmap S [LEN] [PROT]": mmap(2) of a packet socket's ring, or of
+// LEN bytes of a TCP socket for zerocopy receive. LEN is zero when absent
+// (the ring's size, one page on TCP); PROT is a union of PROT_* flags,
+// PROT_READ|PROT_WRITE when absent.
 type Mmap struct {
 	Line
 	Sock Sock
+	Len  Value
+	Prot Flags
 }
 
 // Munmap is "munmap S": munmap(2) of the ring's mapping.

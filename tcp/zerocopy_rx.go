@@ -1,0 +1,346 @@
+package tcp
+
+import (
+	"slices"
+
+	"github.com/zcsim/zcsim/kernel"
+	"github.com/zcsim/zcsim/mm"
+	"github.com/zcsim/zcsim/skb"
+	"github.com/zcsim/zcsim/sock"
+)
+
+// RxMapping is the VMA tcp_mmap prepared on the socket: address space of
+// whole pages into which getsockopt(TCP_ZEROCOPY_RECEIVE) inserts
+// received pages (vm_insert_pages). Offsets are from the mapping's start.
+//
+// Ownership: each filled slot holds one reference on its page, taken by
+// the insertion (get_page in insert_page) and dropped when the slot is
+// zapped (zap_page_range, before the next insertion over it) or the
+// mapping is unmapped. The skb the page came from is freed as soon as its
+// bytes are consumed; the page lives on in the mapping.
+type RxMapping struct {
+	npages int
+	// filled lists the slots holding a page, by slot index.
+	filled []slot
+}
+
+type slot struct {
+	index int
+	page  *mm.Page
+}
+
+// Len returns the mapping's size in bytes.
+func (m *RxMapping) Len() int { return m.npages * kernel.PageSize }
+
+// Pages returns the pages mapped, in address order.
+func (m *RxMapping) Pages() []*mm.Page {
+	out := make([]*mm.Page, len(m.filled))
+	for i, s := range m.filled {
+		out[i] = s.page
+	}
+	return out
+}
+
+// zap models zap_page_range over n slots from slot first: each page there
+// loses the mapping's reference.
+func (m *RxMapping) zap(first, n int) {
+	m.filled = slices.DeleteFunc(m.filled, func(s slot) bool {
+		if s.index >= first && s.index < first+n {
+			s.page.Put()
+			return true
+		}
+		return false
+	})
+}
+
+// insert models vm_insert_pages at slot first: each page gets the
+// mapping's reference. The slots were zapped before.
+func (m *RxMapping) insert(first int, pages []*mm.Page) {
+	for i, p := range pages {
+		p.Get()
+		m.filled = append(m.filled, slot{first + i, p})
+	}
+	slices.SortFunc(m.filled, func(a, b slot) int { return a.index - b.index })
+}
+
+// Mmap models mmap(2) of n bytes with protection prot on the socket:
+// tcp_mmap refuses a writable or executable mapping (EPERM) and otherwise
+// sets up an empty VMA; a length of 0 is do_mmap's EINVAL, and a profile
+// without TCP zerocopy receive has no tcp_mmap (sock_no_mmap: ENODEV). The
+// model keeps one mapping per socket: a new one replaces the old, which
+// is unmapped.
+func (c *Conn) Mmap(n int, prot kernel.Prot) kernel.Errno {
+	switch {
+	case c.host().Profile.TCPZerocopyRecv == 0:
+		return kernel.ENODEV
+	case n <= 0:
+		return kernel.EINVAL
+	case prot&(kernel.PROT_WRITE|kernel.PROT_EXEC) != 0:
+		return kernel.EPERM
+	}
+	c.Munmap()
+	c.rxMap = &RxMapping{npages: (n + kernel.PageSize - 1) / kernel.PageSize}
+	return 0
+}
+
+// Munmap models munmap(2) of the socket's mapping: every page in it loses
+// the mapping's reference.
+func (c *Conn) Munmap() {
+	if c.rxMap == nil {
+		return
+	}
+	c.rxMap.zap(0, c.rxMap.npages)
+	c.rxMap = nil
+}
+
+// RxMap returns the socket's receive mapping, or nil.
+func (c *Conn) RxMap() *RxMapping { return c.rxMap }
+
+// ZcArgs is what a program passes in getsockopt(TCP_ZEROCOPY_RECEIVE): the
+// fields of struct tcp_zerocopy_receive it fills in and optlen.
+type ZcArgs struct {
+	// Offset is address less the start of the socket's mapping.
+	Offset int
+	Length uint32
+	// CopybufLen is copybuf_len, with copybuf_address a valid buffer.
+	CopybufLen int32
+	Optlen     int
+	// Null says optval is NULL: EFAULT once optlen passed its checks.
+	Null bool
+}
+
+// ZcResult is what the call writes back: the struct's out fields and
+// optlen.
+type ZcResult struct {
+	Length, RecvSkipHint, Inq uint32
+	Err, CopybufLen           int32
+	Optlen                    int
+}
+
+// Offsets of the ends of struct tcp_zerocopy_receive's fields
+// (offsetofend), as do_tcp_getsockopt switches on them.
+const (
+	zcEndLength     = 12
+	zcEndInq        = 20
+	zcEndErr        = 24
+	zcEndCopybufLen = 36
+	zcEndMsgFlags   = 60
+)
+
+// ZerocopyReceive models getsockopt(IPPROTO_TCP, TCP_ZEROCOPY_RECEIVE),
+// do_tcp_getsockopt's case around tcp_zerocopy_receive: optlen must cover
+// length (on v4.18 equal the struct, Profile.TCPZerocopyRecv), then a
+// NULL optval is EFAULT; a longer
+// one is cut to the struct (its tail taken as zeroed). Fields beyond
+// optlen are neither read (copybuf_len is 0 then) nor written: err
+// (sock_error, which clears sk_err) and inq (tcp_inq_hint) come back only
+// for an optlen ending at err or a later field, inq alone for one ending
+// at inq. Without TCP zerocopy receive the option is ENOPROTOOPT.
+func (c *Conn) ZerocopyReceive(a ZcArgs) (ZcResult, kernel.Errno) {
+	size := c.host().Profile.TCPZerocopyRecv
+	var r ZcResult
+	switch {
+	case size == 0:
+		return r, kernel.ENOPROTOOPT
+	case size == kernel.TCPZerocopyRecv16 && a.Optlen != size:
+		return r, kernel.EINVAL
+	case a.Optlen < zcEndLength:
+		return r, kernel.EINVAL
+	case a.Null:
+		return r, kernel.EFAULT
+	}
+	n := min(a.Optlen, size)
+	r.Optlen = n
+	if n < zcEndCopybufLen {
+		a.CopybufLen = 0
+	}
+	err := c.zerocopyReceive(&r, a, size == kernel.TCPZerocopyRecvFull)
+	switch n {
+	case zcEndErr, 32, zcEndCopybufLen, 40, 48, 56, zcEndMsgFlags, size:
+		if size == kernel.TCPZerocopyRecv16 {
+			break
+		}
+		if err == 0 {
+			r.Err = -int32(c.takeError())
+		}
+		r.Inq = c.inqHint()
+	case zcEndInq:
+		r.Inq = c.inqHint()
+	}
+	return r, err
+}
+
+// inqHint models tcp_inq_hint: the bytes unread, or 1 after the FIN so
+// that the program goes on to read the end of the stream.
+func (c *Conn) inqHint() uint32 {
+	if n := c.Queued(); n > 0 || !c.rcvFin {
+		return uint32(n)
+	}
+	return 1
+}
+
+// zerocopyReceive models tcp_zerocopy_receive; full is the code of v5.11
+// on (copybuf and its fallbacks, the mappable-frag hint).
+//
+//   - address not page aligned: EINVAL; a listener: ENOTCONN.
+//   - (full) everything unread fits copybuf: it is read into copybuf
+//     (receive_fallback_to_copy); less than a page unread:
+//     recv_skip_hint says how much, nothing is mapped (EIO when nothing
+//     is unread after the FIN).
+//   - address outside a tcp_mmap mapping: EINVAL.
+//   - the whole pages of min(length, the mapping from address, unread)
+//     are zapped, then the frags at copied_seq that can be mapped
+//     (can_map_frag: a whole order-0 page at offset 0, not user memory)
+//     are inserted, skb after skb, until a frag cannot be or the skb
+//     ends short of a page; recv_skip_hint is what must be read before
+//     mapping may go on (up to the next mappable frag, or the rest of the
+//     skb).
+//   - (full) up to copybuf_len of that is copied (tcp_zc_handle_leftover).
+//   - what was mapped or copied is consumed (copied_seq moves,
+//     tcp_cleanup_rbuf may ACK); mapping all that was asked clears the
+//     hint; with nothing done and nothing to skip after the FIN: EIO.
+func (c *Conn) zerocopyReceive(zc *ZcResult, a ZcArgs, full bool) kernel.Errno {
+	if a.Offset%kernel.PageSize != 0 {
+		return kernel.EINVAL
+	}
+	if c.Sk.State == sock.LISTEN {
+		return kernel.ENOTCONN
+	}
+	inq := c.Queued()
+	if full {
+		if inq > 0 && inq <= int(a.CopybufLen) {
+			got, _ := c.Recv(inq)
+			c.CleanupRbuf(got)
+			zc.CopybufLen = int32(got)
+			return 0
+		}
+		if inq < kernel.PageSize {
+			zc.RecvSkipHint = uint32(inq)
+			if inq == 0 && c.rcvFin {
+				return kernel.EIO
+			}
+			return 0
+		}
+	}
+	m := c.rxMap
+	if m == nil || a.Offset < 0 || a.Offset >= m.Len() {
+		return kernel.EINVAL
+	}
+	avail := min(int(a.Length), m.Len()-a.Offset, inq)
+	want, skip := avail&^(kernel.PageSize-1), 0
+	if want > 0 {
+		m.zap(a.Offset/kernel.PageSize, want/kernel.PageSize)
+	} else {
+		want, skip = avail, avail
+		if !full {
+			skip = inq
+		}
+	}
+	pages, skip := c.mappable(want, skip, full)
+	m.insert(a.Offset/kernel.PageSize, pages)
+	mapped := len(pages) * kernel.PageSize
+	copylen := 0
+	if full {
+		copylen = min(int(a.CopybufLen), skip)
+		zc.CopybufLen = int32(copylen)
+		skip -= copylen
+	}
+	var err kernel.Errno
+	switch {
+	case mapped+copylen > 0:
+		c.Recv(mapped + copylen)
+		c.CleanupRbuf(mapped + copylen)
+		if mapped == want {
+			skip = 0
+		}
+	case skip == 0 && c.rcvFin:
+		err = kernel.EIO
+	}
+	zc.Length, zc.RecvSkipHint = uint32(mapped), uint32(skip)
+	return err
+}
+
+// mappable walks the receive queue from copied_seq as
+// tcp_zerocopy_receive's loop does, for at most want bytes: it returns
+// the pages it would insert and the recv_skip_hint it leaves.
+func (c *Conn) mappable(want, skip int, full bool) ([]*mm.Page, int) {
+	var pages []*mm.Page
+	var frags []skb.Frag
+	i, fi := -1, 0
+	for (len(pages)+1)*kernel.PageSize <= want {
+		if skip < kernel.PageSize {
+			if i >= 0 && skip > 0 {
+				break
+			}
+			if i++; i >= len(c.rcvQueue) {
+				break
+			}
+			r := c.rcvQueue[i]
+			off := 0
+			if i == 0 {
+				off = r.read
+			}
+			skip = r.skb.Len - off
+			var ok bool
+			if fi, ok = advanceToFrag(r.skb, off); !ok {
+				break
+			}
+			frags = r.skb.Shinfo().Frags
+		}
+		if full {
+			if mo := nextMappable(frags[fi:], skip); mo > 0 {
+				skip = mo
+				break
+			}
+		} else if !canMapFrag(frags[fi], false) {
+			break
+		}
+		pages = append(pages, frags[fi].Page)
+		skip -= kernel.PageSize
+		fi++
+	}
+	return pages, skip
+}
+
+// advanceToFrag models skb_advance_to_frag: the frag that starts at byte
+// off of b, and false if off is in the linear head, in the middle of a
+// frag, or b has a frag_list.
+func advanceToFrag(b *skb.Buff, off int) (int, bool) {
+	off -= b.HeadLen()
+	if off < 0 || off >= b.DataLen || len(b.Shinfo().FragList) > 0 {
+		return 0, false
+	}
+	for i, f := range b.Shinfo().Frags {
+		if off == 0 {
+			return i, true
+		}
+		if f.Size > off {
+			return 0, false
+		}
+		off -= f.Size
+	}
+	return 0, false
+}
+
+// canMapFrag models can_map_frag: a whole page at offset 0; on the full
+// code also an order-0 page that is no user memory (PageCompound,
+// page->mapping).
+func canMapFrag(f skb.Frag, full bool) bool {
+	if f.Size != kernel.PageSize || f.Off != 0 {
+		return false
+	}
+	return !full || f.Page.Order == 0 && !f.Page.User
+}
+
+// nextMappable models find_next_mappable_frag: 0 if the first frag can be
+// mapped, else the bytes up to the next that can, within remaining.
+func nextMappable(frags []skb.Frag, remaining int) int {
+	off := 0
+	for _, f := range frags {
+		if off >= remaining || canMapFrag(f, true) {
+			break
+		}
+		off += f.Size
+	}
+	return off
+}

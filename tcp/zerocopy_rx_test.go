@@ -1,0 +1,130 @@
+package tcp
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/zcsim/zcsim/kernel"
+	"github.com/zcsim/zcsim/sock"
+)
+
+// pageMSS is a route whose MSS (less timestamps) is twelve pages, as
+// loopback with an MTU of 49204.
+func pageMSS(_ *kernel.Profile, r *sock.Route) { r.MTU = 12*kernel.PageSize + 20 + 20 + 12 }
+
+// Mapped pages outlive the skbs they came from, each byte is taken once
+// (by mapping or by the copy of the straggler), and munmap frees the
+// pages.
+func TestZerocopyReceiveMapsOnce(t *testing.T) {
+	p := newPair(t, "linux-6.18", true, pageMSS)
+	require.Zero(t, p.peer.Mmap(1<<20, kernel.PROT_READ))
+	p.send(kernel.MSG_ZEROCOPY, 3*kernel.PageSize+100)
+	p.deliverKernel()
+	r, err := p.peer.ZerocopyReceive(ZcArgs{Length: 1 << 20, Optlen: 64})
+	require.Zero(t, err)
+	require.Equal(t, ZcResult{Length: 3 * kernel.PageSize, Inq: 100, Optlen: 64}, r,
+		"all that was asked (the whole pages) was mapped: no hint")
+	pages := p.peer.RxMap().Pages()
+	require.Len(t, pages, 3)
+	for _, pg := range pages {
+		require.Equal(t, 2, pg.Refs(), "the mapping and the skb, 100 bytes still unread, hold %v", pg)
+	}
+	r, err = p.peer.ZerocopyReceive(ZcArgs{Length: 1 << 20, CopybufLen: 4096, Optlen: 64})
+	require.Zero(t, err)
+	require.Equal(t, ZcResult{CopybufLen: 100, Optlen: 64}, r, "what fits copybuf is copied")
+	for _, pg := range pages {
+		require.Equal(t, 1, pg.Refs(), "the skb is gone, only the mapping holds %v", pg)
+	}
+	require.Zero(t, p.peer.Queued())
+	require.Len(t, p.peer.RxMap().Pages(), 3, "a copy leaves the mapping alone")
+	p.peer.Munmap()
+	for _, pg := range pages {
+		require.True(t, pg.Freed(), "%v", pg)
+	}
+	p.closeAll()
+}
+
+// A later call zaps the pages it maps over; data in compound pages (a
+// copying send's sk_page_frag) is never mapped: recv_skip_hint covers it.
+func TestZerocopyReceiveZapAndSkip(t *testing.T) {
+	p := newPair(t, "linux-6.18", true, pageMSS)
+	require.Zero(t, p.peer.Mmap(2*kernel.PageSize, kernel.PROT_READ))
+	p.send(kernel.MSG_ZEROCOPY, 4*kernel.PageSize)
+	p.deliverKernel()
+	r, _ := p.peer.ZerocopyReceive(ZcArgs{Length: 1 << 20, Optlen: 64})
+	require.Equal(t, uint32(2*kernel.PageSize), r.Length, "the mapping's size bounds it")
+	first := p.peer.RxMap().Pages()
+	r, _ = p.peer.ZerocopyReceive(ZcArgs{Length: 1 << 20, Optlen: 64})
+	require.Equal(t, uint32(2*kernel.PageSize), r.Length)
+	for _, pg := range first {
+		require.True(t, pg.Freed(), "zapped: %v", pg)
+	}
+	p.send(0, 3*kernel.PageSize)
+	p.deliverKernel()
+	r, err := p.peer.ZerocopyReceive(ZcArgs{Length: 1 << 20, Optlen: 64})
+	require.Zero(t, err)
+	require.Equal(t, ZcResult{RecvSkipHint: 3 * kernel.PageSize, Inq: 3 * kernel.PageSize, Optlen: 64}, r)
+	p.peer.Munmap()
+	p.closeAll()
+}
+
+// optlen decides what is read and written back: v4.18's exact size, and
+// on later kernels err and inq only for an optlen that ends at err or
+// later (inq alone when it ends at inq).
+func TestZerocopyReceiveOptlen(t *testing.T) {
+	for _, tt := range []struct {
+		profile string
+		optlen  int
+		err     kernel.Errno
+		inq     bool
+	}{
+		{"linux-4.14", 64, kernel.ENOPROTOOPT, false},
+		{"linux-5.0", 16, 0, false},
+		{"linux-5.0", 64, kernel.EINVAL, false},
+		{"linux-6.18", 8, kernel.EINVAL, false},
+		{"linux-6.18", 12, 0, false},
+		{"linux-6.18", 20, 0, true},
+		{"linux-6.18", 28, 0, false},
+		{"linux-6.18", 36, 0, true},
+		{"linux-6.18", 200, 0, true},
+	} {
+		p := newPair(t, tt.profile, true, pageMSS)
+		p.peer.Mmap(4096, kernel.PROT_READ)
+		p.send(0, 100)
+		p.deliverKernel()
+		r, err := p.peer.ZerocopyReceive(ZcArgs{Optlen: tt.optlen})
+		require.Equal(t, tt.err, err, "%s optlen %d", tt.profile, tt.optlen)
+		if err == 0 {
+			require.Equal(t, tt.inq, r.Inq == 100, "%s optlen %d: inq %d", tt.profile, tt.optlen, r.Inq)
+			require.Equal(t, min(tt.optlen, p.h.Profile.TCPZerocopyRecv), r.Optlen)
+		}
+	}
+}
+
+// The errnos: an unaligned address, no mapping, no tcp_mmap, a writable
+// mapping, nothing left after the FIN.
+func TestZerocopyReceiveErrnos(t *testing.T) {
+	p := newPair(t, "linux-6.18", true, pageMSS)
+	_, err := p.peer.ZerocopyReceive(ZcArgs{Offset: 100, Optlen: 64})
+	require.Equal(t, kernel.EINVAL, err, "unaligned address")
+	p.send(kernel.MSG_ZEROCOPY, 2*kernel.PageSize)
+	p.deliverKernel()
+	_, err = p.peer.ZerocopyReceive(ZcArgs{Length: 8192, Optlen: 64})
+	require.Equal(t, kernel.EINVAL, err, "no mapping")
+	require.Equal(t, kernel.ENODEV, newPair(t, "linux-4.14", true).peer.Mmap(4096, kernel.PROT_READ))
+	require.Equal(t, kernel.EPERM, p.peer.Mmap(4096, kernel.PROT_READ|kernel.PROT_WRITE))
+	require.Zero(t, p.peer.Mmap(4096, kernel.PROT_READ))
+	r, err := p.peer.ZerocopyReceive(ZcArgs{Length: 8192, Optlen: 64})
+	require.Zero(t, err)
+	require.Equal(t, uint32(kernel.PageSize), r.Length)
+	p.c.Shutdown()
+	p.deliverKernel()
+	r, err = p.peer.ZerocopyReceive(ZcArgs{Length: 8192, Optlen: 64})
+	require.Zero(t, err, "a page still queued")
+	require.Equal(t, uint32(kernel.PageSize), r.Length)
+	r, err = p.peer.ZerocopyReceive(ZcArgs{Length: 8192, Optlen: 64})
+	require.Equal(t, kernel.EIO, err, "nothing left after the FIN")
+	p.peer.Munmap()
+	p.closeAll()
+}
