@@ -14,8 +14,6 @@ import (
 	"strings"
 	"syscall"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/zcsim/zcsim/internal/netns"
 
 	"github.com/zcsim/zcsim/sim/scenario"
@@ -44,8 +42,8 @@ func inNetns(sysctls []sysctl, loMTU int, fn func() ([]Obs, error)) ([]Obs, erro
 			}
 		}
 		if loMTU != 0 {
-			if err := setLoMTU(loMTU); err != nil {
-				return err
+			if err := netns.SetLoMTU(loMTU); err != nil {
+				return fmt.Errorf("probe: in the private namespace: %w", err)
 			}
 		}
 		var err error
@@ -53,24 +51,6 @@ func inNetns(sysctls []sysctl, loMTU int, fn func() ([]Obs, error)) ([]Obs, erro
 		return err
 	})
 	return obs, err
-}
-
-// setLoMTU sets the MTU of the namespace's lo (SIOCSIFMTU).
-func setLoMTU(mtu int) error {
-	fd, err := unix.Socket(unix.AF_INET, unix.SOCK_DGRAM|unix.SOCK_CLOEXEC, 0)
-	if err != nil {
-		return err
-	}
-	defer unix.Close(fd)
-	ifr, err := unix.NewIfreq("lo")
-	if err != nil {
-		return err
-	}
-	ifr.SetUint32(uint32(mtu))
-	if err := unix.IoctlIfreq(fd, unix.SIOCSIFMTU, ifr); err != nil {
-		return fmt.Errorf("probe: setting lo's mtu to %d in the private namespace: %w", mtu, err)
-	}
-	return nil
 }
 
 // writeSysctl writes a namespace sysctl; /proc/sys/net resolves to the

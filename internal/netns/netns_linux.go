@@ -37,6 +37,33 @@ func Run(fn func() error) error {
 // loUp brings the loopback device of the current namespace up
 // (SIOCSIFFLAGS with IFF_UP).
 func loUp() error {
+	return withLo(func(fd int, ifr *unix.Ifreq) error {
+		if err := unix.IoctlIfreq(fd, unix.SIOCGIFFLAGS, ifr); err != nil {
+			return fmt.Errorf("SIOCGIFFLAGS lo: %w", err)
+		}
+		ifr.SetUint16(ifr.Uint16() | unix.IFF_UP)
+		if err := unix.IoctlIfreq(fd, unix.SIOCSIFFLAGS, ifr); err != nil {
+			return fmt.Errorf("bringing lo up: %w", err)
+		}
+		return nil
+	})
+}
+
+// SetLoMTU sets the MTU of the current namespace's lo (SIOCSIFMTU); call
+// it inside Run.
+func SetLoMTU(mtu int) error {
+	return withLo(func(fd int, ifr *unix.Ifreq) error {
+		ifr.SetUint32(uint32(mtu))
+		if err := unix.IoctlIfreq(fd, unix.SIOCSIFMTU, ifr); err != nil {
+			return fmt.Errorf("setting lo's mtu to %d: %w", mtu, err)
+		}
+		return nil
+	})
+}
+
+// withLo runs fn with a socket to issue interface ioctls on and an ifreq
+// naming lo.
+func withLo(fn func(fd int, ifr *unix.Ifreq) error) error {
 	fd, err := unix.Socket(unix.AF_INET, unix.SOCK_DGRAM|unix.SOCK_CLOEXEC, 0)
 	if err != nil {
 		return err
@@ -46,12 +73,5 @@ func loUp() error {
 	if err != nil {
 		return err
 	}
-	if err := unix.IoctlIfreq(fd, unix.SIOCGIFFLAGS, ifr); err != nil {
-		return fmt.Errorf("SIOCGIFFLAGS lo: %w", err)
-	}
-	ifr.SetUint16(ifr.Uint16() | unix.IFF_UP)
-	if err := unix.IoctlIfreq(fd, unix.SIOCSIFFLAGS, ifr); err != nil {
-		return fmt.Errorf("bringing lo up: %w", err)
-	}
-	return nil
+	return fn(fd, ifr)
 }

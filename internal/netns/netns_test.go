@@ -3,6 +3,7 @@
 package netns
 
 import (
+	"fmt"
 	"net"
 	"os"
 	"testing"
@@ -30,4 +31,25 @@ func TestRun(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, []string{"lo"}, names)
 	require.EqualError(t, Run(func() error { return os.ErrClosed }), os.ErrClosed.Error())
+}
+
+// Inside Run, lo's MTU can be set, without touching the host's.
+func TestSetLoMTU(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root for a private network namespace")
+	}
+	err := Run(func() error {
+		if err := SetLoMTU(49204); err != nil {
+			return err
+		}
+		ifc, err := net.InterfaceByName("lo")
+		if err != nil {
+			return err
+		}
+		if ifc.MTU != 49204 {
+			return fmt.Errorf("lo's mtu is %d", ifc.MTU)
+		}
+		return nil
+	})
+	require.NoError(t, err)
 }
