@@ -363,8 +363,10 @@ func TestRunPictures(t *testing.T) {
 
 // ipv4Only are the examples that say what only IPv4 does, and why.
 var ipv4Only = map[string]string{
-	"udp-loopback": "IPv6 takes a 65508-byte UDP datagram that IPv4 refuses with EMSGSIZE (ip6_append_data bounds the payload, not 65507)",
-	"gso-segments": "the IPv6 header is 20 bytes longer, so the MSS and with it the segments and their ACKs move",
+	"udp-loopback":              "IPv6 takes a 65508-byte UDP datagram that IPv4 refuses with EMSGSIZE (ip6_append_data bounds the payload, not 65507)",
+	"gso-segments":              "the IPv6 header is 20 bytes longer, so the MSS and with it the segments and their ACKs move",
+	"zerocopy-receive-fallback": "the IPv6 header is 20 bytes longer: the segments' whole pages and stragglers move",
+	"zerocopy-receive-nic":      "the IPv6 header is 20 bytes longer: with the same MTU the MSS is no longer one page",
 }
 
 // Every example runs in all three address families (run --family), but
