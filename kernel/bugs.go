@@ -93,6 +93,42 @@ const (
 	// clean way to unroll), and a failed copy leaves the queue untouched
 	// and fails the call. The zc-cmsg-v7 profile has it on, as posted.
 	BugZcCmsgLoss Bug = "zc-cmsg-loss"
+	// BugUncheckedRealloc (R4, RFC v1; "fix: in tcp, check return value
+	// of second allocation attempt" in the RFC v2 changelog): after
+	// sk_stream_wait_memory, tcp_sendmsg's second sock_zerocopy_realloc
+	// was not checked, so a second failure went on to
+	// sock_zerocopy_get(NULL): an oops. Only a profile with
+	// TCPZerocopyWaitRetry (rfc-v2) makes that second attempt.
+	BugUncheckedRealloc Bug = "unchecked-realloc"
+	// BugNoUargDeref (B4, fixed by 185ce5c38ea7 "net: test nouarg before
+	// dereferencing zerocopy pointers", v5.2-rc): skb_orphan_frags and
+	// skb_zcopy_clear read uarg->callback before testing
+	// skb_zcopy_is_nouarg, so a PACKET_TX_RING skb, whose destructor_arg
+	// is a tagged ring pointer and no ubuf_info (B3's fix), was
+	// dereferenced as one.
+	BugNoUargDeref Bug = "nouarg-deref"
+	// BugRecycleCloned (the clone half of B5: "tcp: do not recycle cloned
+	// skbs", May 2019, fixing 4f661542a402 "tcp: fix zerocopy and
+	// notsent_lowat issues"): sk_wmem_free_skb cleared the zerocopy state
+	// of an acknowledged skb (skb_zcopy_clear) before caching it in
+	// sk_tx_skb_cache, also when the skb was still cloned, so the clone a
+	// driver still transmits lost the uarg reference that kept the pages
+	// pinned. The v5.1 cache was removed in 2021; off, an acknowledged skb
+	// is simply freed.
+	BugRecycleCloned Bug = "recycle-cloned"
+	// BugLegacyUnaccount (B20, "sock: fix zerocopy panic in mem
+	// accounting", 2017): every refcounted ubuf's last put ran
+	// mm_unaccount_pinned_pages, also a vhost-net ubuf's, whose mmp was
+	// never set (it is vhost's own kmalloc'ed array): a panic. The RFC v2
+	// has it -- its sock_zerocopy_put unaccounts before looking at the
+	// callback, and its vhost_net gives each ubuf a refcnt -- so the
+	// rfc-v2 profile carries it.
+	BugLegacyUnaccount Bug = "legacy-unaccount"
+	// BugTstampCloneLeak (B23, the follow-up of B14: "net: fix skb leak in
+	// __skb_tstamp_tx()", May 2023): when skb_orphan_frags_rx failed on
+	// the TX timestamp's clone, __skb_tstamp_tx returned without freeing
+	// the clone.
+	BugTstampCloneLeak Bug = "tstamp-clone-leak"
 	// BugTCPLinear (B18, fixed by "tcp: place all zerocopy payload in
 	// frags" in v4.18): tcp_sendmsg copied the first bytes of a zerocopy
 	// send into the linear area of a new skb, a copy no reference drop
@@ -135,6 +171,7 @@ func KnownBugs() []Bug {
 		BugID16, BugLegacyDoublePut, BugMemlockPerProcess, BugNoSockRef, BugNotifyWmem, BugPendingSigned,
 		BugReallocFails, BugRingNoCopy, BugSegmentStaleFrags, BugTCPLinear, BugTstampLeak,
 		BugTxErrorClone, BugUDPAppendRefcnt, BugUDPMoreRefcnt, BugZcCmsgLoss,
+		BugUncheckedRealloc, BugNoUargDeref, BugRecycleCloned, BugLegacyUnaccount, BugTstampCloneLeak,
 	}
 	slices.Sort(bugs)
 	return bugs

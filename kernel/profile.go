@@ -360,6 +360,7 @@ func builtinProfiles() []Profile {
 		DgramZerocopyPagedOnly: true,
 		AbortDropsNewUarg:      true,
 		GSOMaxSize:             65536,
+		Bugs:                   BugSet{BugLegacyUnaccount: true},
 	}
 	v414 := derive(rfc, "linux-4.14", "the first merge: TCP only, SO_ZEROCOPY before connect", func(p *Profile) {
 		p.OptIn = true
@@ -374,6 +375,7 @@ func builtinProfiles() []Profile {
 		p.TCPZerocopyNeedsSG = false
 		p.TCPZerocopyWaitRetry = false
 		p.Switch(BugTCPLinear, true)
+		p.Switch(BugLegacyUnaccount, false)
 		p.TCPZerocopyStateCheck = true
 		p.DgramZerocopyPagedOnly = false
 		p.AbortDropsNewUarg = false

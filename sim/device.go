@@ -244,7 +244,9 @@ func (w *World) txTimestamp(s *Socket, p sock.Packet, kind uint32, key uint32) {
 			return
 		}
 		if !w.Profile().Bugs.Has(kernel.BugTstampLeak) && clone.OrphanFragsRx(kernel.CopyTstamp) != 0 {
-			clone.Free()
+			if !w.Profile().Bugs.Has(kernel.BugTstampCloneLeak) { // B23 returned without kfree_skb
+				clone.Free()
+			}
 			return
 		}
 		rec.Skb = clone

@@ -261,6 +261,7 @@ func TryCoalesce(to, from *Buff) (delta int, ok bool) {
 // msg_zerocopy uarg); otherwise skb_copy_ubufs (legacy ubufs and nouarg
 // PF_PACKET ring frames get a private copy), for reason kernel.CopyOrphan.
 func (b *Buff) OrphanFrags() kernel.Errno {
+	b.nouargDeref("skb_orphan_frags")
 	if !b.IsZcopy() || (!b.shinfo.NoUarg && b.shinfo.Flags&kernel.SKBFL_DONT_ORPHAN != 0) {
 		return 0
 	}
@@ -340,12 +341,15 @@ func (b *Buff) CopyUbufs(why kernel.CopyWhy) kernel.Errno {
 }
 
 // copyUbufsPerFrag is the RFC v2's skb_copy_ubufs (Profile.CopyUbufsKeepPrivate):
-// frag by frag, a page no one else references (page_count 1: no mapping,
-// only this skb's reference) is kept, as "Avoid unnecessary copying of
+// frag by frag, a kernel page no one else references (page_count 1: only
+// this skb's reference) is kept, as "Avoid unnecessary copying of
 // fragments that have no userspace reference"; every other frag is copied
 // into a page of its own, compound when the frag spans more than a page
 // (get_order(f->size)). The frag count does not change, so no bound can be
-// outgrown. If the allocation fails (fault site skb_copy_ubufs) it returns
+// outgrown. A user page always counts as referenced: the model forgets a
+// call's buffer when the call returns (sim's send calls unmap it), which a
+// program waiting for its notification does not do, so its page_count
+// would be 2 or more. If the allocation fails (fault site skb_copy_ubufs) it returns
 // ENOMEM and changes nothing.
 func (b *Buff) copyUbufsPerFrag(why kernel.CopyWhy) kernel.Errno {
 	h := b.Host()
@@ -355,7 +359,7 @@ func (b *Buff) copyUbufsPerFrag(why kernel.CopyWhy) kernel.Errno {
 	}
 	copied, count := 0, 0
 	for i, f := range b.shinfo.Frags {
-		if !f.Page.Mapped() && f.Page.Refs() == 1 {
+		if !f.Page.User && f.Page.Refs() == 1 {
 			continue
 		}
 		order := 0

@@ -40,6 +40,7 @@ func (b *Buff) SetNoUarg() {
 // with success false passes on why, the code path that copied.
 func (b *Buff) zcopyClear(success bool, why kernel.CopyWhy) {
 	s := b.shinfo
+	b.nouargDeref("skb_zcopy_clear")
 	if u := b.Zcopy(); u != nil {
 		b.Note(kernel.Entry{Op: kernel.OpZcopyClear, Args: [4]int64{kernel.Bool(success)}})
 		if success {
@@ -51,6 +52,23 @@ func (b *Buff) zcopyClear(success bool, why kernel.CopyWhy) {
 	s.Uarg, s.NoUarg = nil, false
 	s.Flags &^= kernel.SKBFL_ALL_ZEROCOPY
 }
+
+// nouargDeref is bug B4 (kernel.BugNoUargDeref): fn read uarg->callback
+// before testing skb_zcopy_is_nouarg, so a TX ring skb's destructor_arg,
+// a tagged ring pointer, was dereferenced as a ubuf_info.
+func (b *Buff) nouargDeref(fn string) {
+	s := b.shinfo
+	if s.NoUarg && s.Flags&kernel.SKBFL_ZEROCOPY_ENABLE != 0 && b.Host().Profile.Bugs.Has(kernel.BugNoUargDeref) {
+		b.Violate(kernel.RuleRefcount, "%s read uarg->callback through a nouarg destructor_arg, a tagged ring pointer that is no ubuf_info (bug nouarg-deref)", fn)
+	}
+}
+
+// ZcopyClear models skb_zcopy_clear(skb, true) called by a user of the
+// skb, not by its release: the uarg reference of the shared info is
+// dropped and the zerocopy flags cleared. The shared info may only be
+// changed when the skb is not cloned; sk_wmem_free_skb with the v5.1 tx
+// skb cache did it on clones too (bug B5, kernel.BugRecycleCloned).
+func (b *Buff) ZcopyClear() { b.zcopyClear(true, kernel.NotCopied) }
 
 // ZerocopyFromIter models __zerocopy_sg_from_iter followed by skb_zcopy_set
 // (skb_zerocopy_iter_stream / _dgram): pin up to n bytes of the user's pages

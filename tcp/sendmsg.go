@@ -274,6 +274,9 @@ func (s *SendCall) rfcUarg() bool {
 		}
 		s.retryAt = 0
 		if !s.allocUarg() {
+			if c.host().Profile.Bugs.Has(kernel.BugUncheckedRealloc) {
+				c.Sk.Violate(kernel.RuleRefcount, "sock_zerocopy_get on the NULL uarg of an unchecked second sock_zerocopy_realloc: the kernel oopses (bug unchecked-realloc)")
+			}
 			s.fail(kernel.ENOBUFS)
 			return false
 		}

@@ -303,6 +303,11 @@ func (c *Conn) Ack(ack uint32, window int) {
 		seg := c.rtx[0]
 		c.rtx = c.rtx[1:]
 		c.cwnd += c.pcount(seg)
+		if c.host().Profile.Bugs.Has(kernel.BugRecycleCloned) && seg.Skb.IsCloned() {
+			// B5: sk_wmem_free_skb readies the skb for sk_tx_skb_cache
+			// with skb_zcopy_clear, though a clone still shares its info.
+			seg.Skb.ZcopyClear()
+		}
 		seg.Skb.Free() // sk_wmem_free_skb
 		freed = true
 	}

@@ -203,6 +203,11 @@ func (u *Info) complete(holder kernel.ObjectID, success bool, why kernel.CopyWhy
 		return
 	}
 	if u.Flavour == Legacy {
+		if u.Host().Profile.Bugs.Has(kernel.BugLegacyUnaccount) {
+			// B20: the generic last put unaccounts before it looks at
+			// the callback; a vhost ubuf's mmp was never set.
+			u.Violate(kernel.RuleAccounting, "mm_unaccount_pinned_pages on a vhost ubuf, whose mmp was never set: a garbage user_struct (bug legacy-unaccount)")
+		}
 		u.Done, u.Success = true, success
 		u.Free()
 		return

@@ -24,7 +24,7 @@
 //
 // # Linux correspondence
 //
-// The ids follow the research notes: B1…B22 are bugs fixed in merged
+// The ids follow the research notes: B1…B23 are bugs fixed in merged
 // kernels, R1…R7 the fixes made between the RFC v2 patch set and its
 // merge, Z1… flaws that review found in proposed patches (Z1's series was
 // never merged; Z2's patch was fixed before it was). The prose is ours; docs/bugs.md has one paragraph per entry.
@@ -124,6 +124,8 @@ var entries = []Entry{
 		"RFC v1", kernel.BugNoSockRef, kernel.RuleRefcount, "r2-no-sock-ref.zcs", ""},
 	{"R3", "realloc failed the send instead of allocating a new uarg", "RFC v2 (msg_zerocopy_realloc falls back to alloc)",
 		"RFC v1", kernel.BugReallocFails, 0, "r3-realloc-fails.zcs", ""},
+	{"R4", "the second uarg allocation after waiting for memory was not checked", "RFC v2 (\"fix: in tcp, check return value of second allocation attempt\")",
+		"RFC v1", kernel.BugUncheckedRealloc, kernel.RuleRefcount, "r4-unchecked-realloc.zcs", ""},
 	{"R5", "notifications charged to sk_wmem_alloc instead of optmem", "RFC v2 (sock_omalloc)",
 		"RFC v1", kernel.BugNotifyWmem, 0, "r5-notify-wmem.zcs", ""},
 	{"R6", "locked pages limited per process instead of per user", "RFC v2 (user_struct->locked_vm)",
@@ -134,6 +136,10 @@ var entries = []Entry{
 		"v4.14 (fixed in v4.15-rc)", kernel.BugCopyUbufsNoFrags, kernel.RuleRxPages, "b02-copy-ubufs-no-frags.zcs", ""},
 	{"B3", "tpacket_snd skbs were not zerocopy: a clone read a ring frame after it was given back", "5cd8d46ea156 \"packet: copy user buffers before orphan or clone\"",
 		"before v4.20", kernel.BugRingNoCopy, kernel.RuleNotifyAfterPages, "b03-packet-ring-no-copy.zcs", ""},
+	{"B4", "a TX ring skb's nouarg pointer was dereferenced as a ubuf_info", "185ce5c38ea7 \"net: test nouarg before dereferencing zerocopy pointers\"",
+		"v4.20 to v5.1", kernel.BugNoUargDeref, kernel.RuleRefcount, "b04-nouarg-deref.zcs", ""},
+	{"B5", "an acknowledged skb still cloned lost its zerocopy state to the tx skb cache", "\"tcp: do not recycle cloned skbs\" (May 2019, fixes 4f661542a402; hash not found)",
+		"v5.1 to v5.2-rc", kernel.BugRecycleCloned, kernel.RuleNotifyAfterPages, "b05-recycle-cloned.zcs", ""},
 	{"B6", "corked UDP appends took a uarg reference nobody dropped", "100f6d8e0990 \"net: correct zerocopy refcnt with udp MSG_MORE\"",
 		"v5.0, v5.1", kernel.BugUDPMoreRefcnt, kernel.RuleRefcount, "b06-udp-more-refcnt.zcs", ""},
 	{"B7", "a uarg born on a corked append lost its reference", "522924b58308 \"net: correct udp zerocopy refcnt also when zerocopy only on append\"",
@@ -150,8 +156,12 @@ var entries = []Entry{
 		"before v6.6", kernel.BugSegmentStaleFrags, kernel.RuleRefcount, "b16-segment-stale-frags.zcs", ""},
 	{"B18", "payload copied into the TCP linear area reported as not copied", "\"tcp: place all zerocopy payload in frags\" (v4.18; hash not found)",
 		"v4.14 to v4.17", kernel.BugTCPLinear, kernel.RuleCopied, "b18-tcp-linear.zcs", ""},
+	{"B20", "a vhost ubuf's uninitialised mmp was unaccounted", "\"sock: fix zerocopy panic in mem accounting\" (2017; hash not verified)",
+		"the RFC v2 and the v4.14 merge window", kernel.BugLegacyUnaccount, kernel.RuleAccounting, "b20-legacy-unaccount.zcs", ""},
 	{"B22", "skb_tx_error completed the uarg through a clone", "not identified (the clone guard of skb_tx_error)",
 		"before the guard", kernel.BugTxErrorClone, kernel.RuleNotifyAfterPages, "b22-tx-error-clone.zcs", ""},
+	{"B23", "a TX timestamp clone whose frags could not be copied was leaked", "\"net: fix skb leak in __skb_tstamp_tx()\" (May 2023; hash not found)",
+		"v6.3 to v6.4-rc", kernel.BugTstampCloneLeak, kernel.RuleRefcount, "b23-tstamp-clone-leak.zcs", ""},
 	{"Z1", "SCM_ZC_NOTIFICATION lost the completions it could not copy back", "review of the v7 series \"net: A lightweight zero-copy notification\" (not merged)",
 		"the v7 series (2024)", kernel.BugZcCmsgLoss, kernel.RuleNotifyOnce, "z1-zc-cmsg-loss.zcs", ""},
 	{"Z2", "TX ring pending counters summed as signed values: a ring busy for ever", "review of \"packet: use percpu mmap tx frame pending refcount\" (respun unsigned before v3.14)",

@@ -45,7 +45,8 @@
 // tcp_wmem/tcp_rmem), users and tasks (memlock sizes or unlimited,
 // cap_ipc_lock, cap_net_admin, hugepages), devices (nic, tun, a second
 // loopback; sg, csum, gso, tso, gso_max_size, mtu from 1280 to 65536,
-// delay, loss, txcomplete as a delay or manual), taps, and sockets of
+// delay, loss, txcomplete as a delay or manual, orphan_rx on a loopback or
+// tun device), taps, and sockets of
 // every modelled kind (TCP, UDP and RAW over AF_INET and AF_INET6, RAW with
 // IP_HDRINCL, AF_PACKET, AF_UNIX, combinations socket(2) refuses,
 // SOCK_NONBLOCK) with via, task and peer options, each followed by

@@ -175,6 +175,10 @@ func (g *gen) device(name, kind string) {
 			opts = append(opts, "loss="+pick(g, "0", "0.01", "0.1", "0.5", "1"))
 		}
 	}
+	if kind != "nic" && g.chance(4) {
+		// the loopback switch of the RFC v2 benchmarks
+		opts = append(opts, "orphan_rx="+pick(g, "copy", "plain"))
+	}
 	if g.on(ManualTX) && kind != "loopback" {
 		if g.chance(3) {
 			opts = append(opts, "txcomplete="+g.duration())

@@ -152,3 +152,19 @@ recvmsg s MSG_ERRQUEUE => zerocopy [0,0]%s
 	requireOK(t, runSrc(t, fmt.Sprintf(src, "off", " copied")))
 	requireOK(t, runSrc(t, fmt.Sprintf(src, "on", "")))
 }
+
+// The RFC's skb_copy_ubufs keeps only pages nothing else references; a
+// user page always has the program's own reference, even though the model
+// forgets a call's buffer when the call returns. A corked RAW datagram
+// looped to a local socket is copied, not queued with the user's pages
+// (zcsim check found the model keeping them).
+func TestRFCCopyUbufsCopiesUserPages(t *testing.T) {
+	requireOK(t, runSrc(t, `
+profile rfc-v2
+socket s AF_INET SOCK_RAW 1
+connect s => 0
+sendmsg s [16384, 1] MSG_MORE|MSG_ZEROCOPY => 16385
+send s 0 0 => 0
+recvmsg s MSG_ERRQUEUE => zerocopy [0,0]
+`))
+}
