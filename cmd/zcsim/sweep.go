@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -19,6 +20,7 @@ func newSweepCmd() *cobra.Command {
 	var (
 		asJSON      bool
 		svg, sizes  string
+		calib       string
 		total, each int
 		list        bool
 	)
@@ -67,9 +69,9 @@ expectation, 2 when the family or a flag is bad (file:line).`,
 					return fail(cmd, err)
 				}
 			}
-			c, k, err := cost.Calibrated()
+			c, k, err := calibration(calib)
 			if err != nil {
-				return err
+				return fail(cmd, err)
 			}
 			res, err := sweep.Run(f, f.Sizes, c, k)
 			if errors.Is(err, sweep.ErrRun) {
@@ -101,6 +103,7 @@ expectation, 2 when the family or a flag is bad (file:line).`,
 	cmd.Flags().IntVar(&total, "total", 8<<20, "bytes each run of a FILE moves ({{.Count}} = total / size)")
 	cmd.Flags().IntVar(&each, "every", 32, "sends between notification collections in a FILE ({{.Every}})")
 	cmd.Flags().BoolVar(&list, "list", false, "list the built-in families")
+	cmd.Flags().StringVar(&calib, "calibration", "", "price with the constants of `FILE` (written by the calibration benchmark; docs/cost.md) instead of cost/calibration.json")
 	return cmd
 }
 
@@ -115,6 +118,26 @@ func family(arg string, total, every int) (*sweep.Family, error) {
 		return nil, fmt.Errorf("sweep: %q is no built-in family (zcsim sweep --list) and cannot be read: %w", arg, err)
 	}
 	return sweep.Parse(arg, src, total, every)
+}
+
+// calibration is the calibration in file, or the checked-in one.
+func calibration(file string) (*cost.Calibration, cost.Constants, error) {
+	if file == "" {
+		return cost.Calibrated()
+	}
+	b, err := os.ReadFile(file)
+	if err != nil {
+		return nil, cost.Constants{}, err
+	}
+	var c cost.Calibration
+	if err := json.Unmarshal(b, &c); err != nil {
+		return nil, cost.Constants{}, fmt.Errorf("%s: %w", file, err)
+	}
+	k, err := c.Constants()
+	if err != nil {
+		return nil, cost.Constants{}, fmt.Errorf("%s: %w", file, err)
+	}
+	return &c, k, nil
 }
 
 // parseSizes reads "4096,16K,1M" into sizes, ascending and distinct.

@@ -66,3 +66,41 @@ func TestSweepBadInput(t *testing.T) {
 	z.requireStatus(t, exitFindings, args...)
 	require.Contains(t, z.stderr, "expected 100, got -1 EDESTADDRREQ")
 }
+
+// --calibration prices with another machine's constants; a file that is
+// not a calibration is bad input.
+func TestSweepCalibrationFile(t *testing.T) {
+	dir := t.TempDir()
+	good := filepath.Join(dir, "c.json")
+	require.NoError(t, os.WriteFile(good, []byte(`{"machine":"elsewhere","kernel":"6.1","date":"2020-01-01","ns":{"syscall":100,"send_call":100,"copy_byte":0.3,"pin_page":40,"uarg":200,"packet":300,"rx_copy_byte":0.4,"errqueue_read":100,"read_byte":0.3}}`), 0o644))
+	args := []string{"sweep", "zc-cmsg-32", "--sizes", "4K", "--calibration", good}
+	z := runCLI(args...)
+	z.requireStatus(t, exitOK, args...)
+	require.Contains(t, z.stdout, "calibrated on elsewhere, Linux 6.1, 2020-01-01")
+	bad := filepath.Join(dir, "bad.json")
+	require.NoError(t, os.WriteFile(bad, []byte(`{"ns":{"syscall":1}}`), 0o644))
+	args = []string{"sweep", "zc-cmsg-32", "--calibration", bad}
+	z = runCLI(args...)
+	z.requireStatus(t, exitUsage, args...)
+	require.Contains(t, z.stderr, "bad.json: calibration: no cost for")
+}
+
+// The plots in docs/cost.md are what zcsim sweep draws now, with the
+// checked-in calibration; -update redraws them.
+func TestCostPlots(t *testing.T) {
+	atRoot(t)
+	for _, family := range []string{"netperf", "loopback", "zc-cmsg-1"} {
+		file := filepath.Join("docs", "cost-"+family+".svg")
+		got := filepath.Join(t.TempDir(), "p.svg")
+		args := []string{"sweep", family, "--svg", got}
+		runCLI(args...).requireStatus(t, exitOK, args...)
+		b, err := os.ReadFile(got)
+		require.NoError(t, err)
+		if *update {
+			require.NoError(t, os.WriteFile(file, b, 0o644))
+		}
+		want, err := os.ReadFile(file)
+		require.NoError(t, err)
+		require.Equal(t, string(want), string(b), "%s is not what zcsim sweep %s draws: go test ./cmd/zcsim -run TestCostPlots -update", file, family)
+	}
+}

@@ -21,7 +21,7 @@ const SchemaVersion = 1
 func (r *Result) WriteText(w io.Writer) error {
 	f := r.Family
 	fmt.Fprintf(w, "# zcsim sweep %s: %s\n", f.Name, f.About)
-	fmt.Fprintf(w, "# %d bytes per run; costs from %s (%s, %s)\n", f.Total, "cost/calibration.json", r.Calibration.Machine, r.Calibration.Date)
+	fmt.Fprintf(w, "# %d bytes per run; costs calibrated on %s, Linux %s, %s\n", f.Total, r.Calibration.Machine, r.Calibration.Kernel, r.Calibration.Date)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "size\tvariant\tsyscalls\tprocess µs\tsystem µs\tprocess %\tsystem %\t")
 	for _, row := range r.Rows {
@@ -260,7 +260,9 @@ func (r *Result) WriteSVG(w io.Writer) error {
 		}
 	}
 	if len(f.Seeds) > 0 {
-		fmt.Fprintf(&b, `<circle cx="%d" cy="%d" r="4" fill="#444"/><text x="%d" y="%d">the seed's figure</text>`+"\n", plotW-right+20, legend, plotW-right+35, legend+4)
+		fmt.Fprintf(&b, `<circle cx="%d" cy="%d" r="4" fill="#444"/><text x="%d" y="%d">seed, process</text>`+"\n", plotW-right+20, legend, plotW-right+35, legend+4)
+		legend += 18
+		fmt.Fprintf(&b, `<circle cx="%d" cy="%d" r="4" fill="white" stroke="#444" stroke-width="2"/><text x="%d" y="%d">seed, system</text>`+"\n", plotW-right+20, legend, plotW-right+35, legend+4)
 	}
 	b.WriteString("</svg>\n")
 	_, err := io.WriteString(w, b.String())

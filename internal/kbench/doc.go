@@ -21,4 +21,19 @@
 // is never touched) and a kernel with MSG_ZEROCOPY; otherwise it skips
 // and says why. It runs only when -kbench.rounds is given, so that
 // go test ./... stays quick. docs/performance.md reports its figures.
+//
+// # Calibrating the cost model
+//
+// CalibrationSamples measures what package cost fits its constants from:
+// UDP sends over loopback and over lo with a qdisc that drops every frame
+// (pfifo limit 0, set with tc), copied and with MSG_ZEROCOPY, error-queue
+// reads and a receiver's reads, each timed by the sending thread's CPU
+// clock. TestCalibrateCost runs it in a private network namespace, fits
+// the constants (cost.Calibrate) and writes them with the machine, kernel
+// and date:
+//
+//	sudo go test ./internal/kbench -run TestCalibrateCost -v -kbench.calibrate $PWD/cost/calibration.json
+//
+// It runs only when -kbench.calibrate is given, needs root, and skips
+// without MSG_ZEROCOPY; docs/cost.md describes the samples and the fit.
 package kbench
