@@ -11,10 +11,16 @@ import (
 // loopbackPair is a connected, zerocopy-enabled TCP socket over loopback.
 func loopbackPair(t *testing.T) (*World, *Socket) {
 	t.Helper()
+	return zcPair(t, kernel.AF_INET6, DefaultDevice("lo", Loopback), PeerOptions{})
+}
+
+// zcPair is a connected, zerocopy-enabled TCP socket of family on dev,
+// whose peer behaves as po.
+func zcPair(t *testing.T, family kernel.Family, dev *Device, po PeerOptions) (*World, *Socket) {
+	t.Helper()
 	w := New(kernel.Profiles()[3], 1)
-	lo := DefaultDevice("lo", Loopback)
-	w.AddDevice(lo)
-	s, r := w.NewSocket(Call{Text: "socket s"}, "s", w.Task("main"), kernel.AF_INET6, kernel.SOCK_STREAM, 0, lo, PeerOptions{})
+	w.AddDevice(dev)
+	s, r := w.NewSocket(Call{Text: "socket s"}, "s", w.Task("main"), family, kernel.SOCK_STREAM, 0, dev, po)
 	require.Zero(t, r.Errno)
 	require.Zero(t, w.Setsockopt(Call{}, s, kernel.SO_ZEROCOPY, 1).Errno)
 	require.Zero(t, w.Connect(Call{}, s).Errno)

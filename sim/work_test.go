@@ -13,15 +13,7 @@ import (
 // everything.
 func nicSender(t *testing.T) (*World, *Socket) {
 	t.Helper()
-	w := New(kernel.Profiles()[3], 1)
-	nic := DefaultDevice("eth0", NIC)
-	w.AddDevice(nic)
-	task := w.AddTask("main", w.AddUser(1000), 1<<30, true)
-	s, r := w.NewSocket(Call{}, "s", task, kernel.AF_INET, kernel.SOCK_STREAM, 0, nic, PeerOptions{Ack: tcp.AckQuick, AutoRead: true})
-	require.Zero(t, r.Errno)
-	require.Zero(t, w.Setsockopt(Call{}, s, kernel.SO_ZEROCOPY, 1).Errno)
-	require.Zero(t, w.Connect(Call{}, s).Errno)
-	return w, s
+	return zcPair(t, kernel.AF_INET, DefaultDevice("eth0", NIC), PeerOptions{Ack: tcp.AckQuick, AutoRead: true})
 }
 
 // A send that sleeps for send buffer goes on after the events that wake
@@ -83,12 +75,7 @@ func TestWorkOnThisHost(t *testing.T) {
 // Over loopback both ends are this host's: the frame is sent and
 // received here, and the ACK counts at both ends.
 func TestWorkOverLoopback(t *testing.T) {
-	w := New(kernel.Profiles()[3], 1)
-	lo := DefaultDevice("lo", Loopback)
-	w.AddDevice(lo)
-	task := w.AddTask("main", w.AddUser(1000), 1<<30, true)
-	s, _ := w.NewSocket(Call{}, "s", task, kernel.AF_INET, kernel.SOCK_STREAM, 0, lo, PeerOptions{Ack: tcp.AckQuick, AutoRead: true})
-	require.Zero(t, w.Connect(Call{}, s).Errno)
+	w, s := zcPair(t, kernel.AF_INET, DefaultDevice("lo", Loopback), PeerOptions{Ack: tcp.AckQuick, AutoRead: true})
 	require.False(t, s.Peer.Far())
 	before := w.Work()
 	w.Send(Call{}, s, []int{100}, 0)

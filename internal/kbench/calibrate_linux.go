@@ -210,16 +210,10 @@ func (c *calibrator) least(rounds int, batch func() (float64, error)) (float64, 
 // sends times Batch sends of size bytes with flags, then drains the
 // error queue and the receiver outside the timing.
 func (c *calibrator) sends(size, flags int) (float64, error) {
-	start := threadTime()
-	for range Batch {
-		if err := c.send(c.at(size), flags); err != nil {
-			return 0, err
-		}
-	}
-	t := threadTime() - start
+	t, err := timed(func() error { return c.send(c.at(size), flags) })
 	drain(c.tx, c.oob)
 	c.flushRx()
-	return perOp(t), nil
+	return t, err
 }
 
 // send sends one datagram, draining the error queue while optmem is
@@ -245,25 +239,23 @@ func (c *calibrator) recvs(size int) (float64, error) {
 			return 0, err
 		}
 	}
-	start := threadTime()
-	for range Batch {
+	return timed(func() error {
 		if _, err := unix.Read(c.rx, c.at(1<<16)); err != nil {
-			return 0, fmt.Errorf("calibration recv: %w", err)
+			return fmt.Errorf("calibration recv: %w", err)
 		}
-	}
-	return perOp(threadTime() - start), nil
+		return nil
+	})
 }
 
 // emptyReads times Batch error-queue reads of an empty queue.
 func (c *calibrator) emptyReads() (float64, error) {
 	drain(c.tx, c.oob)
-	start := threadTime()
-	for range Batch {
-		if _, _, _, _, err := unix.Recvmsg(c.tx, nil, c.oob, unix.MSG_ERRQUEUE|unix.MSG_DONTWAIT); err != unix.EAGAIN {
-			return 0, fmt.Errorf("calibration: an empty error-queue read returned %v", err)
+	return timed(func() error {
+		if err := c.readErrqueue(); err != unix.EAGAIN {
+			return fmt.Errorf("calibration: an empty error-queue read returned %v", err)
 		}
-	}
-	return perOp(threadTime() - start), nil
+		return nil
+	})
 }
 
 // sendAndRead times Batch pairs of a zerocopy send and the error-queue
@@ -271,18 +263,35 @@ func (c *calibrator) emptyReads() (float64, error) {
 // within the send).
 func (c *calibrator) sendAndRead() (float64, error) {
 	drain(c.tx, c.oob)
+	t, err := timed(func() error {
+		if err := c.send(c.at(pairSize), unix.MSG_ZEROCOPY); err != nil {
+			return err
+		}
+		if err := c.readErrqueue(); err != nil {
+			return fmt.Errorf("calibration: no notification right after a send the qdisc dropped: %w", err)
+		}
+		return nil
+	})
+	c.flushRx()
+	return t, err
+}
+
+// readErrqueue reads one error-queue record without waiting.
+func (c *calibrator) readErrqueue() error {
+	_, _, _, _, err := unix.Recvmsg(c.tx, nil, c.oob, unix.MSG_ERRQUEUE|unix.MSG_DONTWAIT)
+	return err
+}
+
+// timed runs op Batch times and returns the calling thread's CPU time
+// per operation, in nanoseconds.
+func timed(op func() error) (float64, error) {
 	start := threadTime()
 	for range Batch {
-		if err := c.send(c.at(pairSize), unix.MSG_ZEROCOPY); err != nil {
+		if err := op(); err != nil {
 			return 0, err
 		}
-		if _, _, _, _, err := unix.Recvmsg(c.tx, nil, c.oob, unix.MSG_ERRQUEUE|unix.MSG_DONTWAIT); err != nil {
-			return 0, fmt.Errorf("calibration: no notification right after a send the qdisc dropped: %w", err)
-		}
 	}
-	t := threadTime() - start
-	c.flushRx()
-	return perOp(t), nil
+	return float64((threadTime() - start).Nanoseconds()) / Batch, nil
 }
 
 // flushRx reads what the receiver holds.
@@ -294,8 +303,6 @@ func (c *calibrator) flushRx() {
 		}
 	}
 }
-
-func perOp(d time.Duration) float64 { return float64(d.Nanoseconds()) / Batch }
 
 // threadTime is the calling thread's CPU time.
 func threadTime() time.Duration {
