@@ -400,3 +400,26 @@ func TestRunFamily(t *testing.T) {
 	bad.requireStatus(t, exitUsage, "run", "--family", "ipx", src)
 	require.Contains(t, bad.stderr, `unknown family "ipx"`)
 }
+
+// TestPacketdrill imports a script and runs it, directly and through the
+// translation import prints; a bad script is exit status 2.
+func TestPacketdrill(t *testing.T) {
+	atRoot(t)
+	script := filepath.Join("examples", "packetdrill", "basic.pkt")
+	imp := runCLI("import", "--packetdrill", script)
+	imp.requireStatus(t, 0, "import")
+	require.Contains(t, imp.stdout, "device tun0 tun peer=script\n")
+	require.Contains(t, imp.stdout, "packet tun0 PSH|ACK seq=1 len=4000 ack=1 # from "+script+":17\n")
+	run := runCLI("run", "--brief", script)
+	run.requireStatus(t, 0, "run", script)
+	require.Contains(t, run.stdout, "# zcsim "+script+".zcs ")
+
+	bad := filepath.Join(t.TempDir(), "bad.pkt")
+	require.NoError(t, os.WriteFile(bad, []byte("0 poll(...) = 0\n"), 0o644))
+	for _, args := range [][]string{{"import", "--packetdrill", bad}, {"run", bad}} {
+		z := runCLI(args...)
+		z.requireStatus(t, 2, args...)
+		require.Equal(t, bad+":1:3: system call poll is not one the importer translates (at \"poll\")\n", z.stderr)
+	}
+	runCLI("import", bad).requireStatus(t, 2, "import without --packetdrill")
+}

@@ -63,11 +63,11 @@ violation, 2 when a file cannot be read or parsed.`,
 			}
 			var loaded []*interp.Scenario
 			for _, f := range files {
-				src, err := os.ReadFile(f)
+				name, src, err := scenarioSource(f)
 				if err != nil {
 					return fail(cmd, err)
 				}
-				sc, err := interp.Load(f, src, opts)
+				sc, err := interp.Load(name, src, opts)
 				if err != nil {
 					return fail(cmd, err)
 				}
@@ -105,11 +105,11 @@ func (p pictures) any() bool { return p.html != "" || p.mermaid != "" || p.perfe
 // run runs one scenario keeping its whole trace, prints the timeline as
 // run does, and draws each picture asked for.
 func (p pictures) run(cmd *cobra.Command, out *bufio.Writer, file string, opts interp.Options, asJSON, brief bool) error {
-	src, err := os.ReadFile(file)
+	name, src, err := scenarioSource(file)
 	if err != nil {
 		return fail(cmd, err)
 	}
-	trace, err := interp.Run(file, src, opts)
+	trace, err := interp.Run(name, src, opts)
 	if err != nil {
 		return fail(cmd, err)
 	}

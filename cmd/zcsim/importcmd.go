@@ -1,0 +1,67 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/zcsim/zcsim/sim/pktdrill"
+)
+
+func newImportCmd() *cobra.Command {
+	var packetdrill bool
+	cmd := &cobra.Command{
+		Use:   "import --packetdrill FILE.pkt",
+		Short: "translate a packetdrill script into a scenario",
+		Long: `import --packetdrill translates a packetdrill script into a scenario and prints
+it: relative and absolute times become waits, system calls the scenario's
+statements with their expected results, inbound packets (<) inject statements
+and outbound ones (>) packet statements on the scripted tun device tun0. Each
+statement ends with a comment naming the script line it comes from. What the
+model cannot run (shell commands, --tolerance_usecs, options it has no part
+for) becomes a note, and import lists it on standard error.
+
+zcsim run FILE.pkt runs the same translation directly (docs/cli.md).
+
+Exit status 2, with file:line:col, for a construct the importer does not know.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if !packetdrill {
+				return fail(cmd, fmt.Errorf("import: say what FILE is: --packetdrill"))
+			}
+			r, err := importPacketdrill(args[0])
+			if err != nil {
+				return fail(cmd, err)
+			}
+			for _, n := range r.NotRun {
+				fmt.Fprintln(cmd.ErrOrStderr(), "not run:", n)
+			}
+			_, err = cmd.OutOrStdout().Write(r.Scenario)
+			return err
+		},
+	}
+	cmd.Flags().BoolVar(&packetdrill, "packetdrill", false, "FILE is a packetdrill script")
+	return cmd
+}
+
+// importPacketdrill reads and translates a packetdrill script.
+func importPacketdrill(file string) (pktdrill.Result, error) {
+	src, err := os.ReadFile(file)
+	if err != nil {
+		return pktdrill.Result{}, err
+	}
+	return pktdrill.Import(file, src)
+}
+
+// scenarioSource reads a file run takes: a scenario, or a packetdrill
+// script (FILE.pkt) translated, named FILE.pkt.zcs.
+func scenarioSource(file string) (string, []byte, error) {
+	if !strings.HasSuffix(file, ".pkt") {
+		src, err := os.ReadFile(file)
+		return file, src, err
+	}
+	r, err := importPacketdrill(file)
+	return file + ".zcs", r.Scenario, err
+}

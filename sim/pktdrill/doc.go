@@ -1,0 +1,52 @@
+// Package pktdrill translates packetdrill scripts into scenarios, so the
+// model runs them as the kernel runs them under packetdrill: the script is
+// the far side of the connections over a tun device, tun0, scripted
+// (peer=script).
+//
+// # What it translates
+//
+// A script is a sequence of events, one a line (a system call may go on
+// over several lines until its brackets close), each with a time: 0 or
+// 0.250 (absolute), +0 or +.1 (after the previous event), * (whenever).
+// Time that passes becomes wait; then
+//
+//   - a system call becomes the statement of the same name on the socket
+//     named fdN after its descriptor, with its result as the expectation
+//     ("= -1 EAGAIN (text)" is "=> -1 EAGAIN"): socket (on tun0; ... as the
+//     family is AF_INET, or AF_INET6 under --ip_version=ipv6 and
+//     ipv4-mapped-ipv6), setsockopt and getsockopt ([V] is V, a length
+//     other than 4 is optlen=), bind, listen, connect, accept, shutdown,
+//     close, send, sendto, write, sendmsg (its iovec lengths), recv, read,
+//     and recvmsg, whose zerocopy notification (a control message of level
+//     SOL_IP or SOL_IPV6 and type IP_RECVERR or IPV6_RECVERR with
+//     ee_origin SO_EE_ORIGIN_ZEROCOPY) becomes "zerocopy [ee_info,ee_data]"
+//     with copied for SO_EE_CODE_ZEROCOPY_COPIED;
+//   - fcntl(fd, F_SETFL, ...O_NONBLOCK...) = 0 before the socket's first
+//     connect, accept, send or read is SOCK_NONBLOCK on its socket
+//     statement, the same thing;
+//   - "< FLAGS SEQ:END(LEN) [ack N] [win N] [<options>]", a packet the
+//     script sends, becomes inject (a SYN to the last listener, anything
+//     else to the last accepted or connected socket), "> ..." a packet the
+//     kernel must send becomes packet tun0; flags S . P F R are SYN ACK
+//     PSH FIN RST, options mss, sackOK, wscale and TS (whose values the
+//     model does not keep) the statements' options;
+//   - what the model cannot run becomes a note and is listed in
+//     Result.NotRun: shell commands (`...`), --tolerance_usecs (the
+//     model's times are exact), --send_omit_free (every send of the model
+//     has a buffer of its own), SO_REUSEADDR (the model has no ports).
+//
+// Anything else — another system call, option, flag or TCP option, a
+// time that goes backwards — is an input error naming file:line:col, and
+// so is a translation the scenario language refuses (an unknown socket
+// option), reported at the script line it comes from. Nothing is dropped
+// silently.
+//
+// # What differs from packetdrill
+//
+// Outbound packets are checked in order, not at their time: packet takes
+// the oldest packet the device sent. Blocking calls run to completion
+// before the next event, where packetdrill runs them in a thread of their
+// own: a blocking call that waits for a later inbound packet never
+// returns, so scripts connect and accept on non-blocking sockets, or after
+// the packets they wait for.
+package pktdrill

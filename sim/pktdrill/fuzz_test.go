@@ -1,0 +1,42 @@
+package pktdrill
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"testing"
+
+	"github.com/zcsim/zcsim/sim/scenario"
+)
+
+// FuzzImport checks that Import never panics, that its errors are
+// positioned inside the input, and that what it translates parses.
+func FuzzImport(f *testing.F) {
+	files, _ := os.ReadDir("../../examples/packetdrill")
+	for _, e := range files {
+		if src, err := os.ReadFile("../../examples/packetdrill/" + e.Name()); err == nil {
+			f.Add(src)
+		}
+	}
+	f.Add([]byte("0 socket(..., SOCK_STREAM, IPPROTO_TCP) = 3\n+0 fcntl(3, F_SETFL, O_NONBLOCK) = 0\n+0 < S. 0:0(0) ack 1 win 5 <mss 10,TS val 1 ecr 2>\n"))
+	f.Add([]byte("--ip_version=ipv6\n`sysctl -q x`\n* recvmsg(3, {a={b=[1,2]}}, 0) = -1 EAGAIN (x)\n"))
+	f.Fuzz(func(t *testing.T, src []byte) {
+		r, err := Import("f.pkt", src)
+		if err != nil {
+			var list scenario.ErrorList
+			if !errors.As(err, &list) {
+				t.Fatalf("Import error is %T, want ErrorList: %v", err, err)
+			}
+			lines := bytes.Count(src, []byte("\n")) + 1
+			for _, e := range list {
+				if e.Pos.Line < 1 || e.Pos.Line > lines || e.Pos.Col < 1 {
+					t.Fatalf("error outside the input: %v", e)
+				}
+			}
+			return
+		}
+		if _, err := scenario.Parse("f.zcs", r.Scenario); err != nil {
+			t.Fatalf("the translation does not parse: %v\n%s", err, r.Scenario)
+		}
+	})
+}

@@ -1,0 +1,157 @@
+package pktdrill
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/zcsim/zcsim/sim"
+	"github.com/zcsim/zcsim/sim/interp"
+	"github.com/zcsim/zcsim/sim/scenario"
+)
+
+// scripts are the repository's packetdrill scripts.
+func scripts(t *testing.T) []string {
+	t.Helper()
+	files, err := filepath.Glob(filepath.FromSlash("../../examples/packetdrill/*.pkt"))
+	require.NoError(t, err)
+	require.GreaterOrEqual(t, len(files), 7)
+	return files
+}
+
+// TestScripts imports every script and runs it: each expectation and
+// invariant holds.
+func TestScripts(t *testing.T) {
+	for _, file := range scripts(t) {
+		t.Run(filepath.Base(file), func(t *testing.T) {
+			src, err := os.ReadFile(file)
+			require.NoError(t, err)
+			r, err := Import(file, src)
+			require.NoError(t, err)
+			tr, err := interp.Run(file+".zcs", r.Scenario, interp.Options{})
+			require.NoError(t, err)
+			var bad []string
+			for _, rec := range tr.Records {
+				switch {
+				case rec.Mismatch != nil:
+					bad = append(bad, rec.Mismatch.Source+": expected "+rec.Mismatch.Expected+", got "+rec.Mismatch.Got)
+				case rec.Violation != nil:
+					bad = append(bad, rec.Violation.Message)
+				}
+			}
+			require.Empty(t, bad, "%s", r.Scenario)
+			require.True(t, tr.OK())
+		})
+	}
+}
+
+const header = "# imported from t.pkt by zcsim import --packetdrill\ndevice tun0 tun peer=script\n"
+
+func TestImport(t *testing.T) {
+	src := `--tolerance_usecs=5000
+/* a server */
+0 socket(..., SOCK_STREAM, IPPROTO_TCP) = 3 // fd 3
++0 setsockopt(3, SOL_SOCKET, SO_REUSEADDR, [1], 4) = 0
++0 setsockopt(3, SOL_SOCKET, SO_ZEROCOPY, [1], 2) = -1 EINVAL (Invalid argument)
++0 listen(3, 1) = 0
++0 < S 0:0(0) win 1000 <mss 1000,sackOK,TS val 1 ecr 0,nop,wscale 7>
+0.250 > S. 0:0(0) ack 1 <mss 1460,sackOK,TS val 5 ecr 1,nop,wscale 10>
++.1 < . 1:1(0) ack 1 win 257
+* accept(3, ..., ...) = 4
++1.5 ` + "`echo hi`" + `
++0 sendmsg(4, {msg_name(...)=..., msg_iov(2)=[{..., 10}, {iov_base=..., iov_len=20}], msg_flags=0}, MSG_ZEROCOPY) = 30
++0 write(4, ..., 5) = 5
++0 < P. 1:11(10) ack 36 win 257
++0 read(4, ..., 100) = 10
++0 recvmsg(4, {msg_control=[{cmsg_level=SOL_IPV6, cmsg_type=IPV6_RECVERR, cmsg_data={ee_errno=0, ee_origin=SO_EE_ORIGIN_ZEROCOPY, ee_type=0, ee_code=0, ee_info=0, ee_data=1}}]}, MSG_ERRQUEUE) = 0
++0 shutdown(4, SHUT_WR) = 0
++0 close(4) = 0
+`
+	r, err := Import("t.pkt", []byte(src))
+	require.NoError(t, err)
+	want := header + `note not run: --tolerance_usecs: the model's times are exact # from t.pkt:1
+socket fd3 AF_INET SOCK_STREAM IPPROTO_TCP via=tun0 => 3 # from t.pkt:3
+note not run: setsockopt SO_REUSEADDR: the model has no ports to reuse # from t.pkt:4
+setsockopt fd3 SOL_SOCKET SO_ZEROCOPY 1 optlen=2 => -1 EINVAL # from t.pkt:5
+listen fd3 => 0 # backlog: the model's accept queue is unbounded; from t.pkt:6
+inject fd3 SYN seq=0 len=0 win=1000 mss=1000 sackok ts wscale=7 # from t.pkt:7
+wait 250ms # from t.pkt:8
+packet tun0 SYN|ACK seq=0 len=0 ack=1 mss=1460 sackok ts wscale=10 # from t.pkt:8
+wait 100ms # from t.pkt:9
+inject fd3 ACK seq=1 len=0 ack=1 win=257 # from t.pkt:9
+accept fd3 fd4 => 4 # from t.pkt:10
+wait 1500ms # from t.pkt:11
+note not run: shell command ` + "`echo hi`" + ` # from t.pkt:11
+sendmsg fd4 [10, 20] MSG_ZEROCOPY => 30 # from t.pkt:12
+send fd4 5 0 => 5 # from t.pkt:13
+inject fd4 PSH|ACK seq=1 len=10 ack=36 win=257 # from t.pkt:14
+recv fd4 100 0 => 10 # from t.pkt:15
+recvmsg fd4 MSG_ERRQUEUE => zerocopy [0,1] # from t.pkt:16
+shutdown fd4 SHUT_WR => 0 # from t.pkt:17
+close fd4 => 0 # from t.pkt:18
+`
+	require.Equal(t, want, string(r.Scenario))
+	require.Equal(t, []string{
+		"t.pkt:1:1: --tolerance_usecs: the model's times are exact",
+		"t.pkt:4:4: setsockopt SO_REUSEADDR: the model has no ports to reuse",
+		"t.pkt:11:6: shell command `echo hi`",
+	}, r.NotRun)
+}
+
+func TestFcntlNonblock(t *testing.T) {
+	r, err := Import("t.pkt", []byte("0 socket(..., SOCK_STREAM, IPPROTO_TCP) = 3\n+0 fcntl(3, F_SETFL, O_RDWR|O_NONBLOCK) = 0\n+0 connect(3, ..., ...) = -1 EINPROGRESS (Operation now in progress)\n"))
+	require.NoError(t, err)
+	require.Equal(t, header+`socket fd3 AF_INET SOCK_STREAM|SOCK_NONBLOCK IPPROTO_TCP via=tun0 => 3 # from t.pkt:1
+note fcntl F_SETFL O_NONBLOCK on fd3: made with SOCK_NONBLOCK # from t.pkt:2
+connect fd3 => -1 EINPROGRESS # from t.pkt:3
+`, string(r.Scenario))
+}
+
+func TestImportErrors(t *testing.T) {
+	sock := "0 socket(..., SOCK_STREAM, IPPROTO_TCP) = 3\n"
+	for _, tc := range []struct{ src, want string }{
+		{"0 epoll_create(1) = 4\n", `t.pkt:1:3: system call epoll_create is not one the importer translates (at "epoll_create")`},
+		{"x socket(..., SOCK_STREAM, IPPROTO_TCP) = 3\n", `t.pkt:1:1: expected the time of an event (0, +0, +.1, 0.250, *) (at "x")`},
+		{"--frobnicate\n", `t.pkt:1:1: unknown option (at "--frobnicate")`},
+		{sock + "+0 send(4, ..., 10, 0) = 10\n", `t.pkt:2:9: no socket has descriptor 4 (at "4")`},
+		{sock + "+0 < S 0:0(0) win 10\n", `t.pkt:2:1: an inbound packet needs a listening or connecting socket to go to (at "<")`},
+		{sock + "+0 listen(3, 1) = 0\n+0 < SE 0:0(0) win 10\n", `t.pkt:3:6: unknown TCP flag 'E' (the importer knows S, ., P, F, R) (at "SE")`},
+		{sock + "+0 listen(3, 1) = 0\n+0 < S 0:0(0) win 10 <sack 1:2>\n", `t.pkt:3:23: TCP option the importer does not translate (it knows mss, sackOK, nop, eol, wscale, TS) (at "sack")`},
+		{sock + "+0 listen(3, 1) = 0\n+0 < S 0:5(0) win 10\n", `t.pkt:3:6: the packet's range 0:5 does not hold 0 bytes (at "S")`},
+		{sock + "+1 send(3, ..., 10, 0) = 10\n0.5 send(3, ..., 10, 0) = 10\n", `t.pkt:3:1: time goes backwards: 500ms is before the previous event`},
+		{sock + "+0 setsockopt(3, SOL_SOCKET, SO_FROB, [1], 4) = 0\n", `t.pkt:2:4: unknown socket option (translated as "setsockopt fd3 SOL_SOCKET SO_FROB 1 => 0") (at "SO_FROB")`},
+		{sock + "+0 send(3, ..., 10, 0) = 10 junk\n", `t.pkt:2:29: unexpected text after the call's result (at "junk")`},
+		{sock + "+0 send(3, ..., 10, 0\n", `t.pkt:2:22: missing ")"`},
+		{sock + "+0 recvmsg(3, {msg_control=[{cmsg_level=SOL_IP, cmsg_type=IP_RECVERR, cmsg_data={ee_errno=0, ee_origin=SO_EE_ORIGIN_ICMP, ee_type=0, ee_code=0, ee_info=0, ee_data=0}}]}, MSG_ERRQUEUE) = 0\n",
+			`t.pkt:2:104: the importer translates zerocopy notifications (ee_origin=SO_EE_ORIGIN_ZEROCOPY)`},
+	} {
+		_, err := Import("t.pkt", []byte(tc.src))
+		require.Error(t, err, tc.src)
+		require.Equal(t, tc.want, err.Error(), tc.src)
+		var list scenario.ErrorList
+		require.True(t, errors.As(err, &list))
+	}
+}
+
+// TestRunFromImport runs an imported script that fails its expectation:
+// the mismatch names the statement whose comment names the script line.
+func TestRunFromImport(t *testing.T) {
+	src := "0 socket(..., SOCK_STREAM, IPPROTO_TCP) = 3\n+0 send(3, ..., 10, 0) = 10\n"
+	r, err := Import("t.pkt", []byte(src))
+	require.NoError(t, err)
+	tr, err := interp.Run("t.pkt.zcs", r.Scenario, interp.Options{})
+	require.NoError(t, err)
+	var ms []*sim.Mismatch
+	for _, rec := range tr.Records {
+		if rec.Mismatch != nil {
+			ms = append(ms, rec.Mismatch)
+		}
+	}
+	require.Len(t, ms, 1)
+	require.Equal(t, "t.pkt.zcs:4", ms[0].Source)
+	require.True(t, strings.HasSuffix(strings.Split(string(r.Scenario), "\n")[3], "# from t.pkt:2"))
+}

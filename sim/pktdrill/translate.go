@@ -1,0 +1,597 @@
+package pktdrill
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/zcsim/zcsim/sim/scenario"
+)
+
+// Device is the name of the scripted tun device an imported script runs
+// over, as packetdrill's own tun device.
+const Device = "tun0"
+
+// line is one statement of the scenario and the script position it
+// comes from.
+type line struct {
+	pos  scenario.Pos
+	text string
+}
+
+// translator turns events into scenario lines.
+type translator struct {
+	l      *lexer
+	out    []line
+	now    int64
+	family string
+	// socketLine is the line of each descriptor's socket statement, and
+	// used says which descriptors made a call whose result O_NONBLOCK
+	// could change since (connect, accept, a send or a read).
+	socketLine map[int64]int
+	used       map[int64]bool
+	// listener is the last listening descriptor, conn the connection
+	// injected segments go to (the last accepted or connected one).
+	listener, conn int64
+	notes          []string
+}
+
+func (t *translator) emit(pos scenario.Pos, format string, args ...any) {
+	t.out = append(t.out, line{pos, fmt.Sprintf(format, args...)})
+}
+
+// note emits a note statement saying what of the script is not run, and
+// keeps it for the importer's report.
+func (t *translator) note(pos scenario.Pos, text string) {
+	t.notes = append(t.notes, pos.String()+": "+text)
+	t.emit(pos, "note not run: %s", text)
+}
+
+func (t *translator) fail(pos scenario.Pos, near, format string, args ...any) {
+	t.l.fail(pos, near, format, args...)
+}
+
+// options are the command-line options a script may set for itself; each
+// maps to what the scenario does with it.
+func (t *translator) option(ev event) {
+	name, val, _ := strings.Cut(strings.TrimPrefix(ev.option, "--"), "=")
+	switch name {
+	case "tolerance_usecs":
+		t.note(ev.pos, "--tolerance_usecs: the model's times are exact")
+	case "send_omit_free":
+		t.note(ev.pos, "--send_omit_free: every send of the model has a buffer of its own")
+	case "ip_version":
+		switch val {
+		case "ipv4":
+			t.family = "AF_INET"
+		case "ipv6", "ipv4-mapped-ipv6":
+			t.family = "AF_INET6"
+		default:
+			t.fail(ev.pos, ev.option, "unknown --ip_version, want ipv4, ipv6 or ipv4-mapped-ipv6")
+		}
+	default:
+		t.fail(ev.pos, ev.option, "unknown option")
+	}
+}
+
+// advance lets the time of ev pass.
+func (t *translator) advance(ev event) {
+	if !ev.timed || ev.time.any {
+		return
+	}
+	at := ev.time.ns
+	if ev.time.rel {
+		at += t.now
+	}
+	if at < t.now {
+		t.fail(ev.pos, "", "time goes backwards: %s is before the previous event", nsText(at))
+		return
+	}
+	if at > t.now {
+		t.emit(ev.pos, "wait %s", nsText(at-t.now))
+		t.now = at
+	}
+}
+
+// nsText writes a duration in the largest whole unit.
+func nsText(ns int64) string {
+	for _, u := range []struct {
+		unit string
+		n    int64
+	}{{"s", 1e9}, {"ms", 1e6}, {"us", 1e3}} {
+		if ns%u.n == 0 {
+			return strconv.FormatInt(ns/u.n, 10) + u.unit
+		}
+	}
+	return strconv.FormatInt(ns, 10) + "ns"
+}
+
+func (t *translator) event(ev event) {
+	switch {
+	case ev.option != "":
+		t.option(ev)
+		return
+	case ev.shell != "":
+		t.advance(ev)
+		t.note(ev.pos, "shell command `"+strings.TrimSpace(ev.shell)+"`")
+		return
+	}
+	t.advance(ev)
+	switch ev.toks[0].text {
+	case "<", ">":
+		t.packet(ev)
+	default:
+		p := &parser{l: t.l, toks: ev.toks, ok: true}
+		c := p.call()
+		if p.ok {
+			t.call(c)
+		}
+	}
+}
+
+// fdName is the scenario's name for a descriptor.
+func fdName(fd int64) string { return "fd" + strconv.FormatInt(fd, 10) }
+
+// outcome is the scenario expectation of a call's result.
+func outcome(c call) string {
+	switch {
+	case c.anyRet:
+		return ""
+	case c.errno != "":
+		return " => -1 " + c.errno
+	}
+	return " => " + strconv.FormatInt(c.ret, 10)
+}
+
+// fd returns the descriptor argument i of c, reporting a bad one.
+func (t *translator) fd(c call, i int) (int64, bool) {
+	if i >= len(c.args) || c.args[i].kind != eNum {
+		t.fail(c.pos, c.name, "%s needs a file descriptor as its argument %d", c.name, i+1)
+		return 0, false
+	}
+	fd := c.args[i].num
+	if _, ok := t.socketLine[fd]; !ok {
+		t.fail(c.args[i].pos, strconv.FormatInt(fd, 10), "no socket has descriptor %d", fd)
+		return 0, false
+	}
+	return fd, true
+}
+
+// nargs checks the number of arguments.
+func (t *translator) nargs(c call, n int) bool {
+	if len(c.args) != n {
+		t.fail(c.pos, c.name, "%s takes %d arguments, not %d", c.name, n, len(c.args))
+		return false
+	}
+	return true
+}
+
+// word returns argument e as a "|"-union, or "0" for the number 0.
+func (t *translator) word(e expr, what string) (string, bool) {
+	switch {
+	case e.kind == eWords:
+		return strings.Join(e.words, "|"), true
+	case e.kind == eNum && e.num == 0:
+		return "0", true
+	}
+	t.fail(e.pos, "", "expected %s", what)
+	return "", false
+}
+
+// num returns argument e as a number; [N] is N too.
+func (t *translator) num(e expr, what string) (int64, bool) {
+	if e.kind == eList && len(e.items) == 1 {
+		e = e.items[0]
+	}
+	if e.kind != eNum {
+		t.fail(e.pos, "", "expected %s", what)
+		return 0, false
+	}
+	return e.num, true
+}
+
+// call translates one system call.
+func (t *translator) call(c call) {
+	switch c.name {
+	case "socket":
+		t.socket(c)
+	case "setsockopt", "getsockopt":
+		t.sockopt(c)
+	case "bind", "listen", "connect", "accept", "close", "shutdown", "fcntl":
+		t.connection(c)
+	case "send", "sendto", "write", "sendmsg":
+		t.send(c)
+	case "recvmsg", "recv", "read":
+		t.recv(c)
+	default:
+		t.fail(c.pos, c.name, "system call %s is not one the importer translates", c.name)
+	}
+}
+
+func (t *translator) socket(c call) {
+	if !t.nargs(c, 3) {
+		return
+	}
+	family := t.family
+	if d := c.args[0]; d.kind != eEllipsis {
+		var ok bool
+		if family, ok = t.word(d, "a family or ..."); !ok {
+			return
+		}
+	}
+	typ, ok1 := t.word(c.args[1], "a socket type")
+	proto, ok2 := t.word(c.args[2], "a protocol")
+	if !ok1 || !ok2 {
+		return
+	}
+	fd := c.ret
+	if c.errno != "" || c.anyRet {
+		t.fail(c.pos, c.name, "the importer needs the descriptor socket returns")
+		return
+	}
+	t.socketLine[fd] = len(t.out)
+	t.used[fd] = false
+	t.emit(c.pos, "socket %s %s %s %s via=%s%s", fdName(fd), family, typ, proto, Device, outcome(c))
+}
+
+// noEffect are the options the model has no part for, with why.
+var noEffect = map[string]string{
+	"SO_REUSEADDR": "the model has no ports to reuse",
+}
+
+func (t *translator) sockopt(c call) {
+	if len(c.args) < 4 {
+		t.fail(c.pos, c.name, "%s takes 5 arguments", c.name)
+		return
+	}
+	fd, ok := t.fd(c, 0)
+	level, ok1 := t.word(c.args[1], "a level")
+	opt, ok2 := t.word(c.args[2], "an option")
+	if !ok || !ok1 || !ok2 {
+		return
+	}
+	if why, ok := noEffect[opt]; ok {
+		t.note(c.pos, fmt.Sprintf("%s %s: %s", c.name, opt, why))
+		return
+	}
+	if c.name == "getsockopt" {
+		v, ok := t.num(c.args[3], "the option's value")
+		if !ok {
+			return
+		}
+		res := fmt.Sprintf(" => %d", v)
+		if c.errno != "" {
+			res = outcome(c)
+		}
+		t.emit(c.pos, "getsockopt %s %s %s%s", fdName(fd), level, opt, res)
+		return
+	}
+	var val string
+	if v := c.args[3]; v.kind == eWords || v.kind == eList && len(v.items) == 1 && v.items[0].kind == eWords {
+		if v.kind == eList {
+			v = v.items[0]
+		}
+		val = strings.Join(v.words, "|")
+	} else {
+		v, ok := t.num(c.args[3], "the option's value")
+		if !ok {
+			return
+		}
+		val = strconv.FormatInt(v, 10)
+	}
+	optlen := ""
+	if len(c.args) > 4 {
+		if n, ok := t.num(c.args[4], "the option's length"); ok && n != 4 {
+			optlen = fmt.Sprintf(" optlen=%d", n)
+		}
+	}
+	t.emit(c.pos, "setsockopt %s %s %s %s%s%s", fdName(fd), level, opt, val, optlen, outcome(c))
+}
+
+func (t *translator) connection(c call) {
+	fd, ok := t.fd(c, 0)
+	if !ok {
+		return
+	}
+	name := fdName(fd)
+	switch c.name {
+	case "bind", "close":
+		t.emit(c.pos, "%s %s%s", c.name, name, outcome(c))
+	case "listen":
+		t.listener = fd
+		t.emit(c.pos, "listen %s%s # backlog: the model's accept queue is unbounded", name, outcome(c))
+	case "connect":
+		t.conn, t.used[fd] = fd, true
+		t.emit(c.pos, "connect %s%s", name, outcome(c))
+	case "accept":
+		t.used[fd] = true
+		if c.errno != "" || c.anyRet {
+			t.emit(c.pos, "accept %s %s%s", name, fdName(0), outcome(c))
+			return
+		}
+		t.conn = c.ret
+		t.socketLine[c.ret] = len(t.out)
+		t.emit(c.pos, "accept %s %s%s", name, fdName(c.ret), outcome(c))
+	case "shutdown":
+		if !t.nargs(c, 2) {
+			return
+		}
+		how, ok := t.word(c.args[1], "SHUT_RD, SHUT_WR or SHUT_RDWR")
+		if ok {
+			t.emit(c.pos, "shutdown %s %s%s", name, how, outcome(c))
+		}
+	case "fcntl":
+		t.fcntl(c, fd)
+	}
+}
+
+// fcntl takes fcntl(fd, F_SETFL, O_RDWR|O_NONBLOCK) = 0 on a socket that
+// made no call O_NONBLOCK changes yet: the same as SOCK_NONBLOCK on its
+// socket statement, which it becomes.
+func (t *translator) fcntl(c call, fd int64) {
+	if !t.nargs(c, 3) {
+		return
+	}
+	cmd, ok := t.word(c.args[1], "an fcntl command")
+	flags, ok2 := t.word(c.args[2], "file status flags")
+	if !ok || !ok2 {
+		return
+	}
+	if cmd != "F_SETFL" || c.ret != 0 || c.errno != "" || !strings.Contains("|"+flags+"|", "|O_NONBLOCK|") || t.used[fd] {
+		t.fail(c.pos, c.name, "the importer takes fcntl only as F_SETFL with O_NONBLOCK = 0, before the socket's first connect, accept, send or read")
+		return
+	}
+	sl := &t.out[t.socketLine[fd]]
+	if !strings.HasPrefix(sl.text, "socket ") {
+		t.fail(c.pos, c.name, "the importer takes fcntl O_NONBLOCK only on a socket the script made")
+		return
+	}
+	words := strings.Fields(sl.text)
+	words[3] += "|SOCK_NONBLOCK"
+	sl.text = strings.Join(words, " ")
+	t.emit(c.pos, "note fcntl F_SETFL O_NONBLOCK on %s: made with SOCK_NONBLOCK", fdName(fd))
+}
+
+// flagsArg returns a send's or read's flags argument.
+func (t *translator) flagsArg(c call, i int) (string, bool) {
+	if i >= len(c.args) {
+		return "0", true
+	}
+	return t.word(c.args[i], "MSG_* flags")
+}
+
+func (t *translator) send(c call) {
+	fd, ok := t.fd(c, 0)
+	if !ok {
+		return
+	}
+	t.used[fd] = true
+	name := fdName(fd)
+	if c.name == "sendmsg" {
+		t.sendmsg(c, name)
+		return
+	}
+	if len(c.args) < 3 {
+		t.fail(c.pos, c.name, "%s needs a length", c.name)
+		return
+	}
+	n, ok := t.num(c.args[2], "a length")
+	flags, ok2 := t.flagsArg(c, 3)
+	if c.name == "write" {
+		flags, ok2 = "0", len(c.args) == 3
+	}
+	if !ok || !ok2 {
+		return
+	}
+	kw := "send"
+	if c.name == "sendto" {
+		kw = "sendto"
+	}
+	t.emit(c.pos, "%s %s %d %s%s", kw, name, n, flags, outcome(c))
+}
+
+// sendmsg takes {msg_name(...)=..., msg_iov(N)=[{..., LEN}, ...],
+// msg_flags=0}; control data is not translated.
+func (t *translator) sendmsg(c call, name string) {
+	if !t.nargs(c, 3) || c.args[1].kind != eStruct {
+		t.fail(c.pos, c.name, "sendmsg takes (fd, {msg_iov(N)=[...], ...}, flags)")
+		return
+	}
+	var lens []string
+	for _, f := range c.args[1].fields {
+		switch f.name {
+		case "msg_iov":
+			for _, iov := range f.val.items {
+				if iov.kind != eStruct && iov.kind != eList || len(iov.items)+len(iov.fields) == 0 {
+					t.fail(iov.pos, "", "expected an iovec {..., LEN}")
+					return
+				}
+				n, ok := t.iovLen(iov)
+				if !ok {
+					return
+				}
+				lens = append(lens, strconv.FormatInt(n, 10))
+			}
+		case "msg_name", "msg_flags":
+		default:
+			t.fail(f.pos, f.name, "the importer does not translate a sendmsg's %s", f.name)
+			return
+		}
+	}
+	flags, ok := t.flagsArg(c, 2)
+	if ok {
+		t.emit(c.pos, "sendmsg %s [%s] %s%s", name, strings.Join(lens, ", "), flags, outcome(c))
+	}
+}
+
+// iovLen reads an iovec {..., LEN} or {iov_base=..., iov_len=LEN}.
+func (t *translator) iovLen(iov expr) (int64, bool) {
+	for _, f := range iov.fields {
+		if f.name == "iov_len" {
+			return t.num(f.val, "an iovec length")
+		}
+	}
+	// {..., LEN} parses as a struct only with names; packetdrill's
+	// positional form is a list in the lexer's eyes.
+	if len(iov.items) == 2 {
+		return t.num(iov.items[1], "an iovec length")
+	}
+	t.fail(iov.pos, "", "expected an iovec {..., LEN}")
+	return 0, false
+}
+
+func (t *translator) recv(c call) {
+	fd, ok := t.fd(c, 0)
+	if !ok {
+		return
+	}
+	t.used[fd] = true
+	name := fdName(fd)
+	if c.name != "recvmsg" {
+		if len(c.args) < 3 {
+			t.fail(c.pos, c.name, "%s needs a length", c.name)
+			return
+		}
+		n, ok := t.num(c.args[2], "a length")
+		flags, ok2 := t.flagsArg(c, 3)
+		if ok && ok2 {
+			t.emit(c.pos, "recv %s %d %s%s", name, n, flags, outcome(c))
+		}
+		return
+	}
+	if !t.nargs(c, 3) || c.args[1].kind != eStruct {
+		t.fail(c.pos, c.name, "recvmsg takes (fd, {msg_control=[...], ...}, flags)")
+		return
+	}
+	flags, ok := t.flagsArg(c, 2)
+	if !ok {
+		return
+	}
+	if c.errno != "" || c.anyRet {
+		t.emit(c.pos, "recvmsg %s %s%s", name, flags, outcome(c))
+		return
+	}
+	want, ok := t.errqueueRecord(c.args[1])
+	if ok {
+		t.emit(c.pos, "recvmsg %s %s => %s", name, flags, want)
+	}
+}
+
+// errqueueRecord translates the msghdr of an error-queue read that
+// returned a zerocopy notification into the zerocopy expectation. The
+// cmsg's level and type are checked to be an IP or IPv6 RECVERR; the
+// expectation says the rest.
+func (t *translator) errqueueRecord(msg expr) (string, bool) {
+	var ee map[string]expr
+	for _, f := range msg.fields {
+		switch f.name {
+		case "msg_name", "msg_iov", "msg_flags":
+		case "msg_control":
+			if len(f.val.items) != 1 || f.val.items[0].kind != eStruct {
+				t.fail(f.pos, f.name, "the importer translates one control message")
+				return "", false
+			}
+			var ok bool
+			if ee, ok = t.cmsg(f.val.items[0]); !ok {
+				return "", false
+			}
+		default:
+			t.fail(f.pos, f.name, "the importer does not translate a recvmsg's %s", f.name)
+			return "", false
+		}
+	}
+	if ee == nil {
+		t.fail(msg.pos, "", "the importer needs the msg_control of a recvmsg that succeeds")
+		return "", false
+	}
+	get := func(k string) (expr, bool) {
+		e, ok := ee[k]
+		if !ok {
+			t.fail(msg.pos, k, "the sock_extended_err has no %s", k)
+		}
+		return e, ok
+	}
+	origin, ok := get("ee_origin")
+	if !ok {
+		return "", false
+	}
+	if !oneOf(origin, "SO_EE_ORIGIN_ZEROCOPY") {
+		t.fail(origin.pos, "", "the importer translates zerocopy notifications (ee_origin=SO_EE_ORIGIN_ZEROCOPY)")
+		return "", false
+	}
+	for _, k := range []string{"ee_errno", "ee_type"} {
+		e, ok := get(k)
+		if !ok {
+			return "", false
+		}
+		if e.kind != eNum || e.num != 0 {
+			t.fail(e.pos, k, "a zerocopy notification has %s=0", k)
+			return "", false
+		}
+	}
+	code, ok := get("ee_code")
+	if !ok {
+		return "", false
+	}
+	copied := ""
+	switch {
+	case code.kind == eWords && code.words[0] == "SO_EE_CODE_ZEROCOPY_COPIED":
+		copied = " copied"
+	case code.kind == eNum && code.num == 0:
+	default:
+		t.fail(code.pos, "ee_code", "ee_code is 0 or SO_EE_CODE_ZEROCOPY_COPIED")
+		return "", false
+	}
+	info, ok1 := get("ee_info")
+	data, ok2 := get("ee_data")
+	if !ok1 || !ok2 {
+		return "", false
+	}
+	lo, ok1 := t.num(info, "ee_info")
+	hi, ok2 := t.num(data, "ee_data")
+	if !ok1 || !ok2 {
+		return "", false
+	}
+	return fmt.Sprintf("zerocopy [%d,%d]%s", lo, hi, copied), true
+}
+
+// cmsg checks {cmsg_level=..., cmsg_type=..., cmsg_data={...}} and
+// returns the fields of its sock_extended_err.
+func (t *translator) cmsg(e expr) (map[string]expr, bool) {
+	ee := map[string]expr{}
+	for _, f := range e.fields {
+		switch f.name {
+		case "cmsg_len":
+		case "cmsg_level":
+			if !oneOf(f.val, "SOL_IP", "SOL_IPV6", "CMSG_LEVEL_IP", "IPPROTO_IP", "IPPROTO_IPV6") {
+				t.fail(f.pos, f.name, "the importer translates IP and IPv6 error-queue control messages")
+				return nil, false
+			}
+		case "cmsg_type":
+			if !oneOf(f.val, "IP_RECVERR", "IPV6_RECVERR", "CMSG_TYPE_RECVERR") {
+				t.fail(f.pos, f.name, "the importer translates IP_RECVERR and IPV6_RECVERR control messages")
+				return nil, false
+			}
+		case "cmsg_data":
+			for _, d := range f.val.fields {
+				ee[d.name] = d.val
+			}
+		default:
+			t.fail(f.pos, f.name, "unknown cmsghdr field")
+			return nil, false
+		}
+	}
+	return ee, true
+}
+
+func oneOf(e expr, names ...string) bool {
+	if e.kind != eWords || len(e.words) != 1 {
+		return false
+	}
+	for _, n := range names {
+		if e.words[0] == n {
+			return true
+		}
+	}
+	return false
+}
