@@ -352,6 +352,16 @@ func (t *translator) fcntl(c call, fd int64) {
 	t.emit(c.pos, "note fcntl F_SETFL O_NONBLOCK on %s: made with SOCK_NONBLOCK", fdName(fd))
 }
 
+// use returns the name of the socket c acts on and notes that it made a
+// call O_NONBLOCK could change.
+func (t *translator) use(c call) (string, bool) {
+	fd, ok := t.fd(c, 0)
+	if ok {
+		t.used[fd] = true
+	}
+	return fdName(fd), ok
+}
+
 // flagsArg returns a send's or read's flags argument.
 func (t *translator) flagsArg(c call, i int) (string, bool) {
 	if i >= len(c.args) {
@@ -361,12 +371,10 @@ func (t *translator) flagsArg(c call, i int) (string, bool) {
 }
 
 func (t *translator) send(c call) {
-	fd, ok := t.fd(c, 0)
+	name, ok := t.use(c)
 	if !ok {
 		return
 	}
-	t.used[fd] = true
-	name := fdName(fd)
 	if c.name == "sendmsg" {
 		t.sendmsg(c, name)
 		return
@@ -441,12 +449,10 @@ func (t *translator) iovLen(iov expr) (int64, bool) {
 }
 
 func (t *translator) recv(c call) {
-	fd, ok := t.fd(c, 0)
+	name, ok := t.use(c)
 	if !ok {
 		return
 	}
-	t.used[fd] = true
-	name := fdName(fd)
 	if c.name != "recvmsg" {
 		if len(c.args) < 3 {
 			t.fail(c.pos, c.name, "%s needs a length", c.name)
