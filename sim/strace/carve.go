@@ -5,18 +5,14 @@ package strace
 // blocks instead of grown one append at a time. A call built by [Parse]
 // keeps its block for as long as the Log lives; a [Scanner] reuses one
 // block line after line (reuse), which is why a Scanner's Item is valid
-// only until the next Scan. Values are built on a stack first (push, then
-// carve from a mark), because a nested value finishes before the one
-// around it.
+// only until the next Scan. Values and fields are built on a stack first
+// (push, then carve from a mark), because a nested value finishes before
+// the one around it.
 type carver struct {
 	reuse  bool
-	vals   block[Value]
-	fields block[Field]
+	vals   pile[Value]
+	fields pile[Field]
 	names  block[string]
-	// valStack and fieldStack hold the elements of the values still
-	// being parsed, innermost last.
-	valStack   []Value
-	fieldStack []Field
 }
 
 // block is one growing slab of T that exact-length slices are cut from.
@@ -50,43 +46,53 @@ func (b *block[T]) cut(src []T, reuse bool) []T {
 // reset makes a reused slab's memory free for the next line.
 func (b *block[T]) reset() { clear(b.buf); b.buf = b.buf[:0] }
 
-// lineDone empties the stacks (a line that failed to parse may leave
-// elements on them) and frees a Scanner's slabs for the next line; a Parse
-// keeps them.
+// pile is a stack of the elements of the values still being parsed,
+// innermost last, and the slab their finished slices are cut from.
+type pile[T any] struct {
+	stack []T
+	slab  block[T]
+}
+
+// mark is where the elements of a value about to be parsed start.
+func (p *pile[T]) mark() int { return len(p.stack) }
+
+func (p *pile[T]) push(v T) { p.stack = append(p.stack, v) }
+
+// carve pops the elements from mark on into their slice.
+func (p *pile[T]) carve(mark int, reuse bool) []T {
+	out := p.slab.cut(p.stack[mark:], reuse)
+	clear(p.stack[mark:])
+	p.stack = p.stack[:mark]
+	return out
+}
+
+// lineDone empties the stack (a line that failed to parse may leave
+// elements on it) and, if reuse, frees the slab for the next line.
+func (p *pile[T]) lineDone(reuse bool) {
+	clear(p.stack)
+	p.stack = p.stack[:0]
+	if reuse {
+		p.slab.reset()
+	}
+}
+
+// lineDone readies the carver for the next line: a Scanner's slabs are
+// reused, a Parse's kept.
 func (m *carver) lineDone() {
-	clear(m.valStack)
-	m.valStack = m.valStack[:0]
-	clear(m.fieldStack)
-	m.fieldStack = m.fieldStack[:0]
+	m.vals.lineDone(m.reuse)
+	m.fields.lineDone(m.reuse)
 	if m.reuse {
-		m.vals.reset()
-		m.fields.reset()
 		m.names.reset()
 	}
 }
 
-// valMark and carveVals bracket the elements of one value on the stack.
-func (m *carver) valMark() int { return len(m.valStack) }
+func (m *carver) valMark() int               { return m.vals.mark() }
+func (m *carver) pushVal(v Value)            { m.vals.push(v) }
+func (m *carver) carveVals(mark int) []Value { return m.vals.carve(mark, m.reuse) }
 
-func (m *carver) pushVal(v Value) { m.valStack = append(m.valStack, v) }
-
-func (m *carver) carveVals(mark int) []Value {
-	out := m.vals.cut(m.valStack[mark:], m.reuse)
-	clear(m.valStack[mark:])
-	m.valStack = m.valStack[:mark]
-	return out
-}
-
-func (m *carver) fieldMark() int { return len(m.fieldStack) }
-
-func (m *carver) pushField(f Field) { m.fieldStack = append(m.fieldStack, f) }
-
-func (m *carver) carveFields(mark int) []Field {
-	out := m.fields.cut(m.fieldStack[mark:], m.reuse)
-	clear(m.fieldStack[mark:])
-	m.fieldStack = m.fieldStack[:mark]
-	return out
-}
+func (m *carver) fieldMark() int               { return m.fields.mark() }
+func (m *carver) pushField(f Field)            { m.fields.push(f) }
+func (m *carver) carveFields(mark int) []Field { return m.fields.carve(mark, m.reuse) }
 
 // carveNames copies a flag union's names into the slab.
 func (m *carver) carveNames(names []string) []string { return m.names.cut(names, m.reuse) }
