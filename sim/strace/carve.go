@@ -43,8 +43,10 @@ func (b *block[T]) cut(src []T, reuse bool) []T {
 	return b.buf[start : start+n : start+n]
 }
 
-// reset makes a reused slab's memory free for the next line.
-func (b *block[T]) reset() { clear(b.buf); b.buf = b.buf[:0] }
+// reset makes a reused slab's memory free for the next line. What the
+// last lines left in it is not cleared: it is overwritten, and keeps at
+// most a slab's worth of old strings alive meanwhile.
+func (b *block[T]) reset() { b.buf = b.buf[:0] }
 
 // pile is a stack of the elements of the values still being parsed,
 // innermost last, and the slab their finished slices are cut from.
@@ -61,7 +63,6 @@ func (p *pile[T]) push(v T) { p.stack = append(p.stack, v) }
 // carve pops the elements from mark on into their slice.
 func (p *pile[T]) carve(mark int, reuse bool) []T {
 	out := p.slab.cut(p.stack[mark:], reuse)
-	clear(p.stack[mark:])
 	p.stack = p.stack[:mark]
 	return out
 }
@@ -69,7 +70,6 @@ func (p *pile[T]) carve(mark int, reuse bool) []T {
 // lineDone empties the stack (a line that failed to parse may leave
 // elements on it) and, if reuse, frees the slab for the next line.
 func (p *pile[T]) lineDone(reuse bool) {
-	clear(p.stack)
 	p.stack = p.stack[:0]
 	if reuse {
 		p.slab.reset()

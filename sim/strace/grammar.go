@@ -76,13 +76,28 @@ func (c *cursor) lookahead(tok string) bool {
 }
 
 func (c *cursor) lookaheadOp() string {
+	j := c.i
+	for j < len(c.s) && c.s[j] == ' ' {
+		j++
+	}
+	if j == len(c.s) || !opStart[c.s[j]] {
+		return ""
+	}
 	for _, op := range binaryOps {
-		if c.lookahead(op) {
+		if strings.HasPrefix(c.s[j:], op) {
 			return op
 		}
 	}
 	return ""
 }
+
+// opStart holds the bytes binaryOps start with.
+var opStart = func() (t [256]bool) {
+	for _, op := range binaryOps {
+		t[op[0]] = true
+	}
+	return t
+}()
 
 // comments attaches any following /* ... */ comments to v.
 func (c *cursor) comments(v *Value) *Error {
