@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/netip"
 	"slices"
+	"strconv"
 
 	"github.com/zcsim/zcsim/kernel"
 	"github.com/zcsim/zcsim/sim"
@@ -266,7 +267,7 @@ func line(h *strace.Header) int {
 
 // call is the sim.Call of an op.
 func (r *replayer) call(h *strace.Header, text string) sim.Call {
-	return sim.Call{Source: fmt.Sprintf("%s:%d", r.file, line(h)), Text: text}
+	return sim.Call{Source: r.file + ":" + strconv.Itoa(line(h)), Text: text}
 }
 
 // finish completes the report.
