@@ -245,6 +245,12 @@ type Profile struct {
 	// reserved (v5.12, receive timestamps). The field history is read from
 	// the kernel's log (not probed); linux-6.18's behaviour is measured.
 	TCPZerocopyRecv int
+	// TCPSndbufFactor is how many congestion windows of worst-case skbs
+	// tcp_sndbuf_expand gives the send buffer: 2 in the 6.1 source (Fast
+	// Recovery's 1.7 for CUBIC, rounded up), 3 on linux-6.18 (measured:
+	// sk_sndbuf 3939840 = 3 × 10 × 131328 after a loopback connect, and
+	// 3 × 21 × 131328 with tcp_reordering 20).
+	TCPSndbufFactor int
 
 	// DgramZerocopyPagedOnly: a datagram send takes a uarg only when its
 	// payload can go into frags (scatter-gather and, for UDP, a
@@ -352,6 +358,7 @@ func builtinProfiles() []Profile {
 		OmallocEstimate: 576,
 		MemlockDefault:  64 << 10,
 		NotifyMergeEnd:  QueueHead,
+		TCPSndbufFactor: 2,
 
 		NotifyDeadSocket:       true,
 		CopyUbufsKeepPrivate:   true,
@@ -404,6 +411,7 @@ func builtinProfiles() []Profile {
 		p.TCPPushedAtMSS = true
 		p.TCPSynDataFrag = true
 		p.TCPZerocopyRecv = TCPZerocopyRecvFull
+		p.TCPSndbufFactor = 3
 		p.GSOMaxSize = 512 << 10
 		p.ZerocopyClasses = append(p.ZerocopyClasses, ClassVsock)
 		p.MPTCP = true

@@ -228,6 +228,7 @@ func TestDiff(t *testing.T) {
 		"TCPPushedAtMSS: false -> true",
 		"TCPSynDataFrag: false -> true",
 		"TCPZerocopyRecv: 16 -> 64",
+		"TCPSndbufFactor: 2 -> 3",
 		"MPTCP: false -> true",
 		"GSOMaxSize: 65536 -> 524288",
 	}, got)

@@ -42,7 +42,8 @@ func TestGigabyteSends(t *testing.T) {
 	eth := DefaultDevice("eth0", NIC)
 	w.AddDevice(eth)
 	task := w.AddTask("main", w.AddUser(1000), 8<<20, true)
-	s, r := w.NewSocket(Call{}, "s", task, kernel.AF_INET, kernel.SOCK_STREAM, 0, eth, PeerOptions{})
+	// A peer buffer big enough that its window stays open.
+	s, r := w.NewSocket(Call{}, "s", task, kernel.AF_INET, kernel.SOCK_STREAM, 0, eth, PeerOptions{Rcvbuf: 64 << 20})
 	require.Zero(t, r.Errno)
 	require.Zero(t, w.Setsockopt(Call{}, s, kernel.SO_ZEROCOPY, 1).Errno)
 	require.Zero(t, w.Connect(Call{}, s).Errno)

@@ -19,6 +19,14 @@ const (
 	// keeps free of data in a Fast Open SYN.
 	maxTCPOptionSpace = 40
 	initCwnd          = 10 // TCP_INIT_CWND
+	// tcpReordering is net.ipv4.tcp_reordering's default, tp->reordering
+	// of a new connection.
+	tcpReordering = 3
+	// shinfoSize and skbSize are SKB_DATA_ALIGN(sizeof(struct
+	// skb_shared_info)) and SKB_DATA_ALIGN(sizeof(struct sk_buff)) on
+	// x86_64.
+	shinfoSize = 320
+	skbSize    = 256
 )
 
 // Segment is an skb on the write or retransmit queue with its control block
@@ -61,6 +69,11 @@ type Conn struct {
 	sndSml            uint32
 	sndWnd, maxWindow int
 	cwnd              int
+	// maxPacketsOut, cwndUsageSeq and isCwndLimited are what
+	// tcp_cwnd_validate keeps of the window's use (cwndValidate).
+	maxPacketsOut int
+	cwndUsageSeq  uint32
+	isCwndLimited bool
 	// nonagle is tp->nonagle: TCP_NAGLE_OFF, TCP_NAGLE_CORK, TCP_NAGLE_PUSH.
 	nonagle int
 	// shutWr says the FIN is queued (tcp_close_state ran).
@@ -198,18 +211,33 @@ func (c *Conn) Listen() kernel.Errno {
 	return 0
 }
 
-// expandSndbuf models tcp_sndbuf_expand: room for twice the larger of the
-// initial and current congestion window, in skbs of per-MSS truesize
-// rounded to a power of two, up to tcp_wmem[2].
+// expandSndbuf models tcp_sndbuf_expand: Profile.TCPSndbufFactor times
+// nr_segs skbs of per_mss bytes, up to tcp_wmem[2], where nr_segs is the
+// larger of TCP_INIT_CWND, the congestion window and tp->reordering + 1,
+// and per_mss is the truesize of a worst-case (non-GSO) skb for the
+// larger of mss_clamp and the MSS: roundup_pow_of_two(mss +
+// MAX_TCP_HEADER + SKB_DATA_ALIGN(sizeof(struct skb_shared_info))) +
+// SKB_DATA_ALIGN(sizeof(struct sk_buff)). Measured on Linux 6.18 over
+// loopback: 3 × 10 × 131328 = 3939840 bytes after connect (the 6.1
+// source's factor is 2), 8273664 with tcp_reordering 20, 69120 with
+// TCP_MAXSEG 1000.
 func (c *Conn) expandSndbuf() {
 	if c.Sk.SndbufLocked {
 		return
 	}
+	mss := c.MSS()
+	if c.neg.set {
+		mss = max(mss, c.neg.mssClamp)
+	} else {
+		mss = max(mss, c.AdvMSS()) // the implicit peer announces what this end does
+	}
 	perMSS := 1
-	for perMSS < skb.Truesize(c.MSS()+maxTCPHeader) {
+	for perMSS < mss+maxTCPHeader+shinfoSize {
 		perMSS <<= 1
 	}
-	want := 2 * max(initCwnd, c.cwnd) * perMSS
+	perMSS += skbSize
+	nrSegs := max(initCwnd, c.cwnd, tcpReordering+1)
+	want := c.host().Profile.TCPSndbufFactor * nrSegs * perMSS
 	c.Sk.Sndbuf = min(max(c.Sk.Sndbuf, want), c.Sk.Net.TCPWmem[2])
 }
 

@@ -136,6 +136,7 @@ func (c *Conn) writeXmit(nonagle int, one bool) {
 		}
 	}
 	mss := c.MSS()
+	defer c.cwndValidate(c.sndNxt)
 	for len(c.write) > 0 {
 		seg := c.write[0]
 		quota := c.cwnd - c.inFlight()
@@ -285,8 +286,9 @@ func (s *Segment) end() uint32 {
 // Ack models tcp_ack for a cumulative acknowledgment of everything before
 // ack with the peer's window: tcp_clean_rtx_queue frees every fully
 // acknowledged skb (dropping its uarg reference), the congestion window
-// grows by the segments acknowledged (slow start), the send buffer follows
-// (tcp_sndbuf_expand), and what now fits is sent. An ACK for data not yet
+// grows by the segments acknowledged (slow start) if the sender used it
+// (tcp_is_cwnd_limited), the send buffer follows while the window has
+// room (tcp_new_space, tcp_sndbuf_expand), and what now fits is sent. An ACK for data not yet
 // sent is ignored.
 func (c *Conn) Ack(ack uint32, window int) {
 	if c.done || after(ack, c.sndNxt) {
@@ -299,10 +301,13 @@ func (c *Conn) Ack(ack uint32, window int) {
 		c.sndUna = ack
 	}
 	freed := false
+	limited := c.cwndLimited()
 	for len(c.rtx) > 0 && !after(c.rtx[0].end(), c.sndUna) {
 		seg := c.rtx[0]
 		c.rtx = c.rtx[1:]
-		c.cwnd += c.pcount(seg)
+		if limited {
+			c.cwnd += c.pcount(seg)
+		}
 		if c.host().Profile.Bugs.Has(kernel.BugRecycleCloned) && seg.Skb.IsCloned() {
 			// B5: sk_wmem_free_skb readies the skb for sk_tx_skb_cache
 			// with skb_zcopy_clear, though a clone still shares its info.
@@ -313,8 +318,10 @@ func (c *Conn) Ack(ack uint32, window int) {
 	}
 	if freed {
 		c.progress()
+		if c.inFlight() < c.cwnd { // tcp_new_space: tcp_should_expand_sndbuf
+			c.expandSndbuf()
+		}
 	}
-	c.expandSndbuf()
 	if c.finAcked() {
 		c.timeWait = c.Sk.Dead()
 		c.finWait2 = !c.timeWait
@@ -323,6 +330,33 @@ func (c *Conn) Ack(ack uint32, window int) {
 	}
 	c.pushPending(c.nonagle)
 	c.syncRTO()
+}
+
+// cwndValidate models tcp_cwnd_validate after a tcp_write_xmit that
+// began at snd_nxt from and sent something or used the whole congestion
+// window (is_cwnd_limited): it keeps the most packets out in the current
+// window (max_packets_out, renewed once snd_una passes cwnd_usage_seq).
+func (c *Conn) cwndValidate(from uint32) {
+	out := 0
+	for _, seg := range c.rtx {
+		out += c.pcount(seg)
+	}
+	limited := c.inFlight() >= c.cwnd
+	if c.sndNxt == from && !limited {
+		return
+	}
+	if !after(c.cwndUsageSeq, c.sndUna) || limited || out > c.maxPacketsOut {
+		c.maxPacketsOut, c.cwndUsageSeq, c.isCwndLimited = out, c.sndNxt, limited
+	}
+}
+
+// cwndLimited is tcp_is_cwnd_limited in slow start (the model has no
+// ssthresh): the window was all used, or less than twice the most
+// packets out — on loopback, where few large segments are in flight,
+// the window stays at TCP_INIT_CWND (measured on Linux 6.18: sk_sndbuf
+// keeps its first size through megabytes of sends).
+func (c *Conn) cwndLimited() bool {
+	return c.isCwndLimited || c.cwnd < 2*c.maxPacketsOut
 }
 
 // finAcked reports that our FIN was sent and acknowledged.

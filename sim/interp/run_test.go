@@ -370,7 +370,7 @@ expect s wmem=1 wmem_queued=0 sndbuf=0 rcvbuf=0 refcnt=0
 		"test.zcs:11: state=TCP_CLOSE | state=TCP_ESTABLISHED",
 		"test.zcs:12: wmem=1 | wmem=0",
 		"test.zcs:12: wmem_queued=0 | wmem_queued=4928",
-		"test.zcs:12: sndbuf=0 | sndbuf=81920",
+		"test.zcs:12: sndbuf=0 | sndbuf=130560",
 		"test.zcs:12: rcvbuf=0 | rcvbuf=131072",
 		"test.zcs:12: refcnt=0 | refcnt=3",
 	)
