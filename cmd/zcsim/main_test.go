@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"testing"
 
@@ -170,5 +171,21 @@ func TestUnifiedDiff(t *testing.T) {
 	}
 	if got := unifiedDiff("a", "b", a, a); got != "--- a\n+++ b\n" {
 		t.Errorf("unifiedDiff of equal texts = %q, want only the header", got)
+	}
+}
+
+// The command collects at gcPercent unless GOGC chooses.
+func TestTuneGC(t *testing.T) {
+	defer debug.SetGCPercent(debug.SetGCPercent(100))
+	t.Setenv("GOGC", "")
+	os.Unsetenv("GOGC")
+	tuneGC()
+	if got := debug.SetGCPercent(100); got != gcPercent {
+		t.Errorf("GOGC unset: collector target %d, want %d", got, gcPercent)
+	}
+	t.Setenv("GOGC", "100")
+	tuneGC()
+	if got := debug.SetGCPercent(100); got != 100 {
+		t.Errorf("GOGC=100: collector target %d, want it left alone", got)
 	}
 }
