@@ -27,6 +27,8 @@ type SendCall struct {
 	// retryAt is when the RFC v2's sleep before its second uarg
 	// allocation ends (0: not sleeping).
 	retryAt engine.Time
+	// waitMem says that sleep waits for send-buffer room instead.
+	waitMem bool
 	done    bool
 	// syn says the payload left is what tcp_send_syn_data put in the
 	// SYN, sent whatever sk_shutdown says.
@@ -260,19 +262,21 @@ func (c *Conn) synDataRoom() int {
 // rfcUarg is the RFC v2's allocation at the restart label
 // (Profile.TCPZerocopyWaitRetry): sock_zerocopy_realloc; on failure
 // sk_stream_wait_memory, which fails at once with EAGAIN for a
-// non-blocking call and otherwise sleeps -- memory is not short, so for
-// vm_wait, prandom_u32_max(HZ / 5) + 2 jiffies, which the model takes at
-// its longest, VMWait -- and then the second attempt, whose failure is
-// ENOBUFS ("fix: in tcp, check return value of second allocation
-// attempt"). It reports whether the call may go on.
+// non-blocking call; otherwise, if the send buffer is full, it waits for
+// room (sk_stream_memory_free), and if it is not -- the usual case, as
+// optmem or RLIMIT_MEMLOCK refused -- it sleeps vm_wait,
+// prandom_u32_max(HZ / 5) + 2 jiffies, which the model takes at its
+// longest, VMWait. Then the second attempt, whose failure is ENOBUFS
+// ("fix: in tcp, check return value of second allocation attempt"). It
+// reports whether the call may go on.
 func (s *SendCall) rfcUarg() bool {
 	c := s.c
-	if s.retryAt != 0 {
-		if c.Net.Now() < s.retryAt {
+	if s.retryAt != 0 || s.waitMem {
+		if s.waitMem && !c.memoryFree() || !s.waitMem && c.Net.Now() < s.retryAt {
 			s.blocked = true
 			return false
 		}
-		s.retryAt = 0
+		s.retryAt, s.waitMem = 0, false
 		if !s.allocUarg() {
 			if c.host().Profile.Bugs.Has(kernel.BugUncheckedRealloc) {
 				c.Sk.Violate(kernel.RuleRefcount, "sock_zerocopy_get on the NULL uarg of an unchecked second sock_zerocopy_realloc: the kernel oopses (bug unchecked-realloc)")
@@ -287,6 +291,10 @@ func (s *SendCall) rfcUarg() bool {
 	}
 	if s.flags&kernel.MSG_DONTWAIT != 0 || c.Sk.Type&kernel.SOCK_NONBLOCK != 0 {
 		s.fail(kernel.EAGAIN)
+		return false
+	}
+	if !c.memoryFree() {
+		s.waitMem, s.blocked = true, true
 		return false
 	}
 	s.retryAt = c.Net.Now().Add(VMWait)

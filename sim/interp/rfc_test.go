@@ -168,3 +168,22 @@ send s 0 0 => 0
 recvmsg s MSG_ERRQUEUE => zerocopy [0,0]
 `))
 }
+
+// With the send buffer full, the RFC's sk_stream_wait_memory waits for
+// room instead of sleeping vm_wait ("if (sk_stream_memory_free(sk))
+// current_timeo = vm_wait = ..." holds only when there is room), so the
+// second attempt comes with the ACK that frees it.
+func TestRFCRetryWaitsForSendBuffer(t *testing.T) {
+	tr := runSrc(t, `
+profile rfc-v2
+sysctl net.core.optmem_max 1000
+device eth0 nic delay=10ms
+socket s AF_INET SOCK_STREAM via=eth0
+`+oneZerocopySend+`setsockopt s SOL_SOCKET SO_SNDBUF 4608 => 0
+send s 100000 MSG_DONTWAIT
+send s 4000 MSG_ZEROCOPY => ENOBUFS
+`)
+	requireOK(t, tr)
+	require.NotContains(t, timeline(t, tr), "vm_wait")
+	require.Contains(t, timeline(t, tr), "receives ACK 54680")
+}
