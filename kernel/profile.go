@@ -251,6 +251,11 @@ type Profile struct {
 	// sk_sndbuf 3939840 = 3 × 10 × 131328 after a loopback connect, and
 	// 3 × 21 × 131328 with tcp_reordering 20).
 	TCPSndbufFactor int
+	// UnixDgramPeerLast: unix_dgram_sendmsg looks for the peer of a socket
+	// with no msg_name only after its length check (EMSGSIZE) and
+	// sock_alloc_send_pskb (EPIPE after SHUT_WR), so ENOTCONN comes last
+	// (measured on linux-6.18). The 6.1 source looks for it first.
+	UnixDgramPeerLast bool
 
 	// DgramZerocopyPagedOnly: a datagram send takes a uarg only when its
 	// payload can go into frags (scatter-gather and, for UDP, a
@@ -412,6 +417,7 @@ func builtinProfiles() []Profile {
 		p.TCPSynDataFrag = true
 		p.TCPZerocopyRecv = TCPZerocopyRecvFull
 		p.TCPSndbufFactor = 3
+		p.UnixDgramPeerLast = true
 		p.GSOMaxSize = 512 << 10
 		p.ZerocopyClasses = append(p.ZerocopyClasses, ClassVsock)
 		p.MPTCP = true

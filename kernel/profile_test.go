@@ -229,6 +229,7 @@ func TestDiff(t *testing.T) {
 		"TCPSynDataFrag: false -> true",
 		"TCPZerocopyRecv: 16 -> 64",
 		"TCPSndbufFactor: 2 -> 3",
+		"UnixDgramPeerLast: false -> true",
 		"MPTCP: false -> true",
 		"GSOMaxSize: 65536 -> 524288",
 	}, got)

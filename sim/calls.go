@@ -612,9 +612,7 @@ func (w *World) send(c Call, s *Socket, lens []int, flags kernel.MsgFlags, to bo
 	}
 	return w.syscall(c, "send", s, func() Result {
 		if s.Sk.Family == kernel.AF_UNIX {
-			// unix_stream_sendmsg, unix_seqpacket_sendmsg and
-			// unix_dgram_sendmsg of a socket with no peer.
-			return fail(kernel.ENOTCONN)
+			return fail(unixSend(s.Sk, total, flags))
 		}
 		return fail(kernel.EOPNOTSUPP)
 	})
