@@ -3,6 +3,7 @@ package probe_test
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -45,6 +46,14 @@ func TestCalibrationModel(t *testing.T) {
 
 // TestCalibrationKernel runs the calibration suite on the host kernel and
 // requires 100% agreement with the model and with every expectation.
+//
+// Some kernel answers race the wall clock: a delayed-ACK timer (40 ms at
+// least) fires between two statements when the machine is so loaded that
+// the probe is descheduled that long, and the kernel then answers what an
+// idle machine would not. A file that disagrees is therefore run again, up
+// to calibrationAttempts times; it passes when one whole run agrees, and
+// the runs that did not are logged. A model that is wrong disagrees on
+// every attempt.
 func TestCalibrationKernel(t *testing.T) {
 	if os.Geteuid() != 0 {
 		t.Skip("skipped: the live-kernel calibration needs root (network namespaces, uid 65534 children)")
@@ -56,18 +65,37 @@ func TestCalibrationKernel(t *testing.T) {
 		t.Run(filepath.Base(f), func(t *testing.T) {
 			src, err := os.ReadFile(f)
 			require.NoError(t, err)
-			res, err := probe.Run(f, src, probe.Options{})
-			require.NoError(t, err)
-			require.NotEmpty(t, res.Stmts)
-			require.Empty(t, res.Skipped, "the calibration suite runs whole on the kernel")
-			for _, s := range res.Stmts {
-				if !s.Agree || !s.MeetsExpectation {
-					t.Errorf("%s:%d %s: kernel %s, model %s, expected %q", f, s.Line, s.Text, s.Kernel, s.Model, s.Expected)
+			var disagreements []string
+			for attempt := 1; attempt <= calibrationAttempts; attempt++ {
+				res, err := probe.Run(f, src, probe.Options{})
+				require.NoError(t, err)
+				require.NotEmpty(t, res.Stmts)
+				require.Empty(t, res.Skipped, "the calibration suite runs whole on the kernel")
+				require.Equal(t, strings.Contains(string(src), "capdrop"), res.Unprivileged)
+				disagreements = calibrationDisagreements(f, res)
+				if len(disagreements) == 0 {
+					return
 				}
+				t.Logf("attempt %d of %d disagrees:\n%s", attempt, calibrationAttempts, strings.Join(disagreements, "\n"))
 			}
-			require.Equal(t, strings.Contains(string(src), "capdrop"), res.Unprivileged)
+			t.Errorf("every attempt disagrees; the last:\n%s", strings.Join(disagreements, "\n"))
 		})
 	}
+}
+
+// calibrationAttempts bounds TestCalibrationKernel's runs of one file.
+const calibrationAttempts = 3
+
+// calibrationDisagreements lists the statements of one probe run where the
+// kernel and the model differ or either misses the file's expectation.
+func calibrationDisagreements(f string, res *probe.Result) []string {
+	var out []string
+	for _, s := range res.Stmts {
+		if !s.Agree || !s.MeetsExpectation {
+			out = append(out, fmt.Sprintf("%s:%d %s: kernel %s, model %s, expected %q", f, s.Line, s.Text, s.Kernel, s.Model, s.Expected))
+		}
+	}
+	return out
 }
 
 // TestFindingTCPTimestampKeys records a model fix the calibration found:
