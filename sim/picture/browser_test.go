@@ -3,6 +3,7 @@ package picture_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"flag"
 	"os"
 	"os/exec"
@@ -32,16 +33,11 @@ func chromium(t *testing.T) string {
 	return ""
 }
 
-// The page works in a real browser: clicking a step in the list
-// highlights the dots of that step and the lanes it touched, and shows the
-// step's explanation.
-func TestHTMLInBrowser(t *testing.T) {
+// browser starts a headless Chromium for the test, or skips it, and
+// stops it when the test ends.
+func browser(t *testing.T) context.Context {
+	t.Helper()
 	exe := chromium(t)
-	var page bytes.Buffer
-	require.NoError(t, picture.WriteHTML(&page, run(t, "tcp-loopback.zcs")))
-	file := filepath.Join(t.TempDir(), "tcp-loopback.html")
-	require.NoError(t, os.WriteFile(file, page.Bytes(), 0o644))
-
 	opts := []chromedp.ExecAllocatorOption{
 		chromedp.ExecPath(exe), chromedp.Headless, chromedp.NoSandbox, chromedp.DisableGPU,
 		chromedp.NoFirstRun, chromedp.NoDefaultBrowserCheck, chromedp.UserDataDir(t.TempDir()),
@@ -50,11 +46,23 @@ func TestHTMLInBrowser(t *testing.T) {
 	}
 	// The deadline only stops a browser that hangs; nothing waits on it.
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
+	t.Cleanup(cancel)
 	ctx, cancelAlloc := chromedp.NewExecAllocator(ctx, opts...)
-	defer cancelAlloc()
+	t.Cleanup(cancelAlloc)
 	ctx, cancelCtx := chromedp.NewContext(ctx)
-	defer cancelCtx()
+	t.Cleanup(cancelCtx)
+	return ctx
+}
+
+// The page works in a real browser: clicking a step in the list
+// highlights the dots of that step and the lanes it touched, and shows the
+// step's explanation.
+func TestHTMLInBrowser(t *testing.T) {
+	ctx := browser(t)
+	var page bytes.Buffer
+	require.NoError(t, picture.WriteHTML(&page, run(t, "tcp-loopback.zcs")))
+	file := filepath.Join(t.TempDir(), "tcp-loopback.html")
+	require.NoError(t, os.WriteFile(file, page.Bytes(), 0o644))
 
 	require.NoError(t, chromedp.Do(ctx,
 		chromedp.Navigate("file://"+file),
@@ -91,5 +99,44 @@ func TestHTMLInBrowser(t *testing.T) {
 	require.True(t, bytes.HasPrefix(png, []byte("\x89PNG\r\n\x1a\n")), "a PNG")
 	if *screenshot != "" {
 		require.NoError(t, os.WriteFile(*screenshot, png, 0o644))
+	}
+}
+
+// mermaidJS is Mermaid's browser bundle, from $ZCSIM_MERMAID_JS (.ci/run
+// installs the npm package mermaid and sets it), or the test skips.
+func mermaidJS(t *testing.T) string {
+	t.Helper()
+	path := os.Getenv("ZCSIM_MERMAID_JS")
+	if path == "" {
+		t.Skip("set ZCSIM_MERMAID_JS to node_modules/mermaid/dist/mermaid.min.js (npm install mermaid) to parse the diagrams with Mermaid")
+	}
+	abs, err := filepath.Abs(path)
+	require.NoError(t, err)
+	_, err = os.Stat(abs)
+	require.NoError(t, err, "ZCSIM_MERMAID_JS names no file")
+	return abs
+}
+
+// Mermaid itself parses the diagram of every example: loaded in a
+// headless Chromium, mermaid.parse accepts each and says it is a
+// sequence diagram.
+func TestMermaidParses(t *testing.T) {
+	js := mermaidJS(t)
+	ctx := browser(t)
+	dir := t.TempDir()
+	html := filepath.Join(dir, "mermaid.html")
+	require.NoError(t, os.WriteFile(html, []byte(`<!DOCTYPE html><html><body><script src="file://`+js+`"></script></body></html>`), 0o644))
+	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate("file://"+html)))
+	files, err := filepath.Glob(filepath.Join("..", "..", "examples", "*.zcs"))
+	require.NoError(t, err)
+	require.NotEmpty(t, files)
+	for _, f := range files {
+		diagram := render(t, mermaid, run(t, filepath.Base(f)))
+		src, err := json.Marshal(string(diagram))
+		require.NoError(t, err)
+		got, err := chromedp.Run(ctx, chromedp.Evaluate[string](
+			`mermaid.parse(`+string(src)+`).then(r => r.diagramType, e => "error: " + e.message)`, chromedp.EvalAwaitPromise))
+		require.NoError(t, err)
+		require.Equal(t, "sequence", got, "%s: Mermaid refuses its diagram", f)
 	}
 }
