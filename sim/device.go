@@ -202,9 +202,13 @@ func (w *World) segment(p sock.Packet, mss int) []frame {
 // __skb_complete_tx_timestamp reports it less sk_tskey, write_seq when
 // OPT_ID was switched on (measured on Linux 6.18: 1000-byte sends give
 // keys 999, 1999, ...). Every record of one packet has the same key.
+// Without OPT_ID nothing counts and the key is 0 (skb_setup_tx_timestamp
+// takes a tskey and __skb_complete_tx_timestamp sets ee_data only under
+// SOF_TIMESTAMPING_OPT_ID; measured: every UDP record is key 0).
 func (w *World) tsKey(s *Socket, p sock.Packet) uint32 {
 	sk := s.Sk
-	if sk.Tsflags&(kernel.SOF_TIMESTAMPING_TX_SOFTWARE|kernel.SOF_TIMESTAMPING_TX_SCHED) == 0 {
+	if sk.Tsflags&(kernel.SOF_TIMESTAMPING_TX_SOFTWARE|kernel.SOF_TIMESTAMPING_TX_SCHED) == 0 ||
+		sk.Tsflags&kernel.SOF_TIMESTAMPING_OPT_ID == 0 {
 		return 0
 	}
 	key := sk.Tskey

@@ -392,7 +392,7 @@ send s 100 MSG_ZEROCOPY => EPIPE
 settle
 recvmsg s MSG_ERRQUEUE => zerocopy [0,1]
 recvmsg s MSG_ERRQUEUE => timestamp SCM_TSTAMP_ACK
-recvmsg s MSG_ERRQUEUE => timestamp SCM_TSTAMP_SND key=1
+recvmsg s MSG_ERRQUEUE => timestamp SCM_TSTAMP_SND key=0
 recvmsg s MSG_ERRQUEUE => 0
 recvmsg s MSG_ERRQUEUE => EAGAIN
 recvmsg s MSG_ERRQUEUE => 0
