@@ -157,13 +157,15 @@ func (w *World) emit(s *Socket, p Packet) {
 }
 
 // header fills in what every segment s sends after the handshake has:
-// ACK, the acknowledgment of what s received, the window it offers and
-// its timestamps.
+// ACK, the acknowledgment of what s received, the window it offers now
+// (tcp_transmit_skb calls tcp_select_window for every segment: measured
+// on Linux 6.18, a fresh connection's 64240-byte window goes out as 63
+// under wscale 10, rounded up) and its timestamps.
 func (s *Socket) header(p Packet) Packet {
 	c := s.tcp
 	p.Flags |= ACK
 	p.Ack = wireSeq(c.RcvNxt())
-	p.Win = c.WindowField(c.OfferedWindow())
+	p.Win = c.WindowField(c.Window())
 	p.Wscale = tcp.NoWscale
 	p.TS = c.Timestamps()
 	return p
@@ -181,19 +183,18 @@ func (w *World) emitFrame(s *Socket, f frame) {
 	w.emit(s, s.header(p))
 }
 
-// emitAck records the ACK s sends of ack with window win.
+// emitAck records the ACK s sends of ack with window win, which
+// tcp_send_ack chose.
 func (w *World) emitAck(s *Socket, ack uint32, win int) {
-	p := s.header(Packet{Seq: wireSeq(s.tcp.SndNxt())})
-	p.Ack, p.Win = wireSeq(ack), s.tcp.WindowField(win)
-	w.emit(s, p)
+	c := s.tcp
+	w.emit(s, Packet{Flags: ACK, Seq: wireSeq(c.SndNxt()), Ack: wireSeq(ack), Win: c.WindowField(win), Wscale: tcp.NoWscale, TS: c.Timestamps()})
 }
 
 // emitReset records the RST s answers with (tcp_send_active_reset,
-// tcp_v4_send_reset): RST|ACK at snd_nxt.
+// tcp_v4_send_reset): RST|ACK at snd_nxt, window 0.
 func (w *World) emitReset(s *Socket) {
-	p := s.header(Packet{Flags: RST, Seq: wireSeq(s.tcp.SndNxt())})
-	p.Win, p.TS = 0, false
-	w.emit(s, p)
+	c := s.tcp
+	w.emit(s, Packet{Flags: RST | ACK, Seq: wireSeq(c.SndNxt()), Ack: wireSeq(c.RcvNxt()), Wscale: tcp.NoWscale})
 }
 
 // resetPeer sends s's RST to its far side: the implicit peer, or the
@@ -264,7 +265,7 @@ func (w *World) inject(s *Socket, p Packet) string {
 		if !s.tcp.SynAckReceived(p.synOptions(), p.Ack-1) {
 			return fmt.Sprintf("the SYN-ACK does not acknowledge the SYN (ack %d, want 1); the kernel would reset", p.Ack)
 		}
-		w.emitAck(s, s.tcp.RcvNxt(), s.tcp.OfferedWindow())
+		w.emitAck(s, s.tcp.RcvNxt(), s.tcp.Window())
 		return ""
 	case s.tcp.Done() || s.Sk.State == sock.CLOSE:
 		return "the connection is closed"
@@ -284,6 +285,7 @@ func (w *World) injectListener(s *Socket, p Packet) string {
 		}
 		ls.accepted++
 		req := w.newSocket(fmt.Sprintf("%s/%d", s.Name, ls.accepted), s.Task, s.Sk.Family, s.Sk.Type&^kernel.SOCK_NONBLOCK, s.Sk.Protocol, s.Dev)
+		req.Sk.V4Mapped = s.Sk.V4Mapped // the SYN's family: its MSS
 		ls.request, ls.peerSyn = req, p.synOptions()
 		o := req.tcp.SynAckOffer(ls.peerSyn)
 		w.emit(req, Packet{Flags: SYN | ACK, Ack: 1, Win: o.Window, MSS: o.MSS, Wscale: o.Wscale, SackOK: o.SackOK, TS: o.TS})

@@ -165,9 +165,5 @@ func (c *Conn) WindowField(win int) int { return win >> c.rw.wscale }
 // them.
 func (c *Conn) Timestamps() bool { return !c.neg.set || c.neg.ts }
 
-// OfferedWindow is the receive window offered last (rcv_wnd), which a
-// segment sent now repeats while nothing was received.
-func (c *Conn) OfferedWindow() int { return c.rw.wnd }
-
 // SndNxt returns snd_nxt in the model's sequence space.
 func (c *Conn) SndNxt() uint32 { return c.sndNxt }

@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/zcsim/zcsim/sim/pktdrill"
+	"github.com/zcsim/zcsim/sim/scenario"
 )
 
 func newImportCmd() *cobra.Command {
@@ -64,4 +65,46 @@ func scenarioSource(file string) (string, []byte, error) {
 	}
 	r, err := importPacketdrill(file)
 	return file + ".zcs", r.Scenario, err
+}
+
+func newExportCmd() *cobra.Command {
+	var packetdrill bool
+	var family string
+	cmd := &cobra.Command{
+		Use:   "export --packetdrill [--family F] FILE.zcs",
+		Short: "write a scenario as a packetdrill script for the live kernel",
+		Long: `export --packetdrill writes a scenario as a packetdrill script that a
+packetdrill binary runs against the live kernel: the scenario's one scripted
+device is packetdrill's tun, its TCP sockets are the script's descriptors,
+inject statements inbound packets and packet statements outbound ones.
+--family (inet, inet6, mapped) runs the scenario in that family first, as
+run --family does, and the script's --ip_version says it.
+
+A statement packetdrill cannot express (a NIC, settle, expect, a call without
+an expectation, a socket off the scripted device) is an error naming it:
+exit status 2 (docs/cli.md).`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if !packetdrill {
+				return fail(cmd, fmt.Errorf("export: say what to write: --packetdrill"))
+			}
+			fam, err := scenario.ParseFamily(family)
+			if err != nil {
+				return fail(cmd, err)
+			}
+			src, err := os.ReadFile(args[0])
+			if err != nil {
+				return fail(cmd, err)
+			}
+			out, err := pktdrill.Export(args[0], src, fam)
+			if err != nil {
+				return fail(cmd, err)
+			}
+			_, err = cmd.OutOrStdout().Write(out)
+			return err
+		},
+	}
+	cmd.Flags().BoolVar(&packetdrill, "packetdrill", false, "write a packetdrill script")
+	cmd.Flags().StringVar(&family, "family", "inet", "address family to run the scenario in: inet, inet6 or mapped")
+	return cmd
 }

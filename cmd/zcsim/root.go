@@ -50,7 +50,7 @@ an internal error: a bug in zcsim, reported with what to attach to a report.`,
 		return err
 	})
 	root.AddCommand(newRunCmd(), newExplainCmd(), newProfilesCmd(), newReplayCmd(), newProbeCmd(), newBugsCmd(), newCheckCmd(), newDiffCmd(), newSweepCmd())
-	root.AddCommand(newImportCmd())
+	root.AddCommand(newImportCmd(), newExportCmd())
 	for _, cmd := range root.Commands() {
 		if cmd.Flags().Lookup("profile") != nil {
 			// Cannot fail: the flag exists and has no completion yet.

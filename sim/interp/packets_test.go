@@ -32,7 +32,7 @@ packet tun0 none
 inject s ACK ack=1 win=257
 accept s c => 4
 send c 4000 MSG_ZEROCOPY => 4000
-packet tun0 PSH|ACK seq=1 len=4000 ack=1 gso=1000
+packet tun0 PSH|ACK seq=1 len=4000 ack=1 win=63 gso=1000
 inject c ACK ack=4001 win=257
 recvmsg c MSG_ERRQUEUE => zerocopy [0,0] copied
 expect c zerocopy=1 state=TCP_ESTABLISHED
@@ -125,8 +125,8 @@ inject c SYN
 	require.Equal(t, []string{
 		"packet tun0 SYN|ACK / no packet was sent",
 		"packet tun0 SYN|ACK seq=0 mss=1000 / SYN|ACK seq=0 len=0 ack=1 win=64240 mss=1460 wscale=10 (options differ)",
-		"no packet sent / 1 packets, the first PSH|ACK seq=1 len=1000 ack=1 win=62",
-		"packet tun0 PSH|ACK len=999 / PSH|ACK seq=1 len=1000 ack=1 win=62 (len=1000)",
+		"no packet sent / 1 packets, the first PSH|ACK seq=1 len=1000 ack=1 win=63",
+		"packet tun0 PSH|ACK len=999 / PSH|ACK seq=1 len=1000 ack=1 win=63 (len=1000)",
 		"a segment c takes / the model has no answer to it (see the step)",
 	}, got, timeline(t, tr))
 	require.True(t, strings.Contains(event(t, tr, "c receives SYN").Text, "a SYN on a synchronized connection"))

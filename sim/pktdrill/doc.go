@@ -13,8 +13,8 @@
 //   - a system call becomes the statement of the same name on the socket
 //     named fdN after its descriptor, with its result as the expectation
 //     ("= -1 EAGAIN (text)" is "=> -1 EAGAIN"): socket (on tun0; ... as the
-//     family is AF_INET, or AF_INET6 under --ip_version=ipv6 and
-//     ipv4-mapped-ipv6), setsockopt and getsockopt ([V] is V, a length
+//     family is AF_INET, or AF_INET6 under --ip_version=ipv6, AF_INET6
+//     and mapped under ipv4-mapped-ipv6), setsockopt and getsockopt ([V] is V, a length
 //     other than 4 is optlen=), bind, listen, connect, accept, shutdown,
 //     close, send, sendto, write, sendmsg (its iovec lengths), recv, read,
 //     and recvmsg, whose zerocopy notification (a control message of level
@@ -29,7 +29,9 @@
 //     else to the last accepted or connected socket), "> ..." a packet the
 //     kernel must send becomes packet tun0; flags S . P F R are SYN ACK
 //     PSH FIN RST, options mss, sackOK, wscale and TS (whose values the
-//     model does not keep) the statements' options;
+//     model does not keep) the statements' options, and <...> none (an
+//     outbound packet written without options is then not checked for
+//     them either, where packetdrill wants none);
 //   - what the model cannot run becomes a note and is listed in
 //     Result.NotRun: shell commands (`...`), --tolerance_usecs (the
 //     model's times are exact), --send_omit_free (every send of the model
@@ -40,6 +42,16 @@
 // so is a translation the scenario language refuses (an unknown socket
 // option), reported at the script line it comes from. Nothing is dropped
 // silently.
+//
+// # Export
+//
+// Export is the way back: a scenario that says only what packetdrill can
+// (one scripted device, TCP sockets on it, calls with their expected
+// results, waits, inject with its sequence numbers, packet with its
+// range) becomes a script for a packetdrill binary and the live kernel.
+// A packet statement naming no option checks none, written <...>; one
+// naming some writes them in the order Linux sends them. Anything else is
+// an error naming the statement.
 //
 // # What differs from packetdrill
 //

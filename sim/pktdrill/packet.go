@@ -92,6 +92,13 @@ func (p *parser) numText(what string) string {
 // into the scenario's option words; TS values are not kept (the model
 // has no clock a timestamp could show).
 func (p *parser) tcpOptions() []string {
+	if t, ok := p.peek(); ok && t.text == "..." {
+		// <...>: packetdrill checks no option; neither does packet
+		// without any.
+		p.i++
+		p.expect(">")
+		return nil
+	}
 	var out []string
 	for p.ok {
 		tok := p.next()

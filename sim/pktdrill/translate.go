@@ -55,6 +55,7 @@ func (t *translator) fail(pos scenario.Pos, near, format string, args ...any) {
 // maps to what the scenario does with it.
 func (t *translator) option(ev event) {
 	name, val, _ := strings.Cut(strings.TrimPrefix(ev.option, "--"), "=")
+	val = strings.Trim(val, "\"")
 	switch name {
 	case "tolerance_usecs":
 		t.note(ev.pos, "--tolerance_usecs: the model's times are exact")
@@ -64,8 +65,10 @@ func (t *translator) option(ev event) {
 		switch val {
 		case "ipv4":
 			t.family = "AF_INET"
-		case "ipv6", "ipv4-mapped-ipv6":
+		case "ipv6":
 			t.family = "AF_INET6"
+		case "ipv4-mapped-ipv6":
+			t.family = "AF_INET6 mapped"
 		default:
 			t.fail(ev.pos, ev.option, "unknown --ip_version, want ipv4, ipv6 or ipv4-mapped-ipv6")
 		}
@@ -231,7 +234,11 @@ func (t *translator) socket(c call) {
 	}
 	t.socketLine[fd] = len(t.out)
 	t.used[fd] = false
-	t.emit(c.pos, "socket %s %s %s %s via=%s%s", fdName(fd), family, typ, proto, Device, outcome(c))
+	mapped := ""
+	if f, ok := strings.CutSuffix(family, " mapped"); ok {
+		family, mapped = f, " mapped"
+	}
+	t.emit(c.pos, "socket %s %s %s %s via=%s%s%s", fdName(fd), family, typ, proto, Device, mapped, outcome(c))
 }
 
 // noEffect are the options the model has no part for, with why.

@@ -1,0 +1,102 @@
+package pktdrill
+
+import (
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/zcsim/zcsim/sim/interp"
+	"github.com/zcsim/zcsim/sim/scenario"
+)
+
+// exported imports a script and exports the scenario again.
+func exported(t *testing.T, file string, fam scenario.Family) []byte {
+	t.Helper()
+	src, err := os.ReadFile(file)
+	require.NoError(t, err)
+	r, err := Import(file, src)
+	require.NoError(t, err)
+	out, err := Export(file+".zcs", r.Scenario, fam)
+	require.NoError(t, err)
+	return out
+}
+
+// TestExportRoundTrip exports every script and imports the export: it
+// runs clean in the model too.
+func TestExportRoundTrip(t *testing.T) {
+	for _, file := range scripts(t) {
+		for _, fam := range []scenario.Family{scenario.Inet, scenario.Inet6, scenario.Mapped} {
+			out := exported(t, file, fam)
+			r, err := Import(file+".exported", out)
+			require.NoError(t, err, "%s", out)
+			tr, err := interp.Run(file+".exported.zcs", r.Scenario, interp.Options{})
+			require.NoError(t, err)
+			require.True(t, tr.OK(), "%s in %v:\n%s", file, fam, out)
+		}
+	}
+}
+
+func TestExport(t *testing.T) {
+	src := `device t0 tun peer=script
+socket s AF_INET SOCK_STREAM|SOCK_NONBLOCK via=t0 => 3
+setsockopt s SOL_SOCKET SO_ZEROCOPY 1 => 0
+connect s => -1 EINPROGRESS
+packet t0 SYN seq=0 len=0
+wait 1500us
+inject s SYN|ACK ack=1 win=100 mss=1000 sackok ts wscale=7
+packet t0 ACK seq=1 len=0 ack=1 win=63
+send s 10 MSG_ZEROCOPY => 10
+packet t0 none
+inject s ACK seq=1 ack=11 win=5
+recvmsg s MSG_ERRQUEUE => zerocopy [0,0] copied
+recvmsg s MSG_ERRQUEUE => -1 EAGAIN
+close s => 0
+`
+	out, err := Export("x.zcs", []byte(src), scenario.Inet6)
+	require.NoError(t, err)
+	require.Equal(t, `// exported from x.zcs by zcsim export --packetdrill
+--ip_version="ipv6"
+    +0 socket(..., SOCK_STREAM, IPPROTO_TCP) = 3
+    +0 fcntl(3, F_SETFL, O_RDWR|O_NONBLOCK) = 0
+    +0 setsockopt(3, SOL_SOCKET, SO_ZEROCOPY, [1], 4) = 0
+    +0 connect(3, ..., ...) = -1 EINPROGRESS (EINPROGRESS)
+    +0 > S 0:0(0) <...>
++.0015 < S. 0:0(0) ack 1 win 100 <mss 1000,sackOK,TS val 0 ecr 0,nop,wscale 7>
+    +0 > . 1:1(0) ack 1 win 63 <...>
+    +0 send(3, ..., 10, MSG_ZEROCOPY) = 10
+// no packet more here
+    +0 < . 1:1(0) ack 11 win 5
+    +0 recvmsg(3, {msg_name(...)=..., msg_iov(1)=[{...,0}], msg_flags=MSG_ERRQUEUE,
+                msg_control=[{cmsg_level=SOL_IPV6, cmsg_type=IPV6_RECVERR,
+                              cmsg_data={ee_errno=0, ee_origin=SO_EE_ORIGIN_ZEROCOPY, ee_type=0,
+                                         ee_code=SO_EE_CODE_ZEROCOPY_COPIED, ee_info=0, ee_data=0}}]}, MSG_ERRQUEUE) = 0
+    +0 recvmsg(3, {msg_name(...)=..., msg_iov(1)=[{...,0}], msg_flags=0}, MSG_ERRQUEUE) = -1 EAGAIN (EAGAIN)
+    +0 close(3) = 0
+`, string(out))
+}
+
+func TestExportErrors(t *testing.T) {
+	src := `device e nic
+device t tun peer=script
+socket u AF_INET SOCK_DGRAM via=t => 3
+socket s AF_INET SOCK_STREAM via=t => 4
+send s 10 0
+settle
+inject s ACK win=1
+packet t ACK
+recv s.peer 10 => 0
+`
+	_, err := Export("x.zcs", []byte(src), scenario.Inet)
+	require.EqualError(t, err, strings.Join([]string{
+		`x.zcs:1:1: packetdrill has one device, its tun: the scenario's one device, with peer=script and no other option (at "device e nic")`,
+		`x.zcs:3:1: the script's sockets are TCP sockets with no option but via= (and mapped) (at "socket u AF_INET SOCK_DGRAM via=t")`,
+		`x.zcs:4:1: the kernel gives this socket descriptor 3, not 4 (at "socket s AF_INET SOCK_STREAM via=t")`,
+		`x.zcs:5:1: packetdrill checks every call's result: write it after => (at "send s 10 0")`,
+		`x.zcs:6:1: packetdrill has no form for settle (at "settle")`,
+		`x.zcs:7:1: packetdrill needs the segment's seq= (at "inject s ACK win=1")`,
+		`x.zcs:8:1: packetdrill needs an outbound packet's seq= and len= (at "packet t ACK")`,
+		`x.zcs:9:1: s.peer is not a socket of the script (a scripted device has no implicit peer) (at "recv s.peer 10")`,
+	}, "\n"))
+}
