@@ -137,6 +137,14 @@ const (
 	// Profile.TCPLinear (see Switch), and linux-4.14 has it on. The RFC v2
 	// did not: its select_size gave a zerocopy skb no linear area.
 	BugTCPLinear Bug = "tcp-linear"
+	// BugTCPMmapLockOrder (B8, the seed series "tcp: add zero copy
+	// receive", replaced by 05255b823a61 "tcp: add TCP_ZEROCOPY_RECEIVE
+	// support for zerocopy receive" before v4.18): tcp_mmap mapped and
+	// consumed received pages inside mmap(2), taking the socket lock under
+	// mmap_sem, the reverse of every copy to the user made under the socket
+	// lock; lockdep found the possible deadlock. A knob like BugTCPLinear:
+	// switching it sets Profile.TCPMmapConsumes, and tcp-mmap-rfc has it.
+	BugTCPMmapLockOrder Bug = "tcp-mmap-lock-order"
 )
 
 // TCPLinearPre418 is the linear area tcp_sendmsg gave a new skb on a GSO
@@ -146,7 +154,7 @@ const TCPLinearPre418 = 1408
 // Switch switches bug b on or off in the profile. For most bugs that only
 // sets Bugs[b]; a bug that is a knob's historical value also sets the
 // knob: BugTCPLinear sets TCPLinear to TCPLinearPre418 when on and to 0
-// when off. Switch is the one way a front end should change a bug.
+// when off, BugTCPMmapLockOrder sets TCPMmapConsumes. Switch is the one way a front end should change a bug.
 func (p *Profile) Switch(b Bug, on bool) {
 	if p.Bugs == nil {
 		p.Bugs = BugSet{}
@@ -156,11 +164,14 @@ func (p *Profile) Switch(b Bug, on bool) {
 	} else {
 		delete(p.Bugs, b)
 	}
-	if b == BugTCPLinear {
+	switch b {
+	case BugTCPLinear:
 		p.TCPLinear = 0
 		if on {
 			p.TCPLinear = TCPLinearPre418
 		}
+	case BugTCPMmapLockOrder:
+		p.TCPMmapConsumes = on
 	}
 }
 
@@ -169,7 +180,7 @@ func KnownBugs() []Bug {
 	bugs := []Bug{
 		BugAbortGap, BugCopiedAfterOverwrite, BugCopyUbufsNoFrags, BugCopyUbufsOrder0,
 		BugID16, BugLegacyDoublePut, BugMemlockPerProcess, BugNoSockRef, BugNotifyWmem, BugPendingSigned,
-		BugReallocFails, BugRingNoCopy, BugSegmentStaleFrags, BugTCPLinear, BugTstampLeak,
+		BugReallocFails, BugRingNoCopy, BugSegmentStaleFrags, BugTCPLinear, BugTCPMmapLockOrder, BugTstampLeak,
 		BugTxErrorClone, BugUDPAppendRefcnt, BugUDPMoreRefcnt, BugZcCmsgLoss,
 		BugUncheckedRealloc, BugNoUargDeref, BugRecycleCloned, BugLegacyUnaccount, BugTstampCloneLeak,
 	}

@@ -29,6 +29,8 @@ type Host struct {
 	// simulator's timeline of which objects an event touched. The object
 	// is live (or being freed) during the call.
 	Trace func(t *Tracked, e Entry)
+	// Lockdep orders the locks the steps take (Acquire, Release).
+	Lockdep Lockdep
 
 	serial uint64
 	// live holds the tracked objects in creation order; freed ones are
@@ -424,6 +426,8 @@ const (
 	RuleRxPages
 	// RuleBounds: no structure outgrows its kernel bound (MAX_SKB_FRAGS).
 	RuleBounds
+	// RuleLockOrder: locks are always taken in one order (lockdep).
+	RuleLockOrder
 )
 
 var ruleNames = [...]string{
@@ -435,6 +439,7 @@ var ruleNames = [...]string{
 	RuleCopied:           "copied",
 	RuleRxPages:          "rx-pages",
 	RuleBounds:           "bounds",
+	RuleLockOrder:        "lock-order",
 }
 
 // String names the rule, e.g. "refcount"; a value that is no rule reads

@@ -143,6 +143,7 @@ func TestRuleString(t *testing.T) {
 		{kernel.RuleCopied, "copied"},
 		{kernel.RuleRxPages, "rx-pages"},
 		{kernel.RuleBounds, "bounds"},
+		{kernel.RuleLockOrder, "lock-order"},
 		{0, "rule 0"},
 		{99, "rule 99"},
 	}

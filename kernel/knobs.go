@@ -47,6 +47,7 @@ var knobDocs = []Knob{
 	{"TCPZerocopyRecv", "sizeof(struct tcp_zerocopy_receive): 0 before v4.18 (no tcp_mmap), 16 in v4.18 (05255b823a61), 64 by v5.12"},
 	{"TCPSndbufFactor", "congestion windows of worst-case skbs tcp_sndbuf_expand allows: 2 in 6.1's source, 3 measured on 6.18"},
 	{"UnixDgramPeerLast", "an unconnected AF_UNIX datagram send says EMSGSIZE and EPIPE before ENOTCONN (measured on 6.18; 6.1 looks for the peer first)"},
+	{"TCPMmapConsumes", "the seed's tcp_mmap: mmap() maps and consumes received pages, socket lock inside mmap_sem (April 2018, replaced by 05255b823a61)"},
 	{"DgramZerocopyPagedOnly", "datagrams take a uarg only when the payload can use frags (RFC); v5.0 copies with the uarg"},
 	{"AbortDropsNewUarg", "an aborted corked append drops a uarg it allocated beside the tail's (RFC's sock_zerocopy_put_abort)"},
 	{"UDPSegment", "the UDP_SEGMENT option exists (v4.18, bec1f6f69736)"},

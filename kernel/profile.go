@@ -256,6 +256,12 @@ type Profile struct {
 	// sock_alloc_send_pskb (EPIPE after SHUT_WR), so ENOTCONN comes last
 	// (measured on linux-6.18). The 6.1 source looks for it first.
 	UnixDgramPeerLast bool
+	// TCPMmapConsumes is the seed's receive zerocopy ("tcp: add zero copy
+	// receive", net-next, April 2018, before 05255b823a61): mmap(2) of a
+	// TCP socket maps the next whole pages of the receive queue and
+	// consumes them, taking the socket lock inside mmap_sem (tcp_mmap).
+	// It is bug B8 itself: Switch(BugTCPMmapLockOrder, on) sets it.
+	TCPMmapConsumes bool
 
 	// DgramZerocopyPagedOnly: a datagram send takes a uarg only when its
 	// payload can go into frags (scatter-gather and, for UDP, a
@@ -422,11 +428,14 @@ func builtinProfiles() []Profile {
 		p.ZerocopyClasses = append(p.ZerocopyClasses, ClassVsock)
 		p.MPTCP = true
 	})
+	mmapRFC := derive(v414, "tcp-mmap-rfc", "linux-4.14 with the seed series \"tcp: add zero copy receive\" (net-next, April 2018): mmap() consumes received pages", func(p *Profile) {
+		p.Switch(BugTCPMmapLockOrder, true)
+	})
 	zc := derive(v618, "zc-cmsg-v7", "linux-6.18 with the v7 series \"net: A lightweight zero-copy notification\" (2024, not merged)", func(p *Profile) {
 		p.ZcCmsg = true
 		p.Switch(BugZcCmsgLoss, true)
 	})
-	return []Profile{rfc, v414, v50, v618, zc}
+	return []Profile{rfc, v414, mmapRFC, v50, v618, zc}
 }
 
 // Sizes of struct tcp_zerocopy_receive (Profile.TCPZerocopyRecv).

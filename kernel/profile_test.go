@@ -16,7 +16,7 @@ func TestLookup(t *testing.T) {
 	require.Equal(t, "linux-6.18", p.Name)
 
 	_, err = kernel.Lookup("linux-9.9")
-	require.EqualError(t, err, `unknown profile "linux-9.9" (known: rfc-v2, linux-4.14, linux-5.0, linux-6.18, zc-cmsg-v7)`)
+	require.EqualError(t, err, `unknown profile "linux-9.9" (known: rfc-v2, linux-4.14, tcp-mmap-rfc, linux-5.0, linux-6.18, zc-cmsg-v7)`)
 }
 
 // knobs is the part of a profile whose values come from kernel sources and
@@ -40,6 +40,9 @@ func TestProfileKnobs(t *testing.T) {
 		"rfc-v2": {false, []kernel.SocketClass{kernel.ClassTCP, kernel.ClassUDP, kernel.ClassRAW, kernel.ClassPacket},
 			kernel.ENOPROTOOPT, false, 20480, 768, 576, 64 << 10, false, kernel.QueueHead, false},
 		"linux-4.14": {true, []kernel.SocketClass{kernel.ClassTCP},
+			kernel.ENOTSUPP, true, 20480, 768, 576, 64 << 10, false, kernel.QueueTail, false},
+		// The receive seed changes nothing of the send side.
+		"tcp-mmap-rfc": {true, []kernel.SocketClass{kernel.ClassTCP},
 			kernel.ENOTSUPP, true, 20480, 768, 576, 64 << 10, false, kernel.QueueTail, false},
 		"linux-5.0": {true, []kernel.SocketClass{kernel.ClassTCP, kernel.ClassUDP, kernel.ClassRDS},
 			kernel.ENOTSUPP, false, 20480, 768, 576, 64 << 10, true, kernel.QueueTail, false},
@@ -73,6 +76,8 @@ func TestProfileKnobs(t *testing.T) {
 			require.Equal(t, []kernel.Bug{kernel.BugLegacyUnaccount}, p.Bugs.Sorted(), p.Name)
 		case p.ZcCmsg:
 			require.Equal(t, []kernel.Bug{kernel.BugZcCmsgLoss}, p.Bugs.Sorted(), p.Name)
+		case p.TCPMmapConsumes:
+			require.Equal(t, []kernel.Bug{kernel.BugTCPLinear, kernel.BugTCPMmapLockOrder}, p.Bugs.Sorted(), p.Name)
 		case p.TCPLinear > 0:
 			require.Equal(t, []kernel.Bug{kernel.BugTCPLinear}, p.Bugs.Sorted(), p.Name)
 		default:
@@ -80,7 +85,7 @@ func TestProfileKnobs(t *testing.T) {
 		}
 		require.NotEmpty(t, p.Describe, p.Name)
 	}
-	require.Equal(t, []string{"rfc-v2", "linux-4.14", "linux-5.0", "linux-6.18", "zc-cmsg-v7"}, names)
+	require.Equal(t, []string{"rfc-v2", "linux-4.14", "tcp-mmap-rfc", "linux-5.0", "linux-6.18", "zc-cmsg-v7"}, names)
 }
 
 func TestProfilesAreCopies(t *testing.T) {
@@ -146,11 +151,12 @@ func TestVersionKnobs(t *testing.T) {
 		// Seed 000, "tcp: enable sendmsg zerocopy": select_size on a GSO
 		// route "if (zerocopy) return 0;" -- the RFC's zerocopy skbs
 		// have no linear payload; v4.14 dropped that test (B18).
-		"rfc-v2":     {0, true, false, 65536},
-		"linux-4.14": {kernel.TCPLinearPre418, false, false, 65536},
-		"linux-5.0":  {0, false, true, 65536},
-		"linux-6.18": {0, false, true, 512 << 10},
-		"zc-cmsg-v7": {0, false, true, 512 << 10},
+		"rfc-v2":       {0, true, false, 65536},
+		"linux-4.14":   {kernel.TCPLinearPre418, false, false, 65536},
+		"tcp-mmap-rfc": {kernel.TCPLinearPre418, false, false, 65536},
+		"linux-5.0":    {0, false, true, 65536},
+		"linux-6.18":   {0, false, true, 512 << 10},
+		"zc-cmsg-v7":   {0, false, true, 512 << 10},
 	}
 	for _, p := range kernel.Profiles() {
 		got := v{p.TCPLinear, p.DgramZerocopyPagedOnly, p.UDPSegment, p.GSOMaxSize}

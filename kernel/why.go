@@ -181,7 +181,7 @@ func Merges() []Merge {
 // Rules lists every Rule, for documentation and tests.
 func Rules() []Rule {
 	var out []Rule
-	for r := RuleIDs; r <= RuleBounds; r++ {
+	for r := RuleIDs; r <= RuleLockOrder; r++ {
 		out = append(out, r)
 	}
 	return out

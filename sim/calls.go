@@ -697,6 +697,9 @@ func (w *World) sendTCP(c Call, s *Socket, iov []mm.Iovec, flags kernel.MsgFlags
 	w.beginOn(s)
 	w.Monitor.Before(s.Sk)
 	s.lockSock()
+	if len(iov) > 0 {
+		w.Host.MightFault("tcp_sendmsg_locked", s.Sk.Ident()) // the user's pages, copied or pinned
+	}
 	call := s.tcp.SendmsgTo(iov, flags, kernel.SendmsgCall(w.Host.Step), dest)
 	for !call.Done() && w.releaseSock(s) {
 		s.lockSock()
@@ -925,6 +928,9 @@ func (w *World) recvCopy(s *Socket, n int) Result {
 	got, err := s.tcp.Recv(n)
 	if err != 0 {
 		return fail(err)
+	}
+	if got > 0 {
+		w.Host.MightFault("tcp_recvmsg_locked", s.Sk.Ident()) // skb_copy_datagram_msg to the user
 	}
 	if s.Peer != nil {
 		s.tcp.CleanupRbuf(got)

@@ -31,16 +31,37 @@ func (w *World) TxRing(c Call, s *Socket, req packet.TpacketReq) Result {
 // TCP socket's area for zerocopy receive (tcp.Conn.Mmap); a socket
 // without mmap is ENODEV (sock_no_mmap).
 func (w *World) Mmap(c Call, s *Socket, n int, prot kernel.Prot) Result {
+	if s.tcp != nil && !s.closed {
+		return w.mmapTCP(c, s, n, prot)
+	}
 	return w.syscall(c, "mmap", s, func() Result {
-		if s.tcp != nil {
-			return fail(s.tcp.Mmap(n, prot))
-		}
 		p := packetOf(s)
 		if p == nil {
 			return fail(kernel.ENODEV)
 		}
 		return fail(p.Mmap())
 	})
+}
+
+// mmapTCP is mmap(2) of a TCP socket: vm_mmap_pgoff takes mmap_lock, then
+// sock_mmap calls tcp_mmap. The merged tcp_mmap only sets up the area;
+// the seed's (Profile.TCPMmapConsumes) takes the socket lock in there to
+// map and consume received pages, the lock order lockdep reports against
+// every copy to the user made under the socket lock.
+func (w *World) mmapTCP(c Call, s *Socket, n int, prot kernel.Prot) Result {
+	w.beginOn(s)
+	w.Host.Acquire(kernel.MmapLock, "vm_mmap_pgoff", s.Sk.Ident())
+	var err kernel.Errno
+	if w.Profile().TCPMmapConsumes {
+		err = s.tcp.MmapConsume(n, prot, s.lockSock)
+		w.releaseSock(s)
+	} else {
+		err = s.tcp.Mmap(n, prot)
+	}
+	w.Host.Release(kernel.MmapLock)
+	r := fail(err)
+	w.record(c, "mmap", s, r)
+	return r
 }
 
 // Munmap models munmap(2) of the ring or the TCP area: it always

@@ -1,5 +1,7 @@
 package sim
 
+import "github.com/zcsim/zcsim/kernel"
+
 // Work on the receive side of a local path runs inside the step that
 // caused it, in the kernel's order:
 //
@@ -167,8 +169,11 @@ func (w *World) rcvSegment(a arrival) Event {
 }
 
 // lockSock models lock_sock: segments for s wait on its backlog until
-// releaseSock.
-func (s *Socket) lockSock() { s.owned = true }
+// releaseSock; lockdep sees the socket's lock class taken.
+func (s *Socket) lockSock() {
+	s.owned = true
+	s.Sk.Host().Acquire(kernel.SkLock(s.Sk.Family), "lock_sock", s.Sk.Ident())
+}
 
 // releaseSock models release_sock → __release_sock: the socket's backlog
 // is processed in order, with what arrives meanwhile, and then the user
@@ -182,6 +187,9 @@ func (w *World) releaseSock(s *Socket) bool {
 	}
 	clear(s.sockBacklog)
 	s.sockBacklog = s.sockBacklog[:0]
+	if s.owned {
+		s.Sk.Host().Release(kernel.SkLock(s.Sk.Family))
+	}
 	s.owned = false
 	return ran
 }

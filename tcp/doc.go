@@ -177,7 +177,10 @@
 // twelve pages and a MSG_ZEROCOPY sender every page maps; a copying
 // sender's 32 KiB pages never do; writable or executable mappings are
 // EPERM; an address outside the mapping is noticed only with a page or
-// more unread. Not modelled: tcp_rcv_space_adjust after a mapping
+// more unread. MmapConsume is the seed's tcp_mmap (Profile.TCPMmapConsumes,
+// bug B8): mmap itself maps and consumes whole pages, or fails consuming
+// nothing, with the socket lock taken inside mmap_sem. Not modelled:
+// tcp_rcv_space_adjust after a mapping
 // (receive-buffer autotuning), TCP_RECEIVE_ZEROCOPY_FLAG_TLB_CLEAN_HINT
 // and receive timestamps (msg_control).
 //

@@ -83,6 +83,63 @@ func (c *Conn) Mmap(n int, prot kernel.Prot) kernel.Errno {
 	return 0
 }
 
+// MmapConsume models the seed's tcp_mmap (Profile.TCPMmapConsumes): an
+// mmap(2) of n bytes maps the next whole pages of the receive queue and
+// consumes them, as a read would. A writable mapping is EPERM, a
+// listener ENOTCONN; fewer bytes unread than the mapping's pages is EIO
+// after the FIN, else EAGAIN (it never blocks); any page of them that is
+// not a whole page frag at offset 0 (data in the linear head, a frag_list,
+// a partial or offset frag) is EINVAL, and then nothing is consumed: the
+// program must fall back to recvmsg. lockSock is called where tcp_mmap
+// takes the socket lock (inside mmap_sem), after the checks of the
+// mapping itself; the caller releases it.
+func (c *Conn) MmapConsume(n int, prot kernel.Prot, lockSock func()) kernel.Errno {
+	switch {
+	case n <= 0:
+		return kernel.EINVAL
+	case prot&kernel.PROT_WRITE != 0:
+		return kernel.EPERM
+	}
+	lockSock()
+	if c.Sk.State == sock.LISTEN {
+		return kernel.ENOTCONN
+	}
+	size := (n + kernel.PageSize - 1) &^ (kernel.PageSize - 1)
+	if c.Queued() < size {
+		if c.rcvFin {
+			return kernel.EIO
+		}
+		return kernel.EAGAIN
+	}
+	var pages []*mm.Page
+	for i := 0; len(pages)*kernel.PageSize < size; i++ {
+		r := c.rcvQueue[i]
+		off := 0
+		if i == 0 {
+			off = r.read
+		}
+		fi, ok := advanceToFrag(r.skb, off)
+		if !ok {
+			return kernel.EINVAL
+		}
+		for _, f := range r.skb.Shinfo().Frags[fi:] {
+			if len(pages)*kernel.PageSize == size {
+				break
+			}
+			if !canMapFrag(f, false) {
+				return kernel.EINVAL
+			}
+			pages = append(pages, f.Page)
+		}
+	}
+	c.Munmap()
+	c.rxMap = &RxMapping{npages: size / kernel.PageSize}
+	c.rxMap.insert(0, pages)
+	c.Recv(size)
+	c.CleanupRbuf(size)
+	return 0
+}
+
 // Munmap models munmap(2) of the socket's mapping: every page in it loses
 // the mapping's reference.
 func (c *Conn) Munmap() {

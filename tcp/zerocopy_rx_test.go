@@ -128,3 +128,31 @@ func TestZerocopyReceiveErrnos(t *testing.T) {
 	p.peer.Munmap()
 	p.closeAll()
 }
+
+// The seed's tcp_mmap maps and consumes whole pages or fails without
+// consuming: EAGAIN short of data, EINVAL for bytes in a linear head (B18's
+// 1408 linear bytes), EPERM for a writable mapping, EIO after the FIN.
+func TestMmapConsume(t *testing.T) {
+	locked := 0
+	lock := func() { locked++ }
+	p := newPair(t, "tcp-mmap-rfc", true, pageMSS)
+	p.send(kernel.MSG_ZEROCOPY, 2*kernel.PageSize)
+	p.deliverKernel()
+	require.Equal(t, kernel.EINVAL, p.peer.MmapConsume(kernel.PageSize, kernel.PROT_READ, lock), "the head holds 1408 bytes")
+	require.Equal(t, 2*kernel.PageSize, p.peer.Queued(), "nothing consumed")
+
+	q := newPair(t, "tcp-mmap-rfc", true, pageMSS, func(pr *kernel.Profile, _ *sock.Route) { pr.Switch(kernel.BugTCPLinear, false) })
+	q.send(kernel.MSG_ZEROCOPY, 2*kernel.PageSize+10)
+	q.deliverKernel()
+	require.Equal(t, kernel.EPERM, q.peer.MmapConsume(kernel.PageSize, kernel.PROT_READ|kernel.PROT_WRITE, lock))
+	require.Equal(t, kernel.EAGAIN, q.peer.MmapConsume(3*kernel.PageSize, kernel.PROT_READ, lock))
+	require.Zero(t, q.peer.MmapConsume(2*kernel.PageSize, kernel.PROT_READ, lock))
+	require.Len(t, q.peer.RxMap().Pages(), 2)
+	require.Equal(t, 10, q.peer.Queued(), "the pages were consumed")
+	require.Equal(t, 3, locked, "the socket is locked after the mapping's own checks")
+	q.c.Shutdown()
+	q.deliverKernel()
+	q.peer.Recv(10)
+	require.Equal(t, kernel.EIO, q.peer.MmapConsume(kernel.PageSize, kernel.PROT_READ, lock))
+	q.peer.Munmap()
+}

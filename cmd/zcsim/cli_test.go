@@ -111,7 +111,7 @@ func complete(t *testing.T, args ...string) []string {
 }
 
 func TestCompletion(t *testing.T) {
-	profiles := []string{"rfc-v2", "linux-4.14", "linux-5.0", "linux-6.18", "zc-cmsg-v7"}
+	profiles := []string{"rfc-v2", "linux-4.14", "tcp-mmap-rfc", "linux-5.0", "linux-6.18", "zc-cmsg-v7"}
 	for _, cmd := range []string{"run", "replay", "probe"} {
 		require.Equal(t, profiles, complete(t, cmd, "--profile", ""), cmd)
 	}

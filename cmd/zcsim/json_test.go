@@ -75,7 +75,7 @@ func TestProfilesJSON(t *testing.T) {
 		names = append(names, r["name"].(string))
 		require.NotEmpty(t, r["knobs"])
 	}
-	require.Equal(t, []string{"rfc-v2", "linux-4.14", "linux-5.0", "linux-6.18", "zc-cmsg-v7"}, names)
+	require.Equal(t, []string{"rfc-v2", "linux-4.14", "tcp-mmap-rfc", "linux-5.0", "linux-6.18", "zc-cmsg-v7"}, names)
 
 	d := runCLI("profiles", "--json", "--diff", "linux-5.0", "linux-6.18")
 	d.requireStatus(t, exitOK, "profiles", "--json", "--diff")

@@ -231,7 +231,7 @@ func TestProfiles(t *testing.T) {
 			names = append(names, n)
 		}
 	}
-	require.Equal(t, []string{"rfc-v2", "linux-4.14", "linux-5.0", "linux-6.18", "zc-cmsg-v7"}, names)
+	require.Equal(t, []string{"rfc-v2", "linux-4.14", "tcp-mmap-rfc", "linux-5.0", "linux-6.18", "zc-cmsg-v7"}, names)
 	require.Contains(t, z.stdout, "  OptmemMax ")
 	require.Equal(t, z, runCLI("profiles"))
 }

@@ -144,6 +144,8 @@ var entries = []Entry{
 		"v5.0, v5.1", kernel.BugUDPMoreRefcnt, kernel.RuleRefcount, "b06-udp-more-refcnt.zcs", ""},
 	{"B7", "a uarg born on a corked append lost its reference", "522924b58308 \"net: correct udp zerocopy refcnt also when zerocopy only on append\"",
 		"v5.2-rc3 to v5.2-rc5", kernel.BugUDPAppendRefcnt, kernel.RuleRefcount, "b07-udp-append-refcnt.zcs", ""},
+	{"B8", "tcp_mmap took the socket lock inside mmap_sem: a lock inversion", "05255b823a61 \"tcp: add TCP_ZEROCOPY_RECEIVE support for zerocopy receive\"",
+		"the seed series (net-next, April 2018)", kernel.BugTCPMmapLockOrder, kernel.RuleLockOrder, "b08-tcp-mmap-lock-order.zcs", ""},
 	{"B10", "vhost_net put a ubuf again after tun_sendmsg failed", "01e31bea7e62 \"vhost_net: fix ubuf refcount incorrectly when sendmsg fails\"",
 		"v4.14 to v5.10", kernel.BugLegacyDoublePut, kernel.RuleRefcount, "b10-legacy-double-put.zcs", ""},
 	{"B11", "COPIED read after the notification record overwrote it", "3bdd5ee0ec8c \"skbuff: fix incorrect msg_zerocopy copy notifications\"",

@@ -207,7 +207,9 @@ recv u.peer 2000 => 1000
 `)
 	requireOK(t, tr)
 
-	w := sim.New(kernel.Profiles()[3], 1)
+	p, err := kernel.Lookup("linux-6.18")
+	require.NoError(t, err)
+	w := sim.New(p, 1)
 	dev := sim.DefaultDevice("eth0", sim.NIC)
 	dev.ManualTx = true
 	w.AddDevice(dev)
@@ -426,7 +428,9 @@ send s 1M 0
 	require.Contains(t, timeline(t, tr), "send s 1M 0 blocks in sk_stream_wait_memory")
 
 	// The same on the sim.World: sim.Result.Blocked, the bytes queued so far.
-	w := sim.New(kernel.Profiles()[3], 1)
+	p, err := kernel.Lookup("linux-6.18")
+	require.NoError(t, err)
+	w := sim.New(p, 1)
 	w.Net.TCPWmem = [3]int{4096, 16384, 16384}
 	dev := sim.DefaultDevice("eth0", sim.NIC)
 	w.AddDevice(dev)
@@ -544,7 +548,9 @@ send s 100 MSG_ZEROCOPY => 100
 send s 100 MSG_ZEROCOPY => ENOBUFS     # 832 + 576 > 1000
 `)
 	requireOK(t, tr)
-	w := sim.New(kernel.Profiles()[3], 1)
+	p, err := kernel.Lookup("linux-6.18")
+	require.NoError(t, err)
+	w := sim.New(p, 1)
 	require.Equal(t, "linux-6.18", w.Profile().Name)
 }
 
