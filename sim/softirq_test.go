@@ -18,7 +18,9 @@ func loopbackPair(t *testing.T) (*World, *Socket) {
 // whose peer behaves as po.
 func zcPair(t *testing.T, family kernel.Family, dev *Device, po PeerOptions) (*World, *Socket) {
 	t.Helper()
-	w := New(kernel.Profiles()[3], 1)
+	p, err := kernel.Lookup("linux-6.18")
+	require.NoError(t, err)
+	w := New(p, 1)
 	w.AddDevice(dev)
 	s, r := w.NewSocket(Call{Text: "socket s"}, "s", w.Task("main"), family, kernel.SOCK_STREAM, 0, dev, po)
 	require.Zero(t, r.Errno)

@@ -12,7 +12,9 @@ import (
 
 // The World API used directly, without a scenario.
 func TestWorldAPI(t *testing.T) {
-	w := New(kernel.Profiles()[3], 5)
+	p, err := kernel.Lookup("linux-6.18")
+	require.NoError(t, err)
+	w := New(p, 5)
 	require.Nil(t, w.Device("lo"))
 	lo := DefaultDevice("lo", Loopback)
 	w.AddDevice(lo)
