@@ -78,6 +78,13 @@
 // control buffer with MSG_CTRUNC (World.RecvmsgControl); a UDP datagram to
 // a closed port is answered with an ICMP port unreachable
 // (__udp4_lib_rcv, icmp_send), which __udp4_lib_err hands to the sender.
+// poll is do_pollfd over tcp_poll or datagram_poll (World.Poll); a
+// blocking TCP read sleeps in sk_wait_data until tcp_data_ready
+// (World.Recv); mmap is vm_mmap_pgoff under mmap_lock calling
+// packet_mmap or tcp_mmap, and getsockopt(TCP_ZEROCOPY_RECEIVE) is
+// do_tcp_getsockopt around tcp_zerocopy_receive (World.Mmap,
+// World.ZerocopyReceive). lock_sock and every copy to or from user memory
+// (might_fault) feed the Host's lock-order check (kernel.Lockdep).
 //
 // # Determinism
 //
@@ -92,7 +99,7 @@
 // invariant (docs/invariants.md) at once: gapless ids, each id notified
 // once and only after its pages are free, no refcount misuse, conserved
 // accounting, COPIED exactly when a copy happened, user pages never on a
-// receive queue. The check after a step examines what the step touched
+// receive queue, locks taken in one order. The check after a step examines what the step touched
 // (check.Monitor's incremental mode), so a step costs the same however
 // much is alive; Monitor.Full sweeps everything after every step instead.
 // At the end of a scenario the network settles and the checks run at
