@@ -113,15 +113,15 @@ func (h *heldUargs) returned(e *fdEntry) (omem int, pages uint64, first, last ui
 // was queued, no id consumed); else why holds the reason no schedule
 // explains it, for the divergence the plain prediction gives.
 func (r *replayer) heldBack(o *strace.Send, e *fdEntry, text string, size uint64) (done bool, why string) {
-	sk, task := e.s.Sk, e.s.Task.Task
-	p := sk.Host().Profile
-	if sk.OmallocRefuses(0) || ubuf.Refuses(p, task, size, 0) {
+	if e.s.Task == nil || refuses(e, size) {
 		return false, ""
 	}
+	sk, task := e.s.Sk, e.s.Task.Task
+	p := sk.Host().Profile
 	e.held.prune(e)
 	omem, pages, first, last, n := e.held.returned(e)
 	if n == 0 {
-		return false, ""
+		return false, "no schedule: no send whose completion the model ran is unread, so nothing it gave back could still be charged"
 	}
 	ids := fmt.Sprintf("ids %d..%d (%d uargs)", first, last, n)
 	switch {
@@ -143,5 +143,8 @@ func (r *replayer) heldBack(o *strace.Send, e *fdEntry, text string, size uint64
 // refuses reports whether the model, as it stands, would refuse a new
 // uarg for a size-byte zerocopy send on e: optmem or locked pages.
 func refuses(e *fdEntry, size uint64) bool {
+	if e.s.Task == nil {
+		return e.s.Sk.OmallocRefuses(0)
+	}
 	return e.s.Sk.OmallocRefuses(0) || ubuf.Refuses(e.s.Sk.Host().Profile, e.s.Task.Task, size, 0)
 }

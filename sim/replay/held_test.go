@@ -53,6 +53,7 @@ func TestEnobufsWithoutHeldCompletionsDiverges(t *testing.T) {
 	c := callAt(t, rep, 11)
 	require.Equal(t, replay.Diverge, c.Verdict)
 	require.Equal(t, "4096", c.Predicted)
+	require.Contains(t, c.Why, "no schedule: no send whose completion the model ran is unread")
 
 	src = tcpHead + zcSend("4096") + zcSend(enobufs)
 	rep = replayText(t, src)
