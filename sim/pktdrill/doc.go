@@ -60,5 +60,8 @@
 // before the next event, where packetdrill runs them in a thread of their
 // own: a blocking call that waits for a later inbound packet never
 // returns, so scripts connect and accept on non-blocking sockets, or after
-// the packets they wait for.
+// the packets they wait for. The model has no tail loss probe: Linux
+// 6.18 resends the last segment of unacknowledged data about 8ms after
+// sending it (tcp_send_loss_probe, measured under packetdrill), so a
+// script that should run on both acknowledges sooner.
 package pktdrill
