@@ -21,6 +21,10 @@ type ackState struct {
 	// lastSegSize is icsk_ack.last_seg_size, the payload of the last
 	// small segment that counted as full-sized.
 	lastSegSize int
+	// pingpong is inet_csk_in_pingpong_mode (icsk_ack.pingpong at
+	// tcp_pingpong_thresh, 1): interactive mode, in which no ACK is quick
+	// and a small pushed segment does not make a read ACK.
+	pingpong bool
 }
 
 // ackFlags are the ICSK_ACK_* bits of icsk_ack.pending.
@@ -158,12 +162,12 @@ func (c *Conn) measureRcvMSS(s rcvSeg) {
 // ackSndCheck models __tcp_ack_snd_check under AckKernel: an ACK now when
 // more than one full segment arrived since the last ACK and the window
 // would move right (or less than SO_RCVLOWAT is unread), or in quickack
-// mode; otherwise the delayed ACK.
+// mode (quick ACKs left and not pingpong); otherwise the delayed ACK.
 func (c *Conn) ackSndCheck() {
 	unread := c.Queued()
 	if int32(c.rcvNxt-c.rw.wup) > int32(c.rcvMSSNow()) &&
 		(unread < c.Sk.Rcvlowat || c.selectWindowNow() >= c.rw.wnd) ||
-		c.ack.quick > 0 {
+		c.ack.quick > 0 && !c.ack.pingpong { // tcp_in_quickack_mode
 		c.SendAck()
 		return
 	}
@@ -199,7 +203,9 @@ func (c *Conn) sendDelayedAck() {
 }
 
 // delackTimer models tcp_delack_timer_handler: an ACK still due is sent,
-// and ato, missed, doubles up to the RTO.
+// and ato, missed, doubles up to the RTO — or, in pingpong mode, the
+// connection leaves it and ato falls to TCP_ATO_MIN (measured on Linux
+// 6.18: TCP_QUICKACK reads 1 again once a delayed ACK went out).
 func (c *Conn) delackTimer() string {
 	a := &c.ack
 	a.pending &^= ackTimer
@@ -207,7 +213,11 @@ func (c *Conn) delackTimer() string {
 		return "delayed-ACK timer fires: nothing to acknowledge"
 	}
 	if c.t.policy == AckKernel {
-		a.ato = min(a.ato<<1, rtoMin)
+		if a.pingpong {
+			a.pingpong, a.ato = false, atoMin
+		} else {
+			a.ato = min(a.ato<<1, rtoMin)
+		}
 	}
 	c.SendAck()
 	return "delayed-ACK timer fires"
@@ -246,8 +256,9 @@ func (c *Conn) CleanupRbuf(copied int) {
 	a := &c.ack
 	now := false
 	if a.pending&ackSched != 0 {
+		pushed := a.pending&ackPushed2 != 0 || a.pending&ackPushed != 0 && !a.pingpong
 		now = int32(c.rcvNxt-c.rw.wup) > int32(c.rcvMSSNow()) ||
-			copied > 0 && a.pending&(ackPushed|ackPushed2) != 0 && c.Sk.RmemAlloc == 0
+			copied > 0 && pushed && c.Sk.RmemAlloc == 0
 	}
 	if copied > 0 && !now && c.Sk.Shutdown&sock.RcvShutdown == 0 && !c.rcvFin {
 		cur := c.receiveWindow()
@@ -259,5 +270,26 @@ func (c *Conn) CleanupRbuf(copied int) {
 	}
 	if now {
 		c.SendAck()
+	}
+}
+
+// setQuickack models __tcp_sock_set_quickack: 0 enters pingpong mode;
+// anything else leaves it and, on a connection with an ACK due, marks it
+// pushed and runs tcp_cleanup_rbuf as a read of one byte would (which
+// sends it only if the receive queue is empty or more than a segment
+// waits), re-entering pingpong for an even value. Measured on Linux 6.18:
+// getsockopt says 1 by default and after 2 or -1, 0 after 0; a
+// 1000-byte segment to a receiver set to 0 waits for the delayed ACK.
+func (c *Conn) setQuickack(val int) {
+	a := &c.ack
+	if val == 0 {
+		a.pingpong = true
+		return
+	}
+	a.pingpong = false
+	if (c.Sk.State == sock.ESTABLISHED || c.Sk.State == sock.CLOSE_WAIT) && a.pending&ackSched != 0 {
+		a.pending |= ackPushed
+		c.CleanupRbuf(1)
+		a.pingpong = val&1 == 0
 	}
 }

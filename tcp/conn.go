@@ -242,7 +242,8 @@ func (c *Conn) expandSndbuf() {
 }
 
 // Setsockopt models do_tcp_setsockopt for TCP_NODELAY and TCP_CORK (clearing
-// either pushes what waits); other levels go to the socket.
+// either pushes what waits) and TCP_QUICKACK (setQuickack); other levels
+// go to the socket.
 func (c *Conn) Setsockopt(opt kernel.SockOpt, val int) kernel.Errno {
 	switch opt {
 	case kernel.TCP_NODELAY:
@@ -262,6 +263,8 @@ func (c *Conn) Setsockopt(opt kernel.SockOpt, val int) kernel.Errno {
 			}
 			c.pushPending(c.nonagle | naglePush)
 		}
+	case kernel.TCP_QUICKACK:
+		c.setQuickack(val)
 	default:
 		if opt.Level == kernel.SOL_TCP {
 			return kernel.ENOPROTOOPT
@@ -272,13 +275,16 @@ func (c *Conn) Setsockopt(opt kernel.SockOpt, val int) kernel.Errno {
 	return 0
 }
 
-// Getsockopt returns TCP_NODELAY and TCP_CORK, or the socket's options.
+// Getsockopt returns TCP_NODELAY, TCP_CORK and TCP_QUICKACK (1 unless in
+// pingpong mode), or the socket's options.
 func (c *Conn) Getsockopt(opt kernel.SockOpt) (int, kernel.Errno) {
 	switch opt {
 	case kernel.TCP_NODELAY:
 		return boolInt(c.nonagle&nagleOff != 0), 0
 	case kernel.TCP_CORK:
 		return boolInt(c.nonagle&nagleCork != 0), 0
+	case kernel.TCP_QUICKACK:
+		return boolInt(!c.ack.pingpong), 0 // !inet_csk_in_pingpong_mode
 	}
 	return c.Sk.Getsockopt(opt)
 }

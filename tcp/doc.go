@@ -220,8 +220,9 @@
 // connection is gone once its FIN is acknowledged (no FIN_WAIT2 or
 // TIME_WAIT timers; such a connection drops the peer's data, except that
 // one shut down for reading resets on it, as FIN_WAIT2 does: AbortOnData).
-// The receiver has no pingpong mode (its peer never sends it data to
-// answer), acknowledges a FIN at once, and does not autotune its receive
+// The receiver enters pingpong mode only by TCP_QUICKACK 0, not by
+// answering within ato (tcp_event_data_sent), and acknowledges a FIN at
+// once, and does not autotune its receive
 // buffer (tcp_rcv_space_adjust): a peer that reads large amounts keeps
 // the window its buffer allows. The round trip the delayed-ACK timeout is
 // bounded by (tcp_send_delayed_ack) is taken to be below TCP_DELACK_MIN,
