@@ -369,7 +369,7 @@ func ownedSums(w *world) map[ownerKey]int {
 	sums := make(map[ownerKey]int)
 	for _, b := range w.skbs {
 		o, d := b.Owner()
-		if sk, ok := o.(*sock.Sock); ok {
+		if sk := sock.OwnerSock(o); sk != nil {
 			sums[ownerKey{sk, d}] += b.Truesize
 		}
 	}
@@ -655,7 +655,7 @@ func heldFromRoots(seen map[kernel.ObjectID]bool, w *world, sk *sock.Sock) bool 
 		}
 	}
 	for _, b := range w.skbs {
-		if o, _ := b.Owner(); o == skb.Owner(sk) && seen[b.Ident()] {
+		if o, _ := b.Owner(); sock.OwnerSock(o) == sk && seen[b.Ident()] {
 			return true
 		}
 	}

@@ -101,7 +101,10 @@
 // (under bug notify-wmem the uarg and record charges move to sk_wmem_alloc);
 // at quiescence sk_wmem_alloc, sk_wmem_queued and sk_rmem_alloc equal the
 // truesize of the live skbs charged to them (plus, for rmem, the queued
-// non-zerocopy records). At each Sent whose uarg carries a page charge, on
+// non-zerocopy records). An skb is charged to its skb->sk
+// (sock.OwnerSock): its owner, or the socket an owner's destructor ends
+// in (tpacket_destruct_skb calls sock_wfree), so a ring frame's skb a
+// device has not completed holds its socket's charge. At each Sent whose uarg carries a page charge, on
 // a task without CAP_IPC_LOCK (and, where the profile exempts it, without
 // an unlimited RLIMIT_MEMLOCK): the charged counter ≤ RLIMIT_MEMLOCK>>12
 // of the calling task. This is the admission test of

@@ -249,7 +249,7 @@ func (ix *index) skb(b *skb.Buff) {
 	if !b.Freed() {
 		now = b.Shinfo()
 		o, _ := b.Owner()
-		owner, _ = o.(*sock.Sock)
+		owner = sock.OwnerSock(o)
 	}
 	if r.shinfo != now {
 		if r.shinfo != nil {
@@ -437,10 +437,9 @@ func (m *Monitor) collect(h *kernel.Host) *dirty {
 		b := d.skbs[i]
 		if !b.Freed() {
 			d.add(&b.Shinfo().Tracked)
-			if o, _ := b.Owner(); o != nil {
-				if sk, ok := o.(*sock.Sock); ok {
-					d.add(&sk.Tracked)
-				}
+			o, _ := b.Owner()
+			if sk := sock.OwnerSock(o); sk != nil {
+				d.add(&sk.Tracked)
 			}
 		}
 	}
@@ -529,7 +528,7 @@ func (m *Monitor) checkIncremental(h *kernel.Host, d *dirty) []kernel.Violation 
 func (m *Monitor) optmemOwed(sk *sock.Sock) int {
 	n := 0
 	for _, b := range m.index.ownedBy(sk) {
-		if o, d := b.Owner(); o == skb.Owner(sk) && d == skb.SockOfree {
+		if o, d := b.Owner(); sock.OwnerSock(o) == sk && d == skb.SockOfree {
 			n += b.Truesize
 		}
 	}

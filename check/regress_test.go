@@ -87,3 +87,30 @@ sendmsg s3 [] MSG_ZEROCOPY zc_info=1
 `)
 	require.Empty(t, vs)
 }
+
+// A TX ring frame's skb still queued on a device with manual completion
+// holds its sk_wmem_alloc charge, and the frame stays TP_STATUS_SENDING,
+// until tpacket_destruct_skb (which ends in sock_wfree) runs: at
+// quiescence the skb is a legitimate holder of the packet socket's
+// charge, and after close it keeps the socket alive. Both checkers must
+// know the skb's socket through its destructor's owner.
+func TestRingFrameHeldByDevice(t *testing.T) {
+	for _, full := range []bool{true, false} {
+		for _, tail := range []string{"", "close p => 0\ncomplete eth0\n"} {
+			tr, err := interp.Run("regress.zcs", []byte(`device eth0 nic txcomplete=manual
+socket p AF_PACKET SOCK_RAW 0x0300 via=eth0
+setsockopt p SOL_PACKET PACKET_TX_RING [4096, 1, 1024, 4] => 0
+mmap p => 0
+txframe p 0 600
+send p 0 MSG_DONTWAIT => 600
+txstatus p 0 => 2
+expect p pending=1
+`+tail), interp.Options{Seed: 1, FullCheck: full})
+			require.NoError(t, err)
+			for _, r := range tr.Records {
+				require.Nil(t, r.Violation, "full=%v close=%v: %v", full, tail != "", r.Violation)
+				require.Nil(t, r.Mismatch, "full=%v close=%v: %v", full, tail != "", r.Mismatch)
+			}
+		}
+	}
+}

@@ -305,6 +305,10 @@ func (o *frameOwner) Uncharge(d skb.Destructor, truesize int) {
 	p.Sk.Uncharge(d, truesize)
 }
 
+// Charged is skb->sk: tpacket_destruct_skb ends in sock_wfree on the
+// packet socket, so the skb holds its sk_wmem_alloc charge until then.
+func (o *frameOwner) Charged() *sock.Sock { return o.p.Sk }
+
 func (o *frameOwner) violate() {
 	o.skb.Violate(kernel.RuleNotifyAfterPages,
 		"TX ring frame %d returned to the user while ring pages are still referenced", o.frame)

@@ -265,6 +265,27 @@ func (s *Sock) Uncharge(d skb.Destructor, truesize int) {
 	}
 }
 
+// Charging is an skb owner other than the socket whose destructor ends
+// in the socket's own: tpacket_destruct_skb gives a TX ring frame back
+// and then calls sock_wfree, with skb->sk the packet socket all along.
+type Charging interface {
+	skb.Owner
+	// Charged is skb->sk: the socket whose counter the skb is charged to.
+	Charged() *Sock
+}
+
+// OwnerSock returns skb->sk for an skb owned by o: the socket itself, the
+// socket a Charging owner charges, or nil.
+func OwnerSock(o skb.Owner) *Sock {
+	switch o := o.(type) {
+	case *Sock:
+		return o
+	case Charging:
+		return o.Charged()
+	}
+	return nil
+}
+
 // Hold models sock_hold.
 func (s *Sock) Hold() {
 	if !s.CheckLive("sock_hold") {
