@@ -74,8 +74,8 @@
 // between CPUs and per-CPU pending counters skewed near their wrap
 // (txskew); never through a
 // loopback device, whose loopback_xmit gives a frame back while it is
-// still being delivered, nor, for now, one with manual TX completion,
-// where the model's accounting of a pending ring send is wrong). Taps
+// still being delivered; on a NIC with manual TX completion a ring send
+// may still be pending at the end, its frame TP_STATUS_SENDING). Taps
 // may read their copies after a delay.
 // Some files end by settling and reading the error queues.
 //

@@ -113,9 +113,8 @@ type sock struct {
 	// frames is the size of the mapped TX ring of a packet socket, or 0;
 	// frameSize its frames' size.
 	frames, frameSize int
-	// loopback says the socket sends through a loopback device, manual
-	// through one whose TX completions are driven by hand.
-	loopback, manual bool
+	// loopback says the socket sends through a loopback device.
+	loopback bool
 }
 
 type device struct {

@@ -232,6 +232,31 @@ func TestCoverage(t *testing.T) {
 	require.Contains(t, all.String(), "[]", "no empty iovec")
 }
 
+// TestRingOnManualNIC checks that TX rings are set up on packet sockets
+// through a NIC with manual TX completion too, where a ring send may
+// still be pending when the file ends.
+func TestRingOnManualNIC(t *testing.T) {
+	for seed := range uint64(400) {
+		manual, onManual := map[string]bool{}, map[string]bool{}
+		for _, line := range strings.Split(string(gen.Scenario(seed, gen.Config{})), "\n") {
+			f := strings.Fields(line)
+			switch {
+			case len(f) > 2 && f[0] == "device" && strings.Contains(line, " txcomplete=manual"):
+				manual[f[1]] = true
+			case len(f) > 2 && f[0] == "socket" && f[2] == "AF_PACKET":
+				for _, w := range f {
+					if dev, ok := strings.CutPrefix(w, "via="); ok && manual[dev] {
+						onManual[f[1]] = true
+					}
+				}
+			case len(f) > 4 && f[0] == "setsockopt" && f[3] == "PACKET_TX_RING" && f[4] == "[4096," && onManual[f[1]]:
+				return
+			}
+		}
+	}
+	t.Fatal("no TX ring on a packet socket through a NIC with txcomplete=manual in 400 files")
+}
+
 // TestSizesWeightedSmall checks the size distribution: mostly small, the
 // boundaries present, a few large.
 func TestSizesWeightedSmall(t *testing.T) {

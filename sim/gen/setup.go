@@ -214,7 +214,7 @@ func (g *gen) newSocket() {
 	}
 	s.inet6 = g.on(Inet6) && g.chance(2)
 	d := pick(g, g.devices...)
-	s.mtu, s.loopback, s.manual = d.mtu, d.kind == "loopback", d.manual
+	s.mtu, s.loopback = d.mtu, d.kind == "loopback"
 	g.socks = append(g.socks, s)
 	var opts []string
 	if d.name != "lo" || g.chance(2) {
@@ -312,12 +312,9 @@ func (g *gen) socketSetup(s *sock) {
 // ringable says s may get a TX ring: a packet socket of a file with
 // TxRing, not through a loopback device, whose loopback_xmit orphans the
 // skb and so gives the frame back while it is still being delivered (the
-// model reports that as the violation it is; packet/doc.go), nor through
-// one with manual TX completion: a ring send left pending there keeps
-// sk_wmem_alloc charged at quiescence with no holder the accounting
-// check knows, a defect of the model that would mask every other finding.
+// model reports that as the violation it is; packet/doc.go).
 func (g *gen) ringable(s *sock) bool {
-	return s.kind == kPacket && g.on(TxRing) && !s.loopback && !s.manual && s.frames == 0
+	return s.kind == kPacket && g.on(TxRing) && !s.loopback && s.frames == 0
 }
 
 // txRing sets up and maps a valid TPACKET_V2 TX ring on the packet
