@@ -53,6 +53,8 @@ type Socket struct {
 	sockBacklog []arrival
 	// timers are the events of the socket's protocol timers (After).
 	timers []*timer
+	// skLock is the socket's lock class (lockClass).
+	skLock kernel.LockClass
 
 	// Path control, for data this socket sends and ACKs it receives.
 	holdData, holdAck bool

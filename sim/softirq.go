@@ -172,7 +172,17 @@ func (w *World) rcvSegment(a arrival) Event {
 // releaseSock; lockdep sees the socket's lock class taken.
 func (s *Socket) lockSock() {
 	s.owned = true
-	s.Sk.Host().Acquire(kernel.SkLock(s.Sk.Family), "lock_sock", s.Sk.Ident())
+	s.Sk.Host().Acquire(s.lockClass(), "lock_sock", s.Sk.Ident())
+}
+
+// lockClass is s's socket lock class (kernel.SkLock of its family, which
+// socket(2) fixed), named once so that a call's lock_sock allocates
+// nothing.
+func (s *Socket) lockClass() kernel.LockClass {
+	if s.skLock == "" {
+		s.skLock = kernel.SkLock(s.Sk.Family)
+	}
+	return s.skLock
 }
 
 // releaseSock models release_sock → __release_sock: the socket's backlog
@@ -188,7 +198,7 @@ func (w *World) releaseSock(s *Socket) bool {
 	clear(s.sockBacklog)
 	s.sockBacklog = s.sockBacklog[:0]
 	if s.owned {
-		s.Sk.Host().Release(kernel.SkLock(s.Sk.Family))
+		s.Sk.Host().Release(s.lockClass())
 	}
 	s.owned = false
 	return ran
