@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -102,5 +103,49 @@ func TestCostPlots(t *testing.T) {
 		want, err := os.ReadFile(file)
 		require.NoError(t, err)
 		require.Equal(t, string(want), string(b), "%s is not what zcsim sweep %s draws: go test ./cmd/zcsim -run TestCostPlots -update", file, family)
+	}
+}
+
+// The tables in docs/cost.md are what zcsim sweep prints now: each
+// indented block that begins "# zcsim sweep FAMILY:" is that family's
+// output, indented by four spaces; -update rewrites them.
+func TestCostTables(t *testing.T) {
+	atRoot(t)
+	doc := filepath.Join("docs", "cost.md")
+	b, err := os.ReadFile(doc)
+	require.NoError(t, err)
+	lines := strings.SplitAfter(string(b), "\n")
+	var out strings.Builder
+	tables := 0
+	for i := 0; i < len(lines); {
+		family, ok := strings.CutPrefix(lines[i], "    # zcsim sweep ")
+		family, _, named := strings.Cut(family, ":")
+		if !ok || !named {
+			out.WriteString(lines[i])
+			i++
+			continue
+		}
+		tables++
+		end := i
+		var old strings.Builder
+		for ; end < len(lines) && strings.HasPrefix(lines[end], "    "); end++ {
+			old.WriteString(lines[end])
+		}
+		z := runCLI("sweep", family)
+		z.requireStatus(t, exitOK, "sweep", family)
+		var now strings.Builder
+		for _, l := range strings.SplitAfter(strings.TrimSuffix(z.stdout, "\n"), "\n") {
+			now.WriteString("    " + l)
+		}
+		now.WriteString("\n")
+		if !*update {
+			require.Equal(t, now.String(), old.String(), "%s:%d: the table is not what zcsim sweep %s prints: go test ./cmd/zcsim -run TestCostTables -update", doc, i+1, family)
+		}
+		out.WriteString(now.String())
+		i = end
+	}
+	require.Equal(t, 4, tables, "%s: the four built-in families' tables", doc)
+	if *update {
+		require.NoError(t, os.WriteFile(doc, []byte(out.String()), 0o644))
 	}
 }
