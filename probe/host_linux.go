@@ -57,6 +57,8 @@ type host struct {
 	// zmaps are the TCP sockets' zerocopy receive mappings, by
 	// scenario socket ("s", "s.peer").
 	zmaps map[string][]byte
+	// epolls are the epoll instances' descriptors by name.
+	epolls map[string]int
 }
 
 // progFD gives the socket name the lowest free program descriptor.
@@ -186,7 +188,28 @@ func (h *host) exec(st scenario.Stmt) (res string, isCall bool) {
 		return errRes(unix.Shutdown(h.fd(s.Sock), how)), true
 	case *scenario.Close:
 		h.releaseFD(s.Sock.String())
+		if fd, ok := h.epolls[s.Sock.String()]; ok {
+			delete(h.epolls, s.Sock.String())
+			return errRes(unix.Close(fd)), true
+		}
 		return errRes(h.close(s.Sock)), true
+	case *scenario.EpollCreate:
+		fd, err := unix.EpollCreate1(unix.EPOLL_CLOEXEC)
+		if err != nil {
+			return errRes(err), true
+		}
+		h.track(fd)
+		if h.epolls == nil {
+			h.epolls = map[string]int{}
+		}
+		h.epolls[s.Name.Name] = fd
+		return h.progFD(s.Name.Name), true
+	case *scenario.EpollCtl:
+		return h.epollCtl(s), true
+	case *scenario.EpollWait:
+		return h.epollWait(s), true
+	case *scenario.Fcntl:
+		return h.fcntl(s), true
 	case *scenario.Send:
 		return h.send(s.Sock, [][]int{{int(s.Len.N)}}, s.Flags, false), true
 	case *scenario.Sendto:
@@ -575,6 +598,79 @@ func readErr(fd, controllen int, msg *map[string]int64) (notify.Record, error) {
 		}
 	}
 	return notify.Record{}, errors.New("error-queue read without a sock_extended_err")
+}
+
+// epollCtl runs epoll_ctl with the socket's descriptor as the event's
+// data, so that epoll_wait can name the socket.
+func (h *host) epollCtl(s *scenario.EpollCtl) string {
+	op, _ := kernel.EpollOpNames.ByName(s.Op.Name)
+	fd := h.fd(s.Sock)
+	ev := unix.EpollEvent{Events: uint32(s.Events.EpollEvents()), Fd: int32(fd)}
+	return errRes(unix.EpollCtl(h.epollFD(s.Epoll.Name), op, fd, &ev))
+}
+
+// epollFD is the instance's descriptor, -1 if it has none.
+func (h *host) epollFD(name string) int {
+	if fd, ok := h.epolls[name]; ok {
+		return fd
+	}
+	return -1
+}
+
+// epollWait runs epoll_wait, a wait for ever bounded by sndTimeo, and
+// renders the events as the model's timeline does: "1 [s EPOLLERR]".
+func (h *host) epollWait(s *scenario.EpollWait) string {
+	timeout := min(time.Duration(s.Timeout.N), waitLimit)
+	if s.Forever() {
+		timeout = sndTimeo
+	}
+	evs := make([]unix.EpollEvent, max(s.Max.Int(), 1))
+	if s.Max.Int() < 1 {
+		evs = nil
+	}
+	n, err := unix.EpollWait(h.epollFD(s.Epoll.Name), evs, int(timeout/time.Millisecond))
+	if err != nil {
+		return errRes(err)
+	}
+	if n == 0 {
+		return "0"
+	}
+	parts := make([]string, n)
+	for i, e := range evs[:n] {
+		parts[i] = h.nameOf(int(e.Fd)) + " " + kernel.EpollEvents(e.Events).String()
+	}
+	return fmt.Sprintf("%d [%s]", n, strings.Join(parts, ", "))
+}
+
+// nameOf is the scenario name of a live descriptor.
+func (h *host) nameOf(fd int) string {
+	for name, hs := range h.socks {
+		switch fd {
+		case hs.fd:
+			return name
+		case hs.peer:
+			return name + ".peer"
+		}
+	}
+	return fmt.Sprint(fd)
+}
+
+// fcntl runs F_GETFL, or F_SETFL of O_NONBLOCK.
+func (h *host) fcntl(s *scenario.Fcntl) string {
+	fd := h.fd(s.Sock)
+	if s.Cmd.Name == "F_GETFL" {
+		fl, err := unix.FcntlInt(uintptr(fd), unix.F_GETFL, 0)
+		if err != nil {
+			return errRes(err)
+		}
+		return fmt.Sprint(fl)
+	}
+	fl := 0
+	if s.Flags.Has("O_NONBLOCK") {
+		fl = unix.O_NONBLOCK
+	}
+	_, err := unix.FcntlInt(uintptr(fd), unix.F_SETFL, fl)
+	return errRes(err)
 }
 
 // msgFields decodes what an error-queue read wrote: msg_flags and the

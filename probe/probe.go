@@ -200,6 +200,9 @@ func compare(file, profile string, stmts []scenario.Stmt, pl plan, kern []Obs, m
 func meets(w scenario.Outcome, got string) bool {
 	switch w.Kind {
 	case scenario.OutcomeReturn:
+		if w.Epoll != nil {
+			return got == strconv.FormatInt(w.Ret, 10)+" "+w.Epoll.String()
+		}
 		return got == strconv.FormatInt(w.Ret, 10)
 	case scenario.OutcomeErrno:
 		return got == "-1 "+w.Errno
@@ -291,6 +294,9 @@ func renderEvent(e *sim.Event) string {
 	}
 	if n := e.Notification; n != nil {
 		return outcome(notify.Record{Errno: kernel.Errno(n.Errno), Origin: n.Origin, Type: n.Type, Code: n.Code, Info: n.Info, Data: n.Data})
+	}
+	if e.Epoll != "" {
+		return fmt.Sprint(*e.Ret) + " " + e.Epoll
 	}
 	return fmt.Sprint(*e.Ret)
 }

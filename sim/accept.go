@@ -31,6 +31,7 @@ func (w *World) handshakeArrives(l *Socket) {
 	client.tcp.Connect(child.tcp.SynWindow())
 	child.tcp.Connect(client.tcp.SynWindow())
 	ls.queue = append(ls.queue, child)
+	l.Sk.WakeUp(kernel.POLLIN | kernel.POLLPRI | kernel.POLLRDNORM | kernel.POLLRDBAND) // tcp_child_process: sk_data_ready
 }
 
 // acceptImplicit is accept(2) on a listener whose far side is its

@@ -45,6 +45,8 @@ type Result struct {
 	// Cmsg is the header of the control message an error-queue read
 	// wrote, if its buffer held at least a struct cmsghdr.
 	Cmsg *Cmsg
+	// Epoll are the events an epoll_wait returned.
+	Epoll []EpollEvent
 }
 
 // Cmsg is a struct cmsghdr as put_cmsg wrote it: cmsg_level, cmsg_type
@@ -124,7 +126,7 @@ func (w *World) record(c Call, op string, s *Socket, r Result) {
 	if r.Record != nil {
 		e.call.rec, e.call.hasRec, e.call.ctrunc = *r.Record, true, r.Ctrunc
 	}
-	e.call.zc = r.ZcInfo
+	e.call.zc, e.call.epoll = r.ZcInfo, r.Epoll
 	if r.Errno != 0 {
 		e.call.refusal = w.refusal()
 	}
@@ -316,6 +318,7 @@ func (w *World) newSocket(name string, t *Task, family kernel.Family, typ kernel
 	sk.OnNotify = func(n ubuf.Notification, merged bool) {
 		w.narration = append(w.narration, notifiedLine(s.Name, n, merged))
 	}
+	sk.Wake = func(key kernel.PollEvents) { w.epollWake(s, key) }
 	switch sk.Class {
 	case kernel.ClassTCP:
 		s.tcp = tcp.New(sk, dev.route(), w)
@@ -335,23 +338,35 @@ func (w *World) newSocket(name string, t *Task, family kernel.Family, typ kernel
 // allocFD gives s the lowest free file descriptor above stderr, as
 // get_unused_fd_flags does, and returns it.
 func (w *World) allocFD(s *Socket) int64 {
+	s.FD = w.lowestFD(s)
+	return int64(s.FD)
+}
+
+// lowestFD gives what the lowest free descriptor.
+func (w *World) lowestFD(what any) int {
 	fd := w.lowFD
 	for fd < len(w.fds) && w.fds[fd] != nil {
 		fd++
 	}
 	if fd >= len(w.fds) {
-		w.fds = append(w.fds, make([]*Socket, fd+1-len(w.fds))...)
+		w.fds = append(w.fds, make([]any, fd+1-len(w.fds))...)
 	}
-	w.fds[fd], s.FD = s, fd
+	w.fds[fd] = what
 	w.lowFD = fd + 1
-	return int64(fd)
+	return fd
 }
 
 // releaseFD frees s's descriptor.
 func (w *World) releaseFD(s *Socket) {
-	if s.FD > 0 {
-		w.lowFD = min(w.lowFD, s.FD)
-		w.fds[s.FD], s.FD = nil, 0
+	w.freeFD(s.FD)
+	s.FD = 0
+}
+
+// freeFD frees descriptor fd, if it is one (not 0).
+func (w *World) freeFD(fd int) {
+	if fd > 0 {
+		w.lowFD = min(w.lowFD, fd)
+		w.fds[fd] = nil
 	}
 }
 
@@ -486,6 +501,7 @@ func (w *World) Close(c Call, s *Socket) Result {
 
 func (w *World) closeSocket(s *Socket) {
 	w.releaseFD(s)
+	w.epollForget(s)
 	switch {
 	case s.tcp != nil:
 		s.tcp.Munmap() // the model's mapping does not outlive the descriptor

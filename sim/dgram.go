@@ -162,6 +162,7 @@ func (d *dgram) queue(w *World, r *Socket, b *skb.Buff, n int) line {
 	sk.RmemAlloc += b.Truesize
 	b.SetOwner(sk, skb.SockRfree)
 	d.rx = kernel.HostSlab[datagram](w.Host).Append(d.rx, datagram{b, n})
+	sk.WakeUp(kernel.POLLIN | kernel.POLLPRI | kernel.POLLRDNORM | kernel.POLLRDBAND) // sock_def_readable
 	if r.Dev.Kind == Loopback {
 		w.rxQueued(r, b)
 	}

@@ -25,6 +25,8 @@ type Socket struct {
 	Peer *Socket
 	// closed is set by close(2): every later call on it is EBADF.
 	closed bool
+	// waiters are the epoll items watching the socket, on its wait queue.
+	waiters []*epitem
 	// implicit marks the implicit peer NewSocket made (Far).
 	implicit bool
 
@@ -226,6 +228,12 @@ func (w *World) deliver(r *Socket, f frame) Event {
 	}
 	if tail := r.tcp.ReceiveTail(); local && n > 0 && tail != nil {
 		w.rxQueued(r, tail) // f.skb, or the tail it was coalesced into
+	}
+	switch {
+	case f.fin:
+		r.Sk.WakeUp(0) // tcp_fin: sk_state_change
+	case n > 0 && r.tcp.DataReady():
+		r.Sk.WakeUp(kernel.POLLIN | kernel.POLLPRI | kernel.POLLRDNORM | kernel.POLLRDBAND) // tcp_data_ready
 	}
 	if r.autoRead {
 		r.tcp.Recv(1 << 30)

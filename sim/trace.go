@@ -138,6 +138,9 @@ type Event struct {
 	// "MSG_CTRUNC" for an error-queue read whose record did not fit the
 	// control buffer (no Notification: the program never saw it).
 	MsgFlags string `json:"msg_flags,omitempty"`
+	// Epoll are the events an epoll_wait returned, as the scenario
+	// language writes them: "[s EPOLLERR|EPOLLOUT, t EPOLLIN]".
+	Epoll string `json:"epoll,omitempty"`
 	// ZcInfo is what a sendmsg's SCM_ZC_NOTIFICATION returned.
 	ZcInfo *ZcInfoJSON `json:"zc_info,omitempty"`
 	// Touched lists what the step did to each object, in order.
@@ -192,6 +195,7 @@ type callResult struct {
 	hasRec  bool
 	ctrunc  bool // the record did not fit the control buffer
 	zc      *ZcReply
+	epoll   []EpollEvent
 	// refusal is the entry that says why a failed call failed, with its
 	// numbers (kernel.Op.Refusal), or the zero Entry.
 	refusal kernel.Entry
@@ -242,6 +246,10 @@ func (e *Event) renderCall() {
 	case c.hasRec:
 		e.Notification = notificationOf(c.rec)
 		b = append(append(b, "  "...), c.rec.String()...)
+	}
+	if c.epoll != nil {
+		e.Epoll = EpollText(c.epoll)
+		b = append(append(b, "  "...), e.Epoll...)
 	}
 	if c.zc != nil {
 		e.ZcInfo = zcInfoOf(c.zc)

@@ -41,8 +41,9 @@ type World struct {
 	// struct sock.
 	byName map[string]*Socket
 	bySk   map[*sock.Sock]*Socket
-	// fds maps the program's file descriptors to sockets; nil is free.
-	fds []*Socket
+	// fds maps the program's file descriptors to what they name, a
+	// *Socket or an *Epoll; nil is free.
+	fds []any
 	// lowFD is at most the lowest free descriptor.
 	lowFD int
 	// reported holds the violations already in the trace, so that one

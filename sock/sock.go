@@ -113,6 +113,16 @@ type Sock struct {
 	// The caller sets it for one call; nil means msg_controllen is 0.
 	CmsgSend func() kernel.Errno
 
+	// Wake, if set, is the socket's wait queue (sk_wq): called for each
+	// wakeup with its key, the events it is about (0 for all):
+	// sk_error_report (POLLERR), sk_data_ready (POLLIN), sk_write_space
+	// (POLLOUT) and sk_state_change (0). An epoll watching the socket
+	// hangs its ep_poll_callback there.
+	Wake func(key kernel.PollEvents)
+	// NoSpace is SOCK_NOSPACE: tcp_poll found the write queue full, so
+	// the ACK that frees room wakes the writers (tcp_check_space).
+	NoSpace bool
+
 	// OnNotify, if set, is called for each zerocopy notification the
 	// socket's uargs hand over, after it was merged or queued.
 	OnNotify func(n ubuf.Notification, merged bool)
@@ -255,6 +265,11 @@ func (s *Sock) Uncharge(d skb.Destructor, truesize int) {
 	switch d {
 	case skb.SockWfree:
 		s.uncharge(&s.WmemAlloc, "sk_wmem_alloc", truesize)
+		if s.Class != kernel.ClassTCP && 2*(s.WmemAlloc+1) <= s.Sndbuf {
+			// sock_def_write_space: sk_wmem_alloc, with its bias of 1, at
+			// most half of sk_sndbuf.
+			s.WakeUp(kernel.POLLOUT | kernel.POLLWRNORM | kernel.POLLWRBAND)
+		}
 		s.maybeFree()
 	case skb.SockRfree:
 		s.uncharge(&s.RmemAlloc, "sk_rmem_alloc", truesize)
@@ -372,6 +387,30 @@ func (s *Sock) QueueNotification(n ubuf.Notification) {
 	if s.OnNotify != nil {
 		s.OnNotify(n, merged)
 	}
+	s.ErrorReport() // merged or queued: __msg_zerocopy_callback reports either way
+}
+
+// WakeUp wakes the socket's wait queue with key (Wake).
+func (s *Sock) WakeUp(key kernel.PollEvents) {
+	if s.Wake != nil {
+		s.Wake(key)
+	}
+}
+
+// ErrorReport models sk_error_report (sock_def_error_report): a wakeup
+// with key POLLERR, for every record queued on the error queue (also one
+// merged into the tail), every sk_err set by an ICMP error or a reset,
+// and a read that leaves an ICMP error at the queue's head.
+func (s *Sock) ErrorReport() { s.WakeUp(kernel.POLLERR) }
+
+// WriteSpaceTCP models tcp_check_space after an ACK: with SOCK_NOSPACE
+// set and the write queue writeable again, sk_stream_write_space clears
+// it and wakes the writers (POLLOUT|POLLWRNORM|POLLWRBAND).
+func (s *Sock) WriteSpaceTCP(writeable bool) {
+	if s.NoSpace && writeable {
+		s.NoSpace = false
+		s.WakeUp(kernel.POLLOUT | kernel.POLLWRNORM | kernel.POLLWRBAND)
+	}
 }
 
 // QueueErr models sock_queue_err_skb for a non-zerocopy record (a TX
@@ -383,6 +422,9 @@ func (s *Sock) QueueErr(r notify.Record) kernel.Errno {
 	}
 	s.RmemAlloc += r.Truesize
 	s.ErrQueue.Append(r)
+	if !s.dead {
+		s.ErrorReport()
+	}
 	return 0
 }
 
@@ -406,6 +448,7 @@ func (s *Sock) RecvErrqueue() (notify.Record, kernel.Errno) {
 	}
 	if next, ok := s.ErrQueue.Peek(); ok && next.IsICMP() {
 		s.Err = next.Errno
+		s.ErrorReport()
 	} else if r.IsICMP() {
 		s.Err = 0
 	}

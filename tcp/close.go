@@ -109,6 +109,7 @@ func (c *Conn) abort(err kernel.Errno) {
 	}
 	if !c.Sk.Dead() {
 		c.Sk.Err = err
+		c.Sk.ErrorReport() // tcp_reset
 	}
 	c.Sk.Shutdown = sock.ShutdownMask // tcp_done
 	c.finish()

@@ -51,7 +51,8 @@ func (c *Conn) RecvTarget(n int, flags kernel.MsgFlags) int {
 //     tcp_stream_is_readable at SO_RCVLOWAT (epollinReady), and
 //     POLLOUT|POLLWRNORM when writing is shut down or the write queue is
 //     writeable (__sk_stream_is_writeable: free send buffer at least half
-//     of what is queued, sk_stream_memory_free).
+//     of what is queued, sk_stream_memory_free); else SOCK_NOSPACE is
+//     set, so the ACK that makes room wakes the socket.
 //   - POLLERR while sk_err is set or the error queue holds a record.
 func (c *Conn) Poll() kernel.PollEvents {
 	var ev kernel.PollEvents
@@ -78,6 +79,8 @@ func (c *Conn) Poll() kernel.PollEvents {
 		}
 		if shutdown&sock.SendShutdown != 0 || c.writeable() {
 			ev |= kernel.POLLOUT | kernel.POLLWRNORM
+		} else {
+			c.Sk.NoSpace = true // tcp_poll: the ACK that makes room wakes
 		}
 	}
 	if c.Sk.Err != 0 || c.Sk.ErrQueue.Len() > 0 {

@@ -330,6 +330,7 @@ func (c *Conn) Ack(ack uint32, window int) {
 	}
 	c.pushPending(c.nonagle)
 	c.syncRTO()
+	c.Sk.WriteSpaceTCP(c.writeable())
 }
 
 // cwndValidate models tcp_cwnd_validate after a tcp_write_xmit that

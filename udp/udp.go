@@ -181,6 +181,7 @@ func (u *Sock) PortUnreachable(icmp *skb.Buff) {
 		icmp.Free()
 		if u.connected {
 			u.Sk.Err = kernel.ECONNREFUSED
+			u.Sk.ErrorReport()
 		}
 		return
 	}
@@ -193,6 +194,7 @@ func (u *Sock) PortUnreachable(icmp *skb.Buff) {
 		icmp.Free()
 	}
 	u.Sk.Err = kernel.ECONNREFUSED
+	u.Sk.ErrorReport()
 }
 
 // Close models close(2) on the socket: udp_destroy_sock (or raw_close)

@@ -24,6 +24,7 @@ type resolver struct {
 	devices names
 	sockets names
 	taps    names
+	epolls  names
 	started bool
 	// depth is how many repeats enclose the statement being resolved.
 	depth int
@@ -43,6 +44,7 @@ func newResolver() *resolver {
 		devices: names{defaultDevice: nil},
 		sockets: names{},
 		taps:    names{},
+		epolls:  names{},
 		usesVar: map[*scenario.Repeat]bool{},
 	}
 }
@@ -433,6 +435,18 @@ func (r *resolver) stmt(st scenario.Stmt, bugs map[kernel.Bug]bool) {
 		}
 		if _, err := engine.ParseRule(s.Rule.Name); err != nil {
 			r.fail(s.Rule.Pos, "", "bad fault rule: %v", err)
+		}
+	case *scenario.EpollCreate:
+		r.define(r.epolls, "epoll", s.Name)
+	case *scenario.EpollCtl:
+		r.need(r.epolls, "epoll", s.Epoll)
+		r.sock(s.Sock)
+	case *scenario.EpollWait:
+		r.need(r.epolls, "epoll", s.Epoll)
+		r.signed(s.Max, "maxevents")
+	case *scenario.Close:
+		if _, ok := r.epolls[s.Sock.Name]; !ok || s.Sock.Peer {
+			r.sock(s.Sock)
 		}
 	case *scenario.Expect:
 		r.sock(s.Sock)

@@ -163,6 +163,8 @@ type interp struct {
 	// calls holds the calls of repeated statements that read the same
 	// every iteration (call).
 	calls map[scenario.Stmt]sim.Call
+	// epolls are the epoll instances by name.
+	epolls map[string]*sim.Epoll
 }
 
 // run runs a statement of the file or of a repeat's body, and reports
@@ -246,6 +248,10 @@ func (in *interp) exec(st scenario.Stmt, c sim.Call) {
 	w := in.w
 	var r sim.Result
 	checked := true
+	if cl, ok := st.(*scenario.Close); ok && in.epolls[cl.Sock.String()] != nil {
+		in.verify(st, w.CloseEpoll(c, in.epolls[cl.Sock.String()]))
+		return
+	}
 	if ss, ok := scenario.SockOf(st); ok && in.sock(ss) == nil {
 		// The socket call that should have made it failed: as for an fd
 		// of -1, every call on it fails with EBADF.
@@ -351,6 +357,24 @@ func (in *interp) exec(st scenario.Stmt, c sim.Call) {
 			hard = rlimitOf(s.Max)
 		}
 		r = w.SetrlimitPair(c, t, rlimitOf(s.Limit), hard)
+	case *scenario.EpollCreate:
+		var ep *sim.Epoll
+		ep, r = w.EpollCreate(c, s.Name.Name)
+		if in.epolls == nil {
+			in.epolls = map[string]*sim.Epoll{}
+		}
+		in.epolls[s.Name.Name] = ep
+	case *scenario.EpollCtl:
+		op, _ := kernel.EpollOpNames.ByName(s.Op.Name)
+		r = w.EpollCtl(c, in.epolls[s.Epoll.Name], op, in.sock(s.Sock), s.Events.EpollEvents())
+	case *scenario.EpollWait:
+		timeout := engine.Duration(s.Timeout.N)
+		if s.Forever() {
+			timeout = -1
+		}
+		r = w.EpollWait(c, in.epolls[s.Epoll.Name], int(s.Max.Int()), timeout)
+	case *scenario.Fcntl:
+		r = w.Fcntl(c, in.sock(s.Sock), s.Cmd.Name == "F_SETFL", s.Flags.Has("O_NONBLOCK"))
 	case *scenario.Capdrop:
 		r = w.SetCapability(c, w.Task(s.Task.Name), s.Cap.Name, false)
 	case *scenario.Capset:

@@ -198,7 +198,21 @@ func (in *interp) socket(c sim.Call, s *scenario.Socket) sim.Result {
 // matches checks a result against an expectation: its base form, then
 // its field checks.
 func matches(want scenario.Outcome, r sim.Result) bool {
-	return matchesBase(want, r) && (want.Msg == nil || fieldsMatch(*want.Msg, r))
+	return matchesBase(want, r) && (want.Msg == nil || fieldsMatch(*want.Msg, r)) &&
+		(want.Epoll == nil || epollMatch(*want.Epoll, r.Epoll))
+}
+
+// epollMatch checks the events an epoll_wait returned, in order.
+func epollMatch(want scenario.EpollEvents, got []sim.EpollEvent) bool {
+	if len(want) != len(got) {
+		return false
+	}
+	for i, e := range want {
+		if e.Sock.String() != got[i].Socket || e.Events.EpollEvents() != got[i].Events {
+			return false
+		}
+	}
+	return true
 }
 
 func matchesBase(want scenario.Outcome, r sim.Result) bool {
@@ -234,6 +248,9 @@ func matchesBase(want scenario.Outcome, r sim.Result) bool {
 // for each field want checks.
 func resultText(want scenario.Outcome, r sim.Result) string {
 	s := baseText(r)
+	if want.Epoll != nil {
+		s += " " + sim.EpollText(r.Epoll)
+	}
 	if want.Msg != nil {
 		s += " " + fieldsText(*want.Msg, r)
 	}

@@ -34,6 +34,16 @@ func (s *Setsockopt) Option() (kernel.SockOpt, int) {
 	return opt, int(v)
 }
 
+// EpollEvents returns the union as epoll events and flags.
+func (f Flags) EpollEvents() kernel.EpollEvents {
+	var v kernel.EpollEvents
+	for _, n := range f.Names {
+		e, _ := kernel.EpollEventNames.ByName(n.Name)
+		v |= e
+	}
+	return v
+}
+
 // MsgFlags returns the union as send and recv flags.
 func (f Flags) MsgFlags() kernel.MsgFlags {
 	var v kernel.MsgFlags

@@ -263,6 +263,9 @@ type Outcome struct {
 	// error-queue read, and the sock_extended_err's ee_* after a return
 	// value ("0 ee_origin=SO_EE_ORIGIN_ZEROCOPY ee_info=0 ee_data=3").
 	Msg *Fields
+	// Epoll, if not nil, holds the events an epoll_wait outcome lists
+	// after its count: "1 [s EPOLLERR|EPOLLOUT]".
+	Epoll *EpollEvents
 }
 
 // IsZero reports whether o expects nothing.
@@ -270,13 +273,16 @@ func (o Outcome) IsZero() bool { return o.Kind == OutcomeNone }
 
 // Base returns o without its field checks.
 func (o Outcome) Base() Outcome {
-	o.Msg = nil
+	o.Msg, o.Epoll = nil, nil
 	return o
 }
 
 // String renders o in canonical form, its fields after the base form.
 func (o Outcome) String() string {
 	s := o.base()
+	if o.Epoll != nil {
+		s += " " + o.Epoll.String()
+	}
 	if o.Msg != nil {
 		s += " " + o.Msg.String()
 	}

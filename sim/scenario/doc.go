@@ -56,9 +56,13 @@
 //	          | "complete" name [ operand ] | "txerror" name [ operand ]
 //	          | "vhost_send" name operand options | "fault" name rule
 //	          | "zckey" sock operand
+//	          | "epoll_create" name | "epoll_ctl" name EPOLL_CTL sock [ flags ]
+//	          | "epoll_wait" name integer [ duration | "-1" ]
+//	          | "fcntl" sock ( "F_GETFL" | "F_SETFL" flags )
 //	          | "expect" sock option { option }
 //	          | "note" text .
 //	outcome   = [ "-1" ] ERRNO | ( integer | "ctrunc" ) { field | eefield } | expr
+//	          | integer "[" [ sock flags { "," sock flags } ] "]"
 //	          | "zerocopy" "[" id "," id "]" [ "copied" ] { field }
 //	          | "timestamp" SCM_TSTAMP [ "key" "=" id ] { field }
 //	          | ( "icmp" | "icmp6" ) ERRNO "type" "=" number "code" "=" number { field } .

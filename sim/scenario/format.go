@@ -165,6 +165,20 @@ func callWords(st Stmt) []string {
 		return w
 	case *Poll:
 		return nonEmpty("poll", s.Sock.String(), s.Events.String(), s.Timeout.Text)
+	case *EpollCreate:
+		return []string{"epoll_create", s.Name.Name}
+	case *EpollCtl:
+		if s.Op.Name == "EPOLL_CTL_DEL" && s.Events.IsZero() {
+			return []string{"epoll_ctl", s.Epoll.Name, s.Op.Name, s.Sock.String()}
+		}
+		return []string{"epoll_ctl", s.Epoll.Name, s.Op.Name, s.Sock.String(), s.Events.String()}
+	case *EpollWait:
+		return nonEmpty("epoll_wait", s.Epoll.Name, s.Max.Text, s.Timeout.Text)
+	case *Fcntl:
+		if s.Cmd.Name == "F_SETFL" {
+			return []string{"fcntl", s.Sock.String(), s.Cmd.Name, s.Flags.String()}
+		}
+		return []string{"fcntl", s.Sock.String(), s.Cmd.Name}
 	case *Setrlimit:
 		return nonEmpty("setrlimit", s.Task.Name, s.Resource.Name, s.Limit.Text, s.Max.Text)
 	case *Capdrop:

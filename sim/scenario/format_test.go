@@ -175,6 +175,14 @@ func genIov(t *rapid.T) []Value {
 
 func genOutcome(t *rapid.T) Outcome {
 	o := genBaseOutcome(t)
+	if o.Kind == OutcomeReturn && o.Ret != -1 && rapid.IntRange(0, 3).Draw(t, "epoll") == 0 {
+		es := EpollEvents{}
+		for range rapid.IntRange(0, 3).Draw(t, "events") {
+			es = append(es, EpollEvent{Sock: genSock(t), Events: genFlags(t, epollEventNames, false)})
+		}
+		o.Epoll = &es
+		return o
+	}
 	record := o.Kind == OutcomeReturn && o.Ret != -1 || o.Kind == OutcomeCtrunc
 	if (record || o.Kind == OutcomeZerocopy || o.Kind == OutcomeTimestamp) && rapid.Bool().Draw(t, "fields") {
 		if fs := genFields(t, record); len(fs) > 0 {
@@ -293,6 +301,32 @@ func genStmt(t *rapid.T) Stmt {
 			s := &Poll{Sock: genSock(t), Events: genFlags(t, pollEventNames, false)}
 			if rapid.Bool().Draw(t, "timeout") {
 				s.Timeout = genDuration(t)
+			}
+			return s
+		},
+		func(t *rapid.T) Stmt { return &EpollCreate{Name: Ident{Name: genName.Draw(t, "ep")}} },
+		func(t *rapid.T) Stmt {
+			s := &EpollCtl{Epoll: Ident{Name: genName.Draw(t, "ep")}, Op: genSymbol(t, epollOps), Sock: genSock(t)}
+			if s.Op.Name != "EPOLL_CTL_DEL" || rapid.Bool().Draw(t, "events") {
+				s.Events = genFlags(t, epollEventNames, true)
+			}
+			return s
+		},
+		func(t *rapid.T) Stmt {
+			n := rapid.Int64Range(-2, 64).Draw(t, "max")
+			s := &EpollWait{Epoll: Ident{Name: genName.Draw(t, "ep")}, Max: Value{Kind: ValueNumber, N: uint64(n), Text: fmt.Sprint(n)}}
+			switch rapid.IntRange(0, 2).Draw(t, "timeout") {
+			case 1:
+				s.Timeout = genDuration(t)
+			case 2:
+				s.Timeout = word("-1")
+			}
+			return s
+		},
+		func(t *rapid.T) Stmt {
+			s := &Fcntl{Sock: genSock(t), Cmd: genSymbol(t, fcntlCmds)}
+			if s.Cmd.Name == "F_SETFL" {
+				s.Flags = genFlags(t, statusFlags, true)
 			}
 			return s
 		},

@@ -15,6 +15,7 @@ var (
 	timestampingNames = tableOf("timestamping flag", kernel.TimestampingNames)
 	pollEventNames    = tableOf("poll event", kernel.PollEventNames)
 	protNames         = tableOf("protection", kernel.ProtNames)
+	epollEventNames   = tableOf("epoll event", kernel.EpollEventNames)
 )
 
 // checkLevel rejects an option named at a level it does not belong to, such

@@ -274,7 +274,9 @@ func (p *lineParser) outcome() Outcome {
 		o.Kind, o.Errno = OutcomeErrno, p.errno(t)
 	default:
 		o.Kind, o.Ret = OutcomeReturn, p.ret(t)
-		if t, ok := p.peek(); ok && t.kind == tWord && o.Ret == -1 {
+		if p.peekIs(tLBrack) && p.err == nil {
+			o.Epoll = p.epollEvents()
+		} else if t, ok := p.peek(); ok && t.kind == tWord && o.Ret == -1 {
 			o.Kind, o.Ret, o.Errno = OutcomeErrno, 0, p.errno(p.advance())
 		} else if ok && errnoNames.has(t.text) {
 			p.fail(t, "an errno follows -1, not "+strconv.FormatInt(o.Ret, 10))

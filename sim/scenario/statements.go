@@ -43,8 +43,12 @@ var statements = map[string]func(*lineParser) Stmt{
 	"recvmsg": func(p *lineParser) Stmt {
 		return &Recvmsg{Sock: p.sock(), Flags: p.flags(msgFlagNames, true), Options: p.options(recvmsgOpts)}
 	},
-	"recv": parseRecv,
-	"poll": parsePoll,
+	"recv":         parseRecv,
+	"poll":         parsePoll,
+	"epoll_create": func(p *lineParser) Stmt { return &EpollCreate{Name: p.name("epoll name")} },
+	"epoll_ctl":    parseEpollCtl,
+	"epoll_wait":   parseEpollWait,
+	"fcntl":        parseFcntl,
 	"setrlimit": func(p *lineParser) Stmt {
 		s := &Setrlimit{Task: p.name("task name"), Resource: p.symbol(rlimits), Limit: p.limit()}
 		if p.peekIs(tWord) {

@@ -471,6 +471,10 @@ func SockOf(st Stmt) (Sock, bool) {
 		return s.Sock, true
 	case *Inject:
 		return s.Sock, true
+	case *EpollCtl:
+		return s.Sock, true
+	case *Fcntl:
+		return s.Sock, true
 	}
 	return Sock{}, false
 }
