@@ -48,7 +48,11 @@
 // (a range with no group, or from 0 to at least 65534, so that every run's
 // task is in it or none is) before the first socket, and a packet
 // socket's TX ring: setsockopt PACKET_TX_RING with its tpacket_req, mmap,
-// munmap, txframe (a write into the mapping) and txstatus (a read). A
+// munmap, txframe (a write into the mapping) and txstatus (a read),
+// epoll_create, epoll_ctl (the socket's descriptor as the event's data),
+// epoll_wait (its events rendered "1 [s EPOLLERR]"; a wait for ever
+// bounded by SO_SNDTIMEO's 1s), poll and fcntl. An error-queue read also
+// decodes the msghdr it wrote (Obs.Msg) for the outcome's field checks. A
 // packet socket is set to TPACKET_V2 and bound to lo when it is made, as
 // the model's sends through its device without a bind.
 // Every other statement the model acts on is skipped ([Skip], with why),
@@ -97,7 +101,9 @@
 // AF_UNIX, optmem exhaustion with TX timestamps between notifications,
 // RLIMIT_MEMLOCK edges and setrlimit's own, option buffers and levels,
 // error-queue reads into small control buffers and what they write into
-// the msghdr per family, v4-mapped too (errqueue-cmsg.zcs), the TCP receive window of
+// the msghdr per family, v4-mapped too (errqueue-cmsg.zcs), epoll's
+// EPOLLERR per batch of completions under EPOLLET, level-triggered,
+// EPOLLONESHOT and epoll_ctl's errors, and fcntl (epoll.zcs), the TCP receive window of
 // a peer that does not read, TX ring setup, mapping, frame status and
 // teardown, and the timing of loopback: notifications readable as a TCP
 // or UDP send returns (tcp-inline.zcs, udp-inline.zcs), the receiver's

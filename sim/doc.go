@@ -85,6 +85,26 @@
 // do_tcp_getsockopt around tcp_zerocopy_receive (World.Mmap,
 // World.ZerocopyReceive). lock_sock and every copy to or from user memory
 // (might_fault) feed the Host's lock-order check (kernel.Lockdep).
+// The read writes msg_flags and the control message's header as
+// put_cmsg does (Result.MsgFlags, Result.Cmsg): SOL_IP/IP_RECVERR on
+// AF_INET, SOL_IPV6/IPV6_RECVERR on every AF_INET6 socket, a v4-mapped
+// one too (inet_recv_error), whose traffic is otherwise IPv4
+// (sock.Sock.V4Mapped).
+//
+// # Readiness
+//
+// A socket's wait queue (sock.Sock.Wake) is woken by sk_error_report
+// (sock_def_error_report: every zerocopy completion, from
+// __msg_zerocopy_callback, merged or not; every record sock_queue_err_skb
+// queues; every sk_err an ICMP error or a reset sets; a read that leaves
+// an ICMP error at the head, sock_dequeue_err_skb), sk_data_ready
+// (sock_def_readable for a datagram, tcp_data_ready once
+// tcp_epollin_ready holds, tcp_child_process for a listener),
+// sk_write_space (sock_def_write_space from sock_wfree; TCP's
+// tcp_check_space when SOCK_NOSPACE is set, sk_stream_write_space) and
+// sk_state_change at a FIN (tcp_fin). poll(2) reads the poll mask (tcp_poll,
+// datagram_poll); epoll (Epoll) hangs ep_poll_callback on the wait queue
+// and reports with ep_send_events; fcntl F_SETFL changes O_NONBLOCK (setfl).
 //
 // # Determinism
 //

@@ -35,34 +35,23 @@ func (s *Setsockopt) Option() (kernel.SockOpt, int) {
 }
 
 // EpollEvents returns the union as epoll events and flags.
-func (f Flags) EpollEvents() kernel.EpollEvents {
-	var v kernel.EpollEvents
-	for _, n := range f.Names {
-		e, _ := kernel.EpollEventNames.ByName(n.Name)
-		v |= e
-	}
-	return v
-}
+func (f Flags) EpollEvents() kernel.EpollEvents { return unionOf(f, kernel.EpollEventNames) }
 
 // MsgFlags returns the union as send and recv flags.
-func (f Flags) MsgFlags() kernel.MsgFlags {
-	var v kernel.MsgFlags
+func (f Flags) MsgFlags() kernel.MsgFlags { return unionOf(f, kernel.MsgFlagNames) }
+
+// unionOf is the value of the union f of names.
+func unionOf[T ~uint16 | ~uint32](f Flags, names kernel.Symbols[T]) T {
+	var v T
 	for _, n := range f.Names {
-		b, _ := kernel.MsgFlagNames.ByName(n.Name)
+		b, _ := names.ByName(n.Name)
 		v |= b
 	}
 	return v
 }
 
 // PollEvents returns the union of poll events the statement asks for.
-func (s *Poll) PollEvents() kernel.PollEvents {
-	var v kernel.PollEvents
-	for _, n := range s.Events.Names {
-		b, _ := kernel.PollEventNames.ByName(n.Name)
-		v |= b
-	}
-	return v
-}
+func (s *Poll) PollEvents() kernel.PollEvents { return unionOf(s.Events, kernel.PollEventNames) }
 
 // Protection returns the mapping's protection: PROT_READ|PROT_WRITE when
 // the statement names none.
