@@ -32,6 +32,10 @@ func (w *World) ZerocopyReceive(c Call, s *Socket, a tcp.ZcArgs) Result {
 	})
 }
 
+// ZcResult returns what the socket's last getsockopt(TCP_ZEROCOPY_RECEIVE)
+// wrote back.
+func (s *Socket) ZcResult() tcp.ZcResult { return s.zcrx }
+
 // RxMapLen returns the size of a TCP socket's zerocopy receive mapping,
 // 0 without one.
 func (s *Socket) RxMapLen() int {

@@ -48,7 +48,9 @@
 //	send, sendto, sendmsg, write   World.Send (iovec lengths, flags)
 //	writev, sendfile               World.Send (sendfile: what it returned, at most its count)
 //	sendmmsg                       one World.Send per printed message
-//	recv, recvfrom, recvmsg        World.Recv, or World.Recvmsg with MSG_ERRQUEUE
+//	recv, recvfrom, recvmsg, read  World.Recv, or World.Recvmsg with MSG_ERRQUEUE
+//	getsockopt TCP_ZEROCOPY_RECEIVE World.ZerocopyReceive (see zcRecv: the request's length is inferred)
+//	mmap, munmap                   World.Mmap/Munmap of a followed socket; the mapping is kept by address
 //	close, shutdown                World.Close/Shutdown
 //	prlimit64, setrlimit           World.Setrlimit of RLIMIT_MEMLOCK; an old limit read back is compared
 //

@@ -19,10 +19,14 @@ type fdTable struct {
 	// cloexec holds the descriptors marked close-on-exec (FD_CLOEXEC in
 	// files_struct's close_on_exec bitmap), which execve closes.
 	cloexec map[int]bool
+	// maps holds the socket mappings of the process, by address (its mm:
+	// a thread shares it with the table; a fork's copy starts empty, so
+	// the child's munmap of an inherited mapping is ignored).
+	maps map[uint64]*sockMap
 }
 
 func newFdTable(n int) *fdTable {
-	return &fdTable{fds: make(map[int]*fdEntry, n), cloexec: map[int]bool{}}
+	return &fdTable{fds: make(map[int]*fdEntry, n), cloexec: map[int]bool{}, maps: map[uint64]*sockMap{}}
 }
 
 // setCloexec sets or clears fd's close-on-exec flag (__set_close_on_exec,

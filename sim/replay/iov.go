@@ -71,8 +71,8 @@ func (im imported) total() int {
 // on the process's memory, which the log does not show.
 func importBuffers(syscall string, lens []uint64) imported {
 	switch syscall {
-	case "write":
-		return importWrite(lens[0])
+	case "write", "read":
+		return importRW(syscall, lens[0])
 	case "sendmsg", "recvmsg", "sendmmsg":
 		return importIovec(lens)
 	}
@@ -83,12 +83,13 @@ func importBuffers(syscall string, lens []uint64) imported {
 	return imported{lens: out}
 }
 
-func importWrite(n uint64) imported {
+// importRW is the entry check of read and write (vfs_read, vfs_write).
+func importRW(syscall string, n uint64) imported {
 	switch {
 	case n > taskSizeMax-mmapMinAddr:
-		return imported{errno: kernel.EFAULT, why: fmt.Sprintf("vfs_write: access_ok fails for a count of %d whatever the buffer", n)}
+		return imported{errno: kernel.EFAULT, why: fmt.Sprintf("vfs_%s: access_ok fails for a count of %d whatever the buffer", syscall, n)}
 	case n > maxRWCount:
-		return imported{undet: true, why: fmt.Sprintf("a count of %d passes vfs_write's access_ok only for a buffer below %#x, and strace does not show the buffer's address", n, taskSizeMax-n)}
+		return imported{undet: true, why: fmt.Sprintf("a count of %d passes vfs_%s's access_ok only for a buffer below %#x, and strace does not show the buffer's address", n, syscall, taskSizeMax-n)}
 	}
 	return imported{lens: []int{int(n)}}
 }

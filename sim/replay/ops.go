@@ -34,6 +34,12 @@ func (r *replayer) op(op strace.Op) {
 		r.socketPair(o)
 	case *strace.SockOpt:
 		r.sockopt(o)
+	case *strace.ZcRecv:
+		r.zcRecv(o)
+	case *strace.Mmap:
+		r.mmap(o)
+	case *strace.Munmap:
+		r.munmap(o)
 	case *strace.Bind:
 		r.bind(o)
 	case *strace.Connect:
@@ -82,6 +88,10 @@ func noResult(h *strace.Header) bool {
 func opFd(op strace.Op) (int, bool) {
 	switch o := op.(type) {
 	case *strace.SockOpt:
+		return o.Fd, true
+	case *strace.ZcRecv:
+		return o.Fd, true
+	case *strace.Mmap:
 		return o.Fd, true
 	case *strace.Bind:
 		return o.Fd, true
@@ -243,7 +253,7 @@ func (r *replayer) sock(h *strace.Header, fd int, dataPath bool) *fdEntry {
 // file or pipe, not on a socket the capture missed.
 func anyFile(syscall string) bool {
 	switch syscall {
-	case "write", "writev", "sendfile", "close":
+	case "write", "writev", "sendfile", "close", "mmap", "read":
 		return true
 	}
 	return false

@@ -132,6 +132,9 @@ var decoders = map[string]struct {
 	"close_range": {3, decodeCloseRange},
 	"execve":      {3, decodeExec},
 	"execveat":    {5, decodeExec},
+	"mmap":        {6, decodeMmap},
+	"munmap":      {2, decodeMunmap},
+	"read":        {3, decodeRead},
 }
 
 func (d *decoder) call(c *Call) Op {
@@ -145,6 +148,12 @@ func (d *decoder) call(c *Call) Op {
 	}
 	if c.Result.Kind == ResultUnfinished {
 		return &Ignored{Header: h, Name: c.Name, Reason: "unfinished"}
+	}
+	if dec.n >= 0 && len(c.Args) != dec.n && c.Result.Kind == ResultUnknown {
+		// A process killed inside the call: strace prints
+		// "<... name resumed> <unfinished ...>) = ?", without the
+		// arguments it would have printed on exit.
+		return &Ignored{Header: h, Name: c.Name, Reason: "no result, arguments cut"}
 	}
 	if dec.n >= 0 && len(c.Args) != dec.n {
 		line, col := c.Line(), 1
@@ -274,6 +283,9 @@ func decodeSockOpt(h Header, a []Value) (Op, *badArg) {
 	fd, bad := fdArg(a[0])
 	if bad != nil {
 		return nil, bad
+	}
+	if h.Syscall == "getsockopt" && isZcRecv(a[1].Symbol(), a[2].Symbol()) {
+		return decodeZcRecv(h, fd, a)
 	}
 	op := &SockOpt{Header: h, Get: h.Syscall == "getsockopt", Fd: fd, Level: a[1].Symbol(), Name: a[2].Symbol()}
 	op.Value = optValue(a[3])
@@ -544,6 +556,16 @@ func decodeRecv(h Header, a []Value) (Op, *badArg) {
 	}
 	n, bad := sizeArg(a[2], "length")
 	return &Recv{Header: h, Fd: fd, Len: n, Flags: flagList(a[3]), ErrQueue: a[3].Has("MSG_ERRQUEUE", msgErrQueue)}, bad
+}
+
+// decodeRead decodes read(fd, buf, count) as a [Recv] without flags.
+func decodeRead(h Header, a []Value) (Op, *badArg) {
+	fd, bad := fdArg(a[0])
+	if bad != nil {
+		return nil, bad
+	}
+	n, bad := sizeArg(a[2], "length")
+	return &Recv{Header: h, Fd: fd, Len: n}, bad
 }
 
 func decodeRecvMsg(h Header, a []Value) (Op, *badArg) {

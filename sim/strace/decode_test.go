@@ -22,6 +22,10 @@ func decodeOne(t *testing.T, line string) Op {
 	return ops[0]
 }
 
+func u64(n uint64) *uint64 { return &n }
+func u32(n uint32) *uint32 { return &n }
+func i32(n int32) *int32   { return &n }
+
 var decodeOpts = cmp.Options{cmpopts.IgnoreTypes(Header{}), cmpopts.EquateComparable(netip.AddrPort{})}
 
 func TestDecode(t *testing.T) {
@@ -165,6 +169,19 @@ func TestDecode(t *testing.T) {
 			&Rlimit{Pid: 123, Resource: "RLIMIT_MEMLOCK", Old: &Rlimits{Cur: Limit{Infinity: true}, Max: Limit{Infinity: true}}}},
 		{"setrlimit", "setrlimit(RLIMIT_MEMLOCK, {rlim_cur=RLIM_INFINITY, rlim_max=RLIM_INFINITY}) = 0",
 			&Rlimit{Resource: "RLIMIT_MEMLOCK", New: &Rlimits{Cur: Limit{Infinity: true}, Max: Limit{Infinity: true}}}},
+		{"zerocopy receive 16 bytes", `getsockopt(5, SOL_TCP, TCP_ZEROCOPY_RECEIVE, "\0\200\373O@\177\0\0\0\0\0\0\210\23\0\0", [16]) = 0`,
+			&ZcRecv{Fd: 5, Optlen: 16, Zc: ZcFields{Address: u64(0x7f404ffb8000), Length: u32(0), RecvSkipHint: u32(5000)}}},
+		{"zerocopy receive verbose 24", `getsockopt(5, 0x6 /* SOL_TCP */, 0x23 /* TCP_ZEROCOPY_RECEIVE */, "\0\200\373O@\177\0\0\0\0\0\0\210\23\0\0\210\23\0\0\377\377\377\377", [24]) = 0`,
+			&ZcRecv{Fd: 5, Optlen: 24, Zc: ZcFields{Address: u64(0x7f404ffb8000), Length: u32(0), RecvSkipHint: u32(5000), Inq: u32(5000), Err: i32(-1)}}},
+		{"zerocopy receive raw failed", "getsockopt(5, 0x6, 0x23, 0x7ffef5c4afd0, [8]) = -1 EINVAL (Invalid argument)", &ZcRecv{Fd: 5, Optlen: 8}},
+		{"zerocopy receive hex cut", `getsockopt(5, SOL_TCP, TCP_ZEROCOPY_RECEIVE, "\x00\xd0\xb5\xdd\xec\x7f\x00\x00\x00\x70\x00\x00\xff\x0f\x00\x00\x00\x90\x07\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00"..., [64]) = 0`,
+			&ZcRecv{Fd: 5, Optlen: 64, Zc: ZcFields{Address: u64(0x7fecddb5d000), Length: u32(28672), RecvSkipHint: u32(4095), Inq: u32(495616), Err: i32(0), CopybufAddress: u64(0)}}},
+		{"zerocopy receive struct", "getsockopt(5, SOL_TCP, TCP_ZEROCOPY_RECEIVE, {address=0x7f0000000000, length=4096, recv_skip_hint=0, ...}, [64]) = 0",
+			&ZcRecv{Fd: 5, Optlen: 64, Zc: ZcFields{Address: u64(0x7f0000000000), Length: u32(4096), RecvSkipHint: u32(0)}}},
+		{"mmap socket", "mmap(NULL, 65536, PROT_READ, MAP_SHARED, 5<TCP:[127.0.0.1:8787->127.0.0.1:4000]>, 0) = 0x7f404ffb8000",
+			&Mmap{Fd: 5, Len: 65536, Prot: []string{"PROT_READ"}, Flags: []string{"MAP_SHARED"}}},
+		{"mmap anonymous", "mmap(NULL, 8192, PROT_READ|PROT_WRITE, MAP_PRIVATE|MAP_ANONYMOUS, -1, 0) = 0x7f8116d6d000", &Ignored{Name: "mmap"}},
+		{"munmap", "munmap(0x7f404ffb8000, 65536) = 0", &Munmap{Addr: 0x7f404ffb8000, Len: 65536}},
 		{"ignored", "getsockname(3, {sa_family=AF_UNIX}, [128 => 2]) = 0", &Ignored{Name: "getsockname"}},
 		{"unfinished at exit", "[pid 3] sendto(3, \"a\", 1, 0, NULL, 0 <unfinished ...>", &Ignored{Name: "sendto", Reason: "unfinished"}},
 	}

@@ -92,7 +92,10 @@
 // multi-process log need: dup, dup2, dup3 and fcntl's F_DUPFD and
 // F_DUPFD_CLOEXEC ([Dup]), fcntl's F_SETFD ([SetFd]), fork, vfork, clone
 // and clone3 ([Fork], with CLONE_FILES), close_range ([CloseRange]),
-// execve and execveat ([Exec]); the close-on-exec flag of each new
+// execve and execveat ([Exec]); getsockopt(SOL_TCP, TCP_ZEROCOPY_RECEIVE)
+// ([ZcRecv]: the struct's fields that strace's bytes show), mmap of a
+// descriptor ([Mmap]; an anonymous one is ignored), munmap ([Munmap]) and
+// read (a [Recv] without flags); the close-on-exec flag of each new
 // descriptor (SOCK_CLOEXEC, O_CLOEXEC) is decoded with it. For recvmsg the
 // control messages are decoded; an (SOL_IP, IP_RECVERR) or (SOL_IPV6,
 // IPV6_RECVERR) message yields an [ExtErr] (struct sock_extended_err) read

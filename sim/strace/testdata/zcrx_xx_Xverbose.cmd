@@ -1,0 +1,1 @@
+strace -xx -X verbose -s 64 -e trace=socket,bind,listen,connect,accept,sendto,getsockopt,mmap,munmap -o zcrx_xx_Xverbose.log ./zcrx_probe  # sim/replay/testdata/zcrx_probe.c, as root in a network namespace
