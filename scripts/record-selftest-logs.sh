@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds the kernel's MSG_ZEROCOPY selftests (msg_zerocopy, udpgso_bench_tx)
-# from the Debian linux-source-6.1 package and records strace logs of their
-# sender over loopback in a private network namespace, for
+# and its TCP zerocopy-receive selftest (tcp_mmap) from the Debian
+# linux-source-6.1 package and records strace logs of them over loopback in
+# a private network namespace, for
 # sim/replay/testdata/selftest_*.log. See docs/replay.md, "Logs of the
 # kernel's selftests".
 #
@@ -27,15 +28,16 @@ for tool in strace gcc ip; do
 done
 [ -r "$tarball" ] || { echo "record-selftest-logs: no $tarball (apt-get install linux-source-6.1)" >&2; exit 2; }
 
-# Only the two programs and the header udpgso_bench_tx includes are
+# Only the three programs and the header udpgso_bench_tx includes are
 # extracted.
 net=tools/testing/selftests/net
-if [ ! -x "$work/msg_zerocopy" ] || [ ! -x "$work/udpgso_bench_tx" ]; then
+if [ ! -x "$work/msg_zerocopy" ] || [ ! -x "$work/udpgso_bench_tx" ] || [ ! -x "$work/tcp_mmap" ]; then
 	tar -xJf "$tarball" -C "$work" --strip-components=1 --wildcards \
-		"*/$net/msg_zerocopy.c" "*/$net/udpgso_bench_tx.c" \
+		"*/$net/msg_zerocopy.c" "*/$net/udpgso_bench_tx.c" "*/$net/tcp_mmap.c" \
 		"*/tools/testing/selftests/kselftest.h"
 	gcc -O2 -o "$work/msg_zerocopy" "$work/$net/msg_zerocopy.c"
 	gcc -O2 -o "$work/udpgso_bench_tx" "$work/$net/udpgso_bench_tx.c"
+	gcc -O2 -pthread -o "$work/tcp_mmap" "$work/$net/tcp_mmap.c"
 fi
 
 ns=zcsim-rec-$$
@@ -62,16 +64,19 @@ want() { [ -z "${ONLY:-}" ] || [[ " $ONLY " == *" $1 "* ]]; }
 
 # The strace options the replay documents: follow children, wall-clock
 # timestamps (their gaps guide the replay's schedule), call durations,
-# decorated descriptors. The whole program is traced.
+# decorated descriptors. The whole program is traced. STRACE_OPTS adds
+# options (tcp_mmap's run: -s 64, so that strace shows the whole struct
+# tcp_zerocopy_receive).
 trace() {
 	local name=$1
 	shift
 	local cmd
 	printf -v cmd ' %q' "$@"
-	echo "strace -f -tt -T -yy -o selftest_$name.log$cmd" >"$out/selftest_$name.cmd"
+	local opts=(-f -tt -T -yy ${STRACE_OPTS:-})
+	echo "strace ${opts[*]} -o selftest_$name.log$cmd" >"$out/selftest_$name.cmd"
 	echo "--cap-ipc-lock --cap-net-admin" >"$out/selftest_$name.replay" # run as root
 	local rc=0
-	(cd "$work" && inns strace -f -tt -T -yy -o "$out/selftest_$name.log" "$@") || rc=$?
+	(cd "$work" && inns strace "${opts[@]}" -o "$out/selftest_$name.log" "$@") || rc=$?
 	gzip -9nf "$out/selftest_$name.log"
 	return $rc
 }
@@ -132,4 +137,18 @@ for fam in 4 6; do
 	trace udpgso${fam}_zc ./udpgso_bench_tx -$fam -D $addr -l 1 -M 1000 -S 0 -z || true
 	wait $sinkpid || true
 done
+
+# tcp_mmap -s -z: the server maps what it receives with
+# getsockopt(TCP_ZEROCOPY_RECEIVE) and reads the rest (recv_skip_hint).
+# Both ends in one trace, so the replay pairs the accept with the client's
+# connect. Only a MSG_ZEROCOPY sender's pages can be mapped (the client's
+# -z); an MTU of 49204 makes the MSS 49152, twelve whole pages. The client
+# sends 32 GiB unless stopped: it is paced at 4 MB/s (-P) and stopped
+# after a second (timeout), a few MB; its FIN makes the server's next call
+# EIO, which ends the server's thread; the server is then killed in accept.
+if want tcp_mmap_zc; then
+	ip -n "$ns" link set lo mtu 49204
+	STRACE_OPTS="-s 64" trace tcp_mmap_zc sh -c './tcp_mmap -4 -s -z & sleep 0.2; timeout 1 ./tcp_mmap -4 -H 127.0.0.1 -z -P 4000000; sleep 0.2; kill $!; wait' || true
+	ip -n "$ns" link set lo mtu 65536
+fi
 ls -l "$out"/selftest_*.log.gz

@@ -263,6 +263,12 @@ func (p *parser) resumed(c *cursor, pid int, when Time, name string, line int) {
 		return
 	}
 	delete(p.pending, pid)
+	// A process killed inside the call: "<... name resumed> <unfinished
+	// ...>) = ?" closes the arguments printed so far.
+	if rest, ok := strings.CutPrefix(c.s[c.i:], " "+unfinishedMark); ok && strings.HasPrefix(rest, ")") {
+		c.i += 1 + len(unfinishedMark)
+		pd.text = strings.TrimSuffix(pd.text, ",")
+	}
 	segs := append([]segment(nil), pd.segs...)
 	for _, s := range c.segs {
 		if s.start < c.i {

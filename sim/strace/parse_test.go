@@ -417,3 +417,27 @@ func TestScannerMatchesParse(t *testing.T) {
 	}
 	require.False(t, sc.Unterminated())
 }
+
+// A process killed inside a call: strace closes the arguments printed
+// so far with "<... name resumed> <unfinished ...>) = ?"; the call keeps
+// them, has no result, and decodes to Ignored without an error.
+func TestKilledInsideCall(t *testing.T) {
+	src := "7 poll([{fd=4, events=POLLIN}], 1, 10000 <unfinished ...>\n" +
+		"8 accept(3,  <unfinished ...>\n" +
+		"7 <... poll resumed> <unfinished ...>) = ?\n" +
+		"8 <... accept resumed> <unfinished ...>) = ?\n"
+	log, err := Parse("t.log", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(log.Calls) != 2 || len(log.Calls[0].Args) != 3 || len(log.Calls[1].Args) != 1 || log.Calls[0].Result.Kind != ResultUnknown {
+		t.Fatalf("calls: %+v", log.Calls)
+	}
+	ops, err := Decode(log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ig, ok := ops[1].(*Ignored); !ok || ig.Reason != "no result, arguments cut" {
+		t.Errorf("accept decodes to %#v", ops[1])
+	}
+}
