@@ -130,6 +130,10 @@ type frame struct {
 	seq, endSeq uint32
 	fin, push   bool
 	moreFrags   bool
+	// acks, ack and win: the ACK a TCP segment carries (Packet.Acks).
+	acks bool
+	ack  uint32
+	win  int
 	// ipID and fragOff place an IP fragment in its datagram (ip_defrag).
 	ipID    uint32
 	fragOff int
@@ -163,7 +167,7 @@ func (w *World) Xmit(p sock.Packet) {
 		p.Skb.Linearize()
 	}
 	frames := []frame{{skb: p.Skb, len: p.Skb.Len, seq: p.Seq, endSeq: p.EndSeq, fin: p.Fin, push: p.Push,
-		moreFrags: p.MoreFrags, ipID: p.IPID, fragOff: p.FragOff}}
+		moreFrags: p.MoreFrags, ipID: p.IPID, fragOff: p.FragOff, acks: p.Acks, ack: p.Ack, win: p.Win}}
 	if size := s.gsoSize(p.Skb); size > 0 {
 		if dev.TSO {
 			frames[0].gso = size

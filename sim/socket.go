@@ -212,6 +212,9 @@ func (w *World) deliver(r *Socket, f frame) Event {
 		e.Text = fmt.Sprintf("%s: no receiver, frame dropped", r.Name)
 		return e
 	}
+	if f.acks && !r.tcp.Done() {
+		r.tcp.Ack(f.ack, f.win) // tcp_rcv_established: tcp_ack before tcp_data_queue
+	}
 	if r.tcp.AbortOnData(f.seq, f.endSeq, f.fin) {
 		f.skb.Free()
 		w.resetPeer(r)

@@ -39,6 +39,12 @@ type Packet struct {
 	Fin        bool
 	// Push is TCPHDR_PSH on a TCP segment.
 	Push bool
+	// Acks marks a TCP segment that carries an ACK the sender owed, of
+	// Ack with window Win (tcp_transmit_skb → tcp_event_ack_sent): the
+	// receiver takes it as it takes an ACK (tcp_ack) before the data.
+	Acks bool
+	Ack  uint32
+	Win  int
 	// MoreFrags is IP_MF: an IP fragment that is not the datagram's last;
 	// the receiver reassembles the fragments (ip_defrag).
 	MoreFrags bool

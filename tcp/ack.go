@@ -223,6 +223,19 @@ func (c *Conn) delackTimer() string {
 	return "delayed-ACK timer fires"
 }
 
+// eventDataSent models tcp_event_data_sent after new data (or a FIN)
+// went out: a reply within ato of the last data segment received enters
+// pingpong mode (inet_csk_inc_pingpong_cnt, at tcp_pingpong_thresh 1;
+// 4.14 and 5.0 set the flag itself). Measured on Linux 6.18: after the
+// peer answers a segment, TCP_QUICKACK reads 0 on it and the next
+// zerocopy send's notification waits for the delayed ACK.
+func (c *Conn) eventDataSent() {
+	a := &c.ack
+	if c.Net.Now().Sub(a.lrcvtime) < a.ato {
+		a.pingpong = true
+	}
+}
+
 // ackSent models tcp_event_ack_sent: an ACK of new data uses up a quick
 // ACK (tcp_dec_quickack_mode; the last one resets ato to TCP_ATO_MIN),
 // and the delayed-ACK timer stops with nothing pending.

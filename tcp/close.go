@@ -25,8 +25,11 @@ func (c *Conn) StopListening() {
 }
 
 // queueFin models tcp_close_state and tcp_send_fin: ESTABLISHED becomes
-// FIN_WAIT1 and CLOSE_WAIT becomes LAST_ACK, and a FIN-only skb goes to the
-// tail of the write queue, sent as the windows allow.
+// FIN_WAIT1 and CLOSE_WAIT becomes LAST_ACK; the FIN is tacked on to the
+// write queue's unsent tail skb, or else a FIN-only skb goes to its
+// tail, sent as the windows allow. Measured on Linux 6.18: a corked
+// zerocopy send and then shutdown(SHUT_WR) is one data+FIN segment,
+// whose ACK the peer delays (tcp_fin enters pingpong mode).
 func (c *Conn) queueFin() {
 	switch c.Sk.State {
 	case sock.ESTABLISHED:
@@ -34,8 +37,12 @@ func (c *Conn) queueFin() {
 	case sock.CLOSE_WAIT:
 		c.Sk.State = sock.LAST_ACK
 	}
-	seg := c.entail(0)
-	seg.Fin, seg.Push = true, true
+	seg := c.writeTail()
+	if seg == nil {
+		seg = c.entail(0)
+		seg.Push = true
+	}
+	seg.Fin = true
 	c.finQueue = true
 	c.pushPending(naglePush)
 }

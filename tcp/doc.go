@@ -105,6 +105,18 @@
 //     on Linux 6.18 over loopback: sixteen 1000-byte sends are
 //     acknowledged at once and the seventeenth after 40ms; 4000-byte
 //     sends get 8 + 1 quick ACKs, 2338-byte ones 14.
+//   - Pingpong mode (icsk_ack.pingpong at tcp_pingpong_thresh 1): a
+//     connection that sends new data or a FIN within ato of the last data
+//     segment it received is interactive (tcp_event_data_sent), and so
+//     is one a FIN moved to CLOSE_WAIT (tcp_fin); no ACK is quick then,
+//     and the delayed-ACK timer ends it (tcp_delack_timer_handler).
+//     Every segment sent carries the ACK that was due
+//     (tcp_event_ack_sent), so a reply or the peer's own FIN frees the
+//     sender's skbs at once. A FIN is tacked on to the write queue's
+//     unsent tail skb (tcp_send_fin). Measured on Linux 6.18
+//     (tcp-pingpong.zcs, tcp-fin-delack.zcs): after the peer answers,
+//     the next zerocopy send's notification waits 40ms; a corked send
+//     then shutdown(SHUT_WR) is one segment whose ACK is delayed.
 //   - AckImmediate acknowledges every segment at once, AckQuick too
 //     (TCP_QUICKACK); AckDelayed acknowledges every second full-sized
 //     segment or after TCP_DELACK_MIN. An out-of-order segment is
@@ -220,9 +232,7 @@
 // connection is gone once its FIN is acknowledged (no FIN_WAIT2 or
 // TIME_WAIT timers; such a connection drops the peer's data, except that
 // one shut down for reading resets on it, as FIN_WAIT2 does: AbortOnData).
-// The receiver enters pingpong mode only by TCP_QUICKACK 0, not by
-// answering within ato (tcp_event_data_sent), and acknowledges a FIN at
-// once, and does not autotune its receive
+// A receiver does not autotune its receive
 // buffer (tcp_rcv_space_adjust): a peer that reads large amounts keeps
 // the buffer and window_clamp it had. Linux 6.18 grows them after a read
 // (tcp_recvmsg, tcp_zerocopy_receive) at most once per receive RTT
@@ -252,7 +262,7 @@
 // sk_err, RCV_SHUTDOWN, TCP_CLOSE);
 // net/ipv4/tcp_output.c: tcp_write_xmit, tcp_transmit_skb, tso_fragment,
 // tcp_fragment, tcp_nagle_test, tcp_mss_split_point, tcp_xmit_size_goal,
-// tcp_send_fin; net/ipv4/tcp_input.c: tcp_ack, tcp_clean_rtx_queue,
+// tcp_send_fin, tcp_event_data_sent; net/ipv4/tcp_input.c: tcp_fin, tcp_ack, tcp_clean_rtx_queue,
 // tcp_sndbuf_expand, tcp_data_queue, tcp_reset, __tcp_ack_snd_check,
 // tcp_rearm_rto, tcp_event_data_recv, tcp_incr_quickack,
 // tcp_measure_rcv_mss, tcp_grow_window, __tcp_grow_window,

@@ -72,6 +72,9 @@ func (w *wire) deliver() {
 			rx = skb.Alloc(w.h, p.Skb.Len)
 			rx.AppendLinear(p.Skb.Len)
 		}
+		if p.Acks {
+			w.peer.Ack(p.Ack, p.Win)
+		}
 		w.peer.Receive(rx, p.Seq, p.EndSeq, p.Fin, 0, p.Push)
 		w.sender.Ack(w.peer.RcvNxt(), w.peer.Window())
 	}

@@ -25,8 +25,8 @@ type rcvSkb struct {
 // when skb_try_coalesce can (tcp_queue_rcv → tcp_try_coalesce: only the
 // frag pages are charged then) or queued and charged to sk_rmem_alloc
 // (skb_set_owner_r); then tcp_event_data_recv measures it. Anything else
-// is dropped and only re-acknowledged. A FIN moves an established
-// connection to CLOSE_WAIT. A connection that is already done still takes
+// is dropped and only re-acknowledged. A FIN schedules an ACK and moves
+// an established connection to CLOSE_WAIT in pingpong mode (tcp_fin). A connection that is already done still takes
 // the peer's FIN, as TIME_WAIT acknowledges it, but no data. It reports
 // whether the segment was accepted. The caller then acknowledges with
 // Received.
@@ -48,8 +48,10 @@ func (c *Conn) Receive(b *skb.Buff, seq, endSeq uint32, fin bool, gso int, push 
 	if fin && !c.rcvFin {
 		c.rcvFin = true
 		c.rcvNxt++
+		c.ack.pending |= ackSched // tcp_fin: inet_csk_schedule_ack
 		if c.Sk.State == sock.ESTABLISHED {
 			c.Sk.State = sock.CLOSE_WAIT
+			c.ack.pingpong = true // inet_csk_enter_pingpong_mode
 		}
 	}
 	return true

@@ -162,15 +162,18 @@ func (c *Conn) SetAckPolicy(p AckPolicy) { c.t.policy = p }
 func (c *Conn) AckPolicy() AckPolicy { return c.t.policy }
 
 // Received acknowledges n in-order bytes (and maybe a FIN) just queued.
-// Under AckKernel it is __tcp_ack_snd_check (ackSndCheck), a FIN
-// acknowledged at once. AckDelayed waits for a second full-sized segment
+// Under AckKernel it is __tcp_ack_snd_check (ackSndCheck), also for a
+// FIN that made the connection CLOSE_WAIT, which tcp_fin left in
+// pingpong mode, so that its ACK is delayed unless more than a segment
+// is unacknowledged (measured on Linux 6.18); a FIN that ends the
+// connection's own close is acknowledged at once (tcp_fin, tcp_time_wait). AckDelayed waits for a second full-sized segment
 // or the delayed-ACK timer after TCP_DELACK_MIN (tcp_send_delayed_ack);
 // the other policies acknowledge at once.
 func (c *Conn) Received(n int, fin bool) {
 	switch c.t.policy {
 	case AckKernel:
-		if fin {
-			c.SendAck()
+		if fin && c.Sk.State != sock.CLOSE_WAIT {
+			c.SendAck() // tcp_fin in FIN_WAIT1, FIN_WAIT2, TIME_WAIT
 			return
 		}
 		c.ackSndCheck()
@@ -193,8 +196,15 @@ func (c *Conn) Received(n int, fin bool) {
 // (tcp_select_window), then tcp_event_ack_sent (ackSent), which stops the
 // delayed-ACK timer.
 func (c *Conn) SendAck() {
-	win := c.Window()
+	ack, win := c.takeAck()
+	c.Net.SendAck(c.Sk, ack, win)
+}
+
+// takeAck is what any segment sent does for the ACK it carries: the
+// cumulative ACK and the window it offers, then tcp_event_ack_sent.
+func (c *Conn) takeAck() (ack uint32, win int) {
+	win = c.Window()
 	c.ackSent()
 	c.t.unacked = 0
-	c.Net.SendAck(c.Sk, c.rcvNxt, win)
+	return c.rcvNxt, win
 }

@@ -242,7 +242,9 @@ func (c *Conn) fragment(seg *Segment, n int) bool {
 // transmit models tcp_transmit_skb: send a clone of the skb, or a private
 // copy (pskb_copy, with its own uarg reference) if an earlier clone is
 // still in flight; the copy is charged to sk_wmem_alloc (tcp_wfree) and
-// handed to the network. A first transmission moves the segment to the
+// handed to the network. Every segment carries the ACK of what was
+// received, so an ACK due goes with it (tcp_event_ack_sent,
+// Packet.Acks). A first transmission moves the segment to the
 // retransmit queue.
 func (c *Conn) transmit(seg *Segment, retrans bool) bool {
 	var out *skb.Buff
@@ -268,9 +270,15 @@ func (c *Conn) transmit(seg *Segment, retrans bool) bool {
 			c.sndNxt = seg.end()
 		}
 	}
-	c.Net.Xmit(sock.Packet{Skb: out, From: c.Sk, Seq: seg.Seq, EndSeq: seg.EndSeq, Retransmit: retrans, Fin: seg.Fin, Push: seg.Push})
+	p := sock.Packet{Skb: out, From: c.Sk, Seq: seg.Seq, EndSeq: seg.EndSeq, Retransmit: retrans, Fin: seg.Fin, Push: seg.Push}
+	if c.ack.pending&ackSched != 0 {
+		p.Acks = true
+		p.Ack, p.Win = c.takeAck()
+	}
+	c.Net.Xmit(p)
 	if !retrans {
 		c.syncRTO() // tcp_event_new_data_sent
+		c.eventDataSent()
 	}
 	return true
 }

@@ -91,6 +91,8 @@ inject c PSH|ACK seq=1 len=100 ack=1 win=257
 packet tun0 ACK seq=1 ack=101
 recv c 1000 => 100
 inject c FIN|ACK seq=101 ack=1 win=257
+packet tun0 none
+wait 40ms
 packet tun0 ACK ack=102
 recv c 1000 => 0
 close c => 0
