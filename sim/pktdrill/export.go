@@ -153,6 +153,7 @@ func (x *exporter) call(st scenario.Stmt) {
 		if fd, ok := x.fd(st, s.Sock); ok {
 			if r, ok := x.result(st); ok {
 				x.alloc(s.New.Name)
+				x.family[s.New.Name] = x.family[s.Sock.Name]
 				x.event("accept(%d, ..., ...) = %s", fd, r)
 			}
 		}
@@ -164,6 +165,16 @@ func (x *exporter) call(st scenario.Stmt) {
 		}
 	case *scenario.Recvmsg:
 		x.recvmsg(s)
+	case *scenario.Fcntl:
+		if fd, ok := x.fd(st, s.Sock); ok {
+			if r, ok := x.result(st); ok && s.Cmd.Name == "F_GETFL" {
+				x.event("fcntl(%d, F_GETFL) = %s", fd, r)
+			} else if ok {
+				x.event("fcntl(%d, F_SETFL, %s) = %s", fd, s.Flags, r)
+			}
+		}
+	case *scenario.EpollCreate, *scenario.EpollCtl, *scenario.EpollWait:
+		x.epoll(st)
 	case *scenario.Inject:
 		x.inject(s)
 	case *scenario.Packet:
@@ -260,6 +271,70 @@ func (x *exporter) onSocket(st scenario.Stmt) {
 			iov[i] = fmt.Sprintf("{..., %d}", v.N)
 		}
 		x.event("sendmsg(%d, {msg_name(...)=..., msg_iov(%d)=[%s], msg_flags=0}, %s) = %s", fd, len(iov), strings.Join(iov, ", "), s.Flags, r)
+	}
+}
+
+// epoll writes epoll_create(1), epoll_ctl with its struct epoll_event and
+// epoll_wait with the first event its outcome lists, the one packetdrill
+// checks ({events=0, u32=0} for none: the zeroed event), and its timeout in milliseconds.
+func (x *exporter) epoll(st scenario.Stmt) {
+	r, ok := x.result(st)
+	if !ok {
+		return
+	}
+	if s, ok := st.(*scenario.EpollCreate); ok {
+		if fd := x.alloc(s.Name.Name); r != strconv.Itoa(fd) {
+			x.fail(s, "the kernel gives this instance descriptor %d, not %s", fd, r)
+		} else {
+			x.event("epoll_create(1) = %d", fd)
+		}
+		return
+	}
+	var epName string
+	switch s := st.(type) {
+	case *scenario.EpollCtl:
+		epName = s.Epoll.Name
+	case *scenario.EpollWait:
+		epName = s.Epoll.Name
+	}
+	ep, ok := x.fds[epName]
+	if !ok {
+		x.fail(st, "%s is not an epoll instance of the script", epName)
+		return
+	}
+	switch s := st.(type) {
+	case *scenario.EpollCtl:
+		fd, ok := x.fd(st, s.Sock)
+		if !ok {
+			return
+		}
+		events := s.Events.String()
+		if events == "" {
+			events = "0"
+		}
+		x.event("epoll_ctl(%d, %s, %d, {events=%s, fd=%d}) = %s", ep, s.Op.Name, fd, events, fd, r)
+	case *scenario.EpollWait:
+		ms := int64(-1)
+		if !s.Forever() {
+			if s.Timeout.N%1e6 != 0 {
+				x.fail(st, "packetdrill's epoll_wait timeout is in whole milliseconds")
+				return
+			}
+			ms = int64(s.Timeout.N / 1e6)
+		}
+		ev := "{events=0, u32=0}"
+		if w := st.Expectation(); w.Epoll != nil && len(*w.Epoll) > 0 {
+			first := (*w.Epoll)[0]
+			fd, ok := x.fd(st, first.Sock)
+			if !ok {
+				return
+			}
+			ev = fmt.Sprintf("{events=%s, fd=%d}", first.Events, fd)
+		} else if w.Kind == scenario.OutcomeReturn && w.Ret > 0 {
+			x.fail(st, "packetdrill checks the first event a wait returns: list the events after the count")
+			return
+		}
+		x.event("epoll_wait(%d, %s, %d, %d) = %s", ep, ev, s.Max.Int(), ms, r)
 	}
 }
 

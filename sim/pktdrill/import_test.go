@@ -90,7 +90,7 @@ sendmsg fd4 [10, 20] MSG_ZEROCOPY => 30 # from t.pkt:12
 send fd4 5 0 => 5 # from t.pkt:13
 inject fd4 PSH|ACK seq=1 len=10 ack=36 win=257 # from t.pkt:14
 recv fd4 100 0 => 10 # from t.pkt:15
-recvmsg fd4 MSG_ERRQUEUE => zerocopy [0,1] # from t.pkt:16
+recvmsg fd4 MSG_ERRQUEUE => zerocopy [0,1] cmsg_level=SOL_IPV6 cmsg_type=IPV6_RECVERR # from t.pkt:16
 shutdown fd4 SHUT_WR => 0 # from t.pkt:17
 close fd4 => 0 # from t.pkt:18
 `
@@ -102,19 +102,60 @@ close fd4 => 0 # from t.pkt:18
 	}, r.NotRun)
 }
 
-func TestFcntlNonblock(t *testing.T) {
-	r, err := Import("t.pkt", []byte("0 socket(..., SOCK_STREAM, IPPROTO_TCP) = 3\n+0 fcntl(3, F_SETFL, O_RDWR|O_NONBLOCK) = 0\n+0 connect(3, ..., ...) = -1 EINPROGRESS (Operation now in progress)\n"))
+// TestImportReadiness translates fcntl, epoll and the checks of an
+// error-queue read's msghdr.
+func TestImportReadiness(t *testing.T) {
+	src := `--ip_version=ipv4-mapped-ipv6
+0 socket(..., SOCK_STREAM, IPPROTO_TCP) = 3
++0 fcntl(3, F_SETFL, O_RDWR|O_NONBLOCK) = 0
++0 fcntl(3, F_GETFL) = 0x802
++0 epoll_create(1) = 4
++0 epoll_ctl(4, EPOLL_CTL_ADD, 3, {events=EPOLLOUT|EPOLLET, fd=3}) = 0
++0 epoll_wait(4, {events=EPOLLOUT, fd=3}, 8, 0) = 1
++0 epoll_wait(4, {events=0, u32=0}, 8, 10) = 0
++0 epoll_wait(4, {events=0, u32=0}, 0, -1) = -1 EINVAL (Invalid argument)
++0 epoll_ctl(4, EPOLL_CTL_MOD, 3, {events=EPOLLIN|EPOLLONESHOT, fd=3}) = 0
++0 epoll_ctl(4, EPOLL_CTL_DEL, 3, {events=0, fd=3}) = 0
++0 recvmsg(3, {msg_name(...)=..., msg_iov(1)=[{...,0}], msg_flags=MSG_ERRQUEUE,
+              msg_control=[{cmsg_level=CMSG_LEVEL_IP, cmsg_type=CMSG_TYPE_RECVERR,
+                            cmsg_data={ee_errno=0, ee_origin=SO_EE_ORIGIN_ZEROCOPY, ee_type=0, ee_code=0, ee_info=0, ee_data=1}}]}, MSG_ERRQUEUE) = 0
++0 recvmsg(3, {msg_name(...)=..., msg_iov(1)=[{...,0}], msg_flags=MSG_ERRQUEUE|MSG_CTRUNC}, MSG_ERRQUEUE) = 0
++0 recvmsg(3, {msg_name(...)=..., msg_iov(1)=[{...,0}], msg_flags=MSG_ERRQUEUE|MSG_CTRUNC,
+              msg_control=[{cmsg_level=SOL_IP, cmsg_type=IP_RECVERR,
+                            cmsg_data={ee_errno=0, ee_origin=SO_EE_ORIGIN_ZEROCOPY, ee_type=0, ee_code=0, ee_info=2, ee_data=2}}]}, MSG_ERRQUEUE) = 0
++0 close(4) = 0
+`
+	r, err := Import("t.pkt", []byte(src))
 	require.NoError(t, err)
-	require.Equal(t, header+`socket fd3 AF_INET SOCK_STREAM|SOCK_NONBLOCK IPPROTO_TCP via=tun0 => 3 # from t.pkt:1
-note fcntl F_SETFL O_NONBLOCK on fd3: made with SOCK_NONBLOCK # from t.pkt:2
-connect fd3 => -1 EINPROGRESS # from t.pkt:3
+	require.Equal(t, header+`socket fd3 AF_INET6 SOCK_STREAM IPPROTO_TCP via=tun0 mapped => 3 # from t.pkt:2
+fcntl fd3 F_SETFL O_RDWR|O_NONBLOCK => 0 # from t.pkt:3
+fcntl fd3 F_GETFL => 2050 # from t.pkt:4
+epoll_create fd4 => 4 # from t.pkt:5
+epoll_ctl fd4 EPOLL_CTL_ADD fd3 EPOLLOUT|EPOLLET => 0 # from t.pkt:6
+epoll_wait fd4 8 => 1 [fd3 EPOLLOUT] # from t.pkt:7
+epoll_wait fd4 8 10ms => 0 # from t.pkt:8
+epoll_wait fd4 0 -1 => -1 EINVAL # from t.pkt:9
+epoll_ctl fd4 EPOLL_CTL_MOD fd3 EPOLLIN|EPOLLONESHOT => 0 # from t.pkt:10
+epoll_ctl fd4 EPOLL_CTL_DEL fd3 => 0 # from t.pkt:11
+recvmsg fd3 MSG_ERRQUEUE => zerocopy [0,1] msg_flags=MSG_ERRQUEUE cmsg_level=SOL_IPV6 cmsg_type=IPV6_RECVERR # from t.pkt:12
+recvmsg fd3 MSG_ERRQUEUE control=0 => ctrunc msg_flags=MSG_ERRQUEUE|MSG_CTRUNC # from t.pkt:15
+recvmsg fd3 MSG_ERRQUEUE control=48 => ctrunc msg_flags=MSG_ERRQUEUE|MSG_CTRUNC cmsg_level=SOL_IP cmsg_type=IP_RECVERR ee_errno=0 ee_origin=SO_EE_ORIGIN_ZEROCOPY ee_type=0 ee_code=0 ee_info=2 ee_data=2 # from t.pkt:16
+close fd4 => 0 # from t.pkt:19
 `, string(r.Scenario))
 }
 
 func TestImportErrors(t *testing.T) {
 	sock := "0 socket(..., SOCK_STREAM, IPPROTO_TCP) = 3\n"
 	for _, tc := range []struct{ src, want string }{
-		{"0 epoll_create(1) = 4\n", `t.pkt:1:3: system call epoll_create is not one the importer translates (at "epoll_create")`},
+		{"0 poll(1) = 4\n", `t.pkt:1:3: system call poll is not one the importer translates (at "poll")`},
+		{sock + "+0 epoll_create(1) = 4\n+0 epoll_wait(4, {events=EPOLLIN, fd=3}, 8, 0) = 2\n", `t.pkt:3:4: packetdrill checks the first event of a wait only: the importer takes waits that return 0 or 1 (at "epoll_wait")`},
+		{sock + "+0 epoll_create(1) = 4\n+0 epoll_wait(4, {events=EPOLLIN, fd=3}, 8, 0) = 0\n", `t.pkt:3:18: an epoll_wait that returns 0 reports no event: write {events=0, u32=0} (at "events")`},
+		{sock + "+0 epoll_create(1) = 4\n+0 epoll_ctl(4, EPOLL_CTL_ADD, 3, {events=EPOLLIN, fd=5}) = 0\n", `t.pkt:3:35: the event's fd=5 is not the socket's, 3 (at "fd")`},
+		{sock + "+0 epoll_create(1) = 4\n+0 epoll_ctl(4, EPOLL_CTL_ADD, 3, {fd=3, events=EPOLLIN}) = 0\n", `t.pkt:3:35: expected an epoll_event {events=EVENTS, fd=FD}`},
+		{sock + "+0 epoll_ctl(3, EPOLL_CTL_ADD, 3, {events=EPOLLIN, fd=3}) = 0\n", `t.pkt:2:14: epoll_ctl needs an epoll instance's descriptor as its argument 1`},
+		{sock + "+0 fcntl(3, F_SETFD, FD_CLOEXEC) = 0\n", `t.pkt:2:13: the importer translates fcntl F_GETFL and F_SETFL (at "F_SETFD")`},
+		{sock + "+0 recvmsg(3, {msg_flags=MSG_ERRQUEUE}, MSG_ERRQUEUE) = 0\n", `t.pkt:2:15: the importer needs the msg_control of a recvmsg that returns a record, or msg_flags with MSG_CTRUNC`},
+		{sock + "+0 recvmsg(3, {msg_control=[{cmsg_level=SOL_TCP, cmsg_type=IP_RECVERR, cmsg_data=1}]}, MSG_ERRQUEUE) = 0\n", `t.pkt:2:30: the importer translates IP and IPv6 error-queue control messages (at "cmsg_level")`},
 		{"x socket(..., SOCK_STREAM, IPPROTO_TCP) = 3\n", `t.pkt:1:1: expected the time of an event (0, +0, +.1, 0.250, *) (at "x")`},
 		{"--frobnicate\n", `t.pkt:1:1: unknown option (at "--frobnicate")`},
 		{sock + "+0 send(4, ..., 10, 0) = 10\n", `t.pkt:2:9: no socket has descriptor 4 (at "4")`},

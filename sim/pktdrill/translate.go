@@ -25,11 +25,9 @@ type translator struct {
 	out    []line
 	now    int64
 	family string
-	// socketLine is the line of each descriptor's socket statement, and
-	// used says which descriptors made a call whose result O_NONBLOCK
-	// could change since (connect, accept, a send or a read).
-	socketLine map[int64]int
-	used       map[int64]bool
+	// sockets and epolls are the descriptors of the script's sockets and
+	// epoll instances.
+	sockets, epolls map[int64]bool
 	// listener is the last listening descriptor, conn the connection
 	// injected segments go to (the last accepted or connected one).
 	listener, conn int64
@@ -153,7 +151,7 @@ func (t *translator) fd(c call, i int) (int64, bool) {
 		return 0, false
 	}
 	fd := c.args[i].num
-	if _, ok := t.socketLine[fd]; !ok {
+	if !t.sockets[fd] {
 		t.fail(c.args[i].pos, strconv.FormatInt(fd, 10), "no socket has descriptor %d", fd)
 		return 0, false
 	}
@@ -200,8 +198,16 @@ func (t *translator) call(c call) {
 		t.socket(c)
 	case "setsockopt", "getsockopt":
 		t.sockopt(c)
-	case "bind", "listen", "connect", "accept", "close", "shutdown", "fcntl":
+	case "close":
+		if len(c.args) == 1 && c.args[0].kind == eNum && t.epolls[c.args[0].num] {
+			t.emit(c.pos, "close %s%s", fdName(c.args[0].num), outcome(c))
+			return
+		}
 		t.connection(c)
+	case "bind", "listen", "connect", "accept", "shutdown", "fcntl":
+		t.connection(c)
+	case "epoll_create", "epoll_create1", "epoll_ctl", "epoll_wait":
+		t.epoll(c)
 	case "send", "sendto", "write", "sendmsg":
 		t.send(c)
 	case "recvmsg", "recv", "read":
@@ -232,8 +238,7 @@ func (t *translator) socket(c call) {
 		t.fail(c.pos, c.name, "the importer needs the descriptor socket returns")
 		return
 	}
-	t.socketLine[fd] = len(t.out)
-	t.used[fd] = false
+	t.sockets[fd] = true
 	mapped := ""
 	if f, ok := strings.CutSuffix(family, " mapped"); ok {
 		family, mapped = f, " mapped"
@@ -308,16 +313,15 @@ func (t *translator) connection(c call) {
 		t.listener = fd
 		t.emit(c.pos, "listen %s%s # backlog: the model's accept queue is unbounded", name, outcome(c))
 	case "connect":
-		t.conn, t.used[fd] = fd, true
+		t.conn = fd
 		t.emit(c.pos, "connect %s%s", name, outcome(c))
 	case "accept":
-		t.used[fd] = true
 		if c.errno != "" || c.anyRet {
 			t.emit(c.pos, "accept %s %s%s", name, fdName(0), outcome(c))
 			return
 		}
 		t.conn = c.ret
-		t.socketLine[c.ret] = len(t.out)
+		t.sockets[c.ret] = true
 		t.emit(c.pos, "accept %s %s%s", name, fdName(c.ret), outcome(c))
 	case "shutdown":
 		if !t.nargs(c, 2) {
@@ -332,40 +336,130 @@ func (t *translator) connection(c call) {
 	}
 }
 
-// fcntl takes fcntl(fd, F_SETFL, O_RDWR|O_NONBLOCK) = 0 on a socket that
-// made no call O_NONBLOCK changes yet: the same as SOCK_NONBLOCK on its
-// socket statement, which it becomes.
+// fcntl takes fcntl(fd, F_GETFL) and fcntl(fd, F_SETFL, FLAGS): the
+// fcntl statement.
 func (t *translator) fcntl(c call, fd int64) {
-	if !t.nargs(c, 3) {
+	if len(c.args) < 2 {
+		t.fail(c.pos, c.name, "fcntl takes (fd, F_GETFL) or (fd, F_SETFL, flags)")
 		return
 	}
-	cmd, ok := t.word(c.args[1], "an fcntl command")
-	flags, ok2 := t.word(c.args[2], "file status flags")
-	if !ok || !ok2 {
-		return
+	cmd, ok := t.word(c.args[1], "F_GETFL or F_SETFL")
+	switch {
+	case !ok:
+	case cmd == "F_GETFL" && t.nargs(c, 2):
+		t.emit(c.pos, "fcntl %s F_GETFL%s", fdName(fd), outcome(c))
+	case cmd == "F_SETFL" && t.nargs(c, 3):
+		if flags, ok := t.word(c.args[2], "file status flags"); ok {
+			t.emit(c.pos, "fcntl %s F_SETFL %s%s", fdName(fd), flags, outcome(c))
+		}
+	case cmd != "F_GETFL" && cmd != "F_SETFL":
+		t.fail(c.args[1].pos, cmd, "the importer translates fcntl F_GETFL and F_SETFL")
 	}
-	if cmd != "F_SETFL" || c.ret != 0 || c.errno != "" || !strings.Contains("|"+flags+"|", "|O_NONBLOCK|") || t.used[fd] {
-		t.fail(c.pos, c.name, "the importer takes fcntl only as F_SETFL with O_NONBLOCK = 0, before the socket's first connect, accept, send or read")
-		return
-	}
-	sl := &t.out[t.socketLine[fd]]
-	if !strings.HasPrefix(sl.text, "socket ") {
-		t.fail(c.pos, c.name, "the importer takes fcntl O_NONBLOCK only on a socket the script made")
-		return
-	}
-	words := strings.Fields(sl.text)
-	words[3] += "|SOCK_NONBLOCK"
-	sl.text = strings.Join(words, " ")
-	t.emit(c.pos, "note fcntl F_SETFL O_NONBLOCK on %s: made with SOCK_NONBLOCK", fdName(fd))
 }
 
-// use returns the name of the socket c acts on and notes that it made a
-// call O_NONBLOCK could change.
+// epoll translates epoll_create(N) and epoll_create1(0), which name the
+// instance fdN after the descriptor they return, epoll_ctl(E, OP, S,
+// {events=EVENTS, fd=S}) and epoll_wait(E, {events=EVENTS, fd=S},
+// MAXEVENTS, TIMEOUT) = K. packetdrill checks the first event a wait
+// returns only, so one that returns more than one is refused; one that
+// returns none wants {events=0, u32=0} (the zeroed event packetdrill
+// compares). TIMEOUT is in milliseconds.
+func (t *translator) epoll(c call) {
+	if c.name == "epoll_create" || c.name == "epoll_create1" {
+		if !t.nargs(c, 1) {
+			return
+		}
+		if c.errno != "" || c.anyRet {
+			t.fail(c.pos, c.name, "the importer needs the descriptor %s returns", c.name)
+			return
+		}
+		t.epolls[c.ret] = true
+		t.emit(c.pos, "epoll_create %s%s", fdName(c.ret), outcome(c))
+		return
+	}
+	if !t.nargs(c, 4) {
+		return
+	}
+	ep := c.args[0]
+	if ep.kind != eNum || !t.epolls[ep.num] {
+		t.fail(ep.pos, "", "%s needs an epoll instance's descriptor as its argument 1", c.name)
+		return
+	}
+	if c.name == "epoll_ctl" {
+		op, ok := t.word(c.args[1], "EPOLL_CTL_ADD, EPOLL_CTL_MOD or EPOLL_CTL_DEL")
+		fd, ok2 := t.fd(c, 2)
+		events, sock, ok3 := t.epollEvent(c.args[3])
+		if !ok || !ok2 || !ok3 {
+			return
+		}
+		if sock != fd {
+			t.fail(c.args[3].pos, "fd", "the event's fd=%d is not the socket's, %d", sock, fd)
+			return
+		}
+		if op == "EPOLL_CTL_DEL" || events == "0" {
+			events = ""
+		} else {
+			events = " " + events
+		}
+		t.emit(c.pos, "epoll_ctl %s %s %s%s%s", fdName(ep.num), op, fdName(fd), events, outcome(c))
+		return
+	}
+	events, sock, ok := t.epollEvent(c.args[1])
+	max, ok2 := t.num(c.args[2], "maxevents")
+	ms, ok3 := t.num(c.args[3], "a timeout in milliseconds")
+	if !ok || !ok2 || !ok3 {
+		return
+	}
+	timeout := ""
+	switch {
+	case ms < 0:
+		timeout = " -1"
+	case ms > 0:
+		timeout = fmt.Sprintf(" %dms", ms)
+	}
+	res := outcome(c)
+	switch {
+	case c.errno != "" || c.anyRet:
+	case c.ret == 0 && events != "0":
+		t.fail(c.args[1].pos, "events", "an epoll_wait that returns 0 reports no event: write {events=0, u32=0}")
+		return
+	case c.ret == 1:
+		if !t.sockets[sock] {
+			t.fail(c.args[1].pos, "fd", "the event names no socket of the script: fd=%d", sock)
+			return
+		}
+		res += fmt.Sprintf(" [%s %s]", fdName(sock), events)
+	case c.ret > 1:
+		t.fail(c.pos, c.name, "packetdrill checks the first event of a wait only: the importer takes waits that return 0 or 1")
+		return
+	}
+	t.emit(c.pos, "epoll_wait %s %d%s%s", fdName(ep.num), max, timeout, res)
+}
+
+// epollEvent reads a struct epoll_event, {events=EVENTS, fd=FD}, or with
+// u32=, u64= or ptr= for its data: then the descriptor is -1.
+func (t *translator) epollEvent(e expr) (string, int64, bool) {
+	if e.kind != eStruct || len(e.fields) != 2 || e.fields[0].name != "events" {
+		t.fail(e.pos, "", "expected an epoll_event {events=EVENTS, fd=FD}")
+		return "", 0, false
+	}
+	events, ok := t.word(e.fields[0].val, "EPOLL* events")
+	data := e.fields[1]
+	switch data.name {
+	case "fd":
+		fd, ok2 := t.num(data.val, "a descriptor")
+		return events, fd, ok && ok2
+	case "u32", "u64", "ptr":
+		_, ok2 := t.num(data.val, "the event's data")
+		return events, -1, ok && ok2
+	}
+	t.fail(data.pos, data.name, "an epoll_event's data is fd=, u32=, u64= or ptr=")
+	return "", 0, false
+}
+
+// use returns the name of the socket c acts on.
 func (t *translator) use(c call) (string, bool) {
 	fd, ok := t.fd(c, 0)
-	if ok {
-		t.used[fd] = true
-	}
 	return fdName(fd), ok
 }
 
@@ -484,39 +578,110 @@ func (t *translator) recv(c call) {
 		t.emit(c.pos, "recvmsg %s %s%s", name, flags, outcome(c))
 		return
 	}
-	want, ok := t.errqueueRecord(c.args[1])
+	if c.ret != 0 {
+		t.fail(c.pos, c.name, "an error-queue read returns 0 or fails")
+		return
+	}
+	want, ok := t.errqueueRead(c.args[1])
 	if ok {
-		t.emit(c.pos, "recvmsg %s %s => %s", name, flags, want)
+		t.emit(c.pos, "recvmsg %s %s%s", name, flags, want)
 	}
 }
 
-// errqueueRecord translates the msghdr of an error-queue read that
-// returned a zerocopy notification into the zerocopy expectation. The
-// cmsg's level and type are checked to be an IP or IPv6 RECVERR; the
-// expectation says the rest.
-func (t *translator) errqueueRecord(msg expr) (string, bool) {
-	var ee map[string]expr
+// errqueueRead translates the msghdr of an error-queue read that returned
+// 0. packetdrill gives the read a control buffer the size of the control
+// messages the script expects (cmsg_new: CMSG_SPACE of the
+// sock_extended_err and the offender's sockaddr_in, 48 bytes, or
+// sockaddr_in6, 64 bytes), none when it expects none. That buffer holds
+// the record the script expects, so a read it says returns one gets the
+// scenario's default buffer, room for any record, and the checks of
+// msg_flags, cmsg_level and cmsg_type; one whose msg_flags say
+// MSG_CTRUNC gets control= of packetdrill's size and the outcome ctrunc.
+// A zerocopy notification's sock_extended_err (ee_origin
+// SO_EE_ORIGIN_ZEROCOPY) becomes "zerocopy [ee_info,ee_data]", with copied
+// for SO_EE_CODE_ZEROCOPY_COPIED.
+func (t *translator) errqueueRead(msg expr) (string, bool) {
+	var (
+		msgFlags string
+		cm       *expr
+	)
 	for _, f := range msg.fields {
 		switch f.name {
-		case "msg_name", "msg_iov", "msg_flags":
-		case "msg_control":
-			if len(f.val.items) != 1 || f.val.items[0].kind != eStruct {
-				t.fail(f.pos, f.name, "the importer translates one control message")
-				return "", false
+		case "msg_name", "msg_iov":
+		case "msg_flags":
+			if f.val.kind == eEllipsis {
+				continue
 			}
 			var ok bool
-			if ee, ok = t.cmsg(f.val.items[0]); !ok {
+			if msgFlags, ok = t.word(f.val, "MSG_* flags"); !ok {
 				return "", false
+			}
+		case "msg_control":
+			switch {
+			case len(f.val.items) > 1 || len(f.val.items) == 1 && f.val.items[0].kind != eStruct:
+				t.fail(f.pos, f.name, "the importer translates one control message")
+				return "", false
+			case len(f.val.items) == 1:
+				cm = &f.val.items[0]
 			}
 		default:
 			t.fail(f.pos, f.name, "the importer does not translate a recvmsg's %s", f.name)
 			return "", false
 		}
 	}
-	if ee == nil {
-		t.fail(msg.pos, "", "the importer needs the msg_control of a recvmsg that succeeds")
+	var fields []string
+	if msgFlags != "" {
+		fields = append(fields, "msg_flags="+msgFlags)
+	}
+	ctrunc := strings.Contains("|"+msgFlags+"|", "|MSG_CTRUNC|")
+	if cm == nil {
+		if !ctrunc {
+			t.fail(msg.pos, "", "the importer needs the msg_control of a recvmsg that returns a record, or msg_flags with MSG_CTRUNC")
+			return "", false
+		}
+		return " control=0 => ctrunc" + joinFields(fields), true
+	}
+	level, typ, ee, ok := t.cmsg(*cm)
+	if !ok {
 		return "", false
 	}
+	fields = append(fields, "cmsg_level="+level, "cmsg_type="+typ)
+	if ctrunc {
+		size := 64
+		if level == "SOL_IP" {
+			size = 48
+		}
+		for _, k := range eeFields {
+			if e, ok := ee[k]; ok {
+				v := strconv.FormatInt(e.num, 10)
+				if e.kind != eNum {
+					var ok bool
+					if v, ok = t.word(e, k); !ok {
+						return "", false
+					}
+				}
+				fields = append(fields, k+"="+v)
+			}
+		}
+		return fmt.Sprintf(" control=%d => ctrunc", size) + joinFields(fields), true
+	}
+	rec, ok := t.zerocopyRecord(msg, ee)
+	return " => " + rec + joinFields(fields), ok
+}
+
+// eeFields are the fields of a struct sock_extended_err, in its order.
+var eeFields = []string{"ee_errno", "ee_origin", "ee_type", "ee_code", "ee_info", "ee_data"}
+
+func joinFields(fields []string) string {
+	if len(fields) == 0 {
+		return ""
+	}
+	return " " + strings.Join(fields, " ")
+}
+
+// zerocopyRecord translates the sock_extended_err of a zerocopy
+// notification into the zerocopy expectation.
+func (t *translator) zerocopyRecord(msg expr, ee map[string]expr) (string, bool) {
 	get := func(k string) (expr, bool) {
 		e, ok := ee[k]
 		if !ok {
@@ -568,22 +733,41 @@ func (t *translator) errqueueRecord(msg expr) (string, bool) {
 	return fmt.Sprintf("zerocopy [%d,%d]%s", lo, hi, copied), true
 }
 
-// cmsg checks {cmsg_level=..., cmsg_type=..., cmsg_data={...}} and
-// returns the fields of its sock_extended_err.
-func (t *translator) cmsg(e expr) (map[string]expr, bool) {
-	ee := map[string]expr{}
+// cmsgLevels and cmsgTypes are the error-queue control messages' level
+// and type names the importer takes, with the scenario's name for each.
+// CMSG_LEVEL_IP and CMSG_TYPE_RECVERR, which packetdrill's runners define
+// for each address family, are the script family's (--ip_version).
+var (
+	cmsgLevels = map[string]string{"SOL_IP": "SOL_IP", "IPPROTO_IP": "SOL_IP", "SOL_IPV6": "SOL_IPV6", "IPPROTO_IPV6": "SOL_IPV6"}
+	cmsgTypes  = map[string]string{"IP_RECVERR": "IP_RECVERR", "IPV6_RECVERR": "IPV6_RECVERR"}
+)
+
+// cmsg reads {cmsg_level=..., cmsg_type=..., cmsg_data={...}}: the level
+// and type as the scenario names them, and the fields of its
+// sock_extended_err.
+func (t *translator) cmsg(e expr) (level, typ string, ee map[string]expr, ok bool) {
+	ee = map[string]expr{}
+	v6 := t.family != "AF_INET"
 	for _, f := range e.fields {
 		switch f.name {
 		case "cmsg_len":
 		case "cmsg_level":
-			if !oneOf(f.val, "SOL_IP", "SOL_IPV6", "CMSG_LEVEL_IP", "IPPROTO_IP", "IPPROTO_IPV6") {
+			level = cmsgLevels[wordOf(f.val)]
+			if wordOf(f.val) == "CMSG_LEVEL_IP" {
+				level = map[bool]string{false: "SOL_IP", true: "SOL_IPV6"}[v6]
+			}
+			if level == "" {
 				t.fail(f.pos, f.name, "the importer translates IP and IPv6 error-queue control messages")
-				return nil, false
+				return "", "", nil, false
 			}
 		case "cmsg_type":
-			if !oneOf(f.val, "IP_RECVERR", "IPV6_RECVERR", "CMSG_TYPE_RECVERR") {
+			typ = cmsgTypes[wordOf(f.val)]
+			if wordOf(f.val) == "CMSG_TYPE_RECVERR" {
+				typ = map[bool]string{false: "IP_RECVERR", true: "IPV6_RECVERR"}[v6]
+			}
+			if typ == "" {
 				t.fail(f.pos, f.name, "the importer translates IP_RECVERR and IPV6_RECVERR control messages")
-				return nil, false
+				return "", "", nil, false
 			}
 		case "cmsg_data":
 			for _, d := range f.val.fields {
@@ -591,10 +775,22 @@ func (t *translator) cmsg(e expr) (map[string]expr, bool) {
 			}
 		default:
 			t.fail(f.pos, f.name, "unknown cmsghdr field")
-			return nil, false
+			return "", "", nil, false
 		}
 	}
-	return ee, true
+	if level == "" || typ == "" {
+		t.fail(e.pos, "", "a control message needs its cmsg_level and cmsg_type")
+		return "", "", nil, false
+	}
+	return level, typ, ee, true
+}
+
+// wordOf is a one-word argument, or "".
+func wordOf(e expr) string {
+	if e.kind != eWords || len(e.words) != 1 {
+		return ""
+	}
+	return e.words[0]
 }
 
 func oneOf(e expr, names ...string) bool {
