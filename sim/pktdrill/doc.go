@@ -20,10 +20,20 @@
 //     and recvmsg, whose zerocopy notification (a control message of level
 //     SOL_IP or SOL_IPV6 and type IP_RECVERR or IPV6_RECVERR with
 //     ee_origin SO_EE_ORIGIN_ZEROCOPY) becomes "zerocopy [ee_info,ee_data]"
-//     with copied for SO_EE_CODE_ZEROCOPY_COPIED;
-//   - fcntl(fd, F_SETFL, ...O_NONBLOCK...) = 0 before the socket's first
-//     connect, accept, send or read is SOCK_NONBLOCK on its socket
-//     statement, the same thing;
+//     with copied for SO_EE_CODE_ZEROCOPY_COPIED, and the read's msg_flags,
+//     cmsg_level and cmsg_type checked (CMSG_LEVEL_IP and
+//     CMSG_TYPE_RECVERR are the script family's); packetdrill sizes the
+//     control buffer to the control messages the script lists (cmsg_new),
+//     which holds the record listed, so the read gets the scenario's
+//     default buffer, except one whose msg_flags say MSG_CTRUNC: that gets
+//     control= of packetdrill's size and the outcome ctrunc;
+//   - fcntl(fd, F_GETFL) and fcntl(fd, F_SETFL, FLAGS) become fcntl;
+//   - epoll_create(N) names the instance fdN after its descriptor;
+//     epoll_ctl(E, OP, S, {events=EVENTS, fd=S}) and epoll_wait(E,
+//     {events=EVENTS, fd=S}, MAXEVENTS, MS) = K become epoll_ctl and
+//     epoll_wait (MS in milliseconds) with the event listed: packetdrill
+//     checks the first event only, so a wait for K > 1 is refused, and one
+//     for K = 0 is written {events=0, u32=0}, the zeroed event it compares;
 //   - "< FLAGS SEQ:END(LEN) [ack N] [win N] [<options>]", a packet the
 //     script sends, becomes inject (a SYN to the last listener, anything
 //     else to the last accepted or connected socket), "> ..." a packet the
@@ -46,8 +56,8 @@
 // # Export
 //
 // Export is the way back: a scenario that says only what packetdrill can
-// (one scripted device, TCP sockets on it, calls with their expected
-// results, waits, inject with its sequence numbers, packet with its
+// (one scripted device, TCP sockets on it, epoll instances, calls with
+// their expected results, waits, inject with its sequence numbers, packet with its
 // range) becomes a script for a packetdrill binary and the live kernel.
 // A packet statement naming no option checks none, written <...>; one
 // naming some writes them in the order Linux sends them. Anything else is

@@ -19,6 +19,8 @@ func FuzzImport(f *testing.F) {
 		}
 	}
 	f.Add([]byte("0 socket(..., SOCK_STREAM, IPPROTO_TCP) = 3\n+0 fcntl(3, F_SETFL, O_NONBLOCK) = 0\n+0 < S. 0:0(0) ack 1 win 5 <mss 10,TS val 1 ecr 2>\n"))
+	f.Add([]byte("0 socket(..., SOCK_STREAM, IPPROTO_TCP) = 3\n+0 epoll_create(1) = 4\n+0 epoll_ctl(4, EPOLL_CTL_ADD, 3, {events=EPOLLIN|EPOLLET, fd=3}) = 0\n+0 epoll_wait(4, {events=EPOLLERR, fd=3}, 1, 10) = 1\n+0 epoll_wait(4, {events=0, u32=0}, 1, -1) = 0\n+0 fcntl(3, F_GETFL) = 2\n+0 close(4) = 0\n"))
+	f.Add([]byte("0 socket(..., SOCK_STREAM, IPPROTO_TCP) = 3\n+0 recvmsg(3, {msg_flags=MSG_ERRQUEUE|MSG_CTRUNC, msg_control=[{cmsg_level=CMSG_LEVEL_IP, cmsg_type=CMSG_TYPE_RECVERR, cmsg_data={ee_errno=0, ee_info=1}}]}, MSG_ERRQUEUE) = 0\n"))
 	f.Add([]byte("--ip_version=ipv6\n`sysctl -q x`\n* recvmsg(3, {a={b=[1,2]}}, 0) = -1 EAGAIN (x)\n"))
 	f.Fuzz(func(t *testing.T, src []byte) {
 		r, err := Import("f.pkt", src)

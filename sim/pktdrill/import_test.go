@@ -23,30 +23,35 @@ func scripts(t *testing.T) []string {
 	return files
 }
 
-// TestScripts imports every script and runs it: each expectation and
+// TestScripts imports every script and runs it in each address family,
+// as packetdrill runs the kernel's scripts: each expectation and
 // invariant holds.
 func TestScripts(t *testing.T) {
 	for _, file := range scripts(t) {
-		t.Run(filepath.Base(file), func(t *testing.T) {
-			src, err := os.ReadFile(file)
-			require.NoError(t, err)
-			r, err := Import(file, src)
-			require.NoError(t, err)
-			tr, err := interp.Run(file+".zcs", r.Scenario, interp.Options{})
-			require.NoError(t, err)
-			var bad []string
-			for _, rec := range tr.Records {
-				switch {
-				case rec.Mismatch != nil:
-					bad = append(bad, rec.Mismatch.Source+": expected "+rec.Mismatch.Expected+", got "+rec.Mismatch.Got)
-				case rec.Violation != nil:
-					bad = append(bad, rec.Violation.Message)
-				}
-			}
-			require.Empty(t, bad, "%s", r.Scenario)
-			require.True(t, tr.OK())
-		})
+		for _, fam := range []scenario.Family{scenario.Inet, scenario.Inet6, scenario.Mapped} {
+			t.Run(filepath.Base(file)+"/"+fam.String(), func(t *testing.T) { runScript(t, file, fam) })
+		}
 	}
+}
+
+func runScript(t *testing.T, file string, fam scenario.Family) {
+	src, err := os.ReadFile(file)
+	require.NoError(t, err)
+	r, err := Import(file, src)
+	require.NoError(t, err)
+	tr, err := interp.Run(file+".zcs", r.Scenario, interp.Options{Family: fam})
+	require.NoError(t, err)
+	var bad []string
+	for _, rec := range tr.Records {
+		switch {
+		case rec.Mismatch != nil:
+			bad = append(bad, rec.Mismatch.Source+": expected "+rec.Mismatch.Expected+", got "+rec.Mismatch.Got)
+		case rec.Violation != nil:
+			bad = append(bad, rec.Violation.Message)
+		}
+	}
+	require.Empty(t, bad, "%s", r.Scenario)
+	require.True(t, tr.OK())
 }
 
 const header = "# imported from t.pkt by zcsim import --packetdrill\ndevice tun0 tun peer=script\n"

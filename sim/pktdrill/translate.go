@@ -117,6 +117,9 @@ func (t *translator) event(ev event) {
 		t.note(ev.pos, "shell command `"+strings.TrimSpace(ev.shell)+"`")
 		return
 	}
+	if len(ev.toks) == 0 {
+		return // an unterminated shell command, which the lexer reported
+	}
 	t.advance(ev)
 	switch ev.toks[0].text {
 	case "<", ">":
