@@ -57,8 +57,10 @@
 //
 // Export is the way back: a scenario that says only what packetdrill can
 // (one scripted device, TCP sockets on it, epoll instances, calls with
-// their expected results, waits, inject with its sequence numbers, packet with its
-// range) becomes a script for a packetdrill binary and the live kernel.
+// their expected results, waits, inject with its sequence numbers, packet
+// with its range, an error-queue read with control=0 that loses its
+// record to MSG_CTRUNC, which packetdrill gives no control buffer)
+// becomes a script for a packetdrill binary and the live kernel.
 // A packet statement naming no option checks none, written <...>; one
 // naming some writes them in the order Linux sends them. Anything else is
 // an error naming the statement.

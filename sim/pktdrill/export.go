@@ -339,20 +339,40 @@ func (x *exporter) epoll(st scenario.Stmt) {
 }
 
 // recvmsg writes an error-queue read: a zerocopy notification as its
-// sock_extended_err in the control message of the socket's family, or a
-// failed read.
+// sock_extended_err in the control message of the socket's family, a
+// read without a control buffer (control=0) that loses its record to
+// MSG_CTRUNC, or a failed read.
 func (x *exporter) recvmsg(s *scenario.Recvmsg) {
 	fd, ok := x.fd(s, s.Sock)
 	if !ok {
 		return
 	}
 	w := s.Expectation()
-	if !s.Flags.Has("MSG_ERRQUEUE") || len(s.Options) > 0 {
-		x.fail(s, "the exporter writes recvmsg of the error queue only, without control=")
+	control, sized := s.Options.Lookup("control")
+	switch {
+	case !s.Flags.Has("MSG_ERRQUEUE") || len(s.Options) > boolInt(sized):
+		x.fail(s, "the exporter writes recvmsg of the error queue only, with no option but control=0")
+		return
+	case sized && (control.Value.N != 0 || w.Kind != scenario.OutcomeCtrunc):
+		x.fail(s, "packetdrill sizes the control buffer to the control messages it expects: the exporter writes control=0 => ctrunc only")
 		return
 	}
 	const empty = "{msg_name(...)=..., msg_iov(1)=[{...,0}], msg_flags=0}"
 	switch w.Kind {
+	case scenario.OutcomeCtrunc:
+		// No msg_control: packetdrill gives the read no control buffer
+		// (cmsg_new), and the kernel sets MSG_CTRUNC (put_cmsg).
+		if !sized {
+			x.fail(s, "a read that loses its record to MSG_CTRUNC says its control buffer: control=0")
+			return
+		}
+		flags := "MSG_ERRQUEUE|MSG_CTRUNC"
+		if w.Msg != nil {
+			if f, ok := w.Msg.Lookup("msg_flags"); ok {
+				flags = f.Flags.String()
+			}
+		}
+		x.event("recvmsg(%d, {msg_name(...)=..., msg_iov(1)=[{...,0}], msg_flags=%s}, %s) = 0", fd, flags, s.Flags)
 	case scenario.OutcomeErrno:
 		x.event("recvmsg(%d, %s, %s) = %s", fd, empty, s.Flags, errnoResult(w.Errno))
 	case scenario.OutcomeZerocopy:

@@ -100,3 +100,51 @@ recv s.peer 10 => 0
 		`x.zcs:9:1: s.peer is not a socket of the script (a scripted device has no implicit peer) (at "recv s.peer 10")`,
 	}, "\n"))
 }
+
+// TestExportReadiness writes epoll, fcntl and a read without a control
+// buffer, and refuses what packetdrill cannot check.
+func TestExportReadiness(t *testing.T) {
+	src := `device t0 tun peer=script
+socket s AF_INET SOCK_STREAM via=t0 => 3
+fcntl s F_SETFL O_NONBLOCK => 0
+fcntl s F_GETFL => 2050
+epoll_create ep => 4
+epoll_ctl ep EPOLL_CTL_ADD s EPOLLIN|EPOLLET => 0
+epoll_wait ep 8 10ms => 0
+epoll_wait ep 8 -1 => 1 [s EPOLLERR]
+epoll_ctl ep EPOLL_CTL_DEL s => 0
+recvmsg s MSG_ERRQUEUE control=0 => ctrunc
+close ep => 0
+`
+	out, err := Export("x.zcs", []byte(src), scenario.Inet)
+	require.NoError(t, err)
+	require.Equal(t, `// exported from x.zcs by zcsim export --packetdrill
+--ip_version="ipv4"
+    +0 socket(..., SOCK_STREAM, IPPROTO_TCP) = 3
+    +0 fcntl(3, F_SETFL, O_NONBLOCK) = 0
+    +0 fcntl(3, F_GETFL) = 2050
+    +0 epoll_create(1) = 4
+    +0 epoll_ctl(4, EPOLL_CTL_ADD, 3, {events=EPOLLIN|EPOLLET, fd=3}) = 0
+    +0 epoll_wait(4, {events=0, u32=0}, 8, 10) = 0
+    +0 epoll_wait(4, {events=EPOLLERR, fd=3}, 8, -1) = 1
+    +0 epoll_ctl(4, EPOLL_CTL_DEL, 3, {events=0, fd=3}) = 0
+    +0 recvmsg(3, {msg_name(...)=..., msg_iov(1)=[{...,0}], msg_flags=MSG_ERRQUEUE|MSG_CTRUNC}, MSG_ERRQUEUE) = 0
+    +0 close(4) = 0
+`, string(out))
+
+	bad := `device t0 tun peer=script
+socket s AF_INET SOCK_STREAM via=t0 => 3
+epoll_create ep => 4
+epoll_wait ep 8 1500us => 0
+epoll_wait ep 8 => 2
+recvmsg s MSG_ERRQUEUE control=48 => ctrunc
+recvmsg s MSG_ERRQUEUE => ctrunc
+`
+	_, err = Export("x.zcs", []byte(bad), scenario.Inet)
+	require.EqualError(t, err, strings.Join([]string{
+		`x.zcs:4:1: packetdrill's epoll_wait timeout is in whole milliseconds (at "epoll_wait ep 8 1500us")`,
+		`x.zcs:5:1: packetdrill checks the first event a wait returns: list the events after the count (at "epoll_wait ep 8")`,
+		`x.zcs:6:1: packetdrill sizes the control buffer to the control messages it expects: the exporter writes control=0 => ctrunc only (at "recvmsg s MSG_ERRQUEUE control=48")`,
+		`x.zcs:7:1: a read that loses its record to MSG_CTRUNC says its control buffer: control=0 (at "recvmsg s MSG_ERRQUEUE")`,
+	}, "\n"))
+}
