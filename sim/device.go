@@ -84,17 +84,24 @@ type Device struct {
 	// order-0 pages, one frag per page from offset 0, where TCP zerocopy
 	// receive can map it; otherwise the driver builds a linear skb.
 	HeaderSplit bool
+	// GRO is generic receive offload on the receiving side of a NIC's
+	// link, on by default as on a Linux NIC (NETIF_F_GRO): the TCP wire
+	// segments one NAPI poll brings are merged before tcp_v4_rcv
+	// (dev_gro_receive → tcp_gro_receive, napi_gro_flush; sim/gro.go);
+	// off, each wire segment goes up alone. The scenario option is gro.
+	GRO bool
 
 	held []*skb.Buff // frames awaiting a manual TX completion
 	sent []Packet
 }
 
 // DefaultDevice returns a device of kind k with the defaults zcsim assumes:
-// every offload on, a 1500-byte MTU (64 KiB on loopback), 50us of delay
-// (none on loopback) and TX completion 10us after transmission.
+// every offload on (GRO on a NIC), a 1500-byte MTU (64 KiB on loopback),
+// 50us of delay (none on loopback) and TX completion 10us after
+// transmission.
 func DefaultDevice(name string, k DeviceKind) *Device {
 	d := &Device{Name: name, Kind: k, SG: true, Csum: true, GSO: true, TSO: true, GSOMaxSize: 65536,
-		MTU: 1500, Delay: 50 * engine.Microsecond, TxComplete: 10 * engine.Microsecond}
+		MTU: 1500, Delay: 50 * engine.Microsecond, TxComplete: 10 * engine.Microsecond, GRO: k == NIC}
 	if k == Loopback {
 		d.MTU, d.Delay, d.TxComplete = 65536, 0, 0
 	}
@@ -415,8 +422,13 @@ func (d *Device) takeHeld(n int) []*skb.Buff {
 }
 
 // deliverLater delivers a frame to the socket's peer: after the link
-// delay, or on a local path inside the current step (onPath).
+// delay, or on a local path inside the current step (onPath); a TCP
+// frame across a NIC in the NAPI poll of its batch (groQueue).
 func (w *World) deliverLater(s *Socket, f frame) {
+	if s.Dev.Kind == NIC && f.skb == nil && s.Peer != nil && s.Peer.tcp != nil {
+		w.groQueue(s, f)
+		return
+	}
 	w.onPath(s, "deliver", "deliver", arrival{kind: arriveFrame, to: s.Peer, f: f})
 }
 

@@ -42,6 +42,12 @@
 // out of send buffer first processes its backlog (sk_wait_event releases
 // the socket) and sleeps only if that freed nothing. A loopback device
 // given a link delay, a NIC and a tun deliver as events of their own.
+// Across a NIC the TCP frames one socket put on the link at one instant
+// arrive as one event, one NAPI poll of the receiving host, whose GRO
+// (Device.GRO, on by default) merges their in-order wire segments up to
+// 64 KiB before tcp_v4_rcv, so the receiver acknowledges each merged
+// packet (dev_gro_receive → tcp_gro_receive, napi_gro_flush; the rules
+// and the assumption about the batch are in gro.go).
 //
 // A TCP send that sleeps in sk_stream_wait_memory goes on after each
 // event that wakes it, in the sender's context: what it then queues and

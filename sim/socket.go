@@ -58,6 +58,10 @@ type Socket struct {
 	// skLock is the socket's lock class (lockClass).
 	skLock kernel.LockClass
 
+	// gro is the batch of frames the socket is putting on a NIC's link
+	// now (groQueue).
+	gro *groBatch
+
 	// Path control, for data this socket sends and ACKs it receives.
 	holdData, holdAck bool
 	heldData          []frame

@@ -171,10 +171,11 @@ expect s locked_vm=0
 }
 
 // A later segment that arrives before a lost one is dropped as out of
-// order and re-sent after the timeout.
+// order and re-sent after the timeout. Without GRO each segment goes up
+// alone and is acknowledged again.
 func TestOutOfOrder(t *testing.T) {
 	tr := runSrc(t, `
-device eth0 nic tso=off
+device eth0 nic tso=off gro=off
 socket s AF_INET SOCK_STREAM via=eth0
 connect s => 0
 drop s data 1
@@ -987,4 +988,25 @@ fault alloc_skb from=3
 send s2 129534 0 => 95232
 `)
 	require.Contains(t, event(t, tr, "probes exhausted").Text, "connection aborted (ETIMEDOUT)")
+}
+
+// GRO at the far host (on by default on a NIC) merges the segments one
+// NAPI poll brings, so the far host receives and acknowledges the whole
+// window once; without it it receives each wire segment and acknowledges
+// them in quickack mode one by one.
+func TestGROAcksPerMergedPacket(t *testing.T) {
+	src := `
+device eth0 nic tso=off%s
+socket s AF_INET SOCK_STREAM via=eth0 peer_read=auto
+connect s => 0
+send s 14480 0 => 14480              # ten segments, one poll
+settle
+`
+	on := timeline(t, runSrc(t, fmt.Sprintf(src, "")))
+	require.Contains(t, on, "s.peer receives seq 0..14480\n")
+	require.Contains(t, on, "s receives ACK 14480 ")
+	require.NotContains(t, on, "s receives ACK 1448 ")
+	off := timeline(t, runSrc(t, fmt.Sprintf(src, " gro=off")))
+	require.Contains(t, off, "s.peer receives seq 0..1448;")
+	require.Contains(t, off, "s receives ACK 1448 ")
 }

@@ -144,6 +144,7 @@ func device(s *scenario.Device, p *kernel.Profile) *sim.Device {
 	d.MTU = int(optNum(s.Options, "mtu", uint64(d.MTU)))
 	d.CPU = int(optNum(s.Options, "cpu", 0))
 	d.HeaderSplit = optOn(s.Options, "header_split", false)
+	d.GRO = optOn(s.Options, "gro", d.GRO)
 	if o, ok := s.Options.Lookup("orphan_rx"); ok {
 		d.OrphanRxPlain = o.Value.Text == "plain"
 	}

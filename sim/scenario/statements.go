@@ -105,6 +105,7 @@ var (
 		{key: "orphan_rx", kind: optWords, words: []string{"copy", "plain"}},
 		{key: "peer", kind: optWords, words: []string{"model", "script"}},
 		{key: "header_split", kind: optWords, words: onOff},
+		{key: "gro", kind: optWords, words: onOff},
 	}
 	// bindOpts are a packet socket's sockaddr_ll: sll_protocol and the
 	// device (sll_ifindex; all for 0).
