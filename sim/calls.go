@@ -854,7 +854,7 @@ func (w *World) RecvmsgControl(c Call, s *Socket, n int, flags kernel.MsgFlags, 
 		}
 		w.Monitor.Read(s.Sk, rec)
 		if rec.IsZerocopy() {
-			s.notified += rec.Range().Len()
+			s.notified.Add(rec.Range())
 		}
 		r := ok(0)
 		r.Record = &rec

@@ -5,6 +5,7 @@ import (
 
 	"github.com/zcsim/zcsim/kernel"
 	"github.com/zcsim/zcsim/mm"
+	"github.com/zcsim/zcsim/notify"
 	"github.com/zcsim/zcsim/sim/engine"
 	"github.com/zcsim/zcsim/skb"
 	"github.com/zcsim/zcsim/sock"
@@ -36,8 +37,8 @@ type Socket struct {
 	script *script
 	// zc is the SCM_ZC_NOTIFICATION of the send call in progress.
 	zc *zcCall
-	// notified counts the ids whose completion the program received.
-	notified uint64
+	// notified is the ids whose completion the program received.
+	notified notify.Union
 	// zcrx is what the last getsockopt(TCP_ZEROCOPY_RECEIVE) wrote back.
 	zcrx tcp.ZcResult
 
@@ -77,6 +78,11 @@ func (s *Socket) IsTCP() bool { return s.tcp != nil }
 
 // Conn returns the TCP connection of a TCP socket, or nil.
 func (s *Socket) Conn() *tcp.Conn { return s.tcp }
+
+// Notified returns the ids whose completion the program received on s,
+// through recvmsg(MSG_ERRQUEUE) or an SCM_ZC_NOTIFICATION: what the
+// expect statement's notified=[LO,HI] checks.
+func (s *Socket) Notified() *notify.Union { return &s.notified }
 
 // gsoSize is the segment size of a GSO skb s sends: the MSS for a TCP skb
 // larger than one, gso_size for a UDP_SEGMENT datagram larger than one

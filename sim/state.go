@@ -38,7 +38,7 @@ func (w *World) State(s *Socket) map[string]string {
 		"unsent":      "0",
 		"unacked":     "0",
 		"queued":      "0",
-		"notified":    strconv.FormatUint(s.notified, 10),
+		"notified":    strconv.FormatUint(s.notified.Len(), 10),
 	}
 	if p := packetOf(s); p != nil {
 		m["pending"] = strconv.FormatInt(p.ReadPending(), 10)

@@ -100,7 +100,7 @@ func (w *World) zcHandler(s *Socket, z *zcCall) kernel.Errno {
 func (w *World) deliverZc(s *Socket, z *zcCall, elems []notify.ZcInfoElem) {
 	for _, e := range elems {
 		w.Monitor.Delivered(s.Sk, e.Range())
-		s.notified += e.Range().Len()
+		s.notified.Add(e.Range())
 	}
 	z.reply.Elems = append(z.reply.Elems, elems...)
 }

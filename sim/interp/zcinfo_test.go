@@ -170,3 +170,33 @@ sendmsg u [100] 0 zc_info=4 => ENOBUFS
 	requireOK(t, fixed)
 	require.Contains(t, event(t, fixed, "ENOBUFS").Text, "zc_info [0,0]")
 }
+
+// notified=[LO,HI] holds whatever split the completions came in, across
+// error-queue reads and SCM_ZC_NOTIFICATION, and fails on a gap, an id
+// read twice or a wrong bound; "any" accepts either code, "-1 any" any
+// errno.
+func TestNotifiedUnion(t *testing.T) {
+	tr := runSrc(t, zcUDP+`send u 1000 MSG_ZEROCOPY => 1000
+settle
+recvmsg u MSG_ERRQUEUE => zerocopy [0,1] any
+send u 1000 MSG_ZEROCOPY => 1000
+settle
+sendmsg u [1000] MSG_ZEROCOPY zc_info=4 => 1000
+settle
+recvmsg u MSG_ERRQUEUE => zerocopy [3,3] any
+recvmsg u MSG_ERRQUEUE => -1 any
+expect u notified=[0,3] errqueue=0
+expect u notified=[0,2]
+expect u notified=[1,3]
+expect u notified=[0,4]
+recvmsg u MSG_ERRQUEUE => zerocopy [3,3]
+send u 1000 MSG_ZEROCOPY => -1 any
+`)
+	requireMismatches(t, tr,
+		"test.zcs:18: notified=[0,2] | notified [0,3], id 3 outside [0,2]",
+		"test.zcs:19: notified=[1,3] | notified [0,3], id 0 outside [1,3]",
+		"test.zcs:20: notified=[0,4] | notified [0,3], ids from 4 missing",
+		"test.zcs:21: zerocopy [3,3] | -1 EAGAIN",
+		"test.zcs:22: -1 any | 1000",
+	)
+}

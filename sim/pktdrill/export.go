@@ -82,7 +82,10 @@ func (x *exporter) result(st scenario.Stmt) (string, bool) {
 	case scenario.OutcomeReturn:
 		return strconv.FormatInt(w.Ret, 10), true
 	case scenario.OutcomeErrno:
-		return errnoResult(w.Errno), true
+		if !w.AnyCode {
+			return errnoResult(w.Errno), true
+		}
+		x.fail(st, "packetdrill checks the errno: name it, not %s", w)
 	case scenario.OutcomeNone:
 		x.fail(st, "packetdrill checks every call's result: write it after =>")
 	default:
@@ -358,6 +361,10 @@ func (x *exporter) recvmsg(s *scenario.Recvmsg) {
 		return
 	}
 	const empty = "{msg_name(...)=..., msg_iov(1)=[{...,0}], msg_flags=0}"
+	if w.AnyCode {
+		x.fail(s, "packetdrill checks the exact record: write it, not %s", w)
+		return
+	}
 	switch w.Kind {
 	case scenario.OutcomeCtrunc:
 		// No msg_control: packetdrill gives the read no control buffer

@@ -223,6 +223,8 @@ const (
 //	=> icmp6 ECONNREFUSED type=1 code=4
 //	                            OutcomeICMP, ICMP6, Errno "ECONNREFUSED", Type 1, Code 4
 //	=> ctrunc                   OutcomeCtrunc
+//	=> zerocopy [0,4] any       OutcomeZerocopy, Range {0,4}, AnyCode
+//	=> -1 any                   OutcomeErrno, AnyCode
 //	=> zerocopy [0,0] msg_flags=MSG_ERRQUEUE cmsg_level=SOL_IP cmsg_type=IP_RECVERR
 //	                            OutcomeZerocopy, Msg the three fields
 //	=> 0 ee_errno=0 ee_origin=SO_EE_ORIGIN_ZEROCOPY ee_code=SO_EE_CODE_ZEROCOPY_COPIED ee_info=0 ee_data=2
@@ -238,23 +240,27 @@ const (
 // ee_code = Code. A ctrunc outcome is a read that dequeued a record whose
 // control message did not fit the control buffer: msg_flags has
 // MSG_CTRUNC, and the record is lost to the program.
+// AnyCode leaves the code open, for a test that accepts either: a zerocopy
+// outcome's ee_code (copied or not), an errno outcome's errno (the call
+// returns -1 with any errno; Errno is then empty).
 // A return value, a range bound or a key may be an expression (see
 // [Instantiate]); RetX, LoX, HiX and KeyX then hold it, and Ret, Range and
 // Key are zero until Instantiate evaluates it. They are nil for a literal.
 // Outcome is comparable; the zero Outcome expects nothing.
 type Outcome struct {
-	Pos    Pos // position of the first word after "=>"
-	Kind   OutcomeKind
-	Ret    int64
-	Errno  string
-	Range  Range
-	Copied bool
-	Tstamp string
-	Key    uint32
-	HasKey bool
-	ICMP6  bool
-	Type   uint8
-	Code   uint8
+	Pos     Pos // position of the first word after "=>"
+	Kind    OutcomeKind
+	Ret     int64
+	Errno   string
+	Range   Range
+	Copied  bool
+	AnyCode bool
+	Tstamp  string
+	Key     uint32
+	HasKey  bool
+	ICMP6   bool
+	Type    uint8
+	Code    uint8
 
 	RetX, LoX, HiX, KeyX *Value
 
@@ -300,14 +306,20 @@ func (o Outcome) base() string {
 		}
 		return strconv.FormatInt(o.Ret, 10)
 	case OutcomeErrno:
+		if o.AnyCode {
+			return "-1 any"
+		}
 		return "-1 " + o.Errno
 	case OutcomeZerocopy:
 		r := o.Range.String()
 		if o.LoX != nil || o.HiX != nil {
 			r = "[" + idText(o.LoX, o.Range.Lo) + "," + idText(o.HiX, o.Range.Hi) + "]"
 		}
-		if o.Copied {
+		switch {
+		case o.Copied:
 			return "zerocopy " + r + " copied"
+		case o.AnyCode:
+			return "zerocopy " + r + " any"
 		}
 		return "zerocopy " + r
 	case OutcomeTimestamp:

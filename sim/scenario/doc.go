@@ -59,17 +59,18 @@
 //	          | "epoll_create" name | "epoll_ctl" name EPOLL_CTL sock [ flags ]
 //	          | "epoll_wait" name integer [ duration | "-1" ]
 //	          | "fcntl" sock ( "F_GETFL" | "F_SETFL" flags )
-//	          | "expect" sock option { option }
+//	          | "expect" sock check { check }
 //	          | "note" text .
-//	outcome   = [ "-1" ] ERRNO | ( integer | "ctrunc" ) { field | eefield } | expr
+//	outcome   = [ "-1" ] ERRNO | "-1" "any" | ( integer | "ctrunc" ) { field | eefield } | expr
 //	          | integer "[" [ sock flags { "," sock flags } ] "]"
-//	          | "zerocopy" "[" id "," id "]" [ "copied" ] { field }
+//	          | "zerocopy" "[" id "," id "]" [ "copied" | "any" ] { field }
 //	          | "timestamp" SCM_TSTAMP [ "key" "=" id ] { field }
 //	          | ( "icmp" | "icmp6" ) ERRNO "type" "=" number "code" "=" number { field } .
 //	field     = "msg_flags" "=" flags | "cmsg_level" "=" LEVEL
 //	          | "cmsg_type" "=" ( "IP_RECVERR" | "IPV6_RECVERR" | "PACKET_TX_TIMESTAMP" ) .
 //	eefield   = ( "ee_errno" | "ee_origin" | "ee_type" | "ee_code" | "ee_info" | "ee_data" )
 //	            "=" ( number | ERRNO | SO_EE_ORIGIN | SO_EE_CODE ) .
+//	check     = option | "notified" "=" "[" id "," id "]" .
 //	options   = { option } .
 //	option    = key [ "=" value ] .
 //	flags     = "0" | union .

@@ -107,7 +107,11 @@ func words(st Stmt) []string {
 	case *Getsockopt:
 		return append([]string{"getsockopt", s.Sock.String(), s.Level.Name, s.Opt.Name}, options(s.Options)...)
 	case *Expect:
-		return append([]string{"expect", s.Sock.String()}, options(s.Checks)...)
+		w := append([]string{"expect", s.Sock.String()}, options(s.Checks)...)
+		if !s.Notified.IsZero() {
+			w = append(w, "notified="+s.Notified.String())
+		}
+		return w
 	}
 	return callWords(st)
 }

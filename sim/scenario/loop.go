@@ -92,6 +92,8 @@ func exprs(st Stmt, fn func(*Expr)) {
 		val(s.Count)
 	case *Zckey:
 		val(s.Value)
+	case *Expect:
+		val(s.Notified.Lo, s.Notified.Hi)
 	case *Sendmsg:
 		val(s.Iov...)
 	case *Sendmmsg:
@@ -120,7 +122,8 @@ func exprs(st Stmt, fn func(*Expr)) {
 // every iteration.
 //
 // Ids wrap as the kernel's 32-bit counters do: a zerocopy range bound, a
-// timestamp key and the zckey value are taken modulo 2^32, so [32*i-1, …]
+// timestamp key, the zckey value and a notified=[LO,HI] bound are taken
+// modulo 2^32, so [32*i-1, …]
 // at i=0 is 0xffffffff. Every other value is computed in 64-bit signed
 // arithmetic; overflow is an error, and so is a negative length or count
 // (a return value may be negative). The error names the expression's
@@ -153,6 +156,9 @@ func Instantiate(st Stmt, vars []int64) (Stmt, error) {
 		ev.size(&s.Count)
 	case *Zckey:
 		ev.id(&s.Value)
+	case *Expect:
+		ev.id(&s.Notified.Lo)
+		ev.id(&s.Notified.Hi)
 	case *Txframe:
 		ev.size(&s.Frame)
 		ev.size(&s.Len)

@@ -16,6 +16,7 @@ var goodLoops = []struct{ in, want string }{
 	{"repeat i 3 {   # three\n\tsend s i*1000 0 => i*1000\n}   # done", "repeat i 3 { # three\n  send s i*1000 0 => i*1000\n} # done\n"},
 	{"repeat 31 { send s 1000 MSG_ZEROCOPY }  # nesting", "repeat 31 { # nesting\n  send s 1000 MSG_ZEROCOPY\n}\n"},
 	{"repeat 2 { }", "repeat 2 {\n}\n"},
+	{"repeat i 2 { expect s notified=[0,32*i+31] }", "repeat i 2 {\n  expect s notified=[0,32*i+31]\n}\n"},
 	{"repeat 2 {\n}", "repeat 2 {\n}\n"},
 	{"repeat 2 { note a => b }", "repeat 2 {\n  note a => b\n}\n"},
 	{"repeat i 2 { repeat j 2 { recvmsg s MSG_ERRQUEUE => zerocopy [ 32*i+j , (i+1)*32-1 ] copied } }",

@@ -245,9 +245,9 @@ func (p *lineParser) outcome() Outcome {
 		p.punct(tComma, ",")
 		o.Range.Hi, o.HiX = p.uint32Of("id")
 		p.punct(tRBrack, "]")
-		if n, ok := p.peek(); ok && n.text == "copied" {
+		if n, ok := p.peek(); ok && (n.text == "copied" || n.text == "any") {
 			p.advance()
-			o.Copied = true
+			o.Copied, o.AnyCode = n.text == "copied", n.text == "any"
 		}
 	case t.text == "timestamp":
 		o.Kind = OutcomeTimestamp
@@ -276,7 +276,10 @@ func (p *lineParser) outcome() Outcome {
 		o.Kind, o.Ret = OutcomeReturn, p.ret(t)
 		if p.peekIs(tLBrack) && p.err == nil {
 			o.Epoll = p.epollEvents()
-		} else if t, ok := p.peek(); ok && t.kind == tWord && o.Ret == -1 {
+		} else if t, ok := p.peek(); ok && t.kind == tWord && o.Ret == -1 && t.text == "any" {
+			p.advance()
+			o.Kind, o.Ret, o.AnyCode = OutcomeErrno, 0, true
+		} else if ok && t.kind == tWord && o.Ret == -1 {
 			o.Kind, o.Ret, o.Errno = OutcomeErrno, 0, p.errno(p.advance())
 		} else if ok && errnoNames.has(t.text) {
 			p.fail(t, "an errno follows -1, not "+strconv.FormatInt(o.Ret, 10))

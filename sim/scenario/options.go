@@ -32,7 +32,7 @@ var onOff = []string{"on", "off"}
 // any key is accepted with a number or word value (expect's checks).
 func (p *lineParser) options(specs []optSpec) Options {
 	var os Options
-	for p.peekIs(tWord) {
+	for p.peekIs(tWord) && !(specs == nil && p.idsNext()) {
 		t := p.advance()
 		spec, ok := findSpec(specs, t.text)
 		switch {

@@ -1,6 +1,9 @@
 package scenario
 
-import "strings"
+import (
+	"math"
+	"strings"
+)
 
 // statements maps each keyword but note to its parse function. A parse
 // function consumes the operands after the keyword; the caller checks that
@@ -240,10 +243,48 @@ func parsePoll(p *lineParser) Stmt {
 
 func parseExpect(p *lineParser) Stmt {
 	s := &Expect{Sock: p.sock()}
-	if s.Checks = p.options(nil); len(s.Checks) == 0 {
+	for {
+		s.Checks = append(s.Checks, p.options(nil)...)
+		if !p.idsNext() {
+			break
+		}
+		t := p.advance()
+		if !s.Notified.IsZero() {
+			p.fail(t, "duplicate option")
+		}
+		s.Notified.Pos = p.pos(t.col)
+		p.advance() // "="
+		p.punct(tLBrack, "[")
+		s.Notified.Lo = p.id()
+		p.punct(tComma, ",")
+		s.Notified.Hi = p.id()
+		p.punct(tRBrack, "]")
+	}
+	for i, c := range s.Checks {
+		if _, dup := s.Checks[:i].Lookup(c.Key); dup || c.Key == "notified" && !s.Notified.IsZero() {
+			p.fail(token{text: c.Key, col: c.Pos.Col}, "duplicate option")
+		}
+	}
+	if len(s.Checks) == 0 && s.Notified.IsZero() {
 		p.missing("check such as zckey=1")
 	}
 	return s
+}
+
+// idsNext reports whether notified=[ comes next: expect's check of the
+// union of ids received, which the option parser leaves to parseExpect.
+func (p *lineParser) idsNext() bool {
+	return p.err == nil && p.i+2 < len(p.toks) && p.toks[p.i].text == "notified" &&
+		p.toks[p.i+1].kind == tEq && p.toks[p.i+2].kind == tLBrack
+}
+
+// id consumes an id: a number at most 0xffffffff or an expression.
+func (p *lineParser) id() Value {
+	v := p.operand("id")
+	if v.Kind == ValueNumber && v.N > math.MaxUint32 {
+		p.fail(token{text: v.Text, col: v.Pos.Col}, "id out of range, want at most 0xffffffff")
+	}
+	return v
 }
 
 // limit consumes an rlimit value: a size or unlimited.

@@ -409,12 +409,30 @@ type Migrate struct {
 
 // Expect is "expect S key=value ...": check the socket's state (zckey,
 // optmem, wmem, errqueue, locked_vm, refcnt, …). Keys and word values are
-// validated by the simulator.
+// validated by the simulator. Notified, unless zero, is the check
+// notified=[LO,HI] among them.
 type Expect struct {
 	Line
-	Sock   Sock
-	Checks Options
+	Sock     Sock
+	Checks   Options
+	Notified IDs
 }
+
+// IDs is "notified=[LO,HI]" in an expect statement: the ids whose
+// completion the program has received on the socket so far, across every
+// record it read, are exactly LO to HI (HI < LO when they wrapped at
+// 2^32), each once, however the kernel split them into records. Lo and Hi
+// are ids, numbers at most 0xffffffff or expressions; Pos is the key's.
+type IDs struct {
+	Pos    Pos
+	Lo, Hi Value
+}
+
+// IsZero reports whether ids is absent.
+func (ids IDs) IsZero() bool { return ids.Lo.IsZero() }
+
+// String renders ids as "[lo,hi]", each bound as written.
+func (ids IDs) String() string { return "[" + ids.Lo.Text + "," + ids.Hi.Text + "]" }
 
 // SockOf returns the socket a statement acts on, if it acts on one.
 func SockOf(st Stmt) (Sock, bool) {
