@@ -41,6 +41,7 @@ var knobDocs = []Knob{
 	{"TCPZerocopyCloseWait", "that state check lets CLOSE_WAIT through (13d7f46386e0)"},
 	{"TCPScalingRatio", "receive window = free rcvbuf × measured len/truesize (v6.6, dfa2f0483360); half of it before"},
 	{"TCPHeadroom", "MAX_TCP_HEADER bytes counted in a TCP skb's head truesize: 256 on 6.18 (832-byte heads, measured), 0 before"},
+	{"SkbSmallHead", "skb heads up to SKB_SMALL_HEAD_CACHE_SIZE come from skb_small_head_cache (v6.3, bf9f1baa279f): 576 measured on 6.18, 0 before"},
 	{"TCPRmemMax", "default tcp_rmem[2], which sets the window scale: 6 MiB (scale 7), 32 MiB on 6.18 (scale 10, measured)"},
 	{"TCPPushedAtMSS", "a PSH segment exactly rcv_mss long marks the delayed ACK pushed, so a draining read ACKs (v6.14; measured on 6.18)"},
 	{"TCPSynDataFrag", "a Fast Open SYN's data goes into the page frag, up to its room (32768 measured on 6.18); 3456 linear bytes in 6.1's source"},

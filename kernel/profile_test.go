@@ -230,6 +230,7 @@ func TestDiff(t *testing.T) {
 		"TCPZerocopyCloseWait: true -> false",
 		"TCPScalingRatio: false -> true",
 		"TCPHeadroom: 0 -> 256",
+		"SkbSmallHead: 0 -> 576",
 		"TCPRmemMax: 6291456 -> 33554432",
 		"TCPPushedAtMSS: false -> true",
 		"TCPSynDataFrag: false -> true",

@@ -84,6 +84,12 @@
 // control buffer with MSG_CTRUNC (World.RecvmsgControl); a UDP datagram to
 // a closed port is answered with an ICMP port unreachable
 // (__udp4_lib_rcv, icmp_send), which __udp4_lib_err hands to the sender.
+// The error quotes up to 576 bytes in all (1280 for ICMPv6) and its skb's
+// truesize is kmalloc_reserve's (skb.AllocHead). Over loopback no ICMP
+// rate limit applies (icmpv4_xrlim_allow; measured on Linux 6.18). Over
+// other devices the model assumes every error is sent: whether
+// icmp_global_allow or the per-peer icmp_ratelimit bucket drops one after
+// a burst depends on wall-clock time the scenario does not show.
 // poll is do_pollfd over tcp_poll or datagram_poll (World.Poll); a
 // blocking TCP read sleeps in sk_wait_data until tcp_data_ready
 // (World.Recv); mmap is vm_mmap_pgoff under mmap_lock calling

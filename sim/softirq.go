@@ -55,8 +55,9 @@ type arrival struct {
 	// ack and win are an arriveAck's acknowledgement and window.
 	ack uint32
 	win int
-	// size is an arriveICMP's length.
-	size int
+	// size is an arriveICMP's length, alloc the head its skb was
+	// allocated with.
+	size, alloc int
 }
 
 // onPath sends a along s's path: inside the current step through the
@@ -91,7 +92,7 @@ func (w *World) process(a arrival) Event {
 	case arriveRst:
 		return w.rstArrives(a.to)
 	}
-	return w.icmpArrives(a.to, a.size)
+	return w.icmpArrives(a.to, a.size, a.alloc)
 }
 
 // inBottomHalf runs fn, a network event (a timer, a TX completion, a

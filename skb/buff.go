@@ -2,6 +2,7 @@ package skb
 
 import (
 	"fmt"
+	"math/bits"
 
 	"github.com/zcsim/zcsim/kernel"
 	"github.com/zcsim/zcsim/mm"
@@ -10,7 +11,10 @@ import (
 
 // Overhead is SKB_TRUESIZE(0) on x86_64: the sk_buff and the
 // skb_shared_info, each cache-aligned (256 + 320 bytes).
-const Overhead = 576
+const (
+	Overhead   = 576
+	shinfoSize = 320
+)
 
 // Truesize models SKB_TRUESIZE(linear): what an skb with a linear area of
 // linear bytes costs its socket before any frag is added.
@@ -137,6 +141,26 @@ type Buff struct {
 func Alloc(h *kernel.Host, linear int) *Buff {
 	b := newBuff(h, Buff{LinearCap: linear, Truesize: Truesize(linear), Head: Truesize(linear), users: 1, shinfo: newShinfo(h)})
 	b.Note(kernel.Entry{Op: kernel.OpAllocSkb, Args: [4]int64{int64(linear)}})
+	return b
+}
+
+// AllocHead models __alloc_skb of size bytes of head as kmalloc_reserve
+// sizes it: the object, SKB_HEAD_ALIGN(size), comes from
+// skb_small_head_cache when it fits Profile.SkbSmallHead, else from the
+// kmalloc bucket it rounds up to (kmalloc_size_roundup: a power of two
+// at these sizes); the truesize is SKB_TRUESIZE of the object less the
+// shared info. Linux 6.18's ICMP errors over loopback have these
+// truesizes (probe/testdata/icmp-truesize.zcs).
+func AllocHead(h *kernel.Host, size int) *Buff {
+	b := Alloc(h, size)
+	obj := align(size, 64) + shinfoSize
+	if small := h.Profile.SkbSmallHead; obj <= small {
+		obj = small
+	} else {
+		obj = 1 << bits.Len(uint(obj-1))
+	}
+	b.Truesize = obj - shinfoSize + Overhead
+	b.Head = b.Truesize
 	return b
 }
 

@@ -252,3 +252,28 @@ func (f *fixture) pageRefs(t testing.TB, refs ...int) {
 	}
 	skbtest.Pages(t, want...)
 }
+
+// AllocHead sizes a head as kmalloc_reserve does: from
+// skb_small_head_cache up to its size on 6.18, else the kmalloc bucket;
+// the truesizes of Linux 6.18's ICMP errors over loopback
+// (probe/testdata/icmp-truesize.zcs).
+func TestAllocHead(t *testing.T) {
+	for _, c := range []struct {
+		profile        string
+		size, truesize int
+	}{
+		{"linux-6.18", 187, 832},  // a 156-byte ICMP error: 512 ≤ 576
+		{"linux-6.18", 256, 832},  // the largest small head
+		{"linux-6.18", 257, 1280}, // 640: the 1024 bucket
+		{"linux-6.18", 607, 1280}, // a 576-byte ICMP error
+		{"linux-6.18", 1304, 2304},
+		{"linux-5.0", 187, 768}, // no small-head cache: the 512 bucket
+	} {
+		p, err := kernel.Lookup(c.profile)
+		require.NoError(t, err)
+		b := skb.AllocHead(kernel.NewHost(p), c.size)
+		require.Equal(t, c.truesize, b.Truesize, "%s %d", c.profile, c.size)
+		require.Equal(t, c.truesize, b.Head)
+		b.Free()
+	}
+}
