@@ -839,8 +839,11 @@ const ControlRoom = 512
 // CMSG_LEN of the sock_extended_err and its offender address, a struct
 // sockaddr_in (48 bytes in all) on AF_INET, a sockaddr_in6 (60) on
 // AF_INET6, the sock_extended_err alone (32) elsewhere. With less, the
-// read returns with MSG_CTRUNC (Result.Ctrunc) and the record is lost to
-// the program, its ids with it (probed on Linux 6.18). A TX timestamp's
+// read returns with MSG_CTRUNC (Result.Ctrunc); put_cmsg still copies
+// what fits, so the program has the sock_extended_err, and a zerocopy
+// record's ids, when the buffer holds the cmsghdr and it (32 bytes), and
+// loses them below that (probed on Linux 6.18). Socket.Notified counts
+// only the ids the program received. A TX timestamp's
 // SCM_TIMESTAMPING message, which comes first, is not counted. AF_UNIX
 // has no error queue: the read is an ordinary one (unixRecv).
 func (w *World) RecvmsgControl(c Call, s *Socket, n int, flags kernel.MsgFlags, controllen int) Result {
@@ -853,7 +856,7 @@ func (w *World) RecvmsgControl(c Call, s *Socket, n int, flags kernel.MsgFlags, 
 			return fail(err)
 		}
 		w.Monitor.Read(s.Sk, rec)
-		if rec.IsZerocopy() {
+		if rec.IsZerocopy() && controllen >= cmsghdrLen+eeLen {
 			s.notified.Add(rec.Range())
 		}
 		r := ok(0)

@@ -200,3 +200,20 @@ send u 1000 MSG_ZEROCOPY => -1 any
 		"test.zcs:22: -1 any | 1000",
 	)
 }
+
+// A read cut by MSG_CTRUNC hands the program the record's ids only when
+// its buffer held the cmsghdr and the sock_extended_err (32 bytes):
+// notified counts the second read's id and not the first's.
+func TestNotifiedAfterCtrunc(t *testing.T) {
+	tr := runSrc(t, `socket u AF_INET SOCK_DGRAM
+setsockopt u SOL_SOCKET SO_ZEROCOPY 1 => 0
+connect u => 0
+send u 1000 MSG_ZEROCOPY => 1000
+recvmsg u MSG_ERRQUEUE control=31 => ctrunc
+send u 1000 MSG_ZEROCOPY => 1000
+recvmsg u MSG_ERRQUEUE control=32 => ctrunc
+expect u notified=[1,1]
+expect u notified=[0,1]
+`)
+	requireMismatches(t, tr, "test.zcs:9: notified=[0,1] | notified [1,1], id 0 missing")
+}
