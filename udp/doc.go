@@ -15,7 +15,11 @@
 // __ip_append_data is modelled step by step (ipAppendData):
 //
 //	length      = payload + 8 on a datagram's first append, payload later
-//	              (RAW: payload); > 65535 bytes of IP packet ⇒ EMSGSIZE
+//	              (RAW: payload); > 65535 bytes of IP packet ⇒ EMSGSIZE,
+//	              and with RECVERR a SO_EE_ORIGIN_LOCAL record of
+//	              ee_errno EMSGSIZE, ee_info the path MTU (IPv4 at most
+//	              65535) on the error queue (ip_local_error,
+//	              ipv6_local_error)
 //	csum        = PARTIAL ⇔ first append ∧ no fragmentation ∧ offload
 //	              ∧ (¬MSG_MORE ∨ UDP_SEGMENT)
 //	MSG_ZEROCOPY ∧ length > 0 ∧ Sk.Zerocopy():
@@ -104,6 +108,8 @@
 // net/ipv4/ip_output.c: ip_append_data, __ip_append_data, ip_make_skb,
 // __ip_make_skb, ip_setup_cork, ip_flush_pending_frames, ip_send_skb,
 // ip_do_fragment; net/ipv6/ip6_output.c: __ip6_append_data;
+// net/ipv4/ip_sockglue.c: ip_local_error; net/ipv6/datagram.c:
+// ipv6_local_error;
 // net/ipv4/raw.c: raw_sendmsg, raw_send_hdrinc; net/core/sock.c:
 // sock_alloc_send_pskb, skb_page_frag_refill, sock_wfree;
 // net/core/skbuff.c: msg_zerocopy_realloc, skb_zerocopy_iter_dgram,

@@ -8,8 +8,10 @@ import (
 
 	"github.com/zcsim/zcsim/kernel"
 	"github.com/zcsim/zcsim/mm"
+	"github.com/zcsim/zcsim/notify"
 	"github.com/zcsim/zcsim/skb"
 	"github.com/zcsim/zcsim/ubuf"
+	"github.com/zcsim/zcsim/udp"
 )
 
 const (
@@ -526,4 +528,34 @@ func TestGSOv6OneSkb(t *testing.T) {
 	require.Len(t, e.net.held, 1)
 	require.Empty(t, e.net.held[0].Shinfo().FragList)
 	e.finish(t)
+}
+
+// A datagram too long for IP leaves a SO_EE_ORIGIN_LOCAL record with the
+// path MTU when the family's RECVERR is on (ip_local_error,
+// ipv6_local_error), charged to rmem, and sets no sk_err; the zerocopy
+// notifications on either side of it stay apart.
+func TestLocalErrorEmsgsize(t *testing.T) {
+	for fam, want := range map[kernel.Family]uint32{kernel.AF_INET: udp.IPMaxMTU, kernel.AF_INET6: uint32(loRoute.MTU)} {
+		e := newEnv(t, "linux-6.18", fam, kernel.SOCK_DGRAM, kernel.IPPROTO_UDP, loRoute, loopback)
+		require.Zero(t, e.u.Setsockopt(kernel.SO_ZEROCOPY, 1))
+		require.Equal(t, kernel.EMSGSIZE, e.send(65528, zc).Err)
+		require.Zero(t, e.sk.ErrQueue.Len(), "no RECVERR, no record")
+		opt := kernel.IP_RECVERR
+		if fam == kernel.AF_INET6 {
+			opt = kernel.IPV6_RECVERR
+		}
+		require.Zero(t, e.u.Setsockopt(opt, 1))
+		require.Equal(t, uint32(0), e.send(10, zc).ID)
+		require.Equal(t, kernel.EMSGSIZE, e.send(65528, zc).Err)
+		require.Equal(t, uint32(1), e.send(10, zc).ID)
+		require.Equal(t, kernel.Errno(0), e.sk.Err)
+		recs := e.drain(t)
+		require.Len(t, recs, 3)
+		require.Equal(t, notify.Record{Origin: kernel.SO_EE_ORIGIN_LOCAL, Errno: kernel.EMSGSIZE, Info: want},
+			notify.Record{Origin: recs[1].Origin, Errno: recs[1].Errno, Type: recs[1].Type, Code: recs[1].Code, Info: recs[1].Info, Data: recs[1].Data})
+		require.Equal(t, []string{"zerocopy [0,0] COPIED", "zerocopy [1,1] COPIED"}, []string{recs[0].String(), recs[2].String()})
+		require.Zero(t, e.sk.RmemAlloc)
+		e.quiet(t)
+		e.finish(t)
+	}
 }
