@@ -93,7 +93,9 @@
 // # Calibration
 //
 // testdata/*.zcs is the calibration suite: UDP and TCP sends, corking,
-// zero-length sends, mixed copy and zerocopy sends, failing sends,
+// zero-length sends, MSG_PEEK and zero-length reads (udp-peek.zcs,
+// tcp-peek.zcs), a cork's probe timer (tcp-cork-probe.zcs), mixed copy
+// and zerocopy sends, failing sends,
 // MSG_ZEROCOPY without SO_ZEROCOPY, shutdown of every socket kind and what
 // later sends and reads see, calls on closed descriptors, UDP to a closed
 // port (ICMP errors), socket(2) across families, types and protocols,

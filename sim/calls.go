@@ -927,7 +927,7 @@ func (w *World) Recv(c Call, s *Socket, n int, flags kernel.MsgFlags) Result {
 	return w.syscall(c, "recv", s, func() Result {
 		switch {
 		case s.tcp != nil:
-			return w.recvCopy(s, n)
+			return w.recvCopy(s, 0, n, flags)
 		case s.dgrm != nil:
 			got, err := s.dgrm.recv(n, flags)
 			if err != 0 {
@@ -942,9 +942,16 @@ func (w *World) Recv(c Call, s *Socket, n int, flags kernel.MsgFlags) Result {
 }
 
 // recvCopy is one pass of tcp_recvmsg_locked over the receive queue:
-// copy up to n bytes, then tcp_cleanup_rbuf.
-func (w *World) recvCopy(s *Socket, n int) Result {
-	got, err := s.tcp.Recv(n)
+// copy up to n bytes, then tcp_cleanup_rbuf. With MSG_PEEK it copies
+// the bytes after the first peeked ones a blocking read already copied,
+// and consumes nothing.
+func (w *World) recvCopy(s *Socket, peeked, n int, flags kernel.MsgFlags) Result {
+	got, err := 0, kernel.Errno(0)
+	if flags&kernel.MSG_PEEK != 0 {
+		got, err = s.tcp.Peek(peeked, n)
+	} else {
+		got, err = s.tcp.Recv(n)
+	}
 	if err != 0 {
 		return fail(err)
 	}
@@ -971,7 +978,7 @@ func (w *World) recvStream(c Call, s *Socket, n int, flags kernel.MsgFlags) Resu
 	for {
 		w.beginOn(s)
 		s.lockSock()
-		r := w.recvCopy(s, n-got)
+		r := w.recvCopy(s, got, n-got, flags)
 		w.releaseSock(s)
 		done := last || r.Errno != 0 || r.Ret == 0 || got+int(r.Ret) >= target
 		if r.Errno == 0 {

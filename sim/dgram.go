@@ -177,13 +177,19 @@ func (d *dgram) queue(w *World, r *Socket, b *skb.Buff, n int) line {
 // With MSG_TRUNC the result is the datagram's whole length, whatever n
 // (udp_recvmsg returns ulen: the selftest msg_zerocopy reads 65435-byte
 // datagrams into 64 bytes this way, and Linux 6.18 answers 65435).
+// MSG_PEEK leaves the datagram queued (__skb_recv_udp peeks, and only
+// skb_consume_udp unlinks it), a zero-length peek too: measured on Linux
+// 6.18, a 0-byte MSG_PEEK returns 0 and the next read gets the same
+// datagram (probe/testdata/udp-peek.zcs).
 func (d *dgram) recv(n int, flags kernel.MsgFlags) (int, kernel.Errno) {
 	if len(d.rx) == 0 {
 		return 0, kernel.EAGAIN
 	}
 	g := d.rx[0]
-	d.rx = d.rx[1:]
-	g.skb.Free()
+	if flags&kernel.MSG_PEEK == 0 {
+		d.rx = d.rx[1:]
+		g.skb.Free()
+	}
 	if flags&kernel.MSG_TRUNC != 0 {
 		return g.len, 0
 	}

@@ -127,6 +127,14 @@
 //     (tcp_check_probe_timer); its tcp_write_wakeup sends what the window
 //     takes (measured: three 200000-byte sends to an unread peer over
 //     loopback leave it 98223 bytes, three 32741-byte skbs, 150ms later).
+//     So it does when a cork (TCP_CORK, MSG_MORE) holds the only data:
+//     tcp_write_wakeup sends the partial segment, cork or not, and the
+//     probe state is forgotten once data is in flight (tcp_send_probe0;
+//     measured: a corked byte reaches the peer 200ms after the send).
+//   - MSG_PEEK reads from a private copy of copied_seq and consumes
+//     nothing (Conn.Peek); a zero-length read returns 0 when data is
+//     queued and EAGAIN when none is (sock_rcvlowat's target is at least
+//     one byte).
 //   - tcp_done stops every timer (inet_csk_clear_xmit_timers).
 //
 // # Receive window

@@ -105,6 +105,11 @@ func (c *Conn) armProbe() {
 		c.t.backoff = min(c.t.backoff+1, retries2)
 		c.pushPending(c.nonagle)
 		c.t.probeDue = false
+		if len(c.rtx) > 0 || len(c.write) == 0 {
+			// tcp_send_probe0: the probe sent data (or nothing is left),
+			// so the probe state is forgotten.
+			c.t.probes, c.t.backoff = 0, 0
+		}
 		return "probe timer fires: tcp_write_wakeup sends what the window takes"
 	})
 }
