@@ -40,8 +40,7 @@
 // via= and peer_read=manual), setsockopt, getsockopt, connect, listen,
 // accept (the child's peer is a client that connect S.peer, or else the
 // accept itself, connected to the listener), send,
-// sendto, sendmsg, sendmmsg (as the model does it: one sendmsg per
-// message), recvmsg (MSG_ERRQUEUE reads one record), recv (on a socket or
+// sendto, sendmsg, sendmmsg (sendmmsg(2) itself), recvmsg (MSG_ERRQUEUE reads one record), recv (on a socket or
 // its peer), shutdown, close, setrlimit and capdrop of the task main,
 // settle, wait, and sysctl net.core.optmem_max, net.ipv4.tcp_fastopen and
 // net.ipv4.ping_group_range
@@ -95,7 +94,7 @@
 // testdata/*.zcs is the calibration suite: UDP and TCP sends, corking,
 // zero-length sends, MSG_PEEK and zero-length reads (udp-peek.zcs,
 // tcp-peek.zcs), a cork's probe timer (tcp-cork-probe.zcs), mixed copy
-// and zerocopy sends, failing sends,
+// and zerocopy sends, failing sends, sendmmsg's count (sendmmsg.zcs),
 // MSG_ZEROCOPY without SO_ZEROCOPY, shutdown of every socket kind and what
 // later sends and reads see, calls on closed descriptors, UDP to a closed
 // port (ICMP errors), socket(2) across families, types and protocols,

@@ -498,21 +498,37 @@ func (h *host) send(s scenario.Sock, msgs [][]int, fl scenario.Flags, to bool) s
 	return fmt.Sprint(n)
 }
 
-// sendmmsg sends each message with its own sendmsg, as the model does:
-// the count sent, or the first error when none was.
+// sendmmsg runs sendmmsg(2) itself, each message's iovecs over one
+// buffer of pages: the count __sys_sendmmsg returns, or its error when
+// no message went.
 func (h *host) sendmmsg(s *scenario.Sendmmsg) string {
-	sent := 0
-	for _, m := range s.Msgs {
-		r := h.send(s.Sock, [][]int{scenario.Lengths(m)}, s.Flags, false)
-		if strings.HasPrefix(r, "-1") {
-			if sent == 0 {
-				return r
-			}
-			break
+	msgs := make([]unix.Mmsghdr, len(s.Msgs))
+	for i, m := range s.Msgs {
+		lens := scenario.Lengths(m)
+		total := 0
+		for _, l := range lens {
+			total += l
 		}
-		sent++
+		bufs := iovs(pageBuf(total), lens)
+		iov := make([]unix.Iovec, max(len(bufs), 1))
+		for j, b := range bufs {
+			if len(b) > 0 {
+				iov[j].Base = &b[0]
+			}
+			iov[j].SetLen(len(b))
+		}
+		msgs[i].Hdr.Iov = &iov[0]
+		msgs[i].Hdr.SetIovlen(len(bufs))
 	}
-	return fmt.Sprint(sent)
+	var p unsafe.Pointer
+	if len(msgs) > 0 {
+		p = unsafe.Pointer(&msgs[0])
+	}
+	n, _, en := unix.Syscall6(unix.SYS_SENDMMSG, uintptr(h.fd(s.Sock)), uintptr(p), uintptr(len(msgs)), uintptr(s.Flags.MsgFlags()), 0, 0)
+	if en != 0 {
+		return errRes(en)
+	}
+	return fmt.Sprint(n)
 }
 
 func (h *host) recvErr(s *scenario.Recvmsg) string {

@@ -124,6 +124,9 @@ func (c *Conn) syncRTO() {
 		c.t.backoff = 0
 		return
 	}
+	// ICSK_TIME_RETRANS and ICSK_TIME_PROBE0 are one timer
+	// (icsk_retransmit_timer): with data in flight the probe is off.
+	c.Net.Cancel(c.t.probe)
 	if !c.Net.Pending(c.t.rto) {
 		c.armRTO()
 	}
