@@ -71,8 +71,15 @@ func (s *Sock) ChargeW(b *skb.Buff) {
 // ChargeQueued models sk_wmem_queued_add plus the sk_wmem_free_skb
 // destructor of TCP's write and retransmit queues.
 func (s *Sock) ChargeQueued(b *skb.Buff) {
-	s.WmemQueued += b.Truesize
+	s.GrowQueued(b.Truesize)
 	b.SetOwner(s, skb.WmemQueued)
+}
+
+// GrowQueued charges n more bytes of truesize to sk_wmem_queued: an skb
+// already queued grew (sk_wmem_queued_add in tcp_sendmsg_locked).
+func (s *Sock) GrowQueued(n int) {
+	s.WmemQueued += n
+	s.WmemQueuedCharged += uint64(max(n, 0))
 }
 
 // IPv6 reports whether the socket's traffic is IPv6: an AF_INET6 socket

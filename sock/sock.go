@@ -89,10 +89,14 @@ type Sock struct {
 	OmemLow    int
 	WmemAlloc  int // sk_wmem_alloc, without the kernel's bias of 1
 	WmemQueued int // sk_wmem_queued (TCP write and retransmit queues)
-	RmemAlloc  int // sk_rmem_alloc
-	Sndbuf     int // sk_sndbuf
-	Rcvbuf     int // sk_rcvbuf
-	Rcvlowat   int // sk_rcvlowat
+	// WmemQueuedCharged sums every charge to sk_wmem_queued over the
+	// socket's life (frees do not lower it): a call's charges are the
+	// difference across it.
+	WmemQueuedCharged uint64
+	RmemAlloc         int // sk_rmem_alloc
+	Sndbuf            int // sk_sndbuf
+	Rcvbuf            int // sk_rcvbuf
+	Rcvlowat          int // sk_rcvlowat
 	// SndbufLocked and RcvbufLocked are SOCK_SNDBUF_LOCK and
 	// SOCK_RCVBUF_LOCK: the user set the size, so autotuning leaves it.
 	SndbufLocked, RcvbufLocked bool

@@ -46,3 +46,52 @@ func TestPollRmemPressure(t *testing.T) {
 	p.peer.Sk.Rcvbuf = p.peer.Sk.RmemAlloc + p.peer.Sk.RmemAlloc>>3 - 1
 	require.NotZero(t, p.peer.Poll()&kernel.POLLIN)
 }
+
+// SendWouldWait says beforehand what a non-blocking send then does: EAGAIN
+// with nothing queued exactly when it reports true, over sends of several
+// sizes, with and without MSG_ZEROCOPY, and the ACKs now held, now let
+// through.
+func TestSendWouldWaitPredictsEagain(t *testing.T) {
+	p := newPair(t, "linux-6.18", true)
+	p.c.Sk.Sndbuf, p.c.Sk.SndbufLocked = 16384, true
+	sizes := []int{1000, 4096, 100, 30000, 1}
+	waited, tail := 0, 0
+	for i := range 200 {
+		size, zc := sizes[i%len(sizes)], i%3 != 0
+		flags := kernel.MSG_DONTWAIT
+		if zc {
+			flags |= kernel.MSG_ZEROCOPY
+		}
+		would := p.c.SendWouldWait(size, zc)
+		if !would && !p.c.memoryFree() {
+			tail++
+		}
+		res := p.send(flags, size)
+		require.Equal(t, would, res.Err == kernel.EAGAIN, "send %d: %d bytes, zerocopy %v: %+v", i, size, zc, res)
+		if would {
+			waited++
+		}
+		if i%7 == 6 {
+			p.drain()
+			p.read()
+		}
+	}
+	require.NotZero(t, waited, "the buffer filled")
+	require.NotZero(t, tail, "sends went to an unsent tail while the buffer was full")
+}
+
+// A tail whose uarg reached msg_zerocopy_realloc's byte limit takes no
+// more zerocopy data: the send needs a new segment, so a full buffer
+// makes it wait, while a copy still goes into the tail.
+func TestSendWouldWaitAtUargLimit(t *testing.T) {
+	p := newPair(t, "linux-6.18", true)
+	p.c.Sk.Sndbuf, p.c.Sk.SndbufLocked = 1<<30, true
+	for p.c.tailUarg() == nil || p.c.tailUarg().Bytelen+1000 <= 1<<19 {
+		require.Equal(t, 1000, p.send(kernel.MSG_DONTWAIT|kernel.MSG_ZEROCOPY, 1000).N)
+	}
+	p.c.Sk.Sndbuf = p.c.Sk.WmemQueued
+	require.True(t, p.c.SendWouldWait(1000, true))
+	require.False(t, p.c.SendWouldWait(1000, false))
+	require.Equal(t, kernel.EAGAIN, p.send(kernel.MSG_DONTWAIT|kernel.MSG_ZEROCOPY, 1000).Err)
+	require.Equal(t, 1000, p.send(kernel.MSG_DONTWAIT, 1000).N)
+}

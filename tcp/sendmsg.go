@@ -438,7 +438,7 @@ func (s *SendCall) append(seg *Segment, n int) (added int, newSeg bool) {
 			return 0, true
 		}
 	}
-	c.Sk.WmemQueued += b.Truesize - before
+	c.Sk.GrowQueued(b.Truesize - before)
 	return added, false
 }
 

@@ -4,6 +4,7 @@ import (
 	"github.com/zcsim/zcsim/kernel"
 	"github.com/zcsim/zcsim/skb"
 	"github.com/zcsim/zcsim/sock"
+	"github.com/zcsim/zcsim/ubuf"
 )
 
 // after is the kernel's after(a, b) on sequence numbers: a is later than b
@@ -48,6 +49,36 @@ func (c *Conn) removeEmptyTail() {
 
 // memoryFree models sk_stream_memory_free: sk_wmem_queued below sk_sndbuf.
 func (c *Conn) memoryFree() bool { return c.Sk.WmemQueued < c.Sk.Sndbuf }
+
+// SendWouldWait reports whether a send of size bytes, with MSG_ZEROCOPY
+// when zerocopy, would now reach wait_for_space before queuing a byte
+// (tcp_sendmsg_locked): new_segment finds sk_stream_memory_free false and
+// the write queue's tail cannot take the first bytes -- there is none, it
+// reached size_goal, it ends a record (EOR) or carries the FIN, its frags
+// are full, or, for a zerocopy send, it holds a uarg that
+// msg_zerocopy_realloc would not extend (a new uarg:
+// skb_zerocopy_iter_stream's -EEXIST).
+func (c *Conn) SendWouldWait(size int, zerocopy bool) bool {
+	if c.memoryFree() {
+		return false
+	}
+	seg := c.writeTail()
+	if seg == nil || c.sizeGoal()-seg.Skb.Len <= 0 || seg.EOR || seg.Fin {
+		return true
+	}
+	b := seg.Skb
+	if b.Tailroom() > 0 {
+		return false
+	}
+	if len(b.Shinfo().Frags) >= kernel.MaxSkbFrags {
+		return true
+	}
+	if !zerocopy || size == 0 || !c.Sk.Zerocopy() || !c.Route.SG {
+		return false
+	}
+	tail := b.Zcopy()
+	return tail != nil && tail.Flavour == ubuf.MsgZerocopy && ubuf.Extends(c.host().Profile, c.Sk, tail, uint32(size)) != ubuf.Extended
+}
 
 // sizeGoal models tcp_xmit_size_goal: without GSO one MSS; with it, as many
 // whole MSS as fit the GSO size less MAX_TCP_HEADER, bounded to half the

@@ -123,17 +123,16 @@ func Realloc(h *kernel.Host, sk Socket, task *Task, size uint32, tail *Info, hol
 		return nil, FailForeign
 	}
 	p := h.Profile
-	overLimit := uint64(tail.Bytelen)+uint64(byteCount(p, size)) > uint64(p.UargByteLimit/p.UargByteUnit) || tail.Len >= p.UargLenLimit
-	if overLimit {
+	switch Extends(p, sk, tail, size) {
+	case FailLimit:
 		if !sk.Stream() {
 			return nil, FailLimit
 		}
 		return newAfterTail(h, sk, task, size, holder, FailLimit)
-	}
-	next := wrapID(p, tail.ID+uint32(tail.Len))
-	if next != sk.ZCKey() {
+	case FailNotContiguous:
 		return newAfterTail(h, sk, task, size, holder, FailNotContiguous)
 	}
+	next := wrapID(p, tail.ID+uint32(tail.Len))
 	if why, ok := tail.Mmp.account(p, task, uint64(size)); !ok {
 		sk.Note(why)
 		return nil, FailMemlock
@@ -146,6 +145,20 @@ func Realloc(h *kernel.Host, sk Socket, task *Task, size uint32, tail *Info, hol
 	}
 	tail.Note(kernel.Entry{Op: kernel.OpZerocopyRealloc, Args: [4]int64{int64(tail.ID), int64(next), int64(tail.Bytelen)}})
 	return tail, Extended
+}
+
+// Extends reports whether msg_zerocopy_realloc would extend tail, a
+// MsgZerocopy uarg, for one more call of size bytes (Extended, RLIMIT_MEMLOCK
+// aside), or why not: the byte or call limit (FailLimit), or another uarg
+// allocated since (FailNotContiguous).
+func Extends(p *kernel.Profile, sk Socket, tail *Info, size uint32) Outcome {
+	if uint64(tail.Bytelen)+uint64(byteCount(p, size)) > uint64(p.UargByteLimit/p.UargByteUnit) || tail.Len >= p.UargLenLimit {
+		return FailLimit
+	}
+	if wrapID(p, tail.ID+uint32(tail.Len)) != sk.ZCKey() {
+		return FailNotContiguous
+	}
+	return Extended
 }
 
 // byteCount is what a call of size bytes adds to a uarg's Bytelen: size

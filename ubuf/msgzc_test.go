@@ -487,3 +487,18 @@ func ExampleRealloc() {
 	// extended the tail uarg: uarg#2[id 0..1 refcnt 2] sk_zckey 2
 	// notification: zerocopy [0,1] locked_vm 0
 }
+
+// Extends answers what Realloc will do with a tail, and changes nothing.
+func TestExtends(t *testing.T) {
+	e := skbtest.NewEnv(t, "linux-6.18")
+	s := e.TCP()
+	u1, _ := ubuf.Alloc(e.H, s, e.Task, 100, call1)
+	p := e.H.Profile
+	require.Equal(t, ubuf.Extended, ubuf.Extends(p, s, u1, 100))
+	require.Equal(t, ubuf.FailLimit, ubuf.Extends(p, s, u1, 1<<19))
+	require.Equal(t, uint32(1), s.ZCKey())
+	require.Equal(t, uint16(1), u1.Len)
+	u2, _ := ubuf.Alloc(e.H, s, e.Task, 100, call2)
+	require.Equal(t, ubuf.FailNotContiguous, ubuf.Extends(p, s, u1, 100))
+	require.Equal(t, ubuf.Extended, ubuf.Extends(p, s, u2, 100))
+}

@@ -78,7 +78,13 @@
 // ENOBUFS the model would not give is explained when the uargs of unread
 // ids, not yet completed in the kernel, still held the optmem or pages
 // the model gave back; a send the model would refuse is explained when
-// its pending work, run ahead, completes sends in time. A call agrees
+// its pending work, run ahead, completes sends in time. A non-blocking TCP
+// send is guided by what the reads have not shown acknowledged
+// (unackedSends): an EAGAIN the model would not give is explained when
+// what the sends since the last acknowledged one charged to
+// sk_wmem_queued fills sk_sndbuf (their ACKs had not arrived); a send the
+// model would make wait (tcp.Conn.SendWouldWait) is explained when its
+// pending ACKs, run ahead, free the buffer in time. A call agrees
 // under an assumption the report states whenever some schedule explains
 // it; it diverges only when none does.
 //

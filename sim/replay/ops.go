@@ -616,12 +616,15 @@ func (r *replayer) send(o *strace.Send) {
 	}
 	size := uint64(im.total())
 	var ahead engine.Duration
-	noSchedule := ""
+	aheadWhy, noSchedule := "", ""
+	n, sent := o.Result.Ret()
+	sent = sent && n >= 0
 	if flags&kernel.MSG_ZEROCOPY != 0 && e.s.Sk.Zerocopy() {
-		if n, ok := o.Result.Ret(); ok && n >= 0 && refuses(e, size) {
+		if sent && refuses(e, size) {
 			// A schedule in which completions ran earlier than the
 			// model's gave their optmem and pages back in time.
 			ahead, _ = r.runAhead(func() bool { return !refuses(e, size) })
+			aheadWhy = "completions the model schedules later had already run and given back their optmem and locked pages"
 		} else if o.Result.Errno == "ENOBUFS" {
 			var done bool
 			if done, noSchedule = r.heldBack(o, e, text, size); done {
@@ -629,15 +632,34 @@ func (r *replayer) send(o *strace.Send) {
 			}
 		}
 	}
+	if e.s.IsTCP() && nonblocking(e, flags) {
+		switch {
+		case sent && e.s.Conn().SendWouldWait(int(size), flags&kernel.MSG_ZEROCOPY != 0):
+			// A schedule in which the peer's ACKs came sooner than the
+			// model's freed the send buffer in time.
+			d, _ := r.runAhead(func() bool { return !e.s.Conn().SendWouldWait(int(size), flags&kernel.MSG_ZEROCOPY != 0) })
+			if d > 0 {
+				ahead += d
+				aheadWhy = "ACKs the model schedules later had already arrived and freed send-buffer space"
+			}
+		case (o.Result.Errno == "EAGAIN" || o.Result.Errno == "EWOULDBLOCK") && !e.s.Conn().SendWouldWait(int(size), flags&kernel.MSG_ZEROCOPY != 0):
+			var done bool
+			if done, noSchedule = r.unackedEagain(o, e, text); done {
+				return
+			}
+		}
+	}
+	charged := e.s.Sk.WmemQueuedCharged
 	res := send(r.call(&o.Header, text), e.s, im.lens, flags)
 	e.held.sent(e, res.Send, size)
-	if n, ok := o.Result.Ret(); ok {
+	e.unacked.sent(e, res.Send, e.s.Sk.WmemQueuedCharged-charged, line(&o.Header))
+	if sent {
 		e.out.wrote(n)
 	}
 	pred := res.String()
 	switch {
 	case pred == obs && ahead > 0:
-		r.assume(&o.Header, e, text, obs, pred, "", fmt.Sprintf("the network ran %v ahead of the model's clock: completions the model schedules later had already run and given back their optmem and locked pages", ahead))
+		r.assume(&o.Header, e, text, obs, pred, "", fmt.Sprintf("the network ran %v ahead of the model's clock: %s", ahead, aheadWhy))
 	case pred != obs && noSchedule != "":
 		r.compare(&o.Header, o.Fd, e.s.Name, text, obs, pred, noSchedule+"; the model: "+why(res))
 	default:
@@ -684,8 +706,10 @@ func (r *replayer) abbreviatedSend(o *strace.Send, e *fdEntry, text string, send
 		r.add(&o.Header, o.Fd, e.s.Name, text, obs, notReplayed, o.Abbrev+"; "+r.tooBig(int(n)), Undetermined)
 	default:
 		r.between(&o.Header)
+		charged := e.s.Sk.WmemQueuedCharged
 		res := send([]int{int(n)})
 		e.held.sent(e, res.Send, uint64(n))
+		e.unacked.sent(e, res.Send, e.s.Sk.WmemQueuedCharged-charged, line(&o.Header))
 		e.out.wrote(n)
 		r.add(&o.Header, o.Fd, e.s.Name, text, obs, res.String(),
 			fmt.Sprintf("%s; the model replayed it as one %d-byte buffer (the observed result) to keep its state close to the kernel's", o.Abbrev, n), Undetermined)

@@ -92,6 +92,9 @@ type fdEntry struct {
 	errq errView
 	// held lists the uargs whose ids the program has not read yet.
 	held heldUargs
+	// unacked lists what the TCP sends the log has not shown
+	// acknowledged yet charged to the send buffer.
+	unacked unackedSends
 	// out is the stream a traced TCP client sends to a traced listener's
 	// child; in, on that child, the same stream read.
 	out, in *stream

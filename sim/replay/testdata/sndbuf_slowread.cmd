@@ -1,0 +1,1 @@
+go build -o sndbuf_slowread sndbuf_slowread.go && strace -f -tt -e trace=network,read,write -o full.log ./sndbuf_slowread && head -300 full.log > sndbuf_slowread.log  # as root, in a network namespace with lo up; the log is cut before the first read at a window edge, whose partial segment the model does not reproduce
