@@ -47,6 +47,8 @@ type Result struct {
 	Cmsg *Cmsg
 	// Epoll are the events an epoll_wait returned.
 	Epoll []EpollEvent
+	// Batch is what each message a sendmmsg tried did to ids, in order.
+	Batch []sock.SendResult
 }
 
 // Cmsg is a struct cmsghdr as put_cmsg wrote it: cmsg_level, cmsg_type
@@ -658,16 +660,18 @@ func importIovec(lens []int) []int {
 // stream socket's send buffer filled); a message sent in part counts as
 // sent. It returns how many were sent, or the first error if none was
 // (a later error is lost); Send and Blocked are those of the last
-// message tried. Measured on Linux 6.18 with MSG_DONTWAIT over loopback:
+// message tried, Batch each message's Send. Measured on Linux 6.18 with MSG_DONTWAIT over loopback:
 // a 5000000-byte message then two of 100 bytes return 1
 // (probe/testdata/sendmmsg.zcs).
 func (w *World) Sendmmsg(c Call, s *Socket, msgs [][]int, flags kernel.MsgFlags) Result {
 	msgs = msgs[:min(len(msgs), kernel.UioMaxiov)]
 	sent := 0
 	var last Result
+	var batch []sock.SendResult
 	head := abbreviate(c.Text, maxCallText)
 	for i, m := range msgs {
 		last = w.Send(Call{Source: c.Source, Text: fmt.Sprintf("%s (message %d)", head, i)}, s, m, flags)
+		batch = append(batch, last.Send)
 		if last.Errno != 0 {
 			break
 		}
@@ -680,7 +684,7 @@ func (w *World) Sendmmsg(c Call, s *Socket, msgs [][]int, flags kernel.MsgFlags)
 	if sent == 0 && last.Errno != 0 {
 		res = fail(last.Errno)
 	}
-	res.Send, res.Blocked = last.Send, last.Blocked
+	res.Send, res.Blocked, res.Batch = last.Send, last.Blocked, batch
 	return res
 }
 

@@ -76,8 +76,9 @@
 // model's pending work may run ahead of its clock (runAhead). A zerocopy
 // send is guided by what the reads have not reported yet (heldUargs): an
 // ENOBUFS the model would not give is explained when the uargs of unread
-// ids, not yet completed in the kernel, still held the optmem or pages
-// the model gave back; a send the model would refuse is explained when
+// ids (a sendmmsg's messages included), not yet completed in the kernel,
+// still held the optmem or pages the model gave back (pages: of every
+// traced socket, as RLIMIT_MEMLOCK bounds the user's locked_vm); a send the model would refuse is explained when
 // its pending work, run ahead, completes sends in time. A non-blocking TCP
 // send is guided by what the reads have not shown acknowledged
 // (unackedSends): an EAGAIN the model would not give is explained when

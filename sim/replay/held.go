@@ -120,24 +120,52 @@ func (r *replayer) heldBack(o *strace.Send, e *fdEntry, text string, size uint64
 	p := sk.Host().Profile
 	e.held.prune(e)
 	omem, pages, first, last, n := e.held.returned(e)
-	if n == 0 {
+	others := r.othersPages(e)
+	if n == 0 && others == 0 {
 		return false, "no schedule: no send whose completion the model ran is unread, so nothing it gave back could still be charged"
 	}
 	ids := fmt.Sprintf("ids %d..%d (%d uargs)", first, last, n)
+	if n == 0 {
+		ids = "the user's other sockets' unread sends"
+	}
 	switch {
 	case omem > 0 && sk.OmallocRefuses(omem):
 		r.assume(&o.Header, e, text, o.Result.String(), "-1 ENOBUFS", "",
 			fmt.Sprintf("the completions of %s had not run yet, so their notification skbs still charged optmem: sk_omem_alloc %d + %d > optmem_max %d; msg_zerocopy_alloc failed, the call queued nothing",
 				ids, sk.OmemAlloc+omem, p.OmallocEstimate, sk.Net.OptmemMax))
 		return true, ""
-	case pages > 0 && ubuf.Refuses(p, task, size, pages):
+	case pages+others > 0 && ubuf.Refuses(p, task, size, pages+others):
+		also := ""
+		if others > 0 && n > 0 {
+			also = fmt.Sprintf(" (%d of them the user's other sockets')", others)
+		}
 		r.assume(&o.Header, e, text, o.Result.String(), "-1 ENOBUFS", "",
-			fmt.Sprintf("the completions of %s had not run yet, so their %d pages were still locked: %d more would pass RLIMIT_MEMLOCK (%d pages); msg_zerocopy_alloc failed, the call queued nothing",
-				ids, pages, ubuf.PinnedPages(size), task.Memlock>>kernel.PageShift))
+			fmt.Sprintf("the completions of %s had not run yet, so their %d pages%s were still locked: %d more would pass RLIMIT_MEMLOCK (%d pages); msg_zerocopy_alloc failed, the call queued nothing",
+				ids, pages+others, also, ubuf.PinnedPages(size), task.Memlock>>kernel.PageShift))
 		return true, ""
 	}
 	return false, fmt.Sprintf("no schedule: even with the completions of %s not run, sk_omem_alloc would be %d (optmem_max %d) and %d more pages locked",
-		ids, sk.OmemAlloc+omem, sk.Net.OptmemMax, pages)
+		ids, sk.OmemAlloc+omem, sk.Net.OptmemMax, pages+others)
+}
+
+// othersPages sums the pages the model gave back of the unread uargs of
+// every traced socket but e: RLIMIT_MEMLOCK bounds the user's locked_vm
+// (mm_account_pinned_pages), which every socket of the user charges.
+func (r *replayer) othersPages(e *fdEntry) uint64 {
+	seen := map[*fdEntry]bool{e: true}
+	var pages uint64
+	for _, t := range r.tables {
+		for _, o := range t.fds {
+			if seen[o] || o.s == nil {
+				continue
+			}
+			seen[o] = true
+			o.held.prune(o)
+			_, pg, _, _, _ := o.held.returned(o)
+			pages += pg
+		}
+	}
+	return pages
 }
 
 // refuses reports whether the model, as it stands, would refuse a new

@@ -110,3 +110,36 @@ func TestCompletionsRunAheadExplainAcceptedSend(t *testing.T) {
 		}
 	}
 }
+
+// The uargs of a sendmmsg's messages are held back like a send's: the
+// ENOBUFS after a two-message batch is explained by both not having
+// completed yet.
+func TestHeldCompletionsOfSendmmsg(t *testing.T) {
+	msg := `{msg_hdr={msg_name=NULL, msg_namelen=0, msg_iov=[{iov_base="m"..., iov_len=4096}], msg_iovlen=1, msg_controllen=0, msg_flags=0}, msg_len=4096}`
+	batch := "sendmmsg(4, [" + msg + ", " + msg + "], 2, MSG_ZEROCOPY) = 2\n"
+	src := tcpHead + batch + zcSend(enobufs) + errq(0, 1) + zcSend("4096") + errq(2, 2)
+	rep := replayOpts(t, src, replay.Options{OptmemMax: 2000})
+	require.True(t, rep.OK(), "%+v", rep.Divergences())
+	c := callAt(t, rep, 9)
+	require.Equal(t, replay.Assumed, c.Verdict)
+	require.Contains(t, c.Assumption, "the completions of ids 0..1 (2 uargs) had not run yet")
+}
+
+// RLIMIT_MEMLOCK bounds the user's locked pages, whichever socket pinned
+// them: a second connection's first send is refused while the first
+// connection's send, unread, may still hold its 3 of the 5 pages.
+func TestHeldPagesOfAnotherSocket(t *testing.T) {
+	second := `socket(AF_INET, SOCK_STREAM|SOCK_CLOEXEC, IPPROTO_IP) = 6
+setsockopt(6, SOL_SOCKET, SO_ZEROCOPY, [1], 4) = 0
+connect(6, {sa_family=AF_INET, sin_port=htons(8000), sin_addr=inet_addr("127.0.0.1")}, 16) = 0
+accept4(3, {sa_family=AF_INET, sin_port=htons(54140), sin_addr=inet_addr("127.0.0.1")}, [16], SOCK_CLOEXEC) = 7
+`
+	on6 := func(res string) string { return strings.Replace(zcSend(res), "sendto(4,", "sendto(6,", 1) }
+	src := tcpHead + second + zcSend("4096") + on6(enobufs) + errq(0, 0) + on6("4096")
+	rep := replayOpts(t, src, replay.Options{Memlock: 5 * 4096, Fixed: replay.FixMemlock})
+	require.True(t, rep.OK(), "%+v", rep.Divergences())
+	c := callAt(t, rep, 13)
+	require.Equal(t, replay.Assumed, c.Verdict)
+	require.Contains(t, c.Assumption, "the completions of the user's other sockets' unread sends had not run yet, so their 3 pages were still locked")
+	require.Equal(t, replay.Agree, callAt(t, rep, 15).Verdict)
+}

@@ -773,7 +773,16 @@ func (r *replayer) sendmmsg(o *strace.SendMmsg) {
 		return
 	}
 	r.between(&o.Header)
+	charged := e.s.Sk.WmemQueuedCharged
 	res := r.w.Sendmmsg(r.call(&o.Header, text), e.s, msgs, flags)
+	last := sock.SendResult{}
+	for i, m := range res.Batch {
+		e.held.sent(e, m, uint64(sum(msgs[i])))
+		if m.ZC {
+			last = m
+		}
+	}
+	e.unacked.sent(e, last, e.s.Sk.WmemQueuedCharged-charged, line(&o.Header))
 	if int64(len(o.Msgs)) < o.Vlen && o.Result.Kind == strace.ResultValue {
 		r.note(fmt.Sprintf("line %d: strace printed %d of %d messages; only those were replayed", line(&o.Header), len(o.Msgs), o.Vlen))
 	}
