@@ -40,6 +40,7 @@ var knobDocs = []Knob{
 	{"TCPZerocopyStateCheck", "MSG_ZEROCOPY on a TCP socket not ESTABLISHED is EINVAL (v4.14 to v5.4; f859a4484703)"},
 	{"TCPZerocopyCloseWait", "that state check lets CLOSE_WAIT through (13d7f46386e0)"},
 	{"TCPScalingRatio", "receive window = free rcvbuf × measured len/truesize (v6.6, dfa2f0483360); half of it before"},
+	{"TCPRcvbufGrow", "receive-buffer autotuning (tcp_rcv_space_adjust): steps of 2·copied+16·advmss in v4.14, smooth growth in rcvmem per advmss from v4.16, tcp_rcvbuf_grow's window less the queue from v6.16"},
 	{"TCPHeadroom", "MAX_TCP_HEADER bytes counted in a TCP skb's head truesize: 256 on 6.18 (832-byte heads, measured), 0 before"},
 	{"SkbSmallHead", "skb heads up to SKB_SMALL_HEAD_CACHE_SIZE come from skb_small_head_cache (v6.3, bf9f1baa279f): 576 measured on 6.18, 0 before"},
 	{"TCPRmemMax", "default tcp_rmem[2], which sets the window scale: 6 MiB (scale 7), 32 MiB on 6.18 (scale 10, measured)"},

@@ -205,6 +205,11 @@ type Profile struct {
 	// segments (tp->scaling_ratio, v6.6, dfa2f0483360 "tcp: get rid of
 	// sysctl_tcp_adv_win_scale"); before, half of it (tcp_adv_win_scale 1).
 	TCPScalingRatio bool
+	// TCPRcvbufGrow is how tcp_rcv_space_adjust sizes the receive buffer
+	// once a reader copied more in a receive RTT than the last
+	// measurement (rcvq_space.space): RcvbufSteps, RcvbufRcvmem or
+	// RcvbufWindow (see RcvbufGrow).
+	TCPRcvbufGrow RcvbufGrow
 	// TCPHeadroom is what MAX_TCP_HEADER adds to the head of every skb
 	// tcp_stream_alloc_skb allocates, counted in its truesize
 	// (SKB_TRUESIZE(skb_end_offset)): 256 on linux-6.18, whose zerocopy
@@ -377,6 +382,7 @@ func builtinProfiles() []Profile {
 		MemlockDefault:  64 << 10,
 		NotifyMergeEnd:  QueueHead,
 		TCPSndbufFactor: 2,
+		TCPRcvbufGrow:   RcvbufSteps,
 
 		NotifyDeadSocket:       true,
 		CopyUbufsKeepPrivate:   true,
@@ -412,6 +418,7 @@ func builtinProfiles() []Profile {
 		p.TCPZerocopyCloseWait = true
 		p.UDPSegment = true
 		p.TCPZerocopyRecv = TCPZerocopyRecv16
+		p.TCPRcvbufGrow = RcvbufRcvmem
 		p.Switch(BugTCPLinear, false)
 	})
 	v618 := derive(v50, "linux-6.18", "today's kernel, as measured on the development machines", func(p *Profile) {
@@ -424,6 +431,7 @@ func builtinProfiles() []Profile {
 		p.TCPZerocopyStateCheck = false
 		p.TCPZerocopyCloseWait = false
 		p.TCPScalingRatio = true
+		p.TCPRcvbufGrow = RcvbufWindow
 		p.TCPHeadroom = 256
 		p.SkbSmallHead = 576
 		p.TCPRmemMax = 32 << 20
@@ -445,6 +453,33 @@ func builtinProfiles() []Profile {
 	})
 	return []Profile{rfc, v414, mmapRFC, v50, v618, zc}
 }
+
+// RcvbufGrow is a form of receive-buffer autotuning (Profile.TCPRcvbufGrow):
+// what tcp_rcv_space_adjust makes of copied, the bytes a reader copied in
+// the last receive RTT, above space, the measurement before.
+type RcvbufGrow string
+
+// The forms of receive-buffer autotuning, oldest first.
+const (
+	// RcvbufSteps (v4.14): rcvwin = 2·copied + 16·advmss, doubled when
+	// copied ≥ 1.5·space or raised by half when ≥ 1.25·space; sk_rcvbuf
+	// is rcvwin / advmss segments of rcvmem bytes (SKB_TRUESIZE of a full
+	// segment, grown until its window holds advmss) and window_clamp is
+	// rcvwin.
+	RcvbufSteps RcvbufGrow = "steps"
+	// RcvbufRcvmem (v4.16 to v6.15, "tcp: smoother receive autotuning"):
+	// rcvwin = 2·copied + 16·advmss grows by twice rcvwin·(copied −
+	// space)/space; sk_rcvbuf is counted in rcvmem per advmss as before
+	// and window_clamp is its window (tcp_win_from_space).
+	RcvbufRcvmem RcvbufGrow = "rcvmem"
+	// RcvbufWindow (v6.16 on, "tcp: fix sk_rcvbuf overshoot", "tcp: add
+	// receive queue awareness in tcp_rcv_space_adjust()", and v6.18's
+	// "tcp: fix too slow tcp_rcvbuf_grow() action"): copied less what is
+	// still queued; tcp_rcvbuf_grow makes rcvwin = 2·copied + 4·copied·
+	// (copied − space)/space and sk_rcvbuf its tcp_space_from_win at the
+	// measured scaling_ratio; window_clamp is that buffer's window.
+	RcvbufWindow RcvbufGrow = "window"
+)
 
 // Sizes of struct tcp_zerocopy_receive (Profile.TCPZerocopyRecv).
 const (

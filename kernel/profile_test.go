@@ -229,6 +229,7 @@ func TestDiff(t *testing.T) {
 		"TCPZerocopyStateCheck: true -> false",
 		"TCPZerocopyCloseWait: true -> false",
 		"TCPScalingRatio: false -> true",
+		"TCPRcvbufGrow: rcvmem -> window",
 		"TCPHeadroom: 0 -> 256",
 		"SkbSmallHead: 0 -> 576",
 		"TCPRmemMax: 6291456 -> 33554432",

@@ -116,6 +116,9 @@ func (w *World) setOpt(s *Socket, lvl optLevel, opt kernel.SockOpt, val int) ker
 	case levelPacket:
 		return s.dgrm.pkt.Setsockopt(opt, val)
 	}
+	if s.tcp != nil && opt == kernel.SO_RCVLOWAT {
+		return s.tcp.Setsockopt(opt, val) // tcp_set_rcvlowat
+	}
 	wasID := s.Sk.Tsflags&kernel.SOF_TIMESTAMPING_OPT_ID != 0
 	err := s.Sk.Setsockopt(opt, val)
 	if s.tcp != nil && err == 0 && opt == kernel.SO_TIMESTAMPING && !wasID {

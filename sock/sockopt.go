@@ -64,23 +64,19 @@ func bufSize(clamp bool, val, maxVal, minVal int) int {
 	return max(2*val, minVal)
 }
 
-// tcpSetRcvlowat models tcp_set_rcvlowat: the value is capped at half the
-// receive buffer when the user fixed its size (SOCK_RCVBUF_LOCK), else at
-// half of tcp_rmem[2], and an unlocked receive buffer grows to hold it
-// (tcp_space_from_win at a fresh socket's scaling ratio of 1/2: twice the
-// value). Measured on Linux 6.18: SO_RCVBUF 1000 then SO_RCVLOWAT 5000
-// reads back 1152; without SO_RCVBUF, SO_RCVLOWAT 100000 raises SO_RCVBUF
-// to 200000 and SO_RCVLOWAT -1 reads back tcp_rmem[2]/2.
+// tcpSetRcvlowat models the cap of tcp_set_rcvlowat: the value is capped
+// at half the receive buffer when the user fixed its size
+// (SOCK_RCVBUF_LOCK), else at half of tcp_rmem[2]. The buffer's growth
+// to hold the mark is the TCP layer's (tcp.Conn.Setsockopt), which needs
+// the connection's scaling ratio. Measured on Linux 6.18: SO_RCVBUF 1000
+// then SO_RCVLOWAT 5000 reads back 1152, and SO_RCVLOWAT -1 reads back
+// tcp_rmem[2]/2.
 func (s *Sock) tcpSetRcvlowat(val int) {
 	limit := s.Net.TCPRmem[2] >> 1
 	if s.RcvbufLocked {
 		limit = s.Rcvbuf >> 1
 	}
-	val = min(val, limit)
-	s.Rcvlowat = max(val, 1)
-	if !s.RcvbufLocked && 2*val > s.Rcvbuf {
-		s.Rcvbuf = 2 * val
-	}
+	s.Rcvlowat = max(min(val, limit), 1)
 }
 
 // timestampingMask is SOF_TIMESTAMPING_MASK on Linux 6.18: flag bits 0 to

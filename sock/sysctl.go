@@ -18,6 +18,9 @@ type Sysctl struct {
 	// TCPFastOpen is net.ipv4.tcp_fastopen, a set of TFO_* bits
 	// (include/net/tcp.h): 1, client Fast Open on, by default.
 	TCPFastOpen int
+	// TCPModerateRcvbuf is net.ipv4.tcp_moderate_rcvbuf: receive-buffer
+	// autotuning (tcp_rcv_space_adjust) grows sk_rcvbuf, 1 by default.
+	TCPModerateRcvbuf int
 }
 
 // The bits of net.ipv4.tcp_fastopen the model reads.
@@ -41,6 +44,8 @@ func DefaultSysctl(p *kernel.Profile) *Sysctl {
 
 		PingGroupRange: [2]int{1, 0},
 		TCPFastOpen:    TFOClientEnable,
+
+		TCPModerateRcvbuf: 1,
 	}
 }
 

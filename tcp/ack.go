@@ -69,6 +69,7 @@ type rcvSeg struct {
 
 // eventDataRecv models tcp_event_data_recv for a data segment already
 // queued: an ACK is scheduled, rcv_mss measured (tcp_measure_rcv_mss);
+// the receive RTT sampled (tcp_rcv_rtt_measure);
 // the first data segment grants quick ACKs (tcp_incr_quickack) and starts
 // ato at TCP_ATO_MIN; later ones adapt ato to the gap since the last one,
 // and a gap longer than the RTO grants quick ACKs again; a segment of at
@@ -77,6 +78,7 @@ func (c *Conn) eventDataRecv(s rcvSeg) {
 	a := &c.ack
 	a.pending |= ackSched
 	c.measureRcvMSS(s)
+	c.rcvRttMeasure()
 	now := c.Net.Now()
 	if a.ato == 0 {
 		c.incrQuickack()

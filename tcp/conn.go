@@ -96,6 +96,10 @@ type Conn struct {
 	rcvQueue []*rcvSkb
 	rcvNxt   uint32
 	rcvFin   bool
+	// copiedSeq is copied_seq, the next byte the reader takes; rs the
+	// autotuning of the receive buffer.
+	copiedSeq uint32
+	rs        rcvSpace
 	// rcvMSS and scalingRatio are icsk_ack.rcv_mss and tp->scaling_ratio
 	// (0 until a segment was measured).
 	rcvMSS, scalingRatio int
@@ -265,6 +269,8 @@ func (c *Conn) Setsockopt(opt kernel.SockOpt, val int) kernel.Errno {
 		}
 	case kernel.TCP_QUICKACK:
 		c.setQuickack(val)
+	case kernel.SO_RCVLOWAT:
+		return c.setRcvlowat(val)
 	default:
 		if opt.Level == kernel.SOL_TCP {
 			return kernel.ENOPROTOOPT

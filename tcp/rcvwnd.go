@@ -96,6 +96,7 @@ func (c *Conn) selectInitialWindow(mss int, wscaleOK bool) int {
 	w.wup = c.rcvNxt
 	// tcp_initialize_rcv_mss
 	c.rcvMSS = max(min(w.advmss, c.MSS(), w.wnd/2, tcpMSSDefault), tcpMinMSS)
+	c.initRcvSpace()
 	return w.wnd
 }
 

@@ -177,7 +177,8 @@ func (c *Conn) ReceiveQueue() []*skb.Buff {
 }
 
 // Recv models tcp_recvmsg without MSG_PEEK: read up to n bytes, freeing
-// each skb once read (which returns its rmem). With nothing queued,
+// each skb once read (which returns its rmem), with tcp_rcv_space_adjust
+// after each skb copied from. With nothing queued,
 // tcp_recvmsg_locked decides in this order: ENOTCONN on a listener; 0 after a FIN (SOCK_DONE);
 // the pending socket error, reported once (sock_error); 0 once
 // RCV_SHUTDOWN is set (by shutdown, even one that failed with ENOTCONN,
@@ -188,18 +189,30 @@ func (c *Conn) Recv(n int) (int, kernel.Errno) {
 	if len(c.rcvQueue) == 0 {
 		return 0, c.emptyRead()
 	}
+	return c.consume(n, true), 0
+}
+
+// consume takes up to n queued bytes as a read does, skb by skb: each
+// moves copied_seq and frees its skb once all of it is taken; with
+// adjust, each skb taken from is followed by tcp_rcv_space_adjust (as in
+// tcp_recvmsg_locked). It returns the bytes taken.
+func (c *Conn) consume(n int, adjust bool) int {
 	got := 0
 	for got < n && len(c.rcvQueue) > 0 {
 		r := c.rcvQueue[0]
 		take := min(n-got, r.skb.Len-r.read)
 		r.read += take
 		got += take
+		c.copiedSeq += uint32(take)
 		if r.read == r.skb.Len {
 			c.rcvQueue = c.rcvQueue[1:]
 			r.skb.Free()
 		}
+		if adjust {
+			c.rcvSpaceAdjust()
+		}
 	}
-	return got, 0
+	return got
 }
 
 // Peek models tcp_recvmsg with MSG_PEEK: it copies up to n of the bytes

@@ -135,7 +135,8 @@ func (c *Conn) MmapConsume(n int, prot kernel.Prot, lockSock func()) kernel.Errn
 	c.Munmap()
 	c.rxMap = &RxMapping{npages: size / kernel.PageSize}
 	c.rxMap.insert(0, pages)
-	c.Recv(size)
+	c.consume(size, false)
+	c.rcvSpaceAdjust()
 	c.CleanupRbuf(size)
 	return 0
 }
@@ -305,7 +306,8 @@ func (c *Conn) zerocopyReceive(zc *ZcResult, a ZcArgs, full bool) kernel.Errno {
 	var err kernel.Errno
 	switch {
 	case mapped+copylen > 0:
-		c.Recv(mapped + copylen)
+		c.consume(mapped+copylen, false)
+		c.rcvSpaceAdjust()
 		c.CleanupRbuf(mapped + copylen)
 		if mapped == want {
 			skip = 0

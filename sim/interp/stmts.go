@@ -99,6 +99,8 @@ func (in *interp) sysctl(s *scenario.Sysctl) {
 		n.PingGroupRange = [2]int{v(0), v(1)}
 	case "net.ipv4.tcp_fastopen":
 		n.TCPFastOpen = v(0)
+	case "net.ipv4.tcp_moderate_rcvbuf":
+		n.TCPModerateRcvbuf = v(0)
 	}
 }
 
