@@ -42,8 +42,8 @@
 // accept itself, connected to the listener), send,
 // sendto, sendmsg, sendmmsg (sendmmsg(2) itself), recvmsg (MSG_ERRQUEUE reads one record), recv (on a socket or
 // its peer), shutdown, close, setrlimit and capdrop of the task main,
-// settle, wait, and sysctl net.core.optmem_max, net.ipv4.tcp_fastopen and
-// net.ipv4.ping_group_range
+// settle, wait, and sysctl net.core.optmem_max, net.ipv4.tcp_fastopen,
+// net.ipv4.tcp_moderate_rcvbuf and net.ipv4.ping_group_range
 // (a range with no group, or from 0 to at least 65534, so that every run's
 // task is in it or none is) before the first socket, and a packet
 // socket's TX ring: setsockopt PACKET_TX_RING with its tpacket_req, mmap,
@@ -122,7 +122,11 @@
 // ([Supported]),
 // on the kernel, with 100% agreement.
 //
-// Known difference, kept out of the suite: the kernel grows a reading peer's buffer (tcp_rcv_space_adjust),
-// which the model does not: a peer that reads 40000-byte sends as they
-// come acknowledges them at once on Linux from the fourth on.
+// Receive-buffer autotuning (tcp-rcvbuf-grow.zcs, tcp-rcvbuf-moderate.zcs,
+// tcp-rcvlowat-ratio.zcs) is calibrated only where no answer depends on
+// timing: the kernel grows a reader's buffer at most once per receive RTT
+// of wall-clock microseconds, the model in its own time, in which calls
+// take none. Known difference, kept out of the suite: a peer that reads
+// 40000-byte sends as they come grows its buffer on Linux (and then
+// acknowledges them at once from the fourth on), never in the model.
 package probe

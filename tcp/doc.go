@@ -199,9 +199,9 @@
 // EPERM; an address outside the mapping is noticed only with a page or
 // more unread. MmapConsume is the seed's tcp_mmap (Profile.TCPMmapConsumes,
 // bug B8): mmap itself maps and consumes whole pages, or fails consuming
-// nothing, with the socket lock taken inside mmap_sem. Not modelled:
-// tcp_rcv_space_adjust after a mapping
-// (receive-buffer autotuning), TCP_RECEIVE_ZEROCOPY_FLAG_TLB_CLEAN_HINT
+// nothing, with the socket lock taken inside mmap_sem; both adjust the
+// receive buffer once (tcp_rcv_space_adjust). Not modelled:
+// TCP_RECEIVE_ZEROCOPY_FLAG_TLB_CLEAN_HINT
 // and receive timestamps (msg_control).
 //
 // # Errnos
@@ -240,25 +240,41 @@
 // connection is gone once its FIN is acknowledged (no FIN_WAIT2 or
 // TIME_WAIT timers; such a connection drops the peer's data, except that
 // one shut down for reading resets on it, as FIN_WAIT2 does: AbortOnData).
-// A receiver does not autotune its receive
-// buffer (tcp_rcv_space_adjust): a peer that reads large amounts keeps
-// the buffer and window_clamp it had. Linux 6.18 grows them after a read
-// (tcp_recvmsg, tcp_zerocopy_receive) at most once per receive RTT
-// (rcv_rtt_est, wall-clock microseconds, from timestamps and from the
-// time a window of data took): n, the bytes copied since the last
-// measurement less those still queued, above rcvq_space.space (space)
-// makes tcp_rcvbuf_grow set sk_rcvbuf to tcp_space_from_win of
-// 2n + 4n(n − space)/space, at most tcp_rmem[2], and window_clamp to its
-// window; not with tcp_moderate_rcvbuf 0 or SOCK_RCVBUF_LOCK. Whether a
-// read grows it depends on when segments and reads fall against that
-// RTT, which no scenario shows: measured over loopback, a streaming
-// reader's buffer grew within its first six 64 KiB reads, to between
-// 370761 and 1972842 bytes from run to run; reads 3ms apart never grew it
-// against a copying sender; a scenario's waits raise the RTT estimate by
-// as much as the wait. Flows whose reader reads more than the first
-// window's worth therefore diverge from the kernel's once it grows. The
-// round trip the delayed-ACK timeout is bounded by (tcp_send_delayed_ack)
-// is taken to be below TCP_DELACK_MIN, as on loopback.
+// The round trip the delayed-ACK timeout is bounded by
+// (tcp_send_delayed_ack) is taken to be below TCP_DELACK_MIN, as on
+// loopback.
+//
+// Receive-buffer autotuning (rcvspace.go) runs on the simulation's clock,
+// which no call advances: only wait, settle and timers move it.
+//
+//   - tcp_rcv_rtt_measure samples the receive RTT when rcv_nxt reaches
+//     the right edge of the window offered when the sample began, at
+//     least 1µs, keeping the least (tcp_rcv_rtt_update); no timestamp
+//     samples (tcp_rcv_rtt_measure_ts: 0 ms over loopback without a wait,
+//     which Linux 6.16 on ignores; after a wait the kernel's would raise
+//     its estimate).
+//   - tcp_rcv_space_adjust runs after each skb a read copies from
+//     (tcp_recvmsg_locked) and once after a zerocopy receive or the
+//     seed's tcp_mmap. With an RTT sample and at least that long since
+//     the last measurement (rcvq_space.time), the bytes copied since
+//     (less those still queued, Profile.TCPRcvbufGrow RcvbufWindow)
+//     become the measurement; more than the last one (rcvq_space.space,
+//     from tcp_init_buffer_space) grows sk_rcvbuf in tcp_rcvbuf_grow —
+//     tcp_space_from_win(2n + 4n(n − space)/space) at scaling_ratio, at
+//     most tcp_rmem[2], window_clamp its window — unless
+//     net.ipv4.tcp_moderate_rcvbuf is 0 or SO_RCVBUF locked the size.
+//   - SO_RCVLOWAT grows an unlocked buffer to tcp_space_from_win of the
+//     mark and sets window_clamp to it (tcp_set_rcvlowat).
+//
+// On the kernel the RTT and the time between reads are wall-clock
+// microseconds, so whether a read grows the buffer depends on timing no
+// scenario shows: measured over loopback, a streaming reader's buffer
+// grew within its first six 64 KiB reads, to between 370761 and 1972842
+// bytes from run to run, while the model, whose calls take no time,
+// grows it only across a wait. Scenarios whose reads come a wait after
+// the last measurement, after a burst that arrived within one window,
+// agree to the byte (probe/testdata/tcp-rcvbuf-grow.zcs); others diverge
+// from the kernel's once it grows.
 //
 // # Linux correspondence
 //
@@ -274,7 +290,11 @@
 // tcp_sndbuf_expand, tcp_data_queue, tcp_reset, __tcp_ack_snd_check,
 // tcp_rearm_rto, tcp_event_data_recv, tcp_incr_quickack,
 // tcp_measure_rcv_mss, tcp_grow_window, __tcp_grow_window,
-// tcp_init_buffer_space, tcp_queue_rcv, tcp_try_coalesce; net/ipv4/tcp.c:
+// tcp_init_buffer_space, tcp_queue_rcv, tcp_try_coalesce,
+// tcp_rcv_rtt_measure, tcp_rcv_rtt_update, tcp_rcv_space_adjust,
+// tcp_rcvbuf_grow; include/net/tcp.h: tcp_win_from_space,
+// tcp_space_from_win, tcp_space, tcp_full_space; net/ipv4/tcp.c:
+// tcp_set_rcvlowat,
 // tcp_cleanup_rbuf, tcp_set_window_clamp; net/ipv4/tcp_output.c:
 // tcp_send_ack, tcp_send_delayed_ack, tcp_event_new_data_sent,
 // tcp_select_window, __tcp_select_window, tcp_select_initial_window,
