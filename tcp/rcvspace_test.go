@@ -91,26 +91,23 @@ func TestRcvSpaceAdjustGate(t *testing.T) {
 	require.Equal(t, 131072, c.Sk.Rcvbuf, "no time has passed since tcp_init_buffer_space")
 	require.Zero(t, c.rs.seq)
 
-	p = newPair(t, "linux-6.18", true)
-	c = p.peer
-	burst(p)
-	c.Recv(1 << 30)
-	burst(p)
-	p.w.clock.RunUntil(p.w.clock.Now().Add(engine.Millisecond), 100)
-	require.Equal(t, 47616, c.Queued(), "the second burst to the window's edge")
-	c.consume(10000, false)
-	c.rcvSpaceAdjust()
-	require.Equal(t, c.copiedSeq, c.rs.seq, "a measurement")
+	// Two bursts, the first read at once, then a millisecond: the RTT
+	// sample (1us) has passed, and the reader takes part of the rest.
+	sampledThenRead := func(n int) *Conn {
+		p := newPair(t, "linux-6.18", true)
+		burst(p)
+		p.peer.Recv(1 << 30)
+		burst(p)
+		p.w.clock.RunUntil(p.w.clock.Now().Add(engine.Millisecond), 100)
+		require.Equal(t, 47616, p.peer.Queued(), "the second burst to the window's edge")
+		p.peer.consume(n, false)
+		p.peer.rcvSpaceAdjust()
+		require.Equal(t, p.peer.copiedSeq, p.peer.rs.seq, "a measurement")
+		return p.peer
+	}
+	c = sampledThenRead(10000)
 	require.Equal(t, 131072, c.Sk.Rcvbuf, "70000 copied less 37616 queued is not above 65483")
-
-	p = newPair(t, "linux-6.18", true)
-	c = p.peer
-	burst(p)
-	c.Recv(1 << 30)
-	burst(p)
-	p.w.clock.RunUntil(p.w.clock.Now().Add(engine.Millisecond), 100)
-	c.consume(30000, false)
-	c.rcvSpaceAdjust()
+	c = sampledThenRead(30000)
 	require.Greater(t, c.Sk.Rcvbuf, 131072, "90000 copied less 17616 queued is above 65483")
 	require.Equal(t, c.fullSpace(), c.rw.clamp, "window_clamp follows the buffer")
 }
