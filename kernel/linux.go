@@ -156,13 +156,24 @@ const (
 	IPProtoMax Protocol = 263
 )
 
-// ProtocolNames names the protocols zcsim knows.
+// ProtocolNames names the protocols of <linux/in.h> and <linux/in6.h>
+// (the IPv6 extension headers aside): a raw socket takes any of them.
 var ProtocolNames = NewSymbols(
 	Symbol[Protocol]{"IPPROTO_IP", IPPROTO_IP}, Symbol[Protocol]{"IPPROTO_ICMP", IPPROTO_ICMP},
 	Symbol[Protocol]{"IPPROTO_TCP", IPPROTO_TCP}, Symbol[Protocol]{"IPPROTO_UDP", IPPROTO_UDP},
 	Symbol[Protocol]{"IPPROTO_IPV6", IPPROTO_IPV6}, Symbol[Protocol]{"IPPROTO_ICMPV6", IPPROTO_ICMPV6},
 	Symbol[Protocol]{"IPPROTO_RAW", IPPROTO_RAW}, Symbol[Protocol]{"IPPROTO_SCTP", IPPROTO_SCTP},
 	Symbol[Protocol]{"IPPROTO_UDPLITE", IPPROTO_UDPLITE}, Symbol[Protocol]{"IPPROTO_MPTCP", IPPROTO_MPTCP},
+	Symbol[Protocol]{"IPPROTO_IGMP", 2}, Symbol[Protocol]{"IPPROTO_IPIP", 4},
+	Symbol[Protocol]{"IPPROTO_EGP", 8}, Symbol[Protocol]{"IPPROTO_PUP", 12},
+	Symbol[Protocol]{"IPPROTO_IDP", 22}, Symbol[Protocol]{"IPPROTO_TP", 29},
+	Symbol[Protocol]{"IPPROTO_DCCP", 33}, Symbol[Protocol]{"IPPROTO_RSVP", 46},
+	Symbol[Protocol]{"IPPROTO_GRE", 47}, Symbol[Protocol]{"IPPROTO_ESP", 50},
+	Symbol[Protocol]{"IPPROTO_AH", 51}, Symbol[Protocol]{"IPPROTO_MTP", 92},
+	Symbol[Protocol]{"IPPROTO_BEETPH", 94}, Symbol[Protocol]{"IPPROTO_ENCAP", 98},
+	Symbol[Protocol]{"IPPROTO_PIM", 103}, Symbol[Protocol]{"IPPROTO_COMP", 108},
+	Symbol[Protocol]{"IPPROTO_L2TP", 115}, Symbol[Protocol]{"IPPROTO_MPLS", 137},
+	Symbol[Protocol]{"IPPROTO_ETHERNET", 143},
 )
 
 // Level is a setsockopt level.

@@ -148,3 +148,17 @@ func TestExecClosesCloexec(t *testing.T) {
 	require.True(t, rep.OK(), "%+v", rep.Divergences())
 	require.Zero(t, rep.Summary.Unreplayed, "a failed exec closes nothing")
 }
+
+// The sockets of msg_zerocopy's raw and packet modes: a raw socket of any
+// protocol of <linux/in.h>, a packet socket whose protocol strace prints
+// as htons(...); Linux 6.18 refuses SO_ZEROCOPY on both.
+func TestRawAndPacketSockets(t *testing.T) {
+	src := `socket(AF_INET, SOCK_RAW, IPPROTO_EGP) = 3
+setsockopt(3, SOL_SOCKET, SO_ZEROCOPY, [1], 4) = -1 EOPNOTSUPP (Operation not supported)
+socket(AF_PACKET, SOCK_RAW, htons(0 /* ETH_P_??? */)) = 4
+setsockopt(4, SOL_SOCKET, SO_ZEROCOPY, [1], 4) = -1 EOPNOTSUPP (Operation not supported)
+socket(AF_PACKET, SOCK_DGRAM, htons(ETH_P_ALL)) = 5
+`
+	rep := replayText(t, src)
+	require.Equal(t, 5, rep.Summary.Agree, "%+v", rep.Calls)
+}

@@ -281,6 +281,9 @@ func (r *replayer) socket(o *strace.Socket) {
 		ok2 = ok2 && ok
 	}
 	proto, ok3 := symbol(kernel.ProtocolNames, o.Protocol, "")
+	if fam == kernel.AF_PACKET {
+		proto, ok3 = packetProtocol(o.Protocol)
+	}
 	if !ok1 || !ok2 || !ok3 {
 		r.ignore("socket", "family, type or protocol not modelled")
 		r.untrack(o.Header)
@@ -1030,6 +1033,31 @@ func symbol[T ~uint8 | ~uint16 | ~uint32 | ~int32](tab kernel.Symbols[T], s, ali
 	}
 	v := T(n)
 	return v, tab.Name(v) != ""
+}
+
+// etherTypes are the ethertypes an AF_PACKET socket's protocol is
+// commonly given by name (<linux/if_ether.h>).
+var etherTypes = map[string]uint16{"ETH_P_ALL": 0x0003, "ETH_P_IP": 0x0800, "ETH_P_ARP": 0x0806, "ETH_P_IPV6": 0x86dd}
+
+// packetProtocol maps an AF_PACKET protocol as strace prints it,
+// htons(ETH_P_ALL) or htons(0 /* ETH_P_??? */), to the model's: the
+// ethertype in network byte order, as packet_create keeps it (0x0300 for
+// ETH_P_ALL, as a scenario writes it).
+func packetProtocol(s string) (kernel.Protocol, bool) {
+	inner, ok := strings.CutPrefix(s, "htons(")
+	if !ok || !strings.HasSuffix(inner, ")") {
+		return 0, false
+	}
+	inner, _, _ = strings.Cut(strings.TrimSuffix(inner, ")"), " /*")
+	v, named := etherTypes[inner]
+	if !named {
+		n, err := strconv.ParseUint(inner, 0, 16)
+		if err != nil {
+			return 0, false
+		}
+		v = uint16(n)
+	}
+	return kernel.Protocol(v>>8 | v<<8), true
 }
 
 // sockOpt maps a level and option name (or numbers) to a modelled option.
