@@ -213,6 +213,7 @@ var (
 	SO_SNDBUFFORCE       = SockOpt{SOL_SOCKET, 32}
 	SO_RCVBUFFORCE       = SockOpt{SOL_SOCKET, 33}
 	SO_TIMESTAMPING      = SockOpt{SOL_SOCKET, 37}
+	SO_MAX_PACING_RATE   = SockOpt{SOL_SOCKET, 47}
 	SO_ZEROCOPY          = SockOpt{SOL_SOCKET, 60}
 	TCP_NODELAY          = SockOpt{SOL_TCP, 1}
 	TCP_CORK             = SockOpt{SOL_TCP, 3}
@@ -233,6 +234,7 @@ var SockOptNames = NewSymbols(
 	Symbol[SockOpt]{"SO_RCVLOWAT", SO_RCVLOWAT}, Symbol[SockOpt]{"SO_SNDBUFFORCE", SO_SNDBUFFORCE},
 	Symbol[SockOpt]{"SO_RCVBUFFORCE", SO_RCVBUFFORCE},
 	Symbol[SockOpt]{"SO_TIMESTAMPING", SO_TIMESTAMPING}, Symbol[SockOpt]{"SO_ZEROCOPY", SO_ZEROCOPY},
+	Symbol[SockOpt]{"SO_MAX_PACING_RATE", SO_MAX_PACING_RATE},
 	Symbol[SockOpt]{"TCP_NODELAY", TCP_NODELAY}, Symbol[SockOpt]{"TCP_CORK", TCP_CORK},
 	Symbol[SockOpt]{"TCP_QUICKACK", TCP_QUICKACK},
 	Symbol[SockOpt]{"TCP_ZEROCOPY_RECEIVE", TCP_ZEROCOPY_RECEIVE},

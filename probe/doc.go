@@ -115,9 +115,11 @@
 // receive over loopback with a page-aligned MSS (tcp-zerocopy-receive.zcs,
 // which sets lo's MTU in the namespace: a loopback device declared with
 // mtu= alone before any socket), where an unread peer's window ends
-// (tcp-window-edge.zcs), TX_SCHED timestamps before SND
-// ones and the notification (tx-sched.zcs), and the SO_EE_ORIGIN_LOCAL
-// record of a datagram too long for IP, per family (udp-local-error.zcs). Its expectations hold on the model
+// (tcp-window-edge.zcs), SO_MAX_PACING_RATE and the ten segments TCP's
+// internal pacing lets go at once (tcp-pacing.zcs), TX_SCHED timestamps
+// before SND ones and the notification (tx-sched.zcs), and the
+// SO_EE_ORIGIN_LOCAL record of a datagram too long for IP, per family
+// (udp-local-error.zcs). Its expectations hold on the model
 // everywhere and, when root on a kernel with loopback MSG_ZEROCOPY
 // ([Supported]),
 // on the kernel, with 100% agreement.

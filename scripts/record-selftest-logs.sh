@@ -66,7 +66,8 @@ want() { [ -z "${ONLY:-}" ] || [[ " $ONLY " == *" $1 "* ]]; }
 # timestamps (their gaps guide the replay's schedule), call durations,
 # decorated descriptors. The whole program is traced. STRACE_OPTS adds
 # options (tcp_mmap's run: -s 64, so that strace shows the whole struct
-# tcp_zerocopy_receive).
+# tcp_zerocopy_receive); REPLAY_OPTS adds replay flags (its loopback
+# MTU, which the log does not show).
 trace() {
 	local name=$1
 	shift
@@ -74,7 +75,7 @@ trace() {
 	printf -v cmd ' %q' "$@"
 	local opts=(-f -tt -T -yy ${STRACE_OPTS:-})
 	echo "strace ${opts[*]} -o selftest_$name.log$cmd" >"$out/selftest_$name.cmd"
-	echo "--cap-ipc-lock --cap-net-admin" >"$out/selftest_$name.replay" # run as root
+	echo "--cap-ipc-lock --cap-net-admin ${REPLAY_OPTS:-}" | sed 's/ *$//' >"$out/selftest_$name.replay" # run as root
 	local rc=0
 	(cd "$work" && inns strace "${opts[@]}" -o "$out/selftest_$name.log" "$@") || rc=$?
 	gzip -9nf "$out/selftest_$name.log"
@@ -148,7 +149,7 @@ done
 # EIO, which ends the server's thread; the server is then killed in accept.
 if want tcp_mmap_zc; then
 	ip -n "$ns" link set lo mtu 49204
-	STRACE_OPTS="-s 64" trace tcp_mmap_zc sh -c './tcp_mmap -4 -s -z & sleep 0.2; timeout 1 ./tcp_mmap -4 -H 127.0.0.1 -z -P 4000000; sleep 0.2; kill $!; wait' || true
+	STRACE_OPTS="-s 64" REPLAY_OPTS="--mtu 49204" trace tcp_mmap_zc sh -c './tcp_mmap -4 -s -z & sleep 0.2; timeout 1 ./tcp_mmap -4 -H 127.0.0.1 -z -P 4000000; sleep 0.2; kill $!; wait' || true
 	ip -n "$ns" link set lo mtu 65536
 fi
 ls -l "$out"/selftest_*.log.gz

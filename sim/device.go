@@ -95,6 +95,14 @@ type Device struct {
 	sent []Packet
 }
 
+// DefaultLoopbackMTU is loopback's MTU (LOOPBACK_MTU in
+// drivers/net/loopback.c), also the largest MTU a device of the model
+// has; MinMTU is IPV6_MIN_MTU, the smallest with which both families fit.
+const (
+	DefaultLoopbackMTU = 65536
+	MinMTU             = 1280
+)
+
 // DefaultDevice returns a device of kind k with the defaults zcsim assumes:
 // every offload on (GRO on a NIC), a 1500-byte MTU (64 KiB on loopback),
 // 50us of delay (none on loopback) and TX completion 10us after
@@ -103,7 +111,7 @@ func DefaultDevice(name string, k DeviceKind) *Device {
 	d := &Device{Name: name, Kind: k, SG: true, Csum: true, GSO: true, TSO: true, GSOMaxSize: 65536,
 		MTU: 1500, Delay: 50 * engine.Microsecond, TxComplete: 10 * engine.Microsecond, GRO: k == NIC}
 	if k == Loopback {
-		d.MTU, d.Delay, d.TxComplete = 65536, 0, 0
+		d.MTU, d.Delay, d.TxComplete = DefaultLoopbackMTU, 0, 0
 	}
 	return d
 }

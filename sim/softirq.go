@@ -1,6 +1,9 @@
 package sim
 
-import "github.com/zcsim/zcsim/kernel"
+import (
+	"github.com/zcsim/zcsim/kernel"
+	"github.com/zcsim/zcsim/sock"
+)
 
 // Work on the receive side of a local path runs inside the step that
 // caused it, in the kernel's order:
@@ -190,6 +193,17 @@ func (s *Socket) lockClass() kernel.LockClass {
 // is processed in order, with what arrives meanwhile, and then the user
 // lets go of the socket. It reports whether it processed anything.
 func (w *World) releaseSock(s *Socket) bool {
+	ran := w.processBacklog(s)
+	if s.owned {
+		s.Sk.Host().Release(s.lockClass())
+	}
+	s.owned = false
+	return ran
+}
+
+// processBacklog models __release_sock: s's backlog is processed in order,
+// with what arrives meanwhile. It reports whether it processed anything.
+func (w *World) processBacklog(s *Socket) bool {
 	ran := len(s.sockBacklog) > 0
 	for n := 0; n < len(s.sockBacklog); n++ {
 		a := s.sockBacklog[n]
@@ -198,9 +212,10 @@ func (w *World) releaseSock(s *Socket) bool {
 	}
 	clear(s.sockBacklog)
 	s.sockBacklog = s.sockBacklog[:0]
-	if s.owned {
-		s.Sk.Host().Release(s.lockClass())
-	}
-	s.owned = false
 	return ran
 }
+
+// FlushBacklog implements tcp.Network: sk_flush_backlog, the backlog
+// processed while the call keeps the socket (tcp_sendmsg_locked every
+// 16 skbs).
+func (w *World) FlushBacklog(sk *sock.Sock) bool { return w.processBacklog(w.bySock(sk)) }

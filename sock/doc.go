@@ -35,7 +35,8 @@
 // skb_errqueue_purge, sock_dequeue_err_skb (sk_err after an error-queue
 // read);
 // net/core/sock.c: sk_alloc, sock_setsockopt (SO_ZEROCOPY, SO_SNDBUF,
-// SO_RCVBUF and the FORCE forms, SO_TIMESTAMPING, SO_RCVLOWAT),
+// SO_RCVBUF and the FORCE forms, SO_TIMESTAMPING, SO_RCVLOWAT,
+// SO_MAX_PACING_RATE),
 // sock_getsockopt, sock_omalloc, sock_ofree, sock_wfree, sock_rfree,
 // sock_queue_err_skb, sock_recv_errqueue, sk_destruct, sock_orphan,
 // sock_kmalloc, sock_kfree_s, __sock_cmsg_send (SCM_ZC_NOTIFICATION of the

@@ -100,6 +100,13 @@ type Sock struct {
 	// SndbufLocked and RcvbufLocked are SOCK_SNDBUF_LOCK and
 	// SOCK_RCVBUF_LOCK: the user set the size, so autotuning leaves it.
 	SndbufLocked, RcvbufLocked bool
+	// MaxPacingRate is sk_max_pacing_rate in bytes per second,
+	// NoPacingLimit (~0UL) unless SO_MAX_PACING_RATE set it; PacingNeeded
+	// is sk_pacing_status SK_PACING_NEEDED, which a limit set sets for
+	// good: TCP then paces itself (tcp_needs_internal_pacing; the model's
+	// qdiscs are never fq, which would pace instead).
+	MaxPacingRate uint64
+	PacingNeeded  bool
 
 	// Tsflags are the SO_TIMESTAMPING flags and Tskey the next key.
 	Tsflags kernel.Timestamping
@@ -156,6 +163,7 @@ func New(h *kernel.Host, net *Sysctl, task *ubuf.Task, family kernel.Family, typ
 		Class: kernel.Classify(family, typ, proto),
 		State: CLOSE, Task: task, Net: net, refcnt: 1,
 		Sndbuf: net.WmemDefault, Rcvbuf: net.RmemDefault, Rcvlowat: 1,
+		MaxPacingRate: NoPacingLimit,
 	}
 	if s.Class == kernel.ClassTCP {
 		s.Sndbuf, s.Rcvbuf = net.TCPWmem[1], net.TCPRmem[1]

@@ -256,6 +256,29 @@ func TestRcvlowat(t *testing.T) {
 	}
 }
 
+// SO_MAX_PACING_RATE: no limit reads back as -1 (the 4-byte form of
+// ~0UL); a limit switches internal pacing on for good, and -1 (~0U)
+// lifts the limit without switching it off (sk_pacing_status stays
+// SK_PACING_NEEDED).
+func TestMaxPacingRate(t *testing.T) {
+	e := skbtest.NewEnv(t, "linux-6.18")
+	s := e.Sock(tcp4.family, tcp4.typ, tcp4.proto)
+	got, err := s.Getsockopt(kernel.SO_MAX_PACING_RATE)
+	require.Zero(t, err)
+	require.Equal(t, -1, got)
+	require.False(t, s.PacingNeeded)
+	require.Zero(t, s.Setsockopt(kernel.SO_MAX_PACING_RATE, 4000000))
+	got, _ = s.Getsockopt(kernel.SO_MAX_PACING_RATE)
+	require.Equal(t, 4000000, got)
+	require.Equal(t, uint64(4000000), s.MaxPacingRate)
+	require.True(t, s.PacingNeeded)
+	require.Zero(t, s.Setsockopt(kernel.SO_MAX_PACING_RATE, -1))
+	got, _ = s.Getsockopt(kernel.SO_MAX_PACING_RATE)
+	require.Equal(t, -1, got)
+	require.Equal(t, uint64(sock.NoPacingLimit), s.MaxPacingRate)
+	require.True(t, s.PacingNeeded)
+}
+
 func TestTimestamping(t *testing.T) {
 	const (
 		txsw   = kernel.SOF_TIMESTAMPING_TX_SOFTWARE

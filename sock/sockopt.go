@@ -11,7 +11,8 @@ import (
 // (doubled, clamped to wmem_max/rmem_max and to the minimums, see bufSize),
 // their FORCE forms (not clamped to the maxima, and EPERM unless the task
 // has CAP_NET_ADMIN: sockopt_capable), SO_RCVLOWAT (capped for
-// TCP, see tcpSetRcvlowat) and SO_TIMESTAMPING (see setTimestamping). Any
+// TCP, see tcpSetRcvlowat), SO_TIMESTAMPING (see setTimestamping) and
+// SO_MAX_PACING_RATE (see setMaxPacingRate). Any
 // other option is ENOPROTOOPT; protocol levels are the protocols' business.
 func (s *Sock) Setsockopt(opt kernel.SockOpt, val int) kernel.Errno {
 	forced := opt == kernel.SO_SNDBUFFORCE || opt == kernel.SO_RCVBUFFORCE
@@ -40,6 +41,8 @@ func (s *Sock) Setsockopt(opt kernel.SockOpt, val int) kernel.Errno {
 		if err := s.setTimestamping(kernel.Timestamping(val)); err != 0 {
 			return err
 		}
+	case kernel.SO_MAX_PACING_RATE:
+		s.setMaxPacingRate(val)
 	default:
 		return kernel.ENOPROTOOPT
 	}
@@ -77,6 +80,25 @@ func (s *Sock) tcpSetRcvlowat(val int) {
 		limit = s.Rcvbuf >> 1
 	}
 	s.Rcvlowat = max(min(val, limit), 1)
+}
+
+// NoPacingLimit is ~0UL, sk_max_pacing_rate without a limit.
+const NoPacingLimit uint64 = math.MaxUint64
+
+// setMaxPacingRate models sock_setsockopt's SO_MAX_PACING_RATE with a
+// 32-bit value: ~0U means no limit (~0UL), any other value is a rate in
+// bytes per second (unsigned, so a negative int is a large rate) and
+// moves sk_pacing_status from SK_PACING_NONE to SK_PACING_NEEDED, which
+// no later value undoes. TCP then paces at the limit (package tcp,
+// "Pacing").
+func (s *Sock) setMaxPacingRate(val int) {
+	rate := uint64(uint32(val))
+	if uint32(val) == math.MaxUint32 {
+		rate = NoPacingLimit
+	} else {
+		s.PacingNeeded = true
+	}
+	s.MaxPacingRate = rate
 }
 
 // timestampingMask is SOF_TIMESTAMPING_MASK on Linux 6.18: flag bits 0 to
@@ -133,7 +155,8 @@ func (s *Sock) SetZerocopy(val int) kernel.Errno {
 // FORCE forms are write-only: ENOPROTOOPT). It
 // returns the value the kernel reports: SO_SNDBUF and SO_RCVBUF the doubled
 // sizes, SO_ZEROCOPY the flag (ENOPROTOOPT where the option does not
-// exist).
+// exist), SO_MAX_PACING_RATE the limit as a 4-byte int shows it (-1 for
+// none).
 func (s *Sock) Getsockopt(opt kernel.SockOpt) (int, kernel.Errno) {
 	switch opt {
 	case kernel.SO_ZEROCOPY:
@@ -152,6 +175,10 @@ func (s *Sock) Getsockopt(opt kernel.SockOpt) (int, kernel.Errno) {
 		return s.Rcvlowat, 0
 	case kernel.SO_TIMESTAMPING:
 		return int(s.Tsflags), 0
+	case kernel.SO_MAX_PACING_RATE:
+		// The 32-bit form: min_t(unsigned long, ~0U, sk_max_pacing_rate),
+		// which an int shows as -1 for no limit.
+		return int(int32(uint32(min(s.MaxPacingRate, math.MaxUint32)))), 0
 	}
 	return 0, kernel.ENOPROTOOPT
 }

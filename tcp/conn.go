@@ -59,6 +59,7 @@ type Conn struct {
 	Route sock.Route
 	Net   Network
 	t     timers
+	pace  pacing
 
 	write []*Segment // unsent, oldest first (sk_write_queue)
 	rtx   []*Segment // sent, unacknowledged (tcp_rtx_queue)

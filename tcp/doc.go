@@ -39,6 +39,35 @@
 //     (InProgress), so the next connect returns 0 and the next MSG_FASTOPEN
 //     send goes on as any send (FinishConnect).
 //
+// Every 16 skbs a call allocates (process_backlog), new_segment flushes
+// the socket's backlog (sk_flush_backlog: Network.FlushBacklog, the
+// packets that arrived while the call owned the socket, its peer's ACKs
+// over loopback), and if there were any the call restarts: the MSS and
+// the size goal are computed again (tcp_send_mss at the restart label),
+// so a window the ACKs widened lets the tail skb grow. On a fresh
+// loopback connection with a 49204-byte MTU a 512 KiB send is 16 skbs of
+// half the SYN-ACK's window (32767 bytes), then one of 32783: the 16
+// bytes left join the last skb at the new, larger size goal.
+//
+// # Pacing
+//
+// SO_MAX_PACING_RATE (sock.Sock.MaxPacingRate) switches internal pacing
+// on (sk_pacing_status SK_PACING_NEEDED; the model's qdiscs are never fq,
+// which would pace instead). tcp_write_xmit then checks the pacing clock
+// before each skb (tcp_pacing_check): while tcp_wstamp_ns is ahead of the
+// clock it arms the pacing timer for then and sends nothing more; the
+// timer (tcp_pace_kick → tcp_tsq_handler) runs tcp_write_xmit again. Each
+// data skb sent (__tcp_transmit_skb, tcp_update_skb_after_send) brings
+// tcp_wstamp_ns up to the clock and, once data_segs_out reaches ten,
+// pushes it on by the skb's length at sk_pacing_rate, less up to half of
+// that as the idle time it caught up ("OS jitter"). The model's
+// sk_pacing_rate is sk_max_pacing_rate: the rate tcp_update_pacing_rate
+// derives from mss·cwnd/srtt is far above any limit a program sets on
+// the model's paths (loopback, microseconds of delay), and the model
+// keeps no srtt. Measured on Linux 6.18 (probe/testdata/tcp-pacing.zcs):
+// at 1000 bytes a second, ten 1000-byte segments arrive at once and the
+// eleventh does not.
+//
 // The MSS is the announced one (dst_metric_advmss: the MTU less the
 // headers, an IPv4 MTU counted at most 65535) less the timestamp option,
 // bounded to half the largest window the peer offered
@@ -286,7 +315,9 @@
 // sk_err, RCV_SHUTDOWN, TCP_CLOSE);
 // net/ipv4/tcp_output.c: tcp_write_xmit, tcp_transmit_skb, tso_fragment,
 // tcp_fragment, tcp_nagle_test, tcp_mss_split_point, tcp_xmit_size_goal,
-// tcp_send_fin, tcp_event_data_sent; net/ipv4/tcp_input.c: tcp_fin, tcp_ack, tcp_clean_rtx_queue,
+// tcp_send_fin, tcp_event_data_sent, tcp_pacing_check,
+// tcp_update_skb_after_send, tcp_pace_kick, tcp_tsq_handler;
+// net/core/sock.c: sk_flush_backlog; net/ipv4/tcp_input.c: tcp_fin, tcp_ack, tcp_clean_rtx_queue,
 // tcp_sndbuf_expand, tcp_data_queue, tcp_reset, __tcp_ack_snd_check,
 // tcp_rearm_rto, tcp_event_data_recv, tcp_incr_quickack,
 // tcp_measure_rcv_mss, tcp_grow_window, __tcp_grow_window,

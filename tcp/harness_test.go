@@ -32,6 +32,8 @@ type wire struct {
 	clock *engine.Loop
 	acks  []uint32
 	fired []string
+	// flushes counts the sk_flush_backlog calls of a send.
+	flushes int
 }
 
 func (w *wire) Xmit(p sock.Packet) { w.inFlight = append(w.inFlight, p) }
@@ -51,6 +53,13 @@ func (w *wire) After(_ *sock.Sock, d engine.Duration, op string, fire func() str
 func (w *wire) Now() engine.Time             { return w.clock.Now() }
 func (w *wire) Cancel(h engine.Handle) bool  { return w.clock.Cancel(h) }
 func (w *wire) Pending(h engine.Handle) bool { return w.clock.Pending(h) }
+
+// FlushBacklog counts the call and finds nothing: the wire delivers
+// only when told to.
+func (w *wire) FlushBacklog(*sock.Sock) bool {
+	w.flushes++
+	return false
+}
 
 // deliver hands every packet in flight to the peer and acknowledges it.
 func (w *wire) deliver() {

@@ -30,6 +30,9 @@ type SendCall struct {
 	// waitMem says that sleep waits for send-buffer room instead.
 	waitMem bool
 	done    bool
+	// processBacklog counts the skbs allocated since the backlog was
+	// last flushed (tcp_sendmsg_locked's process_backlog).
+	processBacklog int
 	// syn says the payload left is what tcp_send_syn_data put in the
 	// SYN, sent whatever sk_shutdown says.
 	syn bool
@@ -325,10 +328,26 @@ func (c *Conn) tailUarg() *ubuf.Info {
 
 // loop is the body of tcp_sendmsg_locked from "restart" on.
 func (s *SendCall) loop() {
+	if !s.sendable() {
+		return
+	}
+	if s.wantsUarg() && s.c.host().Profile.TCPZerocopyWaitRetry && !s.rfcUarg() {
+		return
+	}
+	for !s.send() {
+		if !s.sendable() {
+			return
+		}
+	}
+}
+
+// sendable is the check at the restart label: a pending error, or the
+// sending side shut down (EPIPE), ends the call.
+func (s *SendCall) sendable() bool {
 	c := s.c
 	if err := c.takeError(); err != 0 {
 		s.fail(err)
-		return
+		return false
 	}
 	if !s.syn && (c.Sk.Shutdown&sock.SendShutdown != 0 || c.done) {
 		why := "SEND_SHUTDOWN: the socket was shut down for writing"
@@ -337,11 +356,17 @@ func (s *SendCall) loop() {
 		}
 		c.Sk.Note(kernel.Entry{Op: kernel.OpSendPipe, Str: why})
 		s.fail(kernel.EPIPE)
-		return
+		return false
 	}
-	if s.wantsUarg() && c.host().Profile.TCPZerocopyWaitRetry && !s.rfcUarg() {
-		return
-	}
+	return true
+}
+
+// send is the copy loop of tcp_sendmsg_locked with the size goal of the
+// restart label (tcp_send_mss). It returns false to restart: the socket's
+// backlog was processed at new_segment (its ACKs may have changed the
+// MSS and the size goal).
+func (s *SendCall) send() bool {
+	c := s.c
 	sizeGoal := c.sizeGoal()
 	for s.it.Count() > 0 {
 		seg := c.writeTail()
@@ -350,24 +375,32 @@ func (s *SendCall) loop() {
 			room = sizeGoal - seg.Skb.Len
 		}
 		if room <= 0 || seg.EOR || seg.Fin {
-			if seg = s.newSegment(); seg == nil {
+			var restart bool
+			if seg, restart = s.newSegment(); restart {
+				return false
+			}
+			if seg == nil {
 				s.waitForSpace()
-				return
+				return true
 			}
 			room = sizeGoal
 		}
 		n, newSeg := s.append(seg, min(room, s.it.Count()))
 		if newSeg {
 			c.markPush(seg)
-			if seg = s.newSegment(); seg == nil {
+			var restart bool
+			if seg, restart = s.newSegment(); restart {
+				return false
+			}
+			if seg == nil {
 				s.waitForSpace()
-				return
+				return true
 			}
 			continue
 		}
 		if n == 0 {
 			s.waitForSpace()
-			return
+			return true
 		}
 		c.writeSeq += uint32(n)
 		seg.EndSeq += uint32(n)
@@ -387,21 +420,36 @@ func (s *SendCall) loop() {
 		}
 	}
 	s.out()
+	return true
 }
 
-// newSegment is the new_segment label: sk_stream_memory_free, then
-// tcp_stream_alloc_skb (linear area per the profile) and tcp_skb_entail. It
-// returns nil when the call must wait for memory.
-func (s *SendCall) newSegment() *Segment {
+// backlogEvery is how many skbs tcp_sendmsg_locked allocates between two
+// sk_flush_backlog calls (process_backlog >= 16).
+const backlogEvery = 16
+
+// newSegment is the new_segment label: sk_stream_memory_free; every
+// backlogEvery skbs the call made, sk_flush_backlog processes the
+// packets that arrived on the socket's backlog meanwhile, and if there
+// were any the call restarts (goto restart); then tcp_stream_alloc_skb
+// (linear area per the profile) and tcp_skb_entail. It returns nil when
+// the call must wait for memory, restart when it restarts.
+func (s *SendCall) newSegment() (seg *Segment, restart bool) {
 	c := s.c
 	if !c.memoryFree() {
-		return nil
+		return nil, false
+	}
+	if s.processBacklog >= backlogEvery {
+		s.processBacklog = 0
+		if c.Net.FlushBacklog(c.Sk) {
+			return nil, true
+		}
 	}
 	if c.host().Fail(kernel.FaultAllocSkb) {
 		c.Sk.Note(kernel.Entry{Op: kernel.OpFaultFailed, Str: kernel.FaultAllocSkb})
-		return nil
+		return nil, false
 	}
-	return c.entail(c.host().Profile.TCPLinear)
+	s.processBacklog++
+	return c.entail(c.host().Profile.TCPLinear), false
 }
 
 // append adds up to n bytes of the call's payload to seg and returns how

@@ -25,6 +25,11 @@ type Network interface {
 	// to run.
 	Cancel(h engine.Handle) bool
 	Pending(h engine.Handle) bool
+	// FlushBacklog models sk_flush_backlog from inside a call that owns
+	// sk: the packets queued on its backlog meanwhile are processed
+	// (__release_sock) and the call keeps the socket. It reports whether
+	// there were any.
+	FlushBacklog(sk *sock.Sock) bool
 }
 
 // AckPolicy is how the connection acknowledges the data it receives.

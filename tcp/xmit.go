@@ -169,6 +169,9 @@ func (c *Conn) writeXmit(nonagle int, one bool) {
 	mss := c.MSS()
 	defer c.cwndValidate(c.sndNxt)
 	for len(c.write) > 0 {
+		if c.pacingCheck() {
+			return
+		}
 		seg := c.write[0]
 		quota := c.cwnd - c.inFlight()
 		if quota <= 0 {
@@ -319,6 +322,9 @@ func (c *Conn) transmit(seg *Segment, retrans bool) bool {
 	if c.ack.pending&ackSched != 0 {
 		p.Acks = true
 		p.Ack, p.Win = c.takeAck()
+	}
+	if seg.Skb.Len > 0 {
+		c.paced(seg.Skb.Len, c.pcount(seg))
 	}
 	c.Net.Xmit(p)
 	if !retrans {

@@ -14,7 +14,7 @@ func newReplayCmd() *cobra.Command {
 	var file string
 	var asJSON bool
 	cmd := &cobra.Command{
-		Use:   "replay [--strace] FILE... [--profile P] [--json] [--cap-ipc-lock] [--cap-net-admin] [--optmem-max N] [--memlock N]",
+		Use:   "replay [--strace] FILE... [--profile P] [--json] [--cap-ipc-lock] [--cap-net-admin] [--optmem-max N] [--memlock N] [--mtu N]",
 		Short: "replay an strace log on the model and report where the kernel and the model differ",
 		Long: `replay reads an strace log of a real program (FILE, or --strace FILE: the
 two are the same) and replays its socket calls on
@@ -91,6 +91,7 @@ unreadable or malformed input (file:line:col), before anything is printed.`,
 	cmd.Flags().BoolVar(&opts.CapIPCLock, "cap-ipc-lock", false, "the traced task has CAP_IPC_LOCK")
 	cmd.Flags().BoolVar(&opts.CapNetAdmin, "cap-net-admin", false, "the traced task has CAP_NET_ADMIN")
 	cmd.Flags().IntVar(&opts.OptmemMax, "optmem-max", 0, "net.core.optmem_max (default: the profile's)")
+	cmd.Flags().IntVar(&opts.MTU, "mtu", 0, "the loopback MTU the program ran with (ip link set lo mtu N; default 65536)")
 	cmd.Flags().Uint64Var(&opts.Memlock, "memlock", 0, "the traced task's RLIMIT_MEMLOCK at the start, in bytes (default: what the log reads back, else the profile's)")
 	cmd.Flags().Uint64Var(&opts.Seed, "seed", 1, "root seed of every random stream")
 	return cmd

@@ -10,7 +10,9 @@
 // The traced program is one task, "main", of uid 1000, without
 // CAP_IPC_LOCK unless [Options.CapIPCLock], with the profile's
 // RLIMIT_MEMLOCK; [Options.OptmemMax] sets net.core.optmem_max. Every
-// traced socket uses one loopback device, the path of 127.0.0.1 and ::1.
+// traced socket uses one loopback device, the path of 127.0.0.1 and ::1,
+// with loopback's MTU of 65536 or [Options.MTU] (the log does not show
+// the MTU, which sets the MSS: tcp_mmap's selftest runs at 49204).
 //
 // Sockets are followed by fd number in one descriptor table per process
 // (files_struct): fork, vfork, clone and clone3 give the child a copy of
@@ -85,7 +87,14 @@
 // what the sends since the last acknowledged one charged to
 // sk_wmem_queued fills sk_sndbuf (their ACKs had not arrived); a send the
 // model would make wait (tcp.Conn.SendWouldWait) is explained when its
-// pending ACKs, run ahead, free the buffer in time. A call agrees
+// pending ACKs, run ahead, free the buffer in time. A
+// getsockopt(TCP_ZEROCOPY_RECEIVE) tells what the kernel had queued
+// (length + copybuf_len + inq, zcArrival): the model's pending work
+// (paced transmissions, ACKs) runs ahead until it has as much, and when
+// it has more, the call agrees if only the model's last segments had not
+// arrived yet: they stay queued. A blocking TCP send that returned fewer
+// bytes than asked was cut short (a signal, SO_SNDTIMEO, an error after
+// some data: cutSend); the model sends what it returned. A call agrees
 // under an assumption the report states whenever some schedule explains
 // it; it diverges only when none does.
 //
@@ -95,7 +104,10 @@
 // unless the log has timestamps (-t, -tt, -ttt or -r): then virtual time
 // advances by the real gap between the two calls and the network runs
 // only that far (sim.World.Advance), so a delayed ACK still pending in the
-// real run is still pending in the model.
+// real run is still pending in the model. A send that sleeps in the model
+// runs the network until it returns; the log's next gap, counted from the
+// call's start, holds that time again, so it is taken off the next gaps
+// as the time runAhead ran is.
 //
 // # Comparison
 //

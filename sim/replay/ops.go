@@ -617,6 +617,12 @@ func (r *replayer) send(o *strace.Send) {
 		r.assume(&o.Header, e, text, obs, res.String(), "", fmt.Sprintf("the input file held %d bytes past its offset, fewer than the count: the model sent those", n))
 		return
 	}
+	if n, ok := o.Result.Ret(); ok && n > 0 && n < int64(im.total()) && e.s.IsTCP() && !nonblocking(e, flags) {
+		r.cutSend(o, e, text, int(n), im.total(), func(lens []int) sim.Result {
+			return send(r.call(&o.Header, text), e.s, lens, flags)
+		})
+		return
+	}
 	size := uint64(im.total())
 	var ahead engine.Duration
 	aheadWhy, noSchedule := "", ""
@@ -653,7 +659,11 @@ func (r *replayer) send(o *strace.Send) {
 		}
 	}
 	charged := e.s.Sk.WmemQueuedCharged
+	start := r.w.Now()
 	res := send(r.call(&o.Header, text), e.s, im.lens, flags)
+	if r.timed {
+		r.ahead += r.w.Now().Sub(start)
+	}
 	e.held.sent(e, res.Send, size)
 	e.unacked.sent(e, res.Send, e.s.Sk.WmemQueuedCharged-charged, line(&o.Header))
 	if sent {
@@ -668,6 +678,29 @@ func (r *replayer) send(o *strace.Send) {
 	default:
 		r.compare(&o.Header, o.Fd, e.s.Name, text, obs, pred, why(res))
 	}
+}
+
+// cutSend replays a blocking TCP send that returned n of its size bytes.
+// tcp_sendmsg_locked returns what it queued when the wait for send
+// buffer (sk_stream_wait_memory) ends by a signal or SO_SNDTIMEO, or an
+// error comes after some data (do_error): the log does not show when, so
+// the model sends those n bytes, as one buffer, and the call agrees
+// under that assumption when the model takes them all.
+func (r *replayer) cutSend(o *strace.Send, e *fdEntry, text string, n, size int, send func([]int) sim.Result) {
+	charged, start := e.s.Sk.WmemQueuedCharged, r.w.Now()
+	res := send([]int{n})
+	if r.timed {
+		r.ahead += r.w.Now().Sub(start)
+	}
+	e.held.sent(e, res.Send, uint64(n))
+	e.unacked.sent(e, res.Send, e.s.Sk.WmemQueuedCharged-charged, line(&o.Header))
+	e.out.wrote(int64(res.Ret))
+	obs, pred := o.Result.String(), res.String()
+	if obs != pred {
+		r.compare(&o.Header, o.Fd, e.s.Name, text, obs, pred, why(res))
+		return
+	}
+	r.assume(&o.Header, e, text, obs, pred, "", fmt.Sprintf("the call returned after queuing %d of its %d bytes: its wait for send buffer ended (a signal, SO_SNDTIMEO) or an error came, which the log does not time; the model sent those %d bytes", n, size, n))
 }
 
 // runnable decides whether the model can run a call whose buffers the

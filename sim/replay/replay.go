@@ -38,6 +38,11 @@ type Options struct {
 	// OptmemMax, if positive, sets net.core.optmem_max; otherwise the
 	// profile's default.
 	OptmemMax int
+	// MTU, if not 0, is the loopback device's MTU (ip link set lo mtu
+	// N), which the log does not show: it sets the MSS, so how the
+	// kernel cut the stream into segments; otherwise 65536, loopback's
+	// default. Between sim.MinMTU and sim.DefaultLoopbackMTU.
+	MTU int
 	// MaxCallBytes bounds the bytes one replayed call may ask the model
 	// to move; 0 means DefaultMaxCallBytes (MAX_RW_COUNT, every call the
 	// kernel takes). A larger call is not run: it is reported
@@ -135,8 +140,10 @@ type replayer struct {
 	last     int64 // the last modelled call's time
 	haveLast bool
 	// ahead is how far the model's clock ran ahead of the log's to
-	// explain an observation (runAhead); the next gaps are that much
-	// shorter.
+	// explain an observation (runAhead), or inside a call that blocked
+	// (a send sleeping in sk_stream_wait_memory runs the network until
+	// it returns; the log's next gap, counted from the call's start,
+	// holds that time again); the next gaps are that much shorter.
 	ahead engine.Duration
 	// v6Lines are the first IPv6 error-queue reads compared on their
 	// return value only (at most 8), v6Reads how many there were.
@@ -183,6 +190,10 @@ func newReplayer(file string, p *kernel.Profile, sv *survey, opts Options) *repl
 	task := w.AddTask("main", main.User, cfg.Memlock, cfg.CapIPCLock)
 	task.CapNetAdmin = cfg.CapNetAdmin
 	dev := sim.DefaultDevice("lo", sim.Loopback)
+	if opts.MTU != 0 {
+		dev.MTU = opts.MTU
+	}
+	cfg.MTU = dev.MTU
 	w.AddDevice(dev)
 	r := &replayer{w: w, task: task, dev: dev, file: file, tables: map[int]*fdTable{}, names: map[int]int{},
 		ignored: map[string]int{}, maxBytes: opts.MaxCallBytes, dgrams: map[uint16][]*fdEntry{}, unknownFds: map[int]int{},

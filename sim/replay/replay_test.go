@@ -36,6 +36,11 @@ func options(t *testing.T, log string) replay.Options {
 			n, err := strconv.Atoi(f[i])
 			require.NoError(t, err)
 			o.OptmemMax = n
+		case "--mtu":
+			i++
+			n, err := strconv.Atoi(f[i])
+			require.NoError(t, err)
+			o.MTU = n
 		case "--cap-ipc-lock":
 			o.CapIPCLock = true
 		case "--cap-net-admin":

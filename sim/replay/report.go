@@ -40,8 +40,9 @@ type Config struct {
 	OptmemMax   int    `json:"optmem_max"`
 	// Memlock is the traced task's RLIMIT_MEMLOCK at the start, in bytes.
 	Memlock uint64 `json:"memlock"`
-	// Path is the device traced sockets use ("loopback").
+	// Path is the device traced sockets use ("loopback"), MTU its MTU.
 	Path string `json:"path"`
+	MTU  int    `json:"mtu"`
 	// Timestamps names the log's timestamps: "none" (the network settles
 	// between calls) or the option whose gaps advance virtual time.
 	Timestamps string `json:"timestamps"`
@@ -205,8 +206,12 @@ func (t *textWriter) Begin(c Config) error {
 		}
 		return "without"
 	}
+	path := c.Path
+	if c.MTU != sim.DefaultLoopbackMTU {
+		path += fmt.Sprintf(" (MTU %d)", c.MTU)
+	}
 	t.b = fmt.Appendf(t.b, "replay of %s under %s: %s path, %s CAP_IPC_LOCK, %s CAP_NET_ADMIN, RLIMIT_MEMLOCK %d, optmem_max %d, timestamps %s\n",
-		c.File, c.Profile, c.Path, with(c.CapIPCLock), with(c.CapNetAdmin), c.Memlock, c.OptmemMax, c.Timestamps)
+		c.File, c.Profile, path, with(c.CapIPCLock), with(c.CapNetAdmin), c.Memlock, c.OptmemMax, c.Timestamps)
 	for _, in := range c.Inferred {
 		t.b = fmt.Appendf(t.b, "  inferred %s from line %d: %s\n", in.Setting, in.Line, in.Why)
 	}

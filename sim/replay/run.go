@@ -116,6 +116,9 @@ func replay(file string, merged bool, open opener, opts Options) (*Report, error
 	if opts.OptmemMax < 0 {
 		return nil, fmt.Errorf("optmem_max %d is negative", opts.OptmemMax)
 	}
+	if opts.MTU != 0 && (opts.MTU < sim.MinMTU || opts.MTU > sim.DefaultLoopbackMTU) {
+		return nil, fmt.Errorf("loopback MTU %d is not between %d and %d", opts.MTU, sim.MinMTU, sim.DefaultLoopbackMTU)
+	}
 	if opts.MaxCallBytes < 0 {
 		return nil, fmt.Errorf("max call bytes %d is negative", opts.MaxCallBytes)
 	}

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/zcsim/zcsim/kernel"
+	"github.com/zcsim/zcsim/sim/engine"
 	"github.com/zcsim/zcsim/sim/strace"
 	"github.com/zcsim/zcsim/tcp"
 )
@@ -98,14 +99,25 @@ func (r *replayer) zcRecv(o *strace.ZcRecv) {
 	r.between(&o.Header)
 	text := fmt.Sprintf("getsockopt(%d, TCP_ZEROCOPY_RECEIVE)", o.Fd)
 	a, assumption, undet := r.zcRequest(o, e)
+	arrived, ahead := r.zcArrival(o, e, undet)
+	queued := e.s.QueuedSegments()
 	c := r.call(&o.Header, text)
 	res := r.w.ZerocopyReceive(c, e.s, a)
 	obs, pred := o.Result.String(), res.String()
 	if o.Result.Kind == strace.ResultValue {
 		obs += zcShown(o.Zc, o.Zc, o.Optlen)
 	}
+	if ahead > 0 {
+		assumption = fmt.Sprintf("the network ran %v ahead of the model's clock: data the model delivers later had already arrived; %s", ahead, assumption)
+	}
 	if res.Errno == 0 {
 		out := e.s.ZcResult()
+		if held := sum(queued) - arrived; o.Zc.Inq != nil && arrived > 0 && held > 0 && out.Inq == *o.Zc.Inq+uint32(held) && isSuffixSum(queued, held) {
+			// Only the model's first segments had arrived: the kernel's
+			// inq counted those.
+			out.Inq -= uint32(held)
+			assumption = fmt.Sprintf("only %d of the %d bytes the model had queued had arrived (its first segments; the rest stay queued): inq counts those; %s", arrived, sum(queued), assumption)
+		}
 		pred = "0" + zcShown(o.Zc, zcFields(out), int64(out.Optlen))
 	}
 	switch {
@@ -204,4 +216,38 @@ func zcShown(shown, v strace.ZcFields, optlen int64) string {
 	add("err", shown.Err != nil && v.Err != nil, func() int64 { return int64(*v.Err) })
 	add("copybuf_len", shown.CopybufLen != nil && v.CopybufLen != nil, func() int64 { return int64(*v.CopybufLen) })
 	return fmt.Sprintf(" {%s} [%d]", strings.Join(parts, ", "), optlen)
+}
+
+// zcArrival works out how much data the kernel had queued when the call
+// ran, from what it wrote back: the bytes it mapped, copied and left
+// (length + copybuf_len + inq). The model may have less queued (its
+// pending work, paced transmissions or ACKs, ran later than the
+// kernel's): it then runs ahead of its clock until it has that much
+// (runAhead), and ahead says how far. It returns 0 when the log does not
+// show those fields.
+func (r *replayer) zcArrival(o *strace.ZcRecv, e *fdEntry, undet string) (arrived int, ahead engine.Duration) {
+	z := o.Zc
+	if undet != "" || o.Result.Kind != strace.ResultValue || z.Length == nil || z.Inq == nil {
+		return 0, 0
+	}
+	arrived = int(*z.Length) + int(*z.Inq)
+	if z.CopybufLen != nil && *z.CopybufLen > 0 {
+		arrived += int(*z.CopybufLen)
+	}
+	if sum(e.s.QueuedSegments()) < arrived {
+		ahead, _ = r.runAhead(func() bool { return sum(e.s.QueuedSegments()) >= arrived })
+	}
+	return arrived, ahead
+}
+
+// isSuffixSum reports whether n is the size of the last few of segs.
+func isSuffixSum(segs []int, n int) bool {
+	t := 0
+	for i := len(segs) - 1; i >= 0; i-- {
+		t += segs[i]
+		if t == n {
+			return true
+		}
+	}
+	return false
 }

@@ -1,0 +1,71 @@
+package replay_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/zcsim/zcsim/sim/replay"
+)
+
+// TestTcpMmapSelftestLog replays the kernel's tcp_mmap selftest (server
+// -s -z mapping what the client -z -P 4000000 sends, both in one trace,
+// loopback MTU 49204: testdata/tcp_mmap, recorded by
+// scripts/record-selftest-logs.sh) and requires that nothing diverges.
+// The client's SO_MAX_PACING_RATE paces it (tcp_pacing_check); the first
+// 16 skbs of its first send are cut to half the SYN-ACK's window until
+// tcp_sendmsg_locked's backlog flush brings the larger one (the 17th skb
+// is 32783 bytes: eight pages and 15 bytes), and every mapping then takes
+// whole pages. How much had arrived at each getsockopt is the pacing's
+// timing: inq agrees under an assumption. timeout's SIGTERM cut the
+// client's last send at 245760 bytes, which agrees under the assumption
+// that its wait ended then.
+func TestTcpMmapSelftestLog(t *testing.T) {
+	const log = "testdata/tcp_mmap/selftest_tcp_mmap_zc.log.gz"
+	rep, err := replay.ReplayFile(log, options(t, log))
+	require.NoError(t, err)
+	require.True(t, rep.OK(), "%+v", rep.Divergences())
+	require.Equal(t, 49204, rep.Config.MTU)
+	zc, guided := 0, 0
+	for _, c := range rep.Calls {
+		if c.Syscall == "getsockopt" && strings.Contains(c.Text, "TCP_ZEROCOPY_RECEIVE") {
+			zc++
+			if strings.Contains(c.Assumption, "had arrived") {
+				guided++
+			}
+		}
+	}
+	require.Greater(t, zc, 20)
+	require.NotZero(t, guided, "inq is explained by what had arrived")
+	require.Equal(t, "0 {length=32768, recv_skip_hint=15, inq=491535, err=0, copybuf_len=0} [64]", callAt(t, rep, 590).Predicted, "the 17th skb")
+	cut := callAt(t, rep, 630)
+	require.Equal(t, replay.Assumed, cut.Verdict)
+	require.Contains(t, cut.Assumption, "queuing 245760 of its 524288 bytes")
+}
+
+// A blocking TCP send that returned fewer bytes than its buffer was cut
+// short (a signal or SO_SNDTIMEO ended its wait for send buffer, or an
+// error came after some data): the log does not say when, so the model
+// sends what it returned, and the call agrees under that assumption.
+func TestCutBlockingSend(t *testing.T) {
+	src := `socket(AF_INET, SOCK_STREAM, IPPROTO_IP) = 3
+connect(3, {sa_family=AF_INET, sin_port=htons(8000), sin_addr=inet_addr("127.0.0.1")}, 16) = 0
+sendto(3, "zz"..., 1000000, 0, NULL, 0) = 300000
+`
+	rep := replayText(t, src)
+	require.True(t, rep.OK(), "%+v", rep.Divergences())
+	c := callAt(t, rep, 3)
+	require.Equal(t, replay.Assumed, c.Verdict)
+	require.Contains(t, c.Assumption, "queuing 300000 of its 1000000 bytes")
+}
+
+// The loopback MTU, which the log does not show, is an option between
+// IPV6_MIN_MTU and loopback's 65536.
+func TestReplayMTU(t *testing.T) {
+	_, err := replay.Replay("x.log", []byte("socket(AF_INET, SOCK_STREAM, IPPROTO_IP) = 3\n"), replay.Options{MTU: 100})
+	require.ErrorContains(t, err, "loopback MTU 100 is not between 1280 and 65536")
+	rep, err := replay.Replay("x.log", []byte("socket(AF_INET, SOCK_STREAM, IPPROTO_IP) = 3\n"), replay.Options{MTU: 9000})
+	require.NoError(t, err)
+	require.Equal(t, 9000, rep.Config.MTU)
+}
