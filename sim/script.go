@@ -70,16 +70,48 @@ func ParsePacketFlag(name string) (PacketFlags, bool) {
 // GSO skb leaves the device whole: GSO is then its segment size
 // (gso_size) and Len the whole payload, the super-packet a tap sees.
 type Packet struct {
-	Flags  PacketFlags
-	Seq    uint32
-	Len    int
-	Ack    uint32
-	Win    int
-	MSS    int
-	Wscale int
-	SackOK bool
-	TS     bool
-	GSO    int
+	Flags    PacketFlags
+	Seq      uint32
+	Len      int
+	Ack      uint32
+	Win      int
+	MSS      int
+	Wscale   int
+	SackOK   bool
+	TS       bool
+	FastOpen FastOpen
+	GSO      int
+}
+
+// FastOpen is a segment's TCP Fast Open option: TCPOPT_FASTOPEN (34,
+// RFC 7413) or, with Exp, the experimental TCPOPT_EXP (254) with magic
+// 0xF989. The zero value is no option; Set with no Cookie is a cookie
+// request; Cookie is the cookie's bytes in lowercase hex.
+type FastOpen struct {
+	Set    bool
+	Exp    bool
+	Cookie string
+}
+
+// String renders the option as the scenario language's fo or foexp.
+func (o FastOpen) String() string {
+	s := "fo"
+	if o.Exp {
+		s = "foexp"
+	}
+	if o.Cookie != "" {
+		s += "=" + o.Cookie
+	}
+	return s
+}
+
+// validCookie reports whether the option carries a cookie
+// tcp_parse_fastopen_option takes: TCP_FASTOPEN_COOKIE_MIN (4) to
+// TCP_FASTOPEN_COOKIE_MAX (16) bytes, an even number; another length is
+// no cookie (len -1).
+func (o FastOpen) validCookie() bool {
+	n := len(o.Cookie) / 2
+	return o.Set && n >= 4 && n <= 16 && n%2 == 0
 }
 
 // String renders p in the words of the scenario language's packet
@@ -101,6 +133,9 @@ func (p Packet) String() string {
 	}
 	if p.Wscale != tcp.NoWscale {
 		s += fmt.Sprintf(" wscale=%d", p.Wscale)
+	}
+	if p.FastOpen.Set {
+		s += " " + p.FastOpen.String()
 	}
 	if p.GSO > 0 {
 		s += fmt.Sprintf(" gso=%d", p.GSO)
@@ -126,6 +161,14 @@ type script struct {
 	children []*Socket
 	queue    []*Socket
 	accepted int
+	// fastOpenQlen counts the listener's Fast Open children whose
+	// handshake has not completed (fastopenq.qlen).
+	fastOpenQlen int
+	// fastOpen is, on such a child, its listener.
+	fastOpen *Socket
+	// synFastOpen is what a connecting socket's SYN carried of Fast
+	// Open.
+	synFastOpen fastOpenSyn
 }
 
 // scripted reports whether the scenario plays s's far side.
@@ -218,7 +261,7 @@ func (w *World) connectScripted(s *Socket) Result {
 	if err != 0 {
 		return fail(err)
 	}
-	w.emit(s, Packet{Flags: SYN, Win: offer.Window, MSS: offer.MSS, Wscale: offer.Wscale, SackOK: offer.SackOK, TS: offer.TS})
+	w.emit(s, synPacket(offer))
 	if s.Sk.Type&kernel.SOCK_NONBLOCK != 0 {
 		return fail(kernel.EINPROGRESS)
 	}
@@ -262,10 +305,14 @@ func (w *World) inject(s *Socket, p Packet) string {
 		if p.Flags&(SYN|ACK) != SYN|ACK {
 			return "a SYN_SENT socket takes only a SYN-ACK here"
 		}
-		if !s.tcp.SynAckReceived(p.synOptions(), p.Ack-1) {
-			return fmt.Sprintf("the SYN-ACK does not acknowledge the SYN (ack %d, want 1); the kernel would reset", p.Ack)
+		ok, retransmitted := s.tcp.SynAckReceived(p.synOptions(), p.Ack-1)
+		if !ok {
+			return fmt.Sprintf("the SYN-ACK does not acknowledge the SYN (ack %d, want 1) or all the data it carried (ack %d); the kernel would reset, or, for part of the data, trim it (the model does not)", p.Ack, wireSeq(s.tcp.SndNxt()))
 		}
-		w.emitAck(s, s.tcp.RcvNxt(), s.tcp.Window())
+		w.fastOpenSynAck(s, p)
+		if !retransmitted {
+			w.emitAck(s, s.tcp.RcvNxt(), s.tcp.Window())
+		}
 		return ""
 	case s.tcp.Done() || s.Sk.State == sock.CLOSE:
 		return "the connection is closed"
@@ -286,9 +333,25 @@ func (w *World) injectListener(s *Socket, p Packet) string {
 		ls.accepted++
 		req := w.newSocket(fmt.Sprintf("%s/%d", s.Name, ls.accepted), s.Task, s.Sk.Family, s.Sk.Type&^kernel.SOCK_NONBLOCK, s.Sk.Protocol, s.Dev)
 		req.Sk.V4Mapped = s.Sk.V4Mapped // the SYN's family: its MSS
+		o := req.tcp.SynAckOffer(p.synOptions())
+		synAck := Packet{Flags: SYN | ACK, Ack: 1, Win: o.Window, MSS: o.MSS, Wscale: o.Wscale, SackOK: o.SackOK, TS: o.TS}
+		switch fo := w.tryFastOpen(s, p); {
+		case fo.why != "":
+			return fo.why
+		case fo.child:
+			req.Sk.InheritFlags(s.Sk)
+			req.tcp.AcceptedAtSyn(p.synOptions())
+			req.script = &script{fastOpen: s}
+			ls.fastOpenQlen++
+			ls.children = append(ls.children, req)
+			ls.queue = append(ls.queue, req)
+			synAck.Ack = wireSeq(uint32(p.Len))
+			w.emit(req, synAck)
+			w.fastOpenData(req, p)
+			return ""
+		}
 		ls.request, ls.peerSyn = req, p.synOptions()
-		o := req.tcp.SynAckOffer(ls.peerSyn)
-		w.emit(req, Packet{Flags: SYN | ACK, Ack: 1, Win: o.Window, MSS: o.MSS, Wscale: o.Wscale, SackOK: o.SackOK, TS: o.TS})
+		w.emit(req, synAck)
 		return ""
 	}
 	if req := ls.request; req != nil {
@@ -320,11 +383,17 @@ func (s *Socket) listener() *script {
 }
 
 // injectEstablished is inject on a synchronized connection: RST, then the
-// ACK (tcp_ack), then the data (tcp_data_queue).
+// ACK (tcp_ack), then the data (tcp_data_queue). The ACK that completes a
+// Fast Open child's handshake leaves its listener's Fast Open queue
+// (reqsk_fastopen_remove).
 func (w *World) injectEstablished(s *Socket, p Packet) string {
 	c := s.tcp
 	if p.Flags&SYN != 0 {
 		return "a SYN on a synchronized connection (the model has no answer to it)"
+	}
+	if ls := s.script; ls != nil && ls.fastOpen != nil && p.Flags&ACK != 0 {
+		ls.fastOpen.script.fastOpenQlen--
+		ls.fastOpen = nil
 	}
 	if p.Flags&RST != 0 {
 		c.Reset()

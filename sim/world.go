@@ -74,9 +74,9 @@ type World struct {
 	// (netifRx).
 	backlog   []arrival
 	inSoftirq bool
-	// tfoCookies are the Fast Open cookies the namespace cached, by
-	// destination (nil until the first).
-	tfoCookies map[tfoDest]bool
+	// tfoCache is what the namespace's TCP metrics keep for Fast Open,
+	// by destination (nil until the first).
+	tfoCache map[tfoDest]tfoMetrics
 	// work counts the packets this host handled (Work); workBefore is
 	// what it was when the step began.
 	work, workBefore Work

@@ -25,10 +25,11 @@ type Sysctl struct {
 
 // The bits of net.ipv4.tcp_fastopen the model reads.
 const (
-	TFOClientEnable    = 0x1   // TFO_CLIENT_ENABLE: MSG_FASTOPEN connects
-	TFOServerEnable    = 0x2   // TFO_SERVER_ENABLE: listeners grant cookies
-	TFOClientNoCookie  = 0x4   // TFO_CLIENT_NO_COOKIE: data in the SYN without a cookie
-	TFOServerWoSockopt = 0x400 // TFO_SERVER_WO_SOCKOPT1: every listener does Fast Open, TCP_FASTOPEN or not
+	TFOClientEnable        = 0x1   // TFO_CLIENT_ENABLE: MSG_FASTOPEN connects
+	TFOServerEnable        = 0x2   // TFO_SERVER_ENABLE: listeners grant cookies
+	TFOClientNoCookie      = 0x4   // TFO_CLIENT_NO_COOKIE: data in the SYN without a cookie
+	TFOServerCookieNotReqd = 0x200 // TFO_SERVER_COOKIE_NOT_REQD: a listener takes SYN data without a cookie
+	TFOServerWoSockopt     = 0x400 // TFO_SERVER_WO_SOCKOPT1: every listener does Fast Open, TCP_FASTOPEN or not
 )
 
 // DefaultSysctl returns the settings of a fresh namespace under profile p.

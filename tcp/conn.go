@@ -63,6 +63,8 @@ type Conn struct {
 
 	write []*Segment // unsent, oldest first (sk_write_queue)
 	rtx   []*Segment // sent, unacknowledged (tcp_rtx_queue)
+	// fastOpenQlen is fastopenq.max_qlen (TCP_FASTOPEN).
+	fastOpenQlen int
 
 	writeSeq, sndNxt, sndUna uint32
 	// sndSml is snd_sml, the end of the last segment sent shorter than
@@ -247,7 +249,10 @@ func (c *Conn) expandSndbuf() {
 }
 
 // Setsockopt models do_tcp_setsockopt for TCP_NODELAY and TCP_CORK (clearing
-// either pushes what waits) and TCP_QUICKACK (setQuickack); other levels
+// either pushes what waits), TCP_QUICKACK (setQuickack) and TCP_FASTOPEN
+// (fastopen_queue_tune: the most Fast Open children that may wait for
+// their handshake's ACK, capped at net.core.somaxconn, on a closed or
+// listening socket, else EINVAL, as for a negative value); other levels
 // go to the socket.
 func (c *Conn) Setsockopt(opt kernel.SockOpt, val int) kernel.Errno {
 	switch opt {
@@ -272,6 +277,11 @@ func (c *Conn) Setsockopt(opt kernel.SockOpt, val int) kernel.Errno {
 		c.setQuickack(val)
 	case kernel.SO_RCVLOWAT:
 		return c.setRcvlowat(val)
+	case kernel.TCP_FASTOPEN:
+		if val < 0 || c.Sk.State != sock.CLOSE && c.Sk.State != sock.LISTEN {
+			return kernel.EINVAL
+		}
+		c.fastOpenQlen = min(val, somaxconn)
 	default:
 		if opt.Level == kernel.SOL_TCP {
 			return kernel.ENOPROTOOPT
@@ -282,8 +292,9 @@ func (c *Conn) Setsockopt(opt kernel.SockOpt, val int) kernel.Errno {
 	return 0
 }
 
-// Getsockopt returns TCP_NODELAY, TCP_CORK and TCP_QUICKACK (1 unless in
-// pingpong mode), or the socket's options.
+// Getsockopt returns TCP_NODELAY, TCP_CORK, TCP_QUICKACK (1 unless in
+// pingpong mode) and TCP_FASTOPEN (the Fast Open queue's max_qlen), or
+// the socket's options.
 func (c *Conn) Getsockopt(opt kernel.SockOpt) (int, kernel.Errno) {
 	switch opt {
 	case kernel.TCP_NODELAY:
@@ -292,9 +303,18 @@ func (c *Conn) Getsockopt(opt kernel.SockOpt) (int, kernel.Errno) {
 		return boolInt(c.nonagle&nagleCork != 0), 0
 	case kernel.TCP_QUICKACK:
 		return boolInt(!c.ack.pingpong), 0 // !inet_csk_in_pingpong_mode
+	case kernel.TCP_FASTOPEN:
+		return c.fastOpenQlen, 0
 	}
 	return c.Sk.Getsockopt(opt)
 }
+
+// somaxconn is net.core.somaxconn's default (4096 since Linux 5.4).
+const somaxconn = 4096
+
+// FastOpenQlen is the listener's Fast Open max_qlen: 0 unless
+// TCP_FASTOPEN set it.
+func (c *Conn) FastOpenQlen() int { return c.fastOpenQlen }
 
 func boolInt(b bool) int {
 	if b {

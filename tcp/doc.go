@@ -91,7 +91,12 @@
 // negotiates what the implicit one assumes: StartConnect sends a SYN and
 // SynAckReceived takes the SYN-ACK (tcp_rcv_synsent_state_process);
 // SynAckOffer answers a SYN (tcp_openreq_init_rwin, tcp_synack_options)
-// and Accepted completes it (tcp_create_openreq_child). The peer's options
+// and Accepted completes it (tcp_create_openreq_child). Fast Open on the
+// wire: a MSG_FASTOPEN send whose Dest has SynSent puts its data in the
+// SYN (tcp_send_syn_data) and the SYN-ACK frees or retransmits it
+// (tcp_rcv_fastopen_synack); a listener's child made at the SYN is
+// AcceptedAtSyn (tcp_fastopen_create_child), its data queued by
+// ReceiveSynData (tcp_fastopen_add_skb). The peer's options
 // (tcp_parse_options) then rule the MSS — its MSS option clamps it
 // (mss_clamp, TCP_MSS_DEFAULT without one), timestamps take 12 bytes only
 // when both ends offered them (tcp_sync_mss) — and the send window: a

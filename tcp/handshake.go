@@ -2,6 +2,7 @@ package tcp
 
 import (
 	"github.com/zcsim/zcsim/kernel"
+	"github.com/zcsim/zcsim/skb"
 	"github.com/zcsim/zcsim/sock"
 )
 
@@ -68,23 +69,40 @@ func (c *Conn) StartConnect() (SynOptions, kernel.Errno) {
 
 // SynAckReceived models tcp_rcv_synsent_state_process for a SYN-ACK that
 // acknowledges ack (the model's sequence space: 0 is the first byte after
-// the SYN) with the peer's options: an ack other than snd_nxt is refused
-// (the kernel answers it with a reset; reported false). Otherwise the
-// options are taken (tcp_parse_options: the MSS clamp, timestamps, the
-// window scale, SACK), snd_wnd is the SYN-ACK's unscaled window, the MSS
-// is synced (tcp_sync_mss), the connection is ESTABLISHED
-// (tcp_finish_connect) with its send buffer sized, and the caller sends
-// the ACK (tcp_send_ack).
-func (c *Conn) SynAckReceived(peer SynOptions, ack uint32) bool {
-	if c.Sk.State != sock.SYN_SENT || ack != c.sndNxt {
-		return false
+// the SYN) with the peer's options: an ack outside the SYN and the data it
+// carried is refused (the kernel answers it with a reset; reported
+// false), and so, in the model, is one that acknowledges part of the
+// SYN's data. Otherwise the options are taken (tcp_parse_options: the MSS
+// clamp, timestamps, the window scale, SACK), snd_wnd is the SYN-ACK's
+// unscaled window, the MSS is synced (tcp_sync_mss), the connection is
+// ESTABLISHED (tcp_finish_connect) with its send buffer sized, and the
+// SYN's data, if the SYN-ACK acknowledges it, is freed (tcp_ack). Data it
+// leaves unacknowledged is retransmitted at once
+// (tcp_rcv_fastopen_synack: tcp_mark_skb_lost,
+// tcp_non_congestion_loss_retransmit): retransmitted says so, and then the
+// data segment carries the ACK of the SYN-ACK; otherwise the caller sends
+// it (tcp_send_ack).
+func (c *Conn) SynAckReceived(peer SynOptions, ack uint32) (ok, retransmitted bool) {
+	if c.Sk.State != sock.SYN_SENT || ack != c.sndNxt && (ack != 0 || len(c.rtx) == 0) {
+		return false, false
 	}
 	c.takeOptions(peer)
 	c.Sk.State = sock.ESTABLISHED
 	c.sndWnd, c.maxWindow = peer.Window, peer.Window
 	c.expandSndbuf()
 	c.Sk.Note(kernel.Entry{Op: kernel.OpConnected, Args: [4]int64{int64(peer.Window), int64(c.Sk.Sndbuf)}})
-	return true
+	if len(c.rtx) == 0 {
+		return true, false
+	}
+	if ack == c.sndNxt {
+		c.Ack(ack, peer.Window)
+		return true, false
+	}
+	for _, seg := range c.rtx {
+		seg.lost = true
+	}
+	c.pushPending(c.nonagle)
+	return true, true
 }
 
 // SynAckOffer models tcp_openreq_init_rwin and tcp_synack_options for a
@@ -115,17 +133,46 @@ func (c *Conn) SynAckOffer(peer SynOptions) SynOptions {
 // handshake gives snd_wnd, its window scaled by the peer's wscale. The
 // child is ESTABLISHED and connected.
 func (c *Conn) Accepted(peer SynOptions, ackWindow int) {
+	c.accept(peer)
+	c.established(c.PeerWindow(ackWindow))
+}
+
+// AcceptedAtSyn models tcp_fastopen_create_child: the child of a Fast
+// Open SYN is made before the handshake completes, with the SYN's
+// options and its window, unscaled, as snd_wnd; the ACK that completes
+// the handshake later sets snd_wnd as any ACK does (Ack). The model's
+// child is ESTABLISHED at once (the kernel's is TCP_SYN_RECV, in the
+// accept queue already, and sends and receives as an established one).
+func (c *Conn) AcceptedAtSyn(peer SynOptions) {
+	c.accept(peer)
+	c.established(peer.Window)
+}
+
+func (c *Conn) accept(peer SynOptions) {
 	c.connected = true
 	c.neg = negotiated{set: true, mssClamp: tcpMSSDefault}
 	if c.Sk.Family == kernel.AF_INET6 {
 		c.neg.mssClamp = ipv6MinMTU - tcpHdrLen - 40
 	}
 	c.takeOptions(peer)
+}
+
+func (c *Conn) established(sndWnd int) {
 	c.Sk.State = sock.ESTABLISHED
-	c.sndWnd = c.PeerWindow(ackWindow)
+	c.sndWnd = sndWnd
 	c.maxWindow = c.sndWnd
 	c.expandSndbuf()
 	c.Sk.Note(kernel.Entry{Op: kernel.OpConnected, Args: [4]int64{int64(c.sndWnd), int64(c.Sk.Sndbuf)}})
+}
+
+// ReceiveSynData models tcp_fastopen_add_skb: the data of a Fast Open
+// SYN, in b, joins the child's empty receive queue, charged to
+// sk_rmem_alloc, and rcv_nxt moves past it; nothing is measured
+// (tcp_event_data_recv does not run) and no ACK is scheduled: the SYN-ACK
+// acknowledges the data.
+func (c *Conn) ReceiveSynData(b *skb.Buff) {
+	c.rcvNxt += uint32(b.Len)
+	c.queueRcv(b)
 }
 
 // ipv6MinMTU is IPV6_MIN_MTU: tcp_request_sock_ipv6_ops' mss_clamp is it

@@ -36,7 +36,10 @@ type SendCall struct {
 	// syn says the payload left is what tcp_send_syn_data put in the
 	// SYN, sent whatever sk_shutdown says.
 	syn bool
-	res sock.SendResult
+	// waitConnect says the call sleeps in inet_wait_for_connect for a
+	// handshake its far side answers later (Dest.SynSent).
+	waitConnect bool
+	res         sock.SendResult
 }
 
 // Dest is a send's msg_name as tcp_sendmsg_fastopen uses it: the
@@ -52,6 +55,14 @@ type Dest struct {
 	// cookieReq says the SYN asked for a cookie (tcp_send_syn_data's
 	// fallback), which a Fast Open listener grants.
 	Connect func(cookieReq bool) kernel.Errno
+	// SynSent is set for a destination that answers later (a far side
+	// the scenario plays): Connect then only starts the handshake
+	// (SYN_SENT), and SynSent sends the SYN with the data bytes
+	// tcp_send_syn_data put in it.
+	SynSent func(data int)
+	// MSS is the peer's MSS the destination's cache entry keeps
+	// (tcp_fastopen_cache_get), 0 if none: it bounds the SYN's data.
+	MSS int
 }
 
 // Sendmsg models tcp_sendmsg_locked for the payload iov with flags, made by
@@ -92,7 +103,7 @@ func (s *SendCall) Result() sock.SendResult { return s.res }
 
 // Resume continues a blocked call.
 func (s *SendCall) Resume() {
-	if s.blocked {
+	if s.blocked && !s.waitConnect {
 		s.blocked = false
 		s.loop()
 	}
@@ -186,7 +197,11 @@ func (s *SendCall) fastOpen() bool {
 	}
 	syn, why := 0, "no cookie cached: the SYN asks for one"
 	if cookie {
-		syn = min(s.size, c.AdvMSS()-maxTCPOptionSpace, c.synDataRoom())
+		mss := c.AdvMSS()
+		if s.dest.MSS > 0 {
+			mss = min(mss, s.dest.MSS)
+		}
+		syn = min(s.size, mss-maxTCPOptionSpace, c.synDataRoom())
 		why = "a cookie is cached"
 		if !s.dest.Cookie {
 			why = "TFO_CLIENT_NO_COOKIE"
@@ -194,6 +209,10 @@ func (s *SendCall) fastOpen() bool {
 	}
 	c.Sk.Note(kernel.Entry{Op: kernel.OpFastOpen, Args: [4]int64{int64(syn)}, Str: why})
 	nonblock := s.flags&kernel.MSG_DONTWAIT != 0 || c.Sk.Type&kernel.SOCK_NONBLOCK != 0
+	if s.dest.SynSent != nil {
+		s.synSent(syn, nonblock)
+		return false
+	}
 	if nonblock {
 		c.InProgress()
 		if syn == 0 {
@@ -206,6 +225,47 @@ func (s *SendCall) fastOpen() bool {
 		s.syn = true
 	}
 	return true
+}
+
+// synSent models tcp_send_syn_data on a connection whose far side answers
+// later (Dest.SynSent): the data skb, syn_data, takes the first n bytes
+// of the call, copied (into the page frag under Profile.TCPSynDataFrag,
+// else into its linear area), the call's uarg attached with
+// skb_zcopy_set and PSH set; it goes out with the SYN and waits in the
+// retransmit queue until the SYN-ACK acknowledges it (SynAckReceived). A
+// non-blocking call returns the bytes the SYN carried, or EINPROGRESS
+// for none; a blocking one sleeps in inet_wait_for_connect until the
+// handshake completes, which no later event of the call's own can bring:
+// it stays blocked.
+func (s *SendCall) synSent(n int, nonblock bool) {
+	c := s.c
+	if n > 0 {
+		linear := n
+		if c.host().Profile.TCPSynDataFrag {
+			linear = 0
+		}
+		seg := c.entail(linear)
+		added, _ := s.append(seg, n)
+		seg.Skb.ZcopySet(s.uarg, s.holder, nil)
+		seg.EndSeq += uint32(added)
+		seg.Push = true
+		seg.Sent = 1
+		c.writeSeq += uint32(added)
+		c.write = c.write[:len(c.write)-1]
+		c.rtx = kernel.HostSlab[*Segment](c.host()).Append(c.rtx, seg)
+		c.sndNxt = seg.EndSeq
+		s.copied = added
+	}
+	s.dest.SynSent(s.copied)
+	c.InProgress()
+	switch {
+	case !nonblock:
+		s.blocked, s.waitConnect = true, true
+	case s.copied == 0:
+		s.fail(kernel.EINPROGRESS)
+	default:
+		s.out()
+	}
 }
 
 // wantsUarg reports whether the call takes a uarg: MSG_ZEROCOPY with a

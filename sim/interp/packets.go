@@ -41,7 +41,18 @@ func injected(st *scenario.Inject, s *sim.Socket) sim.Packet {
 	}
 	_, p.SackOK = os.Lookup("sackok")
 	_, p.TS = os.Lookup("ts")
+	p.FastOpen = fastOpenOption(os)
 	return p
+}
+
+// fastOpenOption is the Fast Open option fo or foexp names.
+func fastOpenOption(os scenario.Options) sim.FastOpen {
+	for _, k := range []string{"fo", "foexp"} {
+		if o, ok := os.Lookup(k); ok {
+			return sim.FastOpen{Set: true, Exp: k == "foexp", Cookie: strings.ToLower(o.Value.Text)}
+		}
+	}
+	return sim.FastOpen{}
 }
 
 func (in *interp) inject(c sim.Call, st *scenario.Inject) {
@@ -103,7 +114,7 @@ func packetDiff(st *scenario.Packet, got sim.Packet) string {
 		if o, ok := st.Options.Lookup("wscale"); ok {
 			wscale = int(o.Value.N)
 		}
-		if int(optNum(st.Options, "mss", 0)) != got.MSS || wscale != got.Wscale || sack != got.SackOK || ts != got.TS {
+		if int(optNum(st.Options, "mss", 0)) != got.MSS || wscale != got.Wscale || sack != got.SackOK || ts != got.TS || fastOpenOption(st.Options) != got.FastOpen {
 			diffs = append(diffs, "options differ")
 		}
 	}
@@ -134,12 +145,24 @@ func (r *resolver) packetStmt(st scenario.Stmt) {
 	switch s := st.(type) {
 	case *scenario.Inject:
 		r.segmentBounds(s.Options, true)
+		r.fastOpenOnce(s.Options)
 	case *scenario.Packet:
 		r.need(r.devices, "device", s.Device)
 		r.segmentBounds(s.Options, false)
+		r.fastOpenOnce(s.Options)
 	case *scenario.Device:
 		if o, ok := s.Options.Lookup("peer"); ok && o.Value.Text == "script" && s.Kind.Name == "loopback" {
 			r.fail(o.Pos, "peer", "peer=script needs a nic or tun device: loopback's far side is this host")
+		}
+	}
+}
+
+// fastOpenOnce refuses fo with foexp: a segment the model sends or takes
+// has one Fast Open option at most (tcp_parse_options keeps the last).
+func (r *resolver) fastOpenOnce(os scenario.Options) {
+	if _, ok := os.Lookup("fo"); ok {
+		if o, ok := os.Lookup("foexp"); ok {
+			r.fail(o.Pos, "foexp", "fo and foexp together: a segment here has one Fast Open option")
 		}
 	}
 }

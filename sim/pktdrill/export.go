@@ -150,8 +150,10 @@ func (x *exporter) call(st scenario.Stmt) {
 		x.socket(s)
 	case *scenario.Setsockopt:
 		x.setsockopt(s)
-	case *scenario.Bind, *scenario.Listen, *scenario.Connect, *scenario.Close, *scenario.Send, *scenario.Sendmsg, *scenario.Recv:
+	case *scenario.Bind, *scenario.Listen, *scenario.Connect, *scenario.Close, *scenario.Send, *scenario.Sendto, *scenario.Sendmsg, *scenario.Recv:
 		x.onSocket(st)
+	case *scenario.Sysctl:
+		x.sysctl(s)
 	case *scenario.Accept:
 		if fd, ok := x.fd(st, s.Sock); ok {
 			if r, ok := x.result(st); ok {
@@ -262,6 +264,8 @@ func (x *exporter) onSocket(st scenario.Stmt) {
 		delete(x.fds, ss.String())
 	case *scenario.Send:
 		x.event("send(%d, ..., %d, %s) = %s", fd, s.Len.N, s.Flags, r)
+	case *scenario.Sendto:
+		x.event("sendto(%d, ..., %d, %s, ..., ...) = %s", fd, s.Len.N, s.Flags, r)
 	case *scenario.Recv:
 		x.event("recv(%d, ..., %d, %s) = %s", fd, s.Len.N, s.Flags, r)
 	case *scenario.Sendmsg:
@@ -461,6 +465,7 @@ func (x *exporter) segment(st scenario.Stmt, flags scenario.Flags, os scenario.O
 	if w, ok := num("wscale"); ok {
 		opts = append(opts, "nop", fmt.Sprintf("wscale %d", w))
 	}
+	opts = append(opts, fastOpenOption(os)...)
 	switch {
 	case len(opts) > 0:
 		out += " <" + strings.Join(opts, ",") + ">"
@@ -468,6 +473,41 @@ func (x *exporter) segment(st scenario.Stmt, flags scenario.Flags, os scenario.O
 		out += " <...>" // packet checks no option unless it names one
 	}
 	return out, true
+}
+
+// fastOpenOption writes the Fast Open option fo or foexp names as
+// tcp_options_write lays it out, last: FO or FOEXP with the cookie's hex
+// digits, two NOPs after it when its length (2 bytes for FO, 4 for
+// FOEXP, and the cookie's) leaves 2 bytes of a 32-bit word.
+func fastOpenOption(os scenario.Options) []string {
+	for _, k := range []struct {
+		key, word string
+		base      int
+	}{{"fo", "FO", 2}, {"foexp", "FOEXP", 4}} {
+		o, ok := os.Lookup(k.key)
+		if !ok {
+			continue
+		}
+		out := []string{k.word}
+		if o.Value.Text != "" {
+			out[0] += " " + o.Value.Text
+		}
+		if (k.base+len(o.Value.Text)/2)&3 == 2 {
+			out = append(out, "nop", "nop")
+		}
+		return out
+	}
+	return nil
+}
+
+// sysctl writes the setting of a sysctl as a shell command packetdrill
+// runs: sysctl -q KEY=VALUE.
+func (x *exporter) sysctl(s *scenario.Sysctl) {
+	if len(s.Values) != 1 {
+		x.fail(s, "the exporter writes a sysctl of one value only")
+		return
+	}
+	x.event("`sysctl -q %s=%s`", s.Key.Name, s.Values[0].Text)
 }
 
 func (x *exporter) inject(s *scenario.Inject) {

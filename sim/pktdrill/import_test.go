@@ -166,7 +166,7 @@ func TestImportErrors(t *testing.T) {
 		{sock + "+0 send(4, ..., 10, 0) = 10\n", `t.pkt:2:9: no socket has descriptor 4 (at "4")`},
 		{sock + "+0 < S 0:0(0) win 10\n", `t.pkt:2:1: an inbound packet needs a listening or connecting socket to go to (at "<")`},
 		{sock + "+0 listen(3, 1) = 0\n+0 < SE 0:0(0) win 10\n", `t.pkt:3:6: unknown TCP flag 'E' (the importer knows S, ., P, F, R) (at "SE")`},
-		{sock + "+0 listen(3, 1) = 0\n+0 < S 0:0(0) win 10 <sack 1:2>\n", `t.pkt:3:23: TCP option the importer does not translate (it knows mss, sackOK, nop, eol, wscale, TS) (at "sack")`},
+		{sock + "+0 listen(3, 1) = 0\n+0 < S 0:0(0) win 10 <sack 1:2>\n", `t.pkt:3:23: TCP option the importer does not translate (it knows mss, sackOK, nop, eol, wscale, TS, FO, FOEXP) (at "sack")`},
 		{sock + "+0 listen(3, 1) = 0\n+0 < S 0:5(0) win 10\n", `t.pkt:3:6: the packet's range 0:5 does not hold 0 bytes (at "S")`},
 		{sock + "+1 send(3, ..., 10, 0) = 10\n0.5 send(3, ..., 10, 0) = 10\n", `t.pkt:3:1: time goes backwards: 500ms is before the previous event`},
 		{sock + "+0 setsockopt(3, SOL_SOCKET, SO_FROB, [1], 4) = 0\n", `t.pkt:2:4: unknown socket option (translated as "setsockopt fd3 SOL_SOCKET SO_FROB 1 => 0") (at "SO_FROB")`},

@@ -88,9 +88,10 @@ func (p *parser) numText(what string) string {
 	return tok.text
 }
 
-// tcpOptions reads "mss N, sackOK, nop, wscale N, TS val N ecr N, eol>"
-// into the scenario's option words; TS values are not kept (the model
-// has no clock a timestamp could show).
+// tcpOptions reads "mss N, sackOK, nop, wscale N, TS val N ecr N, FO
+// [COOKIE], FOEXP [COOKIE], eol>" into the scenario's option words; TS
+// values are not kept (the model has no clock a timestamp could show),
+// a Fast Open cookie's hex digits are.
 func (p *parser) tcpOptions() []string {
 	if t, ok := p.peek(); ok && t.text == "..." {
 		// <...>: packetdrill checks no option; neither does packet
@@ -114,8 +115,15 @@ func (p *parser) tcpOptions() []string {
 				p.numText("the timestamp's " + k)
 			}
 			out = append(out, "ts")
+		case "FO", "FOEXP":
+			word := strings.ToLower(tok.text)
+			if t, ok := p.peek(); ok && t.text != "," && t.text != ">" {
+				p.i++
+				word += "=" + t.text
+			}
+			out = append(out, word)
 		default:
-			p.fail(tok, "TCP option the importer does not translate (it knows mss, sackOK, nop, eol, wscale, TS)")
+			p.fail(tok, "TCP option the importer does not translate (it knows mss, sackOK, nop, eol, wscale, TS, FO, FOEXP)")
 			return nil
 		}
 		if t, ok := p.peek(); ok && t.text == "," {

@@ -114,7 +114,7 @@ func (t *translator) event(ev event) {
 		return
 	case ev.shell != "":
 		t.advance(ev)
-		t.note(ev.pos, "shell command `"+strings.TrimSpace(ev.shell)+"`")
+		t.shell(ev)
 		return
 	}
 	if len(ev.toks) == 0 {
@@ -498,6 +498,9 @@ func (t *translator) send(c call) {
 	kw := "send"
 	if c.name == "sendto" {
 		kw = "sendto"
+		if strings.Contains("|"+flags+"|", "|MSG_FASTOPEN|") {
+			t.conn, _ = t.fd(c, 0) // tcp_sendmsg_fastopen connects
+		}
 	}
 	t.emit(c.pos, "%s %s %d %s%s", kw, name, n, flags, outcome(c))
 }

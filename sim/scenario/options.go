@@ -16,6 +16,7 @@ const (
 	optDurationOr                // a duration or one of words: txcomplete=manual
 	optAny                       // a number or any word: expect's checks
 	optSigned                    // a number, maybe negative: optlen=-1
+	optCookie                    // bare, or an even number of hex digits, at most 16 bytes: fo, fo=abcd1234
 )
 
 // optSpec describes one option a statement accepts.
@@ -54,7 +55,7 @@ func (p *lineParser) options(specs []optSpec) Options {
 			p.fail(t, "option takes no value")
 			return nil
 		}
-		if spec.kind != optBare {
+		if spec.kind != optBare && (spec.kind != optCookie || p.peekIs(tEq)) {
 			if !p.punct(tEq, "=") {
 				return nil
 			}
@@ -129,6 +130,11 @@ func (p *lineParser) optValue(spec optSpec) Value {
 			return word
 		}
 		p.fail(t, "bad name, want a letter or _ then letters, digits, _ or -")
+	case optCookie:
+		if isCookie(t.text) {
+			return word
+		}
+		p.fail(t, "bad cookie, want an even number of hex digits, at most 32")
 	case optAny:
 		if _, msg := parseNumber(t.text); msg == "" {
 			return p.numberOf(t)

@@ -36,13 +36,14 @@ var (
 		{key: "seq", kind: optNumber}, {key: "len", kind: optNumber}, {key: "ack", kind: optNumber},
 		{key: "win", kind: optNumber}, {key: "mss", kind: optNumber}, {key: "wscale", kind: optNumber},
 		{key: "sackok", kind: optBare}, {key: "ts", kind: optBare},
+		{key: "fo", kind: optCookie}, {key: "foexp", kind: optCookie},
 	}
 	packetOpts = append(append([]optSpec(nil), segmentOpts...), optSpec{key: "gso", kind: optNumber})
 )
 
 // SegmentOptionKeys are the keys of the options that are TCP options
 // rather than header fields.
-var SegmentOptionKeys = []string{"mss", "wscale", "sackok", "ts"}
+var SegmentOptionKeys = []string{"mss", "wscale", "sackok", "ts", "fo", "foexp"}
 
 func parseInject(p *lineParser) Stmt {
 	return &Inject{Sock: p.sock(), Flags: p.flags(tcpFlags, false), Options: p.options(segmentOpts)}

@@ -104,3 +104,12 @@ func isDotted(s string) bool { return s != "" && isLetter(s[0]) && allOf(s, isDo
 
 // isWord reports whether s is a plain word value.
 func isWord(s string) bool { return s != "" && allOf(s, isWordByte) }
+
+// isCookie reports whether s is a TCP Fast Open cookie as packetdrill
+// writes one: hex digits, two a byte, at most TCP_FASTOPEN_COOKIE_MAX
+// (16) bytes.
+func isCookie(s string) bool {
+	return s != "" && len(s)%2 == 0 && len(s) <= 32 && allOf(s, func(c byte) bool {
+		return isDigit(c) || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
+	})
+}
