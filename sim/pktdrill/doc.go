@@ -36,12 +36,16 @@
 //     for K = 0 is written {events=0, u32=0}, the zeroed event it compares;
 //   - "< FLAGS SEQ:END(LEN) [ack N] [win N] [<options>]", a packet the
 //     script sends, becomes inject (a SYN to the last listener, anything
-//     else to the last accepted or connected socket), "> ..." a packet the
+//     else to the last accepted or connected socket, or the last one a
+//     sendto with MSG_FASTOPEN connected), "> ..." a packet the
 //     kernel must send becomes packet tun0; flags S . P F R are SYN ACK
 //     PSH FIN RST, options mss, sackOK, wscale and TS (whose values the
-//     model does not keep) the statements' options, and <...> none (an
+//     model does not keep), FO and FOEXP with or without a cookie's hex
+//     digits (fo and foexp) the statements' options, and <...> none (an
 //     outbound packet written without options is then not checked for
 //     them either, where packetdrill wants none);
+//   - a shell command "sysctl [-q] [-w] net.ipv4.tcp_fastopen=V" becomes
+//     sysctl net.ipv4.tcp_fastopen V;
 //   - what the model cannot run becomes a note and is listed in
 //     Result.NotRun: shell commands (`...`), --tolerance_usecs (the
 //     model's times are exact), --send_omit_free (every send of the model
@@ -58,8 +62,10 @@
 // Export is the way back: a scenario that says only what packetdrill can
 // (one scripted device, TCP sockets on it, epoll instances, calls with
 // their expected results, waits, inject with its sequence numbers, packet
-// with its range, an error-queue read with control=0 that loses its
-// record to MSG_CTRUNC, which packetdrill gives no control buffer)
+// with its range and the Fast Open option as tcp_options_write lays it
+// out, sendto, a sysctl of one value as a shell command, an error-queue
+// read with control=0 that loses its record to MSG_CTRUNC, which
+// packetdrill gives no control buffer)
 // becomes a script for a packetdrill binary and the live kernel.
 // A packet statement naming no option checks none, written <...>; one
 // naming some writes them in the order Linux sends them. Anything else is

@@ -20,6 +20,7 @@ import (
 func Export(file string, src []byte, to scenario.Family) ([]byte, error) {
 	x := &exporter{fds: map[string]int{}, family: map[string]string{}}
 	fmt.Fprintf(&x.b, "// exported from %s by zcsim export --packetdrill\n", file)
+	x.head = x.b.Len()
 	re := scenario.Retarget{To: to}
 	err := scenario.ParseEach(file, src, func(st scenario.Stmt) bool {
 		re.Rewrite(st)
@@ -43,8 +44,10 @@ type exporter struct {
 	device string
 	fds    map[string]int
 	family map[string]string
-	// version is the script's --ip_version, set by its first socket.
+	// version is the script's --ip_version, set by its first socket,
+	// and written at head, before every event, as packetdrill wants.
 	version string
+	head    int
 }
 
 func boolInt(b bool) int {
@@ -157,8 +160,10 @@ func (x *exporter) call(st scenario.Stmt) {
 	case *scenario.Accept:
 		if fd, ok := x.fd(st, s.Sock); ok {
 			if r, ok := x.result(st); ok {
-				x.alloc(s.New.Name)
-				x.family[s.New.Name] = x.family[s.Sock.Name]
+				if st.Expectation().Kind == scenario.OutcomeReturn {
+					x.alloc(s.New.Name)
+					x.family[s.New.Name] = x.family[s.Sock.Name]
+				}
 				x.event("accept(%d, ..., ...) = %s", fd, r)
 			}
 		}
@@ -206,7 +211,9 @@ func (x *exporter) socket(s *scenario.Socket) {
 	}
 	if x.version == "" {
 		x.version = version
-		fmt.Fprintf(&x.b, "--ip_version=\"%s\"\n", version)
+		text := x.b.String()
+		x.b.Reset()
+		fmt.Fprintf(&x.b, "%s--ip_version=\"%s\"\n%s", text[:x.head], version, text[x.head:])
 	} else if version != x.version {
 		x.fail(s, "packetdrill runs a script in one address family: this socket's is not the first one's")
 		return

@@ -129,3 +129,39 @@ recvmsg s MSG_ERRQUEUE => ctrunc
 		`x.zcs:7:1: a read that loses its record to MSG_CTRUNC says its control buffer: control=0 (at "recvmsg s MSG_ERRQUEUE")`,
 	}, "\n"))
 }
+
+// TestExportFastOpen writes the sysctl as a shell command before the
+// first event (the --ip_version line still first), sendto, and the Fast
+// Open option last, padded to a 32-bit word as tcp_options_write pads
+// it (the layout measured on Linux 6.18 under packetdrill).
+func TestExportFastOpen(t *testing.T) {
+	src := `sysctl net.ipv4.tcp_fastopen 0x203
+device t0 tun peer=script
+socket s AF_INET SOCK_STREAM|SOCK_NONBLOCK via=t0 => 3
+sendto s 100 MSG_FASTOPEN => -1 EINPROGRESS
+packet t0 SYN seq=0 len=0 mss=1460 sackok ts wscale=10 fo
+inject s SYN|ACK ack=1 win=100 mss=1000 fo=0011223344556677
+inject s SYN|ACK ack=1 win=100 mss=1000 foexp
+inject s SYN|ACK ack=1 win=100 mss=1000 foexp=00112233445566778899
+`
+	out, err := Export("x.zcs", []byte(src), scenario.Inet)
+	require.NoError(t, err)
+	require.Equal(t, `// exported from x.zcs by zcsim export --packetdrill
+--ip_version="ipv4"
+    +0 `+"`sysctl -q net.ipv4.tcp_fastopen=0x203`"+`
+    +0 socket(..., SOCK_STREAM, IPPROTO_TCP) = 3
+    +0 fcntl(3, F_SETFL, O_RDWR|O_NONBLOCK) = 0
+    +0 sendto(3, ..., 100, MSG_FASTOPEN, ..., ...) = -1 EINPROGRESS (EINPROGRESS)
+    +0 > S 0:0(0) <mss 1460,sackOK,TS val 0 ecr 0,nop,wscale 10,FO,nop,nop>
+    +0 < S. 0:0(0) ack 1 win 100 <mss 1000,FO 0011223344556677,nop,nop>
+    +0 < S. 0:0(0) ack 1 win 100 <mss 1000,FOEXP>
+    +0 < S. 0:0(0) ack 1 win 100 <mss 1000,FOEXP 00112233445566778899,nop,nop>
+`, string(out))
+	r, err := Import("x.pkt", out)
+	require.NoError(t, err)
+	require.Contains(t, string(r.Scenario), "sysctl net.ipv4.tcp_fastopen 0x203 # from x.pkt:3\n")
+	require.Contains(t, string(r.Scenario), "inject fd3 SYN|ACK seq=0 len=0 ack=1 win=100 mss=1000 foexp=00112233445566778899 # from x.pkt:10\n")
+
+	_, err = Export("x.zcs", []byte("sysctl net.ipv4.tcp_wmem 4K 16K 4M\n"), scenario.Inet)
+	require.EqualError(t, err, `x.zcs:1:1: the exporter writes a sysctl of one value only (at "sysctl net.ipv4.tcp_wmem 4K 16K 4M")`)
+}

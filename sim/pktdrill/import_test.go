@@ -201,3 +201,18 @@ func TestRunFromImport(t *testing.T) {
 	require.Equal(t, "t.pkt.zcs:4", ms[0].Source)
 	require.True(t, strings.HasSuffix(strings.Split(string(r.Scenario), "\n")[3], "# from t.pkt:2"))
 }
+
+// A shell command setting net.ipv4.tcp_fastopen runs as the sysctl
+// statement; any other shell command is a note.
+func TestImportShellSysctl(t *testing.T) {
+	src := "`sysctl -q -w net.ipv4.tcp_fastopen=0x603`\n" +
+		"`sysctl -q net.ipv4.tcp_timestamps=0`\n" +
+		"`sysctl net.ipv4.tcp_fastopen`\n"
+	r, err := Import("t.pkt", []byte(src))
+	require.NoError(t, err)
+	require.Equal(t, header+
+		"sysctl net.ipv4.tcp_fastopen 0x603 # from t.pkt:1\n"+
+		"note not run: shell command `sysctl -q net.ipv4.tcp_timestamps=0` # from t.pkt:2\n"+
+		"note not run: shell command `sysctl net.ipv4.tcp_fastopen` # from t.pkt:3\n", string(r.Scenario))
+	require.Len(t, r.NotRun, 2)
+}
