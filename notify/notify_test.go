@@ -152,8 +152,8 @@ func TestRecordString(t *testing.T) {
 		{notify.Record{Origin: kernel.SO_EE_ORIGIN_TIMESTAMPING, Info: kernel.SCM_TSTAMP_SCHED, Data: 1}, "timestamp SCM_TSTAMP_SCHED key=1"},
 		{notify.Record{Origin: kernel.SO_EE_ORIGIN_TIMESTAMPING, Info: kernel.SCM_TSTAMP_ACK}, "timestamp SCM_TSTAMP_ACK key=0"},
 		{notify.Record{Origin: kernel.SO_EE_ORIGIN_TIMESTAMPING, Info: 7}, "timestamp SCM_TSTAMP_7 key=0"},
-		{notify.Record{Origin: kernel.SO_EE_ORIGIN_ICMP, Errno: kernel.ECONNREFUSED, Type: 3, Code: 3}, "icmp ECONNREFUSED type=3 code=3"},
-		{notify.Record{Origin: kernel.SO_EE_ORIGIN_ICMP6, Errno: kernel.ECONNREFUSED, Type: 1, Code: 4}, "icmp6 ECONNREFUSED type=1 code=4"},
+		{notify.Record{Origin: kernel.SO_EE_ORIGIN_ICMP, Errno: kernel.ECONNREFUSED, Type: 3, Code: 3}, "icmp ECONNREFUSED type=3 code=3 quoted=0"},
+		{notify.Record{Origin: kernel.SO_EE_ORIGIN_ICMP6, Errno: kernel.ECONNREFUSED, Type: 1, Code: 4, Quoted: 1184}, "icmp6 ECONNREFUSED type=1 code=4 quoted=1184"},
 		{notify.Record{Origin: kernel.SO_EE_ORIGIN_LOCAL, Errno: kernel.EMSGSIZE, Info: 1500}, "origin 1 errno EMSGSIZE code 0 info 1500 data 0"},
 	}
 	for _, tt := range tests {

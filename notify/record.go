@@ -31,6 +31,11 @@ type Record struct {
 	// Skb is the timestamp's clone of the sent skb, if it carries one
 	// (without SOF_TIMESTAMPING_OPT_TSONLY); freeing it may complete a uarg.
 	Skb *skb.Buff
+	// Quoted is the payload an ICMP error quotes of the datagram that
+	// drew it, what recvmsg(MSG_ERRQUEUE) returns: ip_icmp_error
+	// (ipv6_icmp_error) pulls the error's skb to the offending datagram's
+	// UDP payload before queueing it, and ip_recv_error copies skb->len.
+	Quoted int
 }
 
 // Range returns the id range of a zerocopy notification.
@@ -67,14 +72,15 @@ func (r Record) String() string {
 }
 
 // ICMPText renders an ICMP error record as the scenario language writes
-// it: "icmp ECONNREFUSED type=3 code=3", "icmp6 ECONNREFUSED type=1
-// code=4" (ee_errno, ee_type, ee_code).
+// it: "icmp ECONNREFUSED type=3 code=3 quoted=100", "icmp6 ECONNREFUSED
+// type=1 code=4 quoted=1184" (ee_errno, ee_type, ee_code, the quoted
+// payload's length).
 func (r Record) ICMPText() string {
 	kind := "icmp"
 	if r.Origin == kernel.SO_EE_ORIGIN_ICMP6 {
 		kind = "icmp6"
 	}
-	return fmt.Sprintf("%s %v type=%d code=%d", kind, r.Errno, r.Type, r.Code)
+	return fmt.Sprintf("%s %v type=%d code=%d quoted=%d", kind, r.Errno, r.Type, r.Code, r.Quoted)
 }
 
 // TstampName names an SCM_TSTAMP_* type.

@@ -583,14 +583,16 @@ func (h *host) recvData(fd, n int, flags int) string {
 }
 
 // readErr reads one error-queue record with a control buffer of
-// controllen bytes. If msg is not nil, it is set to the fields the read
+// controllen bytes, and a data buffer of room for any (the model's
+// reads have no bound): an ICMP error's quoted payload is what the read
+// returns. If msg is not nil, it is set to the fields the read
 // wrote (scenario.Field keys): msg_flags, the first control message's
 // cmsg_level and cmsg_type, and the ee_* fields if its data holds the
 // whole sock_extended_err, cut or not.
 func readErr(fd, controllen int, msg *map[string]int64) (notify.Record, error) {
-	buf := make([]byte, 256)
+	buf := make([]byte, 1<<16)
 	oob := make([]byte, max(controllen, 1))[:controllen]
-	_, oobn, flags, _, err := unix.Recvmsg(fd, buf, oob, unix.MSG_ERRQUEUE|unix.MSG_DONTWAIT)
+	n, oobn, flags, _, err := unix.Recvmsg(fd, buf, oob, unix.MSG_ERRQUEUE|unix.MSG_DONTWAIT)
 	if err != nil {
 		return notify.Record{}, err
 	}
@@ -610,7 +612,7 @@ func readErr(fd, controllen int, msg *map[string]int64) (notify.Record, error) {
 		if isErr && len(cm.Data) >= 16 {
 			d := cm.Data
 			return notify.Record{Errno: kernel.Errno(binary.LittleEndian.Uint32(d[0:])), Origin: d[4], Type: d[5], Code: d[6],
-				Info: binary.LittleEndian.Uint32(d[8:]), Data: binary.LittleEndian.Uint32(d[12:])}, nil
+				Info: binary.LittleEndian.Uint32(d[8:]), Data: binary.LittleEndian.Uint32(d[12:]), Quoted: n}, nil
 		}
 	}
 	return notify.Record{}, errors.New("error-queue read without a sock_extended_err")

@@ -21,3 +21,14 @@ func TestMeetsAnyCode(t *testing.T) {
 	require.True(t, meets(anyErr, "-1 EAGAIN"))
 	require.False(t, meets(anyErr, "0"))
 }
+
+// An ICMP expectation checks the quoted length only when it states one.
+func TestMeetsICMPQuoted(t *testing.T) {
+	icmp := scenario.Outcome{Kind: scenario.OutcomeICMP, Errno: "ECONNREFUSED", Type: 3, Code: 3}
+	quoted := icmp
+	quoted.Quoted, quoted.HasQuoted = 520, true
+	require.True(t, meets(icmp, "icmp ECONNREFUSED type=3 code=3 quoted=100"))
+	require.True(t, meets(quoted, "icmp ECONNREFUSED type=3 code=3 quoted=520"))
+	require.False(t, meets(quoted, "icmp ECONNREFUSED type=3 code=3 quoted=100"))
+	require.False(t, meets(icmp, "icmp ECONNREFUSED type=3 code=4 quoted=100"))
+}

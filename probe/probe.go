@@ -220,7 +220,12 @@ func meets(w scenario.Outcome, got string) bool {
 		return got == s
 	case scenario.OutcomeTimestamp:
 		return strings.HasPrefix(got, "timestamp "+w.Tstamp) && (!w.HasKey || got == fmt.Sprintf("timestamp %s key=%d", w.Tstamp, w.Key))
-	case scenario.OutcomeICMP, scenario.OutcomeCtrunc:
+	case scenario.OutcomeICMP:
+		if !w.HasQuoted {
+			got, _, _ = strings.Cut(got, " quoted=")
+		}
+		return got == w.Base().String()
+	case scenario.OutcomeCtrunc:
 		return got == w.Base().String()
 	}
 	return true
@@ -299,7 +304,8 @@ func renderEvent(e *sim.Event) string {
 		return "ctrunc"
 	}
 	if n := e.Notification; n != nil {
-		return outcome(notify.Record{Errno: kernel.Errno(n.Errno), Origin: n.Origin, Type: n.Type, Code: n.Code, Info: n.Info, Data: n.Data})
+		// The read's return value is what an ICMP error quotes.
+		return outcome(notify.Record{Errno: kernel.Errno(n.Errno), Origin: n.Origin, Type: n.Type, Code: n.Code, Info: n.Info, Data: n.Data, Quoted: int(*e.Ret)})
 	}
 	if e.Epoll != "" {
 		return fmt.Sprint(*e.Ret) + " " + e.Epoll

@@ -877,7 +877,7 @@ func (w *World) RecvmsgControl(c Call, s *Socket, n int, flags kernel.MsgFlags, 
 		if rec.IsZerocopy() && controllen >= cmsghdrLen+eeLen {
 			s.notified.Add(rec.Range())
 		}
-		r := ok(0)
+		r := ok(int64(rec.Quoted))
 		r.Record = &rec
 		r.Ctrunc = controllen < errCmsgLen(s.Sk.Family)
 		r.MsgFlags = kernel.MSG_ERRQUEUE

@@ -14,6 +14,8 @@ import (
 const (
 	// UDPHeaderLen is sizeof(struct udphdr), the transhdrlen of a UDP append.
 	UDPHeaderLen = 8
+	// icmpHeaderLen is sizeof(struct icmphdr) and of struct icmp6hdr.
+	icmpHeaderLen = 8
 	// IPMaxMTU is IP_MAX_MTU (0xFFFF): the MTU of a UDP_SEGMENT cork and
 	// the largest IPv4 datagram when the socket may fragment.
 	IPMaxMTU = 0xFFFF
@@ -176,6 +178,10 @@ func (u *Sock) recvErr() bool {
 // send that reaches sock_alloc_send_pskb then fails with ECONNREFUSED and
 // takes no id; so does one after a read of the error queue that left an
 // ICMP record at its head (sock.Sock.RecvErrqueue). Probed on Linux 6.18.
+// The record quotes what the error carries of the datagram past its IP
+// and UDP headers (ip_icmp_error pulls the skb to uh+1): measured, a read
+// returns 100 bytes for a 100-byte datagram, 520 for a 2000-byte one
+// (1184 over IPv6), and 0 for an empty one (probe/testdata/icmp-quoted.zcs).
 func (u *Sock) PortUnreachable(icmp *skb.Buff) {
 	if !u.recvErr() {
 		icmp.Free()
@@ -186,7 +192,7 @@ func (u *Sock) PortUnreachable(icmp *skb.Buff) {
 		return
 	}
 	r := notify.Record{Origin: kernel.SO_EE_ORIGIN_ICMP, Errno: kernel.ECONNREFUSED, Type: 3, Code: 3,
-		Truesize: icmp.Truesize, Skb: icmp}
+		Truesize: icmp.Truesize, Skb: icmp, Quoted: icmp.Len - 2*u.Sk.IPHeaderLen() - icmpHeaderLen - UDPHeaderLen}
 	if u.v6() {
 		r.Origin, r.Type, r.Code = kernel.SO_EE_ORIGIN_ICMP6, 1, 4
 	}

@@ -416,7 +416,7 @@ func TestPortUnreachableRecverr(t *testing.T) {
 	require.Equal(t, kernel.ECONNREFUSED, e.send(1000, zc).Err)
 	rec, err := e.sk.RecvErrqueue()
 	require.Zero(t, err)
-	require.Equal(t, "icmp ECONNREFUSED type=3 code=3", rec.String())
+	require.Equal(t, "icmp ECONNREFUSED type=3 code=3 quoted=100", rec.String(), "a 156-byte error quotes 100 bytes past two IP, the ICMP and the UDP headers")
 	require.Equal(t, kernel.Errno(0), e.sk.Err)
 	require.Zero(t, e.sk.RmemAlloc)
 	e.quiet(t)

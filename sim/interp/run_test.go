@@ -1011,3 +1011,26 @@ settle
 	require.Contains(t, off, "s.peer receives seq 0..1448;")
 	require.Contains(t, off, "s receives ACK 1448 ")
 }
+
+// An ICMP outcome's quoted= checks the length the read returned, the
+// payload the error quotes; without it the length is not checked.
+func TestICMPQuoted(t *testing.T) {
+	tr := runSrc(t, `
+socket u AF_INET SOCK_DGRAM
+setsockopt u SOL_IP IP_RECVERR 1 => 0
+sendto u 1 0 => 1
+close u.peer => 0
+sendto u 2000 0 => 2000
+sendto u 1 0 => -1 ECONNREFUSED
+sendto u 60 0 => 60
+sendto u 1 0 => -1 ECONNREFUSED
+sendto u 70 0 => 70
+recvmsg u MSG_ERRQUEUE => icmp ECONNREFUSED type=3 code=3 quoted=2000
+recvmsg u MSG_ERRQUEUE => icmp ECONNREFUSED type=3 code=3 quoted=60
+recvmsg u MSG_ERRQUEUE => icmp ECONNREFUSED type=3 code=3
+`)
+	requireMismatches(t, tr,
+		"test.zcs:10: icmp ECONNREFUSED type=3 code=3 quoted=2000 | icmp ECONNREFUSED type=3 code=3 quoted=520",
+	)
+	require.Equal(t, int64(60), *event(t, tr, "recvmsg u MSG_ERRQUEUE = 60").Ret)
+}

@@ -245,7 +245,8 @@ func matchesBase(want scenario.Outcome, r sim.Result) bool {
 			origin = kernel.SO_EE_ORIGIN_ICMP6
 		}
 		e, _ := kernel.ErrnoNames.ByName(want.Errno)
-		return !r.Ctrunc && rec != nil && rec.Origin == origin && rec.Errno == e && rec.Type == want.Type && rec.Code == want.Code
+		return !r.Ctrunc && rec != nil && rec.Origin == origin && rec.Errno == e && rec.Type == want.Type && rec.Code == want.Code &&
+			(!want.HasQuoted || r.Ret == int64(want.Quoted))
 	}
 	return true
 }

@@ -222,6 +222,8 @@ const (
 //	                            OutcomeICMP, Errno "ECONNREFUSED", Type 3, Code 3
 //	=> icmp6 ECONNREFUSED type=1 code=4
 //	                            OutcomeICMP, ICMP6, Errno "ECONNREFUSED", Type 1, Code 4
+//	=> icmp ECONNREFUSED type=3 code=3 quoted=520
+//	                            OutcomeICMP, ..., Quoted 520, HasQuoted
 //	=> ctrunc                   OutcomeCtrunc
 //	=> zerocopy [0,4] any       OutcomeZerocopy, Range {0,4}, AnyCode
 //	=> -1 any                   OutcomeErrno, AnyCode
@@ -237,7 +239,8 @@ const (
 // and, with HasKey, ee_data = Key (the SOF_TIMESTAMPING_OPT_ID counter).
 // An ICMP outcome describes one with ee_origin SO_EE_ORIGIN_ICMP
 // (SO_EE_ORIGIN_ICMP6 with ICMP6), ee_errno = Errno, ee_type = Type and
-// ee_code = Code. A ctrunc outcome is a read that dequeued a record whose
+// ee_code = Code; with HasQuoted, the read returned Quoted bytes, what
+// the error quotes of the offending datagram's payload. A ctrunc outcome is a read that dequeued a record whose
 // control message did not fit the control buffer: msg_flags has
 // MSG_CTRUNC, and the record is lost to the program.
 // AnyCode leaves the code open, for a test that accepts either: a zerocopy
@@ -261,6 +264,9 @@ type Outcome struct {
 	ICMP6   bool
 	Type    uint8
 	Code    uint8
+	// Quoted, with HasQuoted, is an ICMP outcome's quoted length.
+	Quoted    uint16
+	HasQuoted bool
 
 	RetX, LoX, HiX, KeyX *Value
 
@@ -332,7 +338,11 @@ func (o Outcome) base() string {
 		if o.ICMP6 {
 			kind = "icmp6"
 		}
-		return fmt.Sprintf("%s %s type=%d code=%d", kind, o.Errno, o.Type, o.Code)
+		s := fmt.Sprintf("%s %s type=%d code=%d", kind, o.Errno, o.Type, o.Code)
+		if o.HasQuoted {
+			s += fmt.Sprintf(" quoted=%d", o.Quoted)
+		}
+		return s
 	case OutcomeCtrunc:
 		return "ctrunc"
 	}

@@ -107,6 +107,10 @@ func (r *Retarget) Rewrite(st Stmt) {
 	r.outcome(&st.line().Want)
 }
 
+// icmpv4MaxQuoted is the most of a UDP payload an ICMP error quotes: 576
+// bytes less two IP headers, the ICMP header and the UDP header.
+const icmpv4MaxQuoted = 576 - 20 - 8 - 20 - 8
+
 // recverr turns IP_RECVERR at SOL_IP into IPV6_RECVERR at SOL_IPV6.
 func (r *Retarget) recverr(level, opt *Ident) {
 	if opt.Name == "IP_RECVERR" {
@@ -117,6 +121,10 @@ func (r *Retarget) recverr(level, opt *Ident) {
 func (r *Retarget) outcome(o *Outcome) {
 	if r.To == Inet6 && o.Kind == OutcomeICMP && !o.ICMP6 && o.Type == 3 && o.Code == 3 {
 		o.ICMP6, o.Type, o.Code = true, 1, 4
+		// An ICMP error quotes at most 520 bytes of UDP payload, an
+		// ICMPv6 one 1184: a whole payload quoted stays as it is, a cut
+		// one is of a length the outcome does not tell.
+		o.HasQuoted = o.HasQuoted && o.Quoted < icmpv4MaxQuoted
 	}
 	if o.Msg == nil {
 		return

@@ -16,6 +16,8 @@ getsockopt c.peer SOL_IP IP_RECVERR => 1
 repeat 2 {
   recvmsg s MSG_ERRQUEUE => icmp ECONNREFUSED type=3 code=3 cmsg_level=SOL_IP cmsg_type=IP_RECVERR
 }
+recvmsg s MSG_ERRQUEUE => icmp ECONNREFUSED type=3 code=3 quoted=519
+recvmsg s MSG_ERRQUEUE => icmp ECONNREFUSED type=3 code=3 quoted=520
 setsockopt p SOL_IP IP_RECVERR 1
 `
 	want := map[Family]string{
@@ -29,6 +31,8 @@ getsockopt c.peer SOL_IPV6 IPV6_RECVERR => 1
 repeat 2 {
   recvmsg s MSG_ERRQUEUE => icmp6 ECONNREFUSED type=1 code=4 cmsg_level=SOL_IPV6 cmsg_type=IPV6_RECVERR
 }
+recvmsg s MSG_ERRQUEUE => icmp6 ECONNREFUSED type=1 code=4 quoted=519
+recvmsg s MSG_ERRQUEUE => icmp6 ECONNREFUSED type=1 code=4
 setsockopt p SOL_IP IP_RECVERR 1
 `,
 		Mapped: `socket s AF_INET6 SOCK_DGRAM mapped
@@ -40,6 +44,8 @@ getsockopt c.peer SOL_IP IP_RECVERR => 1
 repeat 2 {
   recvmsg s MSG_ERRQUEUE => icmp ECONNREFUSED type=3 code=3 cmsg_level=SOL_IPV6 cmsg_type=IPV6_RECVERR
 }
+recvmsg s MSG_ERRQUEUE => icmp ECONNREFUSED type=3 code=3 quoted=519
+recvmsg s MSG_ERRQUEUE => icmp ECONNREFUSED type=3 code=3 quoted=520
 setsockopt p SOL_IP IP_RECVERR 1
 `,
 	}

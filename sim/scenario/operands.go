@@ -267,6 +267,15 @@ func (p *lineParser) outcome() Outcome {
 		}
 		o.Type = p.icmpField("type")
 		o.Code = p.icmpField("code")
+		if n, ok := p.peek(); ok && n.kind == tWord && n.text == "quoted" {
+			p.advance()
+			p.punct(tEq, "=")
+			v := p.operand("quoted length")
+			if v.Kind == ValueExpr || v.N > math.MaxUint16 {
+				p.fail(token{text: v.Text, col: v.Pos.Col}, "quoted length out of range, want 0 to 65535")
+			}
+			o.Quoted, o.HasQuoted = uint16(v.N), true
+		}
 	case p.isExpr(t.text) && (!isName(t.text) || p.inScope(t.text)):
 		v := p.exprOf(t)
 		o.Kind, o.RetX = OutcomeReturn, &v
