@@ -43,6 +43,7 @@ var knobDocs = []Knob{
 	{"TCPRcvbufGrow", "receive-buffer autotuning (tcp_rcv_space_adjust): steps of 2·copied+16·advmss in v4.14, smooth growth in rcvmem per advmss from v4.16, tcp_rcvbuf_grow's window less the queue from v6.16"},
 	{"TCPHeadroom", "MAX_TCP_HEADER bytes counted in a TCP skb's head truesize: 256 on 6.18 (832-byte heads, measured), 0 before"},
 	{"SkbSmallHead", "skb heads up to SKB_SMALL_HEAD_CACHE_SIZE come from skb_small_head_cache (v6.3, bf9f1baa279f): 576 measured on 6.18, 0 before"},
+	{"HdrinclMinIHL", "raw_send_hdrinc refuses an ihl below 5 with EINVAL (in 6.1's source, measured on 6.18); v4.14 sends it unfixed"},
 	{"TCPRmemMax", "default tcp_rmem[2], which sets the window scale: 6 MiB (scale 7), 32 MiB on 6.18 (scale 10, measured)"},
 	{"TCPPushedAtMSS", "a PSH segment exactly rcv_mss long marks the delayed ACK pushed, so a draining read ACKs (v6.14; measured on 6.18)"},
 	{"TCPSynDataFrag", "a Fast Open SYN's data goes into the page frag, up to its room (32768 measured on 6.18); 3456 linear bytes in 6.1's source"},

@@ -225,6 +225,12 @@ type Profile struct {
 	// error of up to 225 bytes costs its error queue 832 bytes, one of
 	// 226 bytes 1280.
 	SkbSmallHead int
+	// HdrinclMinIHL: raw_send_hdrinc refuses with EINVAL an IP header
+	// whose ihl is below 5 words (iphlen < sizeof(struct iphdr)), as well
+	// as one past the packet; before, it sent such a header as it was,
+	// unfixed. Present in v6.1's source and measured on 6.18, absent from
+	// v4.14's.
+	HdrinclMinIHL bool
 	// TCPRmemMax is the default net.ipv4.tcp_rmem[2], which also sets the
 	// window scale a connection offers (tcp_select_initial_window): 6 MiB
 	// (window scale 7), 32 MiB on linux-6.18 (measured; window scale 10).
@@ -434,6 +440,7 @@ func builtinProfiles() []Profile {
 		p.TCPRcvbufGrow = RcvbufWindow
 		p.TCPHeadroom = 256
 		p.SkbSmallHead = 576
+		p.HdrinclMinIHL = true
 		p.TCPRmemMax = 32 << 20
 		p.TCPPushedAtMSS = true
 		p.TCPSynDataFrag = true

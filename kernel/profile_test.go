@@ -232,6 +232,7 @@ func TestDiff(t *testing.T) {
 		"TCPRcvbufGrow: rcvmem -> window",
 		"TCPHeadroom: 0 -> 256",
 		"SkbSmallHead: 0 -> 576",
+		"HdrinclMinIHL: false -> true",
 		"TCPRmemMax: 6291456 -> 33554432",
 		"TCPPushedAtMSS: false -> true",
 		"TCPSynDataFrag: false -> true",

@@ -67,6 +67,22 @@ func (it *Iter) Peek(max int) (c Chunk, ok bool) {
 	return Chunk{Page: page, Off: inPage, Len: n, NewIovec: it.off == 0}, true
 }
 
+// Byte returns the byte at the iterator's position, and whether the
+// program's buffer is known to hold it there (Buffer.Head).
+func (it *Iter) Byte() (byte, bool) {
+	for j, off := it.i, it.off; j < len(it.iov); j, off = j+1, 0 {
+		v := it.iov[j]
+		if off >= v.Len {
+			continue
+		}
+		if v.Buf == nil || v.Off+off >= len(v.Buf.Head) {
+			return 0, false
+		}
+		return v.Buf.Head[v.Off+off], true
+	}
+	return 0, false
+}
+
 // Advance consumes n bytes (iov_iter_advance).
 func (it *Iter) Advance(n int) {
 	for n > 0 && it.i < len(it.iov) {

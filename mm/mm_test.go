@@ -308,3 +308,27 @@ func TestIterTruncate(t *testing.T) {
 	require.Equal(t, 0, it.Count())
 	require.Equal(t, 200, iov[1].Len)
 }
+
+// Byte reads the program's known bytes at the iterator's position, across
+// iovecs, and nothing the program is not known to have written.
+func TestIterByte(t *testing.T) {
+	h := host(t)
+	b := mm.NewBuffer(h, 100)
+	it := mm.NewIter(mm.Iovec{Buf: b, Off: 0, Len: 0}, mm.Iovec{Buf: b, Off: 0, Len: 10})
+	_, ok := it.Byte()
+	require.False(t, ok, "no contents known")
+	b.Head = []byte{0x45, 0x00}
+	got, ok := it.Byte()
+	require.True(t, ok)
+	require.Equal(t, byte(0x45), got, "the empty iovec is skipped")
+	it.Advance(1)
+	got, ok = it.Byte()
+	require.True(t, ok)
+	require.Equal(t, byte(0), got)
+	it.Advance(1)
+	_, ok = it.Byte()
+	require.False(t, ok, "past the known head")
+	it.Advance(8)
+	_, ok = it.Byte()
+	require.False(t, ok, "exhausted")
+}

@@ -115,6 +115,10 @@ func (p *Page) Put() {
 type Buffer struct {
 	// Order is the compound order of the buffer's pages.
 	Order int
+	// Head is what the program wrote at the start of the buffer, as far
+	// as the model knows it (nil: nothing is known of its contents), for
+	// a send path that reads its payload: raw_send_hdrinc's IP header.
+	Head  []byte
 	host  *kernel.Host
 	n     int    // pages in the mapping
 	first uint64 // serial of page 0

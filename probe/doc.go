@@ -37,7 +37,8 @@
 // # Plan: what the kernel runs, what it skips
 //
 // The kernel runs socket (through a loopback device, with no option but
-// via= and peer_read=manual), setsockopt, getsockopt, connect, listen,
+// via=, peer_read=manual and ihl=, whose IP header byte starts every
+// send buffer of the socket), setsockopt, getsockopt, connect, listen,
 // accept (the child's peer is a client that connect S.peer, or else the
 // accept itself, connected to the listener), send,
 // sendto, sendmsg, sendmmsg (sendmmsg(2) itself), recvmsg (MSG_ERRQUEUE reads one record), recv (on a socket or
@@ -71,6 +72,11 @@
 //     repeat (the live run has no loops), any other sysctl or optmem_max
 //     after a socket: the comparison stops there ([Result.StoppedAt]) and
 //     every later statement is a skip.
+//
+// A statement whose result the model marks undetermined (an IP_HDRINCL
+// send on a socket without ihl=: the kernel reads bytes the scenario does
+// not show) runs on the kernel but is not compared, and is listed with
+// the skips, why included.
 //
 // A skipped socket or close still takes or frees its program descriptor,
 // so later sockets get the model's numbers. Nothing in the plan depends

@@ -40,6 +40,9 @@ type hsock struct {
 	// req and ring are a packet socket's TX ring and its mapping.
 	req  unix.TpacketReq
 	ring *hring
+	// ihl, if not nil, is the IP header length (ihl=) every send's
+	// buffer starts with: its first byte is version 4 and this ihl.
+	ihl *byte
 }
 
 // host runs statements on the live kernel, in the calling thread's
@@ -255,6 +258,10 @@ func (h *host) socket(s *scenario.Socket) string {
 	}
 	h.track(fd)
 	hs := &hsock{fd: fd, peer: -1, listener: -1, family: int(fam), typ: int(typ.Base())}
+	if o, ok := s.Options.Lookup("ihl"); ok {
+		ihl := byte(o.Value.N)
+		hs.ihl = &ihl
+	}
 	h.socks[s.Name.Name] = hs
 	tv := unix.NsecToTimeval(int64(sndTimeo))
 	unix.SetsockoptTimeval(fd, unix.SOL_SOCKET, unix.SO_SNDTIMEO, &tv)
@@ -476,7 +483,7 @@ func (h *host) send(s scenario.Sock, msgs [][]int, fl scenario.Flags, to bool) s
 	for _, l := range msgs[0] {
 		total += l
 	}
-	bufs := iovs(pageBuf(total), msgs[0])
+	bufs := iovs(h.sendBuf(s, total), msgs[0])
 	var n int
 	var err error
 	if len(bufs) == 1 {
@@ -509,7 +516,7 @@ func (h *host) sendmmsg(s *scenario.Sendmmsg) string {
 		for _, l := range lens {
 			total += l
 		}
-		bufs := iovs(pageBuf(total), lens)
+		bufs := iovs(h.sendBuf(s.Sock, total), lens)
 		iov := make([]unix.Iovec, max(len(bufs), 1))
 		for j, b := range bufs {
 			if len(b) > 0 {
@@ -733,6 +740,16 @@ func (h *host) settle() {
 // pageBuf is a page-aligned buffer, so that page counts (RLIMIT_MEMLOCK)
 // match the model's: mm_account_pinned_pages counts (len >> 12) + 2 anyway,
 // but the data must be user memory.
+// sendBuf is a send's buffer of n bytes on socket s: zeroed pages, the
+// first byte an IP header's version and ihl if the socket says so (ihl=).
+func (h *host) sendBuf(s scenario.Sock, n int) []byte {
+	b := pageBuf(n)
+	if hs := h.socks[s.Name]; hs != nil && !s.Peer && hs.ihl != nil && n > 0 {
+		b[0] = 4<<4 | *hs.ihl
+	}
+	return b
+}
+
 func pageBuf(n int) []byte {
 	sz := (n + 4095) &^ 4095
 	if sz == 0 {

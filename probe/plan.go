@@ -262,7 +262,7 @@ func (pl *planner) socket(s *scenario.Socket) step {
 	}
 	for _, o := range s.Options {
 		switch {
-		case o.Key == "via", o.Key == "mapped":
+		case o.Key == "via", o.Key == "mapped", o.Key == "ihl":
 		case o.Key == "peer_read" && o.Value.Text == "manual": // the live peer never reads by itself either
 		default:
 			pl.taint[name] = fmt.Sprintf("%s: it was made with %s (line %d)", name, o, s.Pos().Line)

@@ -164,15 +164,33 @@ func TestCompareSkipsAndExpectations(t *testing.T) {
 	stmts, err := scenario.Parse("c.zcs", []byte(src))
 	require.NoError(t, err)
 	pl := makePlan(stmts, kernel.DefaultProfile)
-	res := compare("c.zcs", kernel.DefaultProfile, stmts, pl, []Obs{{Line: 2, Stmt: "socket s AF_INET SOCK_DGRAM", Result: "4"}}, map[int]string{2: "4"})
+	res := compare("c.zcs", kernel.DefaultProfile, stmts, pl, []Obs{{Line: 2, Stmt: "socket s AF_INET SOCK_DGRAM", Result: "4"}}, answers{res: map[int]string{2: "4"}})
 	require.True(t, res.OK(), "the rfc-v2 expectation => 3 is not the live kernel's")
 	require.Equal(t, []int{1, 3}, []int{res.Skipped[0].Line, res.Skipped[1].Line})
 	require.Empty(t, res.Stmts[0].Expected)
 
 	pl.noExpectations = false
-	res = compare("c.zcs", kernel.DefaultProfile, stmts, pl, []Obs{{Line: 2, Stmt: "socket s AF_INET SOCK_DGRAM", Result: "4"}}, map[int]string{2: "4"})
+	res = compare("c.zcs", kernel.DefaultProfile, stmts, pl, []Obs{{Line: 2, Stmt: "socket s AF_INET SOCK_DGRAM", Result: "4"}}, answers{res: map[int]string{2: "4"}})
 	require.False(t, res.OK())
 	require.Equal(t, "3", res.Stmts[0].Expected)
+}
+
+// A statement whose result the model could not predict is not compared:
+// it is listed with the others not compared, in file order, and why. A
+// socket's ihl= is no reason to skip anything: the live run writes it.
+func TestCompareUndetermined(t *testing.T) {
+	src := "socket r AF_INET SOCK_RAW IPPROTO_RAW ihl=5\nexpect r zckey=0\nsend r 40 0\nsend r 10 0\n"
+	stmts, err := scenario.Parse("u.zcs", []byte(src))
+	require.NoError(t, err)
+	pl := makePlan(stmts, kernel.DefaultProfile)
+	require.Empty(t, pl.steps[0].why)
+	kern := []Obs{{Line: 1, Stmt: "socket r", Result: "3"}, {Line: 3, Stmt: "send r 40 0", Result: "-1 EINVAL"}, {Line: 4, Stmt: "send r 10 0", Result: "-1 EINVAL"}}
+	res := compare("u.zcs", kernel.DefaultProfile, stmts, pl, kern,
+		answers{res: map[int]string{1: "3", 3: "40", 4: "-1 EINVAL"}, undetermined: map[int]string{3: "the header"}})
+	require.True(t, res.OK())
+	require.Equal(t, 2, res.Agree)
+	require.Equal(t, []int{2, 3}, []int{res.Skipped[0].Line, res.Skipped[1].Line})
+	require.Equal(t, "the model cannot predict it: the header", res.Skipped[1].Why)
 }
 
 // Plan lists, without running anything, what Run would leave out.

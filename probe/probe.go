@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -166,7 +167,7 @@ func skips(stmts []scenario.Stmt, pl plan) []Skip {
 
 // compare pairs the kernel's and the model's answers by line, and lists
 // what was not compared.
-func compare(file, profile string, stmts []scenario.Stmt, pl plan, kern []Obs, model map[int]string) *Result {
+func compare(file, profile string, stmts []scenario.Stmt, pl plan, kern []Obs, model answers) *Result {
 	res := &Result{File: file, Profile: profile, Unprivileged: pl.child, Skipped: skips(stmts, pl)}
 	want := map[int]scenario.Outcome{}
 	for _, st := range stmts {
@@ -178,7 +179,11 @@ func compare(file, profile string, stmts []scenario.Stmt, pl plan, kern []Obs, m
 		}
 	}
 	for _, o := range kern {
-		s := Stmt{Line: o.Line, Text: o.Stmt, Kernel: o.Result, Model: model[o.Line], MeetsExpectation: true}
+		if why, ok := model.undetermined[o.Line]; ok {
+			res.Skipped = append(res.Skipped, Skip{Line: o.Line, Text: o.Stmt, Why: "the model cannot predict it: " + why})
+			continue
+		}
+		s := Stmt{Line: o.Line, Text: o.Stmt, Kernel: o.Result, Model: model.res[o.Line], MeetsExpectation: true}
 		s.Agree = s.Kernel == s.Model
 		if w := want[o.Line]; !w.IsZero() && !pl.noExpectations {
 			s.Expected = w.String()
@@ -193,6 +198,7 @@ func compare(file, profile string, stmts []scenario.Stmt, pl plan, kern []Obs, m
 		}
 		res.Stmts = append(res.Stmts, s)
 	}
+	slices.SortStableFunc(res.Skipped, func(a, b Skip) int { return a.Line - b.Line })
 	return res
 }
 
@@ -245,20 +251,27 @@ func fieldsMeet(w scenario.Outcome, msg map[string]int64) bool {
 	return true
 }
 
+// answers are the model's results by line, rendered as the host run
+// renders the kernel's, and why for each line whose result the model
+// could not predict (sim.Event.Undetermined): those are not compared.
+type answers struct {
+	res, undetermined map[int]string
+}
+
 // modelRun runs the scenario on the model, with the bugs of its bug
 // statements switched off, and renders each call line's result as the
 // host run does.
-func modelRun(file string, src []byte, profile string, off []kernel.Bug) (map[int]string, error) {
+func modelRun(file string, src []byte, profile string, off []kernel.Bug) (answers, error) {
 	tr, err := interp.Run(file, src, interp.Options{Profile: profile, Seed: 1, Off: off})
 	if err != nil {
-		return nil, err
+		return answers{}, err
 	}
 	type acc struct {
 		sent  int
 		first string
 		done  bool
 	}
-	out := map[int]string{}
+	out, undetermined := map[int]string{}, map[int]string{}
 	mm := map[int]*acc{}
 	for _, r := range tr.Records {
 		e := r.Event
@@ -269,6 +282,9 @@ func modelRun(file string, src []byte, profile string, off []kernel.Bug) (map[in
 		line, err := strconv.Atoi(e.Source[i+1:])
 		if err != nil {
 			continue
+		}
+		if e.Undetermined != "" {
+			undetermined[line] = e.Undetermined
 		}
 		res := renderEvent(e)
 		if strings.Contains(e.Text, "(message ") { // sendmmsg: one event per message
@@ -293,7 +309,7 @@ func modelRun(file string, src []byte, profile string, off []kernel.Bug) (map[in
 		}
 		out[line] = res
 	}
-	return out, nil
+	return answers{out, undetermined}, nil
 }
 
 func renderEvent(e *sim.Event) string {

@@ -124,7 +124,7 @@ func (w *World) record(c Call, op string, s *Socket, r Result) {
 		e.Socket = s.Name
 	}
 	e.call = callResult{text: c.Text, ret: r.Ret, errno: r.Errno, blocked: r.Blocked,
-		send: r.Send.ZC, id: r.Send.ID, outcome: r.Send.Outcome}
+		send: r.Send.ZC, id: r.Send.ID, outcome: r.Send.Outcome, undetermined: r.Send.Undetermined}
 	if r.Record != nil {
 		e.call.rec, e.call.hasRec, e.call.ctrunc = *r.Record, true, r.Ctrunc
 	}
@@ -598,6 +598,7 @@ func (w *World) send(c Call, s *Socket, lens []int, flags kernel.MsgFlags, to bo
 	} else {
 		buf = mm.NewBuffer(w.Host, max(total, 1))
 	}
+	buf.Head = s.SendHead
 	// The model forgets the buffer once the call returns: pages the stack
 	// still pins live on until their last put_page.
 	defer buf.Unmap()

@@ -24,6 +24,11 @@ type Socket struct {
 	Dev  *Device
 	// Peer is the implicit far end (for a peer: the socket it serves).
 	Peer *Socket
+	// SendHead is what the program writes at the start of every buffer it
+	// sends on the socket, as far as the scenario states it (nil: not at
+	// all): an IP header's first byte, version 4 and ihl (socket ...
+	// ihl=N), which raw_send_hdrinc reads with IP_HDRINCL.
+	SendHead []byte
 	// closed is set by close(2): every later call on it is EBADF.
 	closed bool
 	// waiters are the epoll items watching the socket, on its wait queue.

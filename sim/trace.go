@@ -143,6 +143,10 @@ type Event struct {
 	Epoll string `json:"epoll,omitempty"`
 	// ZcInfo is what a sendmsg's SCM_ZC_NOTIFICATION returned.
 	ZcInfo *ZcInfoJSON `json:"zc_info,omitempty"`
+	// Undetermined, when set, says that the call's result depends on
+	// something the scenario does not state, and what the model assumed
+	// to go on: the result is not a prediction.
+	Undetermined string `json:"undetermined,omitempty"`
 	// Touched lists what the step did to each object, in order.
 	Touched []Touch `json:"touched,omitempty"`
 
@@ -199,6 +203,8 @@ type callResult struct {
 	// refusal is the entry that says why a failed call failed, with its
 	// numbers (kernel.Op.Refusal), or the zero Entry.
 	refusal kernel.Entry
+	// undetermined is sock.SendResult.Undetermined.
+	undetermined string
 }
 
 // Render words the event: for a system call it fills in the fields that
@@ -268,6 +274,10 @@ func (e *Event) renderCall() {
 		b = append(append(append(b, ": "...), c.outcome.String()...), ')')
 	} else if c.outcome.Failed() || c.refusal.Op != kernel.OpText {
 		b = append(append(append(b, "  ("...), e.Why...), ')')
+	}
+	if c.undetermined != "" {
+		e.Undetermined = c.undetermined
+		b = append(append(b, "  undetermined: "...), c.undetermined...)
 	}
 	e.Text = string(append(b, e.Text...))
 }

@@ -117,6 +117,10 @@ type SendResult struct {
 	// (measured on Linux 6.18: UDP_SEGMENT 1, 255 bytes: EINVAL, and the
 	// next send gets id 1).
 	FailedAfterID bool
+	// Undetermined, when set, says what the result depends on that the
+	// model was not told (the IP header raw_send_hdrinc reads from the
+	// user's buffer), and what it assumed to go on.
+	Undetermined string
 }
 
 // Fail returns the result of a call that failed with err.

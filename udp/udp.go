@@ -252,6 +252,8 @@ type call struct {
 	id      uint32
 	idTaken bool
 	copied  bool
+	// undetermined is SendResult.Undetermined.
+	undetermined string
 }
 
 func (u *Sock) newCall(iov []mm.Iovec) *call {
@@ -277,7 +279,7 @@ func (c *call) abort(haveRef bool) {
 // with err. A call whose append succeeded keeps its id even if a later
 // step fails (udp_send_skb frees the skb, and its uarg notifies).
 func (c *call) result(n int, err kernel.Errno) sock.SendResult {
-	r := sock.SendResult{N: n, Err: err, Outcome: c.outcome}
+	r := sock.SendResult{N: n, Err: err, Outcome: c.outcome, Undetermined: c.undetermined}
 	if err != 0 {
 		r.N = -1
 	}

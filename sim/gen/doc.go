@@ -48,7 +48,7 @@
 // delay, loss, txcomplete as a delay or manual, orphan_rx on a loopback or
 // tun device), taps, and sockets of
 // every modelled kind (TCP, UDP and RAW over AF_INET and AF_INET6, RAW with
-// IP_HDRINCL, AF_PACKET, AF_UNIX, combinations socket(2) refuses,
+// IP_HDRINCL and most often the header's ihl, AF_PACKET, AF_UNIX, combinations socket(2) refuses,
 // SOCK_NONBLOCK) with via, task and peer options, each followed by
 // SO_ZEROCOPY before or after connect, a few options, bind and listen.
 //

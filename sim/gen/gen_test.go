@@ -360,7 +360,7 @@ func TestHostScenarios(t *testing.T) {
 			case "setrlimit", "capdrop":
 				require.Equal(t, "main", w[1], "seed %d", seed)
 			case "socket":
-				require.Regexp(t, `^socket \S+ \S+ \S+( \S+)?( via=lo| peer_read=manual)*$`, line, "seed %d", seed)
+				require.Regexp(t, `^socket \S+ \S+ \S+( \S+)?( via=lo| peer_read=manual| ihl=\d+)*$`, line, "seed %d", seed)
 				if f.Has(gen.Memlock) {
 					require.NotRegexp(t, `SOCK_RAW|AF_PACKET`, line, "seed %d: the unprivileged run cannot open it", seed)
 				}

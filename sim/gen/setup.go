@@ -220,6 +220,11 @@ func (g *gen) newSocket() {
 	if d.name != "lo" || g.chance(2) {
 		opts = append(opts, "via="+d.name)
 	}
+	if s.kind == kRaw && !g.chance(4) {
+		// The IP header an IP_HDRINCL send carries: without it the
+		// send's result is undetermined.
+		opts = append(opts, "ihl="+pick(g, "5", "5", "5", "0", "4", "6", "15"))
+	}
 	if g.cfg.Host {
 		if g.chance(4) {
 			opts = append(opts, "peer_read=manual")

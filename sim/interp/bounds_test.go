@@ -48,6 +48,7 @@ func TestCallBounds(t *testing.T) {
 	for _, c := range []struct{ src, want string }{
 		{"socket s AF_INET SOCK_STREAM\nsendmsg s [1, 9223372036854775808] 0\n", `test.zcs:2:15: an iovec's length must be between 0 and 9223372036854775807 (at "9223372036854775808")`},
 		{"socket s AF_INET SOCK_STREAM\nsendmsg s [" + strings.Repeat("1, ", 1024) + "1] 0\n", `at most 1024 iovecs (UIO_MAXIOV)`},
+		{"socket r AF_INET SOCK_RAW IPPROTO_RAW ihl=16\n", `test.zcs:1:43: ihl must be between 0 and 15 (at "16")`},
 	} {
 		_, err := Run("test.zcs", []byte(c.src), Options{})
 		require.ErrorContains(t, err, c.want, c.src)

@@ -196,6 +196,9 @@ func (r *resolver) sizes(st scenario.Stmt) {
 		if o, ok := s.Options.Lookup("peer_rcvbuf"); ok {
 			r.bound(o.Value, "peer_rcvbuf", 1, maxBuf)
 		}
+		if o, ok := s.Options.Lookup("ihl"); ok {
+			r.bound(o.Value, "ihl", 0, 15)
+		}
 		if o, ok := s.Options.Lookup("mapped"); ok {
 			if f, typ, _ := s.Args(); f != kernel.AF_INET6 || typ.Base() != kernel.SOCK_STREAM && typ.Base() != kernel.SOCK_DGRAM {
 				r.fail(o.Pos, o.Key, "mapped needs an AF_INET6 TCP or UDP socket: its peer has a v4-mapped address")

@@ -389,12 +389,16 @@ func (in *interp) exec(st scenario.Stmt, c sim.Call) {
 }
 
 // verify compares a call's result with the statement's expectation. A
-// call that blocks for ever never returns, so that is the one mismatch.
+// call that blocks for ever never returns, so that is the one mismatch;
+// a result that depends on what the scenario does not state is no
+// prediction, so an expectation of it cannot hold either.
 func (in *interp) verify(st scenario.Stmt, r sim.Result) {
 	want := st.Expectation()
 	switch {
 	case r.Blocked:
 		in.mismatch(st, "the call to return", "it blocks forever: nothing left in the network will wake it")
+	case !want.IsZero() && r.Send.Undetermined != "":
+		in.mismatch(st, want.String(), "undetermined: "+r.Send.Undetermined)
 	case !want.IsZero():
 		if !matches(want, r) {
 			in.mismatch(st, want.String(), resultText(want, r))

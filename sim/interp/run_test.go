@@ -1034,3 +1034,32 @@ recvmsg u MSG_ERRQUEUE => icmp ECONNREFUSED type=3 code=3
 	)
 	require.Equal(t, int64(60), *event(t, tr, "recvmsg u MSG_ERRQUEUE = 60").Ret)
 }
+
+// With IP_HDRINCL the kernel reads the IP header's ihl from the buffer:
+// ihl= states it, and without it the result is undetermined, so an
+// expectation of it fails.
+func TestHdrinclIHL(t *testing.T) {
+	tr := runSrc(t, `
+socket a AF_INET SOCK_RAW IPPROTO_RAW ihl=5
+connect a => 0
+send a 20 0 => 20
+send a 19 0 => -1 EINVAL
+socket b AF_INET SOCK_RAW IPPROTO_RAW ihl=15
+connect b => 0
+send b 59 0 => -1 EINVAL
+send b 60 0 => 60
+socket c AF_INET SOCK_RAW IPPROTO_RAW ihl=4
+connect c => 0
+send c 40 0 => -1 EINVAL
+socket r AF_INET SOCK_RAW IPPROTO_RAW
+connect r => 0
+send r 10 0 => -1 EINVAL
+send r 40 0 => 40
+send r 40 0
+`)
+	requireMismatches(t, tr,
+		"test.zcs:15: 40 | undetermined: raw_send_hdrinc reads ihl from the IP header in the program's buffer, which the scenario does not state (socket ... ihl=N); assumed 5")
+	require.Contains(t, event(t, tr, "send r 40 0 = 40").Undetermined, "ihl")
+	old := runSrc(t, "profile linux-4.14\nsocket c AF_INET SOCK_RAW IPPROTO_RAW ihl=4\nconnect c => 0\nsend c 40 0 => 40\n")
+	requireOK(t, old)
+}

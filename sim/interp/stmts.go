@@ -194,9 +194,15 @@ func (in *interp) socket(c sim.Call, s *scenario.Socket) sim.Result {
 	case "quickack":
 		po.Ack = tcp.AckQuick
 	}
-	_, r := w.NewSocket(c, s.Name.Name, task, family, typ, proto, dev, po)
+	sk, r := w.NewSocket(c, s.Name.Name, task, family, typ, proto, dev, po)
+	if o, ok := s.Options.Lookup("ihl"); ok && sk != nil {
+		sk.SendHead = []byte{ipv4Version | byte(o.Value.N)}
+	}
 	return r
 }
+
+// ipv4Version is the version nibble of an IPv4 header's first byte.
+const ipv4Version = 4 << 4
 
 // matches checks a result against an expectation: its base form, then
 // its field checks.

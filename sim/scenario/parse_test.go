@@ -76,6 +76,7 @@ var goodLines = []struct{ in, want string }{
 	{"recvmsg s MSG_ERRQUEUE => timestamp SCM_TSTAMP_SND", "recvmsg s MSG_ERRQUEUE => timestamp SCM_TSTAMP_SND"},
 	{"recvmsg s MSG_ERRQUEUE => icmp ECONNREFUSED type = 3 code=0x3", "recvmsg s MSG_ERRQUEUE => icmp ECONNREFUSED type=3 code=3"},
 	{"recvmsg s MSG_ERRQUEUE => icmp6 ECONNREFUSED type=1 code=4", "recvmsg s MSG_ERRQUEUE => icmp6 ECONNREFUSED type=1 code=4"},
+	{"socket r AF_INET SOCK_RAW IPPROTO_RAW ihl = 5", "socket r AF_INET SOCK_RAW IPPROTO_RAW ihl=5"},
 	{"recvmsg s MSG_ERRQUEUE => icmp ECONNREFUSED type=3 code=3 quoted = 0x208", "recvmsg s MSG_ERRQUEUE => icmp ECONNREFUSED type=3 code=3 quoted=520"},
 	{"recvmsg s MSG_ERRQUEUE => icmp6 ECONNREFUSED type=1 code=4 quoted=0 cmsg_level=SOL_IPV6", "recvmsg s MSG_ERRQUEUE => icmp6 ECONNREFUSED type=1 code=4 quoted=0 cmsg_level=SOL_IPV6"},
 	{"recvmsg s MSG_ERRQUEUE control = 48 => ctrunc", "recvmsg s MSG_ERRQUEUE control=48 => ctrunc"},

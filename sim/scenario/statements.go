@@ -131,6 +131,7 @@ var (
 		{key: "peer_rcvbuf", kind: optNumber},
 		{key: "peer_read", kind: optWords, words: []string{"manual", "auto"}},
 		{key: "mapped", kind: optBare},
+		{key: "ihl", kind: optNumber},
 	}
 )
 
