@@ -229,7 +229,7 @@ type Profile struct {
 	// whose ihl is below 5 words (iphlen < sizeof(struct iphdr)), as well
 	// as one past the packet; before, it sent such a header as it was,
 	// unfixed. Present in v6.1's source and measured on 6.18, absent from
-	// v4.14's.
+	// v4.14's; linux-5.0 is taken to be like v4.14 (its source not read).
 	HdrinclMinIHL bool
 	// TCPRmemMax is the default net.ipv4.tcp_rmem[2], which also sets the
 	// window scale a connection offers (tcp_select_initial_window): 6 MiB

@@ -93,6 +93,8 @@
 //	UDP_SEGMENT: > 128 segments          EINVAL      EINVAL      EINVAL      EINVAL
 //	MSG_OOB (UDPv4, RAW; UDPv6 ignores)  EOPNOTSUPP  EOPNOTSUPP  EOPNOTSUPP  EOPNOTSUPP
 //	IP_HDRINCL: > MTU / < IP header      EMSGSIZE / EINVAL (any profile)
+//	IP_HDRINCL: ihl past the packet      EINVAL (any profile; IPv4, ihl= in the scenario)
+//	IP_HDRINCL: ihl below 5 (IPv4)       sent        sent        sent        EINVAL (HdrinclMinIHL)
 //	IP_HDRINCL: uarg alloc failure       EINVAL      —           —           —
 //	IP_HDRINCL: frags exhausted          EMSGSIZE    —           —           —
 //	RAW ENOBUFS without IP_RECVERR       0 (success, any profile)

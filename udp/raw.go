@@ -45,7 +45,8 @@ func (u *Sock) rawSendmsg(a *call, flags kernel.MsgFlags) sock.SendResult {
 	return a.result(n, err)
 }
 
-// rawSendHdrinc models raw_send_hdrinc: the user supplies the IP header.
+// rawSendHdrinc models raw_send_hdrinc (rawv6_send_hdrinc on AF_INET6,
+// which reads nothing of the header): the user supplies the IP header.
 // A packet above the device MTU is EMSGSIZE, one shorter than an IP header
 // EINVAL; the skb comes from sock_alloc_send_skb. Then the header's ihl,
 // read from the user's buffer, must not reach past the packet, nor (with
@@ -111,8 +112,12 @@ func (u *Sock) rawSendHdrinc(a *call, length int, flags kernel.MsgFlags) kernel.
 }
 
 // checkIHL is raw_send_hdrinc's check of the header's ihl, read at the
-// start of the payload, against the packet's length.
+// start of the payload, against the packet's length. An IPv6 header has
+// no ihl: rawv6_send_hdrinc checks nothing of it.
 func (u *Sock) checkIHL(a *call, length int) kernel.Errno {
+	if u.v6() {
+		return 0
+	}
 	b0, known := a.it.Byte()
 	if !known {
 		a.undetermined = "raw_send_hdrinc reads ihl from the IP header in the program's buffer, which the scenario does not state (socket ... ihl=N); assumed 5"

@@ -71,13 +71,14 @@ type Sock struct {
 }
 
 // New returns the protocol state of sk, a socket of class kernel.ClassUDP
-// or kernel.ClassRAW, sending over route r into n. An IPv4 RAW socket of
+// or kernel.ClassRAW, sending over route r into n. A RAW socket of
 // protocol IPPROTO_RAW starts with IP_HDRINCL set (inet_create: "if
-// (IPPROTO_RAW == protocol) inet->hdrincl = 1"): its payload carries the
-// IP header.
+// (IPPROTO_RAW == protocol) inet->hdrincl = 1", and inet6_create alike):
+// its payload carries the IP header. Measured on Linux 6.18: an AF_INET6
+// one refuses 39 bytes with EINVAL and sends 40 (rawv6_send_hdrinc).
 func New(sk *sock.Sock, r sock.Route, n sock.Network) *Sock {
 	u := &Sock{Sk: sk, Route: r, Net: n}
-	sk.Hdrincl = u.raw() && !u.v6() && sk.Protocol == kernel.IPPROTO_RAW
+	sk.Hdrincl = u.raw() && sk.Protocol == kernel.IPPROTO_RAW
 	return u
 }
 
