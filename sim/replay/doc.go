@@ -94,7 +94,10 @@
 // it has more, the call agrees if only the model's last segments had not
 // arrived yet: they stay queued. A blocking TCP send that returned fewer
 // bytes than asked was cut short (a signal, SO_SNDTIMEO, an error after
-// some data: cutSend); the model sends what it returned. A call agrees
+// some data: cutSend); the model sends what it returned. A connected
+// UDP socket's ECONNREFUSED the model would not give is explained when
+// its untraced receiver had gone before its last datagram (peerGone): the
+// model's peer is closed from then on. A call agrees
 // under an assumption the report states whenever some schedule explains
 // it; it diverges only when none does.
 //

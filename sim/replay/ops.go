@@ -641,6 +641,12 @@ func (r *replayer) send(o *strace.Send) {
 			}
 		}
 	}
+	if o.Result.Errno == "ECONNREFUSED" {
+		var done bool
+		if done, noSchedule = r.peerGone(o, e, text); done {
+			return
+		}
+	}
 	if e.s.IsTCP() && nonblocking(e, flags) {
 		switch {
 		case sent && e.s.Conn().SendWouldWait(int(size), flags&kernel.MSG_ZEROCOPY != 0):
@@ -668,6 +674,9 @@ func (r *replayer) send(o *strace.Send) {
 	e.unacked.sent(e, res.Send, e.s.Sk.WmemQueuedCharged-charged, line(&o.Header))
 	if sent {
 		e.out.wrote(n)
+	}
+	if res.Errno == 0 && !e.s.IsTCP() {
+		e.dgrams++
 	}
 	pred := res.String()
 	switch {

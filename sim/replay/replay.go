@@ -100,6 +100,8 @@ type fdEntry struct {
 	// unacked lists what the TCP sends the log has not shown
 	// acknowledged yet charged to the send buffer.
 	unacked unackedSends
+	// dgrams counts the datagrams the model sent on the socket.
+	dgrams int
 	// out is the stream a traced TCP client sends to a traced listener's
 	// child; in, on that child, the same stream read.
 	out, in *stream
