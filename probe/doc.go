@@ -103,7 +103,8 @@
 // and zerocopy sends, failing sends, sendmmsg's count (sendmmsg.zcs),
 // MSG_ZEROCOPY without SO_ZEROCOPY, shutdown of every socket kind and what
 // later sends and reads see, calls on closed descriptors, UDP to a closed
-// port (ICMP errors and what they quote, icmp-quoted.zcs), socket(2) across families, types and protocols,
+// port (ICMP errors and what they quote, icmp-quoted.zcs), RAW datagrams
+// read back over loopback (raw-rcv.zcs), socket(2) across families, types and protocols,
 // SO_ZEROCOPY on RAW, PF_PACKET and
 // AF_UNIX, optmem exhaustion with TX timestamps between notifications,
 // RLIMIT_MEMLOCK edges and setrlimit's own, option buffers and levels,

@@ -83,7 +83,9 @@
 // ip_recv_error or ipv6_recv_error, whose put_cmsg truncates into a small
 // control buffer with MSG_CTRUNC (World.RecvmsgControl); a UDP datagram to
 // a closed port is answered with an ICMP port unreachable
-// (__udp4_lib_rcv, icmp_send), which __udp4_lib_err hands to the sender.
+// (__udp4_lib_rcv, icmp_send), which __udp4_lib_err hands to the sender;
+// a RAW datagram over loopback goes to every RAW socket of its family and
+// protocol, the sender too (raw_local_deliver, World.rawLocalDeliver).
 // The error quotes up to 576 bytes in all (1280 for ICMPv6) and its skb's
 // truesize is kmalloc_reserve's (skb.AllocHead). Over loopback no ICMP
 // rate limit applies (icmpv4_xrlim_allow; measured on Linux 6.18). Over

@@ -218,6 +218,11 @@ func (w *World) deliver(r *Socket, f frame) Event {
 		}
 		return e
 	}
+	if from := r.Peer; r.implicit && from != nil && from.Sk.Class == kernel.ClassRAW && r.Dev.Kind == Loopback &&
+		!f.moreFrags && f.fragOff == 0 {
+		e.Socket, e.Text = from.Name, w.rawLocalDeliver(from, f.skb)
+		return e
+	}
 	if r.dgrm != nil {
 		e.said = r.dgrm.receive(w, r, f)
 		return e
