@@ -47,6 +47,8 @@ type Result struct {
 	Cmsg *Cmsg
 	// Epoll are the events an epoll_wait returned.
 	Epoll []EpollEvent
+	// Revents are the events a poll returned for its descriptor.
+	Revents kernel.PollEvents
 	// Batch is what each message a sendmmsg tried did to ids, in order.
 	Batch []sock.SendResult
 }

@@ -8,8 +8,8 @@ import (
 // Poll models poll(2) of one descriptor for events, waiting at most
 // timeout while the network runs (do_poll): it returns 1 once the
 // socket's poll mask (pollMask) meets events or POLLERR or POLLHUP, and 0
-// if the timeout passes or the network goes idle first; revents are told
-// in the timeline. A closed descriptor is POLLNVAL (1, never a failure).
+// if the timeout passes or the network goes idle first, with revents
+// (Result.Revents, told in the timeline too). A closed descriptor is POLLNVAL (1, never a failure).
 func (w *World) Poll(c Call, s *Socket, events kernel.PollEvents, timeout engine.Duration) Result {
 	filter := events | kernel.PollAlways
 	ready := func() bool { return s.closed || w.pollMask(s)&filter != 0 }
@@ -33,6 +33,7 @@ func (w *World) Poll(c Call, s *Socket, events kernel.PollEvents, timeout engine
 		r = ok(1)
 		w.say("revents " + revents.String())
 	}
+	r.Revents = revents
 	w.record(c, "poll", s, r)
 	return r
 }

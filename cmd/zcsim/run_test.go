@@ -415,11 +415,11 @@ func TestPacketdrill(t *testing.T) {
 	require.Contains(t, run.stdout, "# zcsim "+script+".zcs ")
 
 	bad := filepath.Join(t.TempDir(), "bad.pkt")
-	require.NoError(t, os.WriteFile(bad, []byte("0 poll(...) = 0\n"), 0o644))
+	require.NoError(t, os.WriteFile(bad, []byte("0 select(...) = 0\n"), 0o644))
 	for _, args := range [][]string{{"import", "--packetdrill", bad}, {"run", bad}} {
 		z := runCLI(args...)
 		z.requireStatus(t, 2, args...)
-		require.Equal(t, bad+":1:3: system call poll is not one the importer translates (at \"poll\")\n", z.stderr)
+		require.Equal(t, bad+":1:3: system call select is not one the importer translates (at \"select\")\n", z.stderr)
 	}
 	runCLI("import", bad).requireStatus(t, 2, "import without --packetdrill")
 }

@@ -9,7 +9,8 @@ import (
 	"github.com/zcsim/zcsim/sim/scenario"
 )
 
-// gotField is what the read returned for the field key, as a number,
+// gotField is what the read (or the poll, for revents) returned for the
+// field key, as a number,
 // and whether it returned one at all: a read whose buffer holds no
 // cmsghdr has no cmsg_level, one without the whole sock_extended_err no
 // ee_* fields.
@@ -18,6 +19,8 @@ func gotField(key string, r sim.Result) (int64, bool) {
 	switch key {
 	case "msg_flags":
 		return int64(r.MsgFlags), true
+	case "revents":
+		return int64(r.Revents), true
 	case "cmsg_level", "cmsg_type":
 		if c == nil {
 			return 0, false
@@ -68,6 +71,8 @@ func fieldsText(fs scenario.Fields, r sim.Result) string {
 			v = "none"
 		case f.Key == "msg_flags":
 			v = kernel.MsgFlags(got).String()
+		case f.Key == "revents":
+			v = kernel.PollEvents(got).String()
 		case f.Key == "cmsg_level":
 			v = kernel.LevelNames.Name(kernel.Level(got))
 		case f.Key == "ee_errno" && got != 0:

@@ -28,10 +28,17 @@
 //     default buffer, except one whose msg_flags say MSG_CTRUNC: that gets
 //     control= of packetdrill's size and the outcome ctrunc;
 //   - fcntl(fd, F_GETFL) and fcntl(fd, F_SETFL, FLAGS) become fcntl;
+//   - poll([{fd=S, events=EVENTS, revents=REVENTS}], 1, MS) = K becomes
+//     poll fdS EVENTS MSms => K revents=REVENTS (0 when left out, as
+//     packetdrill checks it); a poll of more descriptors, or forever
+//     (MS < 0), is refused;
 //   - epoll_create(N) names the instance fdN after its descriptor;
 //     epoll_ctl(E, OP, S, {events=EVENTS, fd=S}) and epoll_wait(E,
 //     {events=EVENTS, fd=S}, MAXEVENTS, MS) = K become epoll_ctl and
-//     epoll_wait (MS in milliseconds) with the event listed: packetdrill
+//     epoll_wait (MS in milliseconds) with the event listed; the data may
+//     be u32=, u64= or ptr= a value instead, which names the socket
+//     epoll_ctl gave it on that instance (a value two sockets share is
+//     refused): packetdrill
 //     checks the first event only, so a wait for K > 1 is refused, and one
 //     for K = 0 is written {events=0, u32=0}, the zeroed event it compares;
 //   - "< FLAGS SEQ:END(LEN) [ack N] [win N] [<options>]", a packet the
@@ -63,9 +70,11 @@
 // (one scripted device, TCP sockets on it, epoll instances, calls with
 // their expected results, waits, inject with its sequence numbers, packet
 // with its range and the Fast Open option as tcp_options_write lays it
-// out, sendto, a sysctl of one value as a shell command, an error-queue
-// read with control=0 that loses its record to MSG_CTRUNC, which
-// packetdrill gives no control buffer)
+// out, sendto, a sysctl of one value as a shell command, poll with its
+// revents, an error-queue read with control=0 that loses its record to
+// MSG_CTRUNC, which packetdrill gives no control buffer, or with
+// control=N at least the buffer packetdrill gives the record it lists,
+// 48 bytes on AF_INET and 64 on AF_INET6, that returns it)
 // becomes a script for a packetdrill binary and the live kernel.
 // A packet statement naming no option checks none, written <...>; one
 // naming some writes them in the order Linux sends them. Anything else is

@@ -185,6 +185,8 @@ func (x *exporter) call(st scenario.Stmt) {
 		}
 	case *scenario.EpollCreate, *scenario.EpollCtl, *scenario.EpollWait:
 		x.epoll(st)
+	case *scenario.Poll:
+		x.poll(s)
 	case *scenario.Inject:
 		x.inject(s)
 	case *scenario.Packet:
@@ -355,7 +357,17 @@ func (x *exporter) epoll(st scenario.Stmt) {
 // recvmsg writes an error-queue read: a zerocopy notification as its
 // sock_extended_err in the control message of the socket's family, a
 // read without a control buffer (control=0) that loses its record to
-// MSG_CTRUNC, or a failed read.
+// MSG_CTRUNC, or a failed read. packetdrill sizes the control buffer to
+// the control messages it lists (cmsg_new: CMSG_SPACE of the
+// sock_extended_err and the offender's sockaddr_in or sockaddr_in6, 48
+// or 64 bytes), which holds the record: a notification read with
+// control=N is written when N is at least that size for the socket's
+// family (both buffers hold the record, so the read returns the same),
+// and a failed read whatever N (its result does not depend on the
+// buffer). A read that loses its record to MSG_CTRUNC is written only
+// with control=0: with a control message listed, packetdrill's buffer
+// would hold the record, or compare the cut message's level with the
+// listed one.
 func (x *exporter) recvmsg(s *scenario.Recvmsg) {
 	fd, ok := x.fd(s, s.Sock)
 	if !ok {
@@ -367,8 +379,10 @@ func (x *exporter) recvmsg(s *scenario.Recvmsg) {
 	case !s.Flags.Has("MSG_ERRQUEUE") || len(s.Options) > boolInt(sized):
 		x.fail(s, "the exporter writes recvmsg of the error queue only, with no option but control=0")
 		return
-	case sized && (control.Value.N != 0 || w.Kind != scenario.OutcomeCtrunc):
-		x.fail(s, "packetdrill sizes the control buffer to the control messages it expects: the exporter writes control=0 => ctrunc only")
+	case sized && control.Value.N == 0 && w.Kind != scenario.OutcomeCtrunc && w.Kind != scenario.OutcomeErrno,
+		sized && control.Value.N != 0 && w.Kind == scenario.OutcomeZerocopy && control.Value.N < recordControl(x.family[s.Sock.Name]),
+		sized && control.Value.N != 0 && w.Kind != scenario.OutcomeZerocopy && w.Kind != scenario.OutcomeErrno:
+		x.fail(s, "packetdrill sizes the control buffer to the control messages it expects: the exporter writes control=0 => ctrunc, control=%d or more => zerocopy on this socket, or a failed read", recordControl(x.family[s.Sock.Name]))
 		return
 	}
 	const empty = "{msg_name(...)=..., msg_iov(1)=[{...,0}], msg_flags=0}"
@@ -414,6 +428,46 @@ func (x *exporter) recvmsg(s *scenario.Recvmsg) {
 			x.fail(s, "an error-queue read returns a notification or fails: say which")
 		}
 	}
+}
+
+// recordControl is the control buffer packetdrill gives a read that
+// expects one error-queue record on a socket of family: CMSG_SPACE of a
+// sock_extended_err and a sockaddr_in (48) or sockaddr_in6 (64).
+func recordControl(family string) uint64 {
+	if family == "AF_INET6" {
+		return 64
+	}
+	return 48
+}
+
+// poll writes a poll of one descriptor with the revents its outcome
+// checks (packetdrill checks them, 0 when none) and its timeout in
+// milliseconds.
+func (x *exporter) poll(s *scenario.Poll) {
+	fd, ok := x.fd(s, s.Sock)
+	if !ok {
+		return
+	}
+	r, ok := x.result(s)
+	if !ok {
+		return
+	}
+	if s.Timeout.N%1e6 != 0 {
+		x.fail(s, "packetdrill's poll timeout is in whole milliseconds")
+		return
+	}
+	revents := "0"
+	w := s.Expectation()
+	if w.Msg != nil {
+		if f, ok := w.Msg.Lookup("revents"); ok {
+			revents = f.Flags.String()
+		}
+	}
+	if w.Kind == scenario.OutcomeReturn && w.Ret > 0 && revents == "0" {
+		x.fail(s, "packetdrill checks the revents a poll returns: write revents= after the count")
+		return
+	}
+	x.event("poll([{fd=%d, events=%s, revents=%s}], 1, %d) = %s", fd, s.Events, revents, s.Timeout.N/1e6, r)
 }
 
 // segment writes a TCP segment's header as packetdrill does: flags,

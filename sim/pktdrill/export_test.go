@@ -125,7 +125,7 @@ recvmsg s MSG_ERRQUEUE => ctrunc
 	require.EqualError(t, err, strings.Join([]string{
 		`x.zcs:4:1: packetdrill's epoll_wait timeout is in whole milliseconds (at "epoll_wait ep 8 1500us")`,
 		`x.zcs:5:1: packetdrill checks the first event a wait returns: list the events after the count (at "epoll_wait ep 8")`,
-		`x.zcs:6:1: packetdrill sizes the control buffer to the control messages it expects: the exporter writes control=0 => ctrunc only (at "recvmsg s MSG_ERRQUEUE control=48")`,
+		`x.zcs:6:1: packetdrill sizes the control buffer to the control messages it expects: the exporter writes control=0 => ctrunc, control=48 or more => zerocopy on this socket, or a failed read (at "recvmsg s MSG_ERRQUEUE control=48")`,
 		`x.zcs:7:1: a read that loses its record to MSG_CTRUNC says its control buffer: control=0 (at "recvmsg s MSG_ERRQUEUE")`,
 	}, "\n"))
 }
@@ -164,4 +164,47 @@ inject s SYN|ACK ack=1 win=100 mss=1000 foexp=00112233445566778899
 
 	_, err = Export("x.zcs", []byte("sysctl net.ipv4.tcp_wmem 4K 16K 4M\n"), scenario.Inet)
 	require.EqualError(t, err, `x.zcs:1:1: the exporter writes a sysctl of one value only (at "sysctl net.ipv4.tcp_wmem 4K 16K 4M")`)
+}
+
+// TestExportPollAndControl writes poll with its revents, and error-queue
+// reads whose control buffer packetdrill's own holds as well.
+func TestExportPollAndControl(t *testing.T) {
+	src := `device t0 tun peer=script
+socket s AF_INET6 SOCK_STREAM via=t0 => 3
+poll s POLLIN|POLLOUT 5ms => 1 revents=POLLOUT
+poll s POLLIN => 0
+recvmsg s MSG_ERRQUEUE control=64 => zerocopy [0,0] copied
+recvmsg s MSG_ERRQUEUE control=16 => -1 EAGAIN
+`
+	out, err := Export("x.zcs", []byte(src), scenario.Inet)
+	require.NoError(t, err)
+	require.Equal(t, `// exported from x.zcs by zcsim export --packetdrill
+--ip_version="ipv6"
+    +0 socket(..., SOCK_STREAM, IPPROTO_TCP) = 3
+    +0 poll([{fd=3, events=POLLIN|POLLOUT, revents=POLLOUT}], 1, 5) = 1
+    +0 poll([{fd=3, events=POLLIN, revents=0}], 1, 0) = 0
+    +0 recvmsg(3, {msg_name(...)=..., msg_iov(1)=[{...,0}], msg_flags=MSG_ERRQUEUE,
+                msg_control=[{cmsg_level=SOL_IPV6, cmsg_type=IPV6_RECVERR,
+                              cmsg_data={ee_errno=0, ee_origin=SO_EE_ORIGIN_ZEROCOPY, ee_type=0,
+                                         ee_code=SO_EE_CODE_ZEROCOPY_COPIED, ee_info=0, ee_data=0}}]}, MSG_ERRQUEUE) = 0
+    +0 recvmsg(3, {msg_name(...)=..., msg_iov(1)=[{...,0}], msg_flags=0}, MSG_ERRQUEUE) = -1 EAGAIN (EAGAIN)
+`, string(out))
+	r, err := Import("x.pkt", out)
+	require.NoError(t, err)
+	require.Contains(t, string(r.Scenario), "poll fd3 POLLIN|POLLOUT 5ms => 1 revents=POLLOUT # from x.pkt:4\n")
+
+	bad := `device t0 tun peer=script
+socket s AF_INET6 SOCK_STREAM via=t0 => 3
+poll s POLLIN => 1
+poll s POLLIN 1500us => 0
+recvmsg s MSG_ERRQUEUE control=48 => zerocopy [0,0]
+recvmsg s MSG_ERRQUEUE control=64 => ctrunc
+`
+	_, err = Export("x.zcs", []byte(bad), scenario.Inet)
+	require.EqualError(t, err, strings.Join([]string{
+		`x.zcs:3:1: packetdrill checks the revents a poll returns: write revents= after the count (at "poll s POLLIN")`,
+		`x.zcs:4:1: packetdrill's poll timeout is in whole milliseconds (at "poll s POLLIN 1500us")`,
+		`x.zcs:5:1: packetdrill sizes the control buffer to the control messages it expects: the exporter writes control=0 => ctrunc, control=64 or more => zerocopy on this socket, or a failed read (at "recvmsg s MSG_ERRQUEUE control=48")`,
+		`x.zcs:6:1: packetdrill sizes the control buffer to the control messages it expects: the exporter writes control=0 => ctrunc, control=64 or more => zerocopy on this socket, or a failed read (at "recvmsg s MSG_ERRQUEUE control=64")`,
+	}, "\n"))
 }

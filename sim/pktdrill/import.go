@@ -23,7 +23,7 @@ type Result struct {
 // refuses — is a scenario.ErrorList naming the script's file:line:col.
 func Import(file string, src []byte) (Result, error) {
 	l := &lexer{file: file}
-	t := &translator{l: l, family: "AF_INET", sockets: map[int64]bool{}, epolls: map[int64]bool{}}
+	t := &translator{l: l, family: "AF_INET", sockets: map[int64]bool{}, epolls: map[int64]bool{}, epollData: map[int64]map[int64]int64{}}
 	t.emit(scenario.Pos{}, "# imported from %s by zcsim import --packetdrill", file)
 	t.emit(scenario.Pos{}, "device %s tun peer=script", Device)
 	for _, ev := range l.events(string(src)) {

@@ -152,7 +152,14 @@ close fd4 => 0 # from t.pkt:19
 func TestImportErrors(t *testing.T) {
 	sock := "0 socket(..., SOCK_STREAM, IPPROTO_TCP) = 3\n"
 	for _, tc := range []struct{ src, want string }{
-		{"0 poll(1) = 4\n", `t.pkt:1:3: system call poll is not one the importer translates (at "poll")`},
+		{"0 select(1) = 4\n", `t.pkt:1:3: system call select is not one the importer translates (at "select")`},
+		{sock + "+0 poll([{fd=3, events=POLLIN}, {fd=3, events=POLLOUT}], 2, 0) = 1\n", `t.pkt:2:9: the importer takes a poll of one descriptor: [{fd=FD, events=EVENTS, revents=REVENTS}]`},
+		{sock + "+0 poll([{fd=3, events=POLLIN}], 2, 0) = 1\n", `t.pkt:2:34: poll's nfds 2 does not match its one pollfd`},
+		{sock + "+0 poll([{fd=3, events=POLLIN}], 1, -1) = 1\n", `t.pkt:2:37: the scenario's poll waits a duration: a negative timeout is not translated`},
+		{sock + "+0 poll([{fd=7, events=POLLIN}], 1, 0) = 1\n", `t.pkt:2:9: no socket has descriptor 7 (at "fd")`},
+		{sock + "+0 poll([{fd=3, revents=POLLIN}], 1, 0) = 1\n", `t.pkt:2:9: the pollfd needs its events=`},
+		{sock + "+0 poll([{fd=3, events=POLLIN, x=1}], 1, 0) = 1\n", `t.pkt:2:32: a struct pollfd has fd=, events= and revents= (at "x")`},
+		{sock + "+0 epoll_create(1) = 4\n+0 epoll_ctl(4, EPOLL_CTL_ADD, 3, {events=EPOLLIN, u32=7}) = 0\n+0 epoll_wait(4, {events=EPOLLIN, u32=8}, 8, 0) = 1\n", `t.pkt:4:18: the event names no socket of the script: data 8`},
 		{sock + "+0 epoll_create(1) = 4\n+0 epoll_wait(4, {events=EPOLLIN, fd=3}, 8, 0) = 2\n", `t.pkt:3:4: packetdrill checks the first event of a wait only: the importer takes waits that return 0 or 1 (at "epoll_wait")`},
 		{sock + "+0 epoll_create(1) = 4\n+0 epoll_wait(4, {events=EPOLLIN, fd=3}, 8, 0) = 0\n", `t.pkt:3:18: an epoll_wait that returns 0 reports no event: write {events=0, u32=0} (at "events")`},
 		{sock + "+0 epoll_create(1) = 4\n+0 epoll_ctl(4, EPOLL_CTL_ADD, 3, {events=EPOLLIN, fd=5}) = 0\n", `t.pkt:3:35: the event's fd=5 is not the socket's, 3 (at "fd")`},
@@ -215,4 +222,37 @@ func TestImportShellSysctl(t *testing.T) {
 		"note not run: shell command `sysctl -q net.ipv4.tcp_timestamps=0` # from t.pkt:2\n"+
 		"note not run: shell command `sysctl net.ipv4.tcp_fastopen` # from t.pkt:3\n", string(r.Scenario))
 	require.Len(t, r.NotRun, 2)
+}
+
+// A poll of one descriptor becomes the poll statement with its revents
+// checked (0 when the script leaves them out); epoll data given as a
+// value names the socket epoll_ctl gave it.
+func TestImportPollAndEpollData(t *testing.T) {
+	src := `0 socket(..., SOCK_STREAM, IPPROTO_TCP) = 3
++0 poll([{fd=3, events=POLLIN|POLLERR, revents=POLLERR}], 1, 0) = 1
++0 poll([{fd=3, events=POLLIN}], 1, 10) = 0
++0 epoll_create(1) = 4
++0 epoll_ctl(4, EPOLL_CTL_ADD, 3, {events=EPOLLOUT, u32=77}) = 0
++0 epoll_wait(4, {events=EPOLLOUT, u32=77}, 8, 0) = 1
++0 epoll_ctl(4, EPOLL_CTL_MOD, 3, {events=EPOLLOUT, ptr=5}) = 0
++0 epoll_wait(4, {events=EPOLLOUT, ptr=5}, 8, 0) = 1
+`
+	r, err := Import("t.pkt", []byte(src))
+	require.NoError(t, err)
+	require.Equal(t, header+`socket fd3 AF_INET SOCK_STREAM IPPROTO_TCP via=tun0 => 3 # from t.pkt:1
+poll fd3 POLLIN|POLLERR => 1 revents=POLLERR # from t.pkt:2
+poll fd3 POLLIN 10ms => 0 revents=0 # from t.pkt:3
+epoll_create fd4 => 4 # from t.pkt:4
+epoll_ctl fd4 EPOLL_CTL_ADD fd3 EPOLLOUT => 0 # from t.pkt:5
+epoll_wait fd4 8 => 1 [fd3 EPOLLOUT] # from t.pkt:6
+epoll_ctl fd4 EPOLL_CTL_MOD fd3 EPOLLOUT => 0 # from t.pkt:7
+epoll_wait fd4 8 => 1 [fd3 EPOLLOUT] # from t.pkt:8
+`, string(r.Scenario))
+	_, err = Import("t.pkt", []byte(`0 socket(..., SOCK_STREAM, IPPROTO_TCP) = 3
++0 socket(..., SOCK_STREAM, IPPROTO_TCP) = 4
++0 epoll_create(1) = 5
++0 epoll_ctl(5, EPOLL_CTL_ADD, 3, {events=EPOLLOUT, u32=1}) = 0
++0 epoll_ctl(5, EPOLL_CTL_ADD, 4, {events=EPOLLOUT, u32=1}) = 0
+`))
+	require.EqualError(t, err, "t.pkt:5:35: socket 3 has the event data 1 on this instance already: a wait could not say which socket is ready")
 }

@@ -28,6 +28,9 @@ type translator struct {
 	// sockets and epolls are the descriptors of the script's sockets and
 	// epoll instances.
 	sockets, epolls map[int64]bool
+	// epollData maps each epoll instance's event data values (u32=,
+	// u64=, ptr=) to the socket epoll_ctl gave them.
+	epollData map[int64]map[int64]int64
 	// listener is the last listening descriptor, conn the connection
 	// injected segments go to (the last accepted or connected one).
 	listener, conn int64
@@ -209,6 +212,8 @@ func (t *translator) call(c call) {
 		t.connection(c)
 	case "bind", "listen", "connect", "accept", "shutdown", "fcntl":
 		t.connection(c)
+	case "poll":
+		t.poll(c)
 	case "epoll_create", "epoll_create1", "epoll_ctl", "epoll_wait":
 		t.epoll(c)
 	case "send", "sendto", "write", "sendmsg":
@@ -391,12 +396,8 @@ func (t *translator) epoll(c call) {
 	if c.name == "epoll_ctl" {
 		op, ok := t.word(c.args[1], "EPOLL_CTL_ADD, EPOLL_CTL_MOD or EPOLL_CTL_DEL")
 		fd, ok2 := t.fd(c, 2)
-		events, sock, ok3 := t.epollEvent(c.args[3])
-		if !ok || !ok2 || !ok3 {
-			return
-		}
-		if sock != fd {
-			t.fail(c.args[3].pos, "fd", "the event's fd=%d is not the socket's, %d", sock, fd)
+		events, data, ok3 := t.epollEvent(c.args[3])
+		if !ok || !ok2 || !ok3 || !t.epollRegister(ep.num, op, fd, data, c.args[3].pos) {
 			return
 		}
 		if op == "EPOLL_CTL_DEL" || events == "0" {
@@ -407,7 +408,7 @@ func (t *translator) epoll(c call) {
 		t.emit(c.pos, "epoll_ctl %s %s %s%s%s", fdName(ep.num), op, fdName(fd), events, outcome(c))
 		return
 	}
-	events, sock, ok := t.epollEvent(c.args[1])
+	events, data, ok := t.epollEvent(c.args[1])
 	max, ok2 := t.num(c.args[2], "maxevents")
 	ms, ok3 := t.num(c.args[3], "a timeout in milliseconds")
 	if !ok || !ok2 || !ok3 {
@@ -427,8 +428,8 @@ func (t *translator) epoll(c call) {
 		t.fail(c.args[1].pos, "events", "an epoll_wait that returns 0 reports no event: write {events=0, u32=0}")
 		return
 	case c.ret == 1:
-		if !t.sockets[sock] {
-			t.fail(c.args[1].pos, "fd", "the event names no socket of the script: fd=%d", sock)
+		sock, ok := t.epollSocket(ep.num, data, c.args[1].pos)
+		if !ok {
 			return
 		}
 		res += fmt.Sprintf(" [%s %s]", fdName(sock), events)
@@ -439,25 +440,77 @@ func (t *translator) epoll(c call) {
 	t.emit(c.pos, "epoll_wait %s %d%s%s", fdName(ep.num), max, timeout, res)
 }
 
+// epollData is an epoll_event's data as the script writes it: fd=N, or
+// a value the program chose, u32=, u64= or ptr= (kind "data").
+type epollData struct {
+	kind string
+	val  int64
+}
+
 // epollEvent reads a struct epoll_event, {events=EVENTS, fd=FD}, or with
-// u32=, u64= or ptr= for its data: then the descriptor is -1.
-func (t *translator) epollEvent(e expr) (string, int64, bool) {
+// u32=, u64= or ptr= for its data.
+func (t *translator) epollEvent(e expr) (string, epollData, bool) {
 	if e.kind != eStruct || len(e.fields) != 2 || e.fields[0].name != "events" {
 		t.fail(e.pos, "", "expected an epoll_event {events=EVENTS, fd=FD}")
-		return "", 0, false
+		return "", epollData{}, false
 	}
 	events, ok := t.word(e.fields[0].val, "EPOLL* events")
 	data := e.fields[1]
 	switch data.name {
 	case "fd":
 		fd, ok2 := t.num(data.val, "a descriptor")
-		return events, fd, ok && ok2
+		return events, epollData{"fd", fd}, ok && ok2
 	case "u32", "u64", "ptr":
-		_, ok2 := t.num(data.val, "the event's data")
-		return events, -1, ok && ok2
+		v, ok2 := t.num(data.val, "the event's data")
+		return events, epollData{"data", v}, ok && ok2
 	}
 	t.fail(data.pos, data.name, "an epoll_event's data is fd=, u32=, u64= or ptr=")
-	return "", 0, false
+	return "", epollData{}, false
+}
+
+// epollRegister keeps the data epoll_ctl gives socket fd on the
+// instance ep, so that a wait's event names the socket: fd= must be the
+// socket's own descriptor; a value (u32=, u64=, ptr=) must be no other
+// socket's on the instance.
+func (t *translator) epollRegister(ep int64, op string, fd int64, data epollData, pos scenario.Pos) bool {
+	if data.kind == "fd" {
+		if data.val != fd {
+			t.fail(pos, "fd", "the event's fd=%d is not the socket's, %d", data.val, fd)
+			return false
+		}
+		return true
+	}
+	values := t.epollData[ep]
+	if values == nil {
+		values = map[int64]int64{}
+		t.epollData[ep] = values
+	}
+	for v, s := range values {
+		if s == fd {
+			delete(values, v)
+		}
+	}
+	if op == "EPOLL_CTL_DEL" {
+		return true
+	}
+	if s, taken := values[data.val]; taken {
+		t.fail(pos, "", "socket %d has the event data %d on this instance already: a wait could not say which socket is ready", s, data.val)
+		return false
+	}
+	values[data.val] = fd
+	return true
+}
+
+// epollSocket is the socket a wait's event names by its data.
+func (t *translator) epollSocket(ep int64, data epollData, pos scenario.Pos) (int64, bool) {
+	sock, ok := data.val, t.sockets[data.val]
+	if data.kind != "fd" {
+		sock, ok = t.epollData[ep][data.val]
+	}
+	if !ok {
+		t.fail(pos, "", "the event names no socket of the script: %s %d", data.kind, data.val)
+	}
+	return sock, ok
 }
 
 // use returns the name of the socket c acts on.

@@ -196,7 +196,7 @@ func genOutcome(t *rapid.T) Outcome {
 func genFields(t *rapid.T, record bool) Fields {
 	keys := fieldKeys
 	if !record {
-		keys = keys[:3]
+		keys = keys[:4]
 	}
 	var fs Fields
 	for _, k := range keys {
@@ -207,6 +207,8 @@ func genFields(t *rapid.T, record bool) Fields {
 		switch k {
 		case "msg_flags":
 			f.Flags = genFlags(t, msgFlagNames, true)
+		case "revents":
+			f.Flags = genFlags(t, pollEventNames, true)
 		case "cmsg_level":
 			f.Value = word(genSymbol(t, levelNames).Name)
 		case "cmsg_type":

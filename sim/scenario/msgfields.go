@@ -12,7 +12,8 @@ import (
 // recvmsg wrote into the struct msghdr (msg_flags), the header of the
 // control message (cmsg_level, cmsg_type) and the struct
 // sock_extended_err in it (ee_errno, ee_origin, ee_type, ee_code,
-// ee_info, ee_data). Flags holds msg_flags; Value every other value, a
+// ee_info, ee_data), and the revents a poll returned. Flags holds
+// msg_flags and revents; Value every other value, a
 // number or a kernel name (a ValueWord: ENOBUFS, SO_EE_ORIGIN_ZEROCOPY,
 // SOL_IPV6, IPV6_RECVERR).
 type Field struct {
@@ -24,7 +25,7 @@ type Field struct {
 
 // String renders f as "key=value".
 func (f Field) String() string {
-	if f.Key == "msg_flags" {
+	if f.Key == "msg_flags" || f.Key == "revents" {
 		return f.Key + "=" + f.Flags.String()
 	}
 	return f.Key + "=" + f.Value.Text
@@ -37,6 +38,8 @@ func (f Field) Number() int64 {
 	switch {
 	case f.Key == "msg_flags":
 		return int64(f.Flags.MsgFlags())
+	case f.Key == "revents":
+		return int64(unionOf(f.Flags, kernel.PollEventNames))
 	case v.Kind != ValueWord:
 		return int64(v.N)
 	}
@@ -90,7 +93,7 @@ var (
 	// hold the whole record), the record forms (zerocopy, icmp, ...)
 	// already say what they hold.
 	recordKeys = []string{"ee_errno", "ee_origin", "ee_type", "ee_code", "ee_info", "ee_data"}
-	fieldKeys  = append([]string{"msg_flags", "cmsg_level", "cmsg_type"}, recordKeys...)
+	fieldKeys  = append([]string{"msg_flags", "cmsg_level", "cmsg_type", "revents"}, recordKeys...)
 
 	eeOrigins = tableOf[int]("ee_origin", setOf("SO_EE_ORIGIN_NONE", "SO_EE_ORIGIN_LOCAL", "SO_EE_ORIGIN_ICMP",
 		"SO_EE_ORIGIN_ICMP6", "SO_EE_ORIGIN_TIMESTAMPING", "SO_EE_ORIGIN_ZEROCOPY", "SO_EE_ORIGIN_TXTIME"))
@@ -126,6 +129,8 @@ func (p *lineParser) fields(record bool) Fields {
 		switch t.text {
 		case "msg_flags":
 			f.Flags = p.flags(msgFlagNames, true)
+		case "revents":
+			f.Flags = p.flags(pollEventNames, true)
 		case "cmsg_level":
 			f.Value = p.nameValue(p.symbol(levelNames))
 		case "cmsg_type":
