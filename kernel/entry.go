@@ -142,6 +142,15 @@ const (
 	// OpFastOpen: "tcp_sendmsg_fastopen: Args[0] bytes of data in the
 	// SYN, Str", a MSG_FASTOPEN send connecting (Str says why that much).
 	OpFastOpen
+	// OpRcvbufGrow: "tcp_rcvbuf_grow: sk_rcvbuf Args[0] → Args[1],
+	// window_clamp Args[2], after Args[3] bytes in a receive RTT".
+	OpRcvbufGrow
+	// OpRcvbufUndetermined: "tcp_rcv_space_adjust: undetermined: …", what
+	// the kernel may do here that the model's time does not (Args[0]: 1,
+	// it may grow the buffer from Args[1] bytes above Args[2]; 2, it may
+	// have restarted the measurement this growth of Args[1] bytes counts
+	// from).
+	OpRcvbufUndetermined
 	opCount
 )
 
@@ -202,6 +211,15 @@ type opSpec struct {
 	text           func(e *Entry) string
 	sockoptInArgs0 bool // Args[0..1] are a SockOpt, Args[2] its value
 }
+
+// Reasons of an OpRcvbufUndetermined entry (Args[0]).
+const (
+	// RcvbufMayGrow: the model's gate was closed, the kernel's may not be.
+	RcvbufMayGrow = 1
+	// RcvbufMayHaveRestarted: the model grew from bytes copied across
+	// reads at which the kernel may have started a new measurement.
+	RcvbufMayHaveRestarted = 2
+)
 
 // Bool is a boolean argument of an Entry: 1 for true, 0 for false.
 func Bool(v bool) int64 {
@@ -378,6 +396,19 @@ var opSpecs = [opCount]opSpec{
 		}},
 	OpTooLong: {name: "too_long", str: "check", args: []arg{{"bytes", argInt}, {"limit", argInt}},
 		text: func(e *Entry) string { return fmt.Sprintf("%s: %d bytes > %d", e.Str, e.Args[0], e.Args[1]) }},
+	OpRcvbufGrow: {name: "rcvbuf_grow", fn: "tcp_rcvbuf_grow",
+		args: []arg{{"rcvbuf_before", argInt}, {"rcvbuf", argInt}, {"window_clamp", argInt}, {"copied", argInt}},
+		text: func(e *Entry) string {
+			return fmt.Sprintf("tcp_rcvbuf_grow: sk_rcvbuf %d → %d, window_clamp %d, after %d bytes in a receive RTT", e.Args[0], e.Args[1], e.Args[2], e.Args[3])
+		}},
+	OpRcvbufUndetermined: {name: "rcvbuf_undetermined", fn: "tcp_rcv_space_adjust",
+		args: []arg{{"reason", argInt}, {"copied", argInt}, {"space", argInt}},
+		text: func(e *Entry) string {
+			if e.Args[0] == RcvbufMayGrow {
+				return fmt.Sprintf("tcp_rcv_space_adjust: undetermined: the kernel grows sk_rcvbuf here (%d bytes copied, above %d) if its receive RTT, wall-clock microseconds, has passed since the last measurement", e.Args[1], e.Args[2])
+			}
+			return fmt.Sprintf("tcp_rcv_space_adjust: undetermined: the kernel may have restarted the measurement at an earlier read, once its receive RTT of wall-clock microseconds had passed, and not grow by these %d bytes", e.Args[1])
+		}},
 	OpFastOpen: {name: "fastopen", fn: "tcp_sendmsg_fastopen", str: "why", args: []arg{{"syn_data", argInt}},
 		text: func(e *Entry) string {
 			return fmt.Sprintf("tcp_sendmsg_fastopen: %d bytes of data in the SYN, %s", e.Args[0], e.Str)

@@ -76,7 +76,13 @@
 // A statement whose result the model marks undetermined (an IP_HDRINCL
 // send on a socket without ihl=: the kernel reads bytes the scenario does
 // not show) runs on the kernel but is not compared, and is listed with
-// the skips, why included.
+// the skips, why included, as undetermined (Skip.Undetermined, "??" in
+// the text). So is, once the model's run says a connection's receive
+// buffer may have grown on the kernel and not in the model (its socket's
+// history notes tcp_rcv_space_adjust as undetermined: the kernel's gate
+// is an RTT of wall-clock microseconds), what on that pair depends on the
+// buffer — SO_RCVBUF, reads, zerocopy receives, poll, non-blocking sends,
+// error-queue reads — from the next statement on.
 //
 // A skipped socket or close still takes or frees its program descriptor,
 // so later sockets get the model's numbers. Nothing in the plan depends
@@ -129,7 +135,7 @@
 // (udp-local-error.zcs). Its expectations hold on the model
 // everywhere and, when root on a kernel with loopback MSG_ZEROCOPY
 // ([Supported]),
-// on the kernel, with 100% agreement.
+// on the kernel, with 100% agreement on what is compared.
 //
 // Receive-buffer autotuning (tcp-rcvbuf-grow.zcs, tcp-rcvbuf-moderate.zcs,
 // tcp-rcvlowat-ratio.zcs) is calibrated only where no answer depends on

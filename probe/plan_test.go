@@ -193,6 +193,36 @@ func TestCompareUndetermined(t *testing.T) {
 	require.Equal(t, "the model cannot predict it: the header", res.Skipped[1].Why)
 }
 
+// After the model says a pair's receive buffer may have grown on the
+// kernel (undetermined), what depends on it is not compared; the rest is,
+// and so is everything before.
+func TestCompareRcvbufUndetermined(t *testing.T) {
+	src := "socket s AF_INET SOCK_STREAM\nconnect s\nrecv s.peer 1M MSG_DONTWAIT\nrecv s.peer 1M MSG_DONTWAIT\n" +
+		"getsockopt s.peer SOL_SOCKET SO_RCVBUF\ngetsockopt s SOL_SOCKET SO_SNDBUF\nsend s 10 0\nsend s 10 MSG_DONTWAIT\n"
+	stmts, err := scenario.Parse("u.zcs", []byte(src))
+	require.NoError(t, err)
+	pl := makePlan(stmts, kernel.DefaultProfile)
+	var kern []Obs
+	results := map[int]string{}
+	for i, st := range stmts {
+		kern = append(kern, Obs{Line: i + 1, Stmt: scenario.FormatCall(st), Result: "1"})
+		results[i+1] = "1"
+	}
+	res := compare("u.zcs", kernel.DefaultProfile, stmts, pl, kern, answers{res: results, rcvbuf: map[string]pairUndetermined{"s": {3, "why"}}})
+	require.True(t, res.OK())
+	var compared, skipped []int
+	for _, s := range res.Stmts {
+		compared = append(compared, s.Line)
+	}
+	for _, s := range res.Skipped {
+		require.True(t, s.Undetermined)
+		require.Contains(t, s.Why, "after line 3 (why)")
+		skipped = append(skipped, s.Line)
+	}
+	require.Equal(t, []int{1, 2, 3, 6, 7}, compared)
+	require.Equal(t, []int{4, 5, 8}, skipped)
+}
+
 // Plan lists, without running anything, what Run would leave out.
 func TestPlanExported(t *testing.T) {
 	src := []byte("socket s AF_INET SOCK_DGRAM\nexpect s zckey=0\nfault alloc_skb always\nsend s 1 0\n")

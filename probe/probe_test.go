@@ -45,7 +45,9 @@ func TestCalibrationModel(t *testing.T) {
 }
 
 // TestCalibrationKernel runs the calibration suite on the host kernel and
-// requires 100% agreement with the model and with every expectation.
+// requires 100% agreement with the model and with every expectation, on
+// every statement but those the model calls undetermined (a receive
+// buffer whose growth hangs on wall-clock microseconds), which are logged.
 //
 // Some kernel answers race the wall clock: a delayed-ACK timer (40 ms at
 // least) fires between two statements when the machine is so loaded that
@@ -70,7 +72,10 @@ func TestCalibrationKernel(t *testing.T) {
 				res, err := probe.Run(f, src, probe.Options{})
 				require.NoError(t, err)
 				require.NotEmpty(t, res.Stmts)
-				require.Empty(t, res.Skipped, "the calibration suite runs whole on the kernel")
+				for _, s := range res.Skipped {
+					require.True(t, s.Undetermined, "the calibration suite runs whole on the kernel: line %d %s", s.Line, s.Why)
+					t.Logf("line %d: %s", s.Line, s.Why)
+				}
 				require.Equal(t, strings.Contains(string(src), "capdrop"), res.Unprivileged)
 				disagreements = calibrationDisagreements(f, res)
 				if len(disagreements) == 0 {

@@ -307,8 +307,13 @@
 // bytes from run to run, while the model, whose calls take no time,
 // grows it only across a wait. Scenarios whose reads come a wait after
 // the last measurement, after a burst that arrived within one window,
-// agree to the byte (probe/testdata/tcp-rcvbuf-grow.zcs); others diverge
-// from the kernel's once it grows.
+// agree to the byte (probe/testdata/tcp-rcvbuf-grow.zcs). Where the two
+// may part, the socket's history says so (rcvbuf_undetermined): a read
+// with the model's gate closed and more than the last measurement copied,
+// which the kernel grows from if its RTT has passed, and a growth from
+// bytes copied across such reads, at which the kernel may have restarted
+// its measurement; zcsim probe then compares nothing on the pair that
+// depends on the buffer.
 //
 // # Linux correspondence
 //

@@ -22,6 +22,10 @@ type rcvSpace struct {
 	space int
 	seq   uint32
 	time  engine.Time
+	// flagged says this measurement's undetermined growth was noted;
+	// restartable that a read since found the gate closed with an RTT
+	// sample, where the kernel's may have been open.
+	flagged, restartable bool
 }
 
 // initRcvSpace models the autotuning part of tcp_init_buffer_space:
@@ -73,21 +77,44 @@ func (c *Conn) rcvRttMeasure() {
 // profiles with RcvbufWindow — become the new measurement; more than the
 // last one grows the buffer (rcvbufGrow). Without an RTT sample nothing
 // happens.
+//
+// The kernel's gate is wall-clock microseconds, the model's its own
+// time, so where the two may part the socket's history says so
+// (OpRcvbufUndetermined): a closed gate with more than the last
+// measurement copied (the kernel grows if its RTT has passed; with no RTT
+// sample, only after a millisecond or more, the least timestamp sample),
+// and a growth from bytes copied across reads at which the kernel's gate
+// may have opened and restarted the measurement.
 func (c *Conn) rcvSpaceAdjust() {
 	r := &c.rs
 	now := c.Net.Now()
-	if r.rtt == 0 || int64(now.Sub(r.time)/engine.Microsecond) < r.rtt>>3 {
-		return
-	}
+	elapsed := int64(now.Sub(r.time) / engine.Microsecond)
 	copied := int(int32(c.copiedSeq - r.seq))
 	form := c.host().Profile.TCPRcvbufGrow
 	if form == kernel.RcvbufWindow {
 		copied -= int(int32(c.rcvNxt - c.copiedSeq))
 	}
+	sk := c.Sk
+	canGrow := sk.Net.TCPModerateRcvbuf != 0 && !sk.RcvbufLocked && sk.Rcvbuf < sk.Net.TCPRmem[2]
+	if r.rtt == 0 || elapsed < r.rtt>>3 {
+		switch {
+		case !canGrow || r.flagged:
+		case copied > r.space && (r.rtt != 0 || elapsed >= 1000):
+			r.flagged = true
+			sk.Note(kernel.Entry{Op: kernel.OpRcvbufUndetermined, Args: [4]int64{kernel.RcvbufMayGrow, int64(copied), int64(r.space)}})
+		case r.rtt != 0 && c.copiedSeq != r.seq:
+			r.restartable = true
+		}
+		return
+	}
 	if copied > r.space {
+		if r.restartable && canGrow {
+			sk.Note(kernel.Entry{Op: kernel.OpRcvbufUndetermined, Args: [4]int64{kernel.RcvbufMayHaveRestarted, int64(copied), int64(r.space)}})
+		}
 		c.rcvbufGrow(form, copied)
 	}
 	r.seq, r.time = c.copiedSeq, now
+	r.flagged, r.restartable = false, false
 }
 
 // rcvbufGrow models the growth of tcp_rcv_space_adjust (tcp_rcvbuf_grow
@@ -127,6 +154,7 @@ func (c *Conn) rcvbufGrow(form kernel.RcvbufGrow, copied int) {
 		clamp = rcvwin
 	}
 	if rcvbuf > sk.Rcvbuf {
+		sk.Note(kernel.Entry{Op: kernel.OpRcvbufGrow, Args: [4]int64{int64(sk.Rcvbuf), int64(rcvbuf), int64(clamp), int64(copied)}})
 		sk.Rcvbuf = rcvbuf
 		c.rw.clamp = clamp
 	}

@@ -90,6 +90,7 @@ func TestRcvSpaceAdjustGate(t *testing.T) {
 	c.rcvSpaceAdjust()
 	require.Equal(t, 131072, c.Sk.Rcvbuf, "no time has passed since tcp_init_buffer_space")
 	require.Zero(t, c.rs.seq)
+	require.True(t, c.rs.flagged, "undetermined: the kernel's clock moves, and it may grow here")
 
 	// Two bursts, the first read at once, then a millisecond: the RTT
 	// sample (1us) has passed, and the reader takes part of the rest.
@@ -105,6 +106,20 @@ func TestRcvSpaceAdjustGate(t *testing.T) {
 		require.Equal(t, p.peer.copiedSeq, p.peer.rs.seq, "a measurement")
 		return p.peer
 	}
+	// A read with the gate closed where the kernel's may be open, then a
+	// growth across it: undetermined too.
+	p = newPair(t, "linux-6.18", true)
+	burst(p)
+	p.peer.Recv(1 << 30)
+	burst(p)
+	p.peer.consume(10000, true)
+	require.True(t, p.peer.rs.restartable)
+	p.w.clock.RunUntil(p.w.clock.Now().Add(engine.Millisecond), 100)
+	p.peer.consume(1<<30, false)
+	p.peer.rcvSpaceAdjust()
+	require.Greater(t, p.peer.Sk.Rcvbuf, 131072)
+	require.False(t, p.peer.rs.restartable, "a new measurement")
+
 	c = sampledThenRead(10000)
 	require.Equal(t, 131072, c.Sk.Rcvbuf, "70000 copied less 37616 queued is not above 65483")
 	c = sampledThenRead(30000)
