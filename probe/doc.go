@@ -141,7 +141,9 @@
 // tcp-rcvlowat-ratio.zcs) is calibrated only where no answer depends on
 // timing: the kernel grows a reader's buffer at most once per receive RTT
 // of wall-clock microseconds, the model in its own time, in which calls
-// take none. Known difference, kept out of the suite: a peer that reads
-// 40000-byte sends as they come grows its buffer on Linux (and then
-// acknowledges them at once from the fourth on), never in the model.
+// take none. A peer that reads 40000-byte sends as they come grows its
+// buffer on Linux (and then acknowledges them at once from the fourth
+// on), never in the model: from its third read, once 120000 bytes were
+// copied with the model's gate closed, what depends on the buffer is
+// undetermined, not a divergence.
 package probe
