@@ -734,9 +734,6 @@ func (w *World) sendTCP(c Call, s *Socket, iov []mm.Iovec, flags kernel.MsgFlags
 	w.beginOn(s)
 	w.Monitor.Before(s.Sk)
 	s.lockSock()
-	if len(iov) > 0 {
-		w.Host.MightFault("tcp_sendmsg_locked", s.Sk.Ident()) // the user's pages, copied or pinned
-	}
 	call := s.tcp.SendmsgTo(iov, flags, kernel.SendmsgCall(w.Host.Step), dest)
 	for !call.Done() && w.releaseSock(s) {
 		s.lockSock()

@@ -17,11 +17,7 @@ func (w *World) ZerocopyReceive(c Call, s *Socket, a tcp.ZcArgs) Result {
 		return w.GetsockoptBuf(c, s, kernel.TCP_ZEROCOPY_RECEIVE, Optval{Len: a.Optlen, Null: a.Null})
 	}
 	return w.syscall(c, "getsockopt", s, func() Result {
-		// tcp_zerocopy_receive inserts the pages under mmap_read_lock,
-		// inside the socket lock: the order every copy to the user has.
-		w.Host.Acquire(kernel.MmapLock, "tcp_zerocopy_receive", s.Sk.Ident())
 		r, err := s.tcp.ZerocopyReceive(a)
-		w.Host.Release(kernel.MmapLock)
 		if err != 0 {
 			return fail(err)
 		}

@@ -518,6 +518,10 @@ func (s *SendCall) append(seg *Segment, n int) (added int, newSeg bool) {
 	c := s.c
 	b := seg.Skb
 	before := b.Truesize
+	// Copying the payload from user memory or pinning it may fault, under
+	// the socket lock (might_fault: the lock-order check sees sk_lock →
+	// mmap_lock).
+	c.host().MightFault("tcp_sendmsg_locked", c.Sk.Ident())
 	switch {
 	case b.Tailroom() > 0:
 		// skb_add_data_nocache into the linear area (kernels before v4.18):

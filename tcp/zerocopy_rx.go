@@ -245,7 +245,10 @@ func (c *Conn) inqHint() uint32 {
 //     (receive_fallback_to_copy); less than a page unread:
 //     recv_skip_hint says how much, nothing is mapped (EIO when nothing
 //     is unread after the FIN).
-//   - address outside a tcp_mmap mapping: EINVAL.
+//   - address outside a tcp_mmap mapping: EINVAL. From the lookup to the
+//     last insert mmap_read_lock is held, inside the socket lock (the
+//     lock-order check sees sk_lock → mmap_lock); the copies into
+//     copybuf fault on user memory under the socket lock alone.
 //   - the whole pages of min(length, the mapping from address, unread)
 //     are zapped, then the frags at copied_seq that can be mapped
 //     (can_map_frag: a whole order-0 page at offset 0, not user memory)
@@ -267,6 +270,7 @@ func (c *Conn) zerocopyReceive(zc *ZcResult, a ZcArgs, full bool) kernel.Errno {
 	inq := c.Queued()
 	if full {
 		if inq > 0 && inq <= int(a.CopybufLen) {
+			c.host().MightFault("receive_fallback_to_copy", c.Sk.Ident())
 			got, _ := c.Recv(inq)
 			c.CleanupRbuf(got)
 			zc.CopybufLen = int32(got)
@@ -280,8 +284,12 @@ func (c *Conn) zerocopyReceive(zc *ZcResult, a ZcArgs, full bool) kernel.Errno {
 			return 0
 		}
 	}
+	// mmap_read_lock for the VMA lookup and the page inserts, inside the
+	// socket lock: the order every copy to the user has.
+	c.host().Acquire(kernel.MmapLock, "tcp_zerocopy_receive", c.Sk.Ident())
 	m := c.rxMap
 	if m == nil || a.Offset < 0 || a.Offset >= m.Len() {
+		c.host().Release(kernel.MmapLock)
 		return kernel.EINVAL
 	}
 	avail := min(int(a.Length), m.Len()-a.Offset, inq)
@@ -296,12 +304,16 @@ func (c *Conn) zerocopyReceive(zc *ZcResult, a ZcArgs, full bool) kernel.Errno {
 	}
 	pages, skip := c.mappable(want, skip, full)
 	m.insert(a.Offset/kernel.PageSize, pages)
+	c.host().Release(kernel.MmapLock)
 	mapped := len(pages) * kernel.PageSize
 	copylen := 0
 	if full {
 		copylen = min(int(a.CopybufLen), skip)
 		zc.CopybufLen = int32(copylen)
 		skip -= copylen
+	}
+	if copylen > 0 {
+		c.host().MightFault("tcp_zc_handle_leftover", c.Sk.Ident())
 	}
 	var err kernel.Errno
 	switch {

@@ -156,3 +156,29 @@ func TestMmapConsume(t *testing.T) {
 	require.Equal(t, kernel.EIO, q.peer.MmapConsume(kernel.PageSize, kernel.PROT_READ, lock))
 	q.peer.Munmap()
 }
+
+// tcp_zerocopy_receive takes mmap_lock only for the VMA lookup and the
+// inserts: a call do_tcp_getsockopt refuses first (a short optlen, no
+// zerocopy receive in the kernel) takes none, so it cannot close a
+// cycle with the seed's tcp_mmap; a mapping call, under the socket lock,
+// records sk_lock → mmap_lock.
+func TestZerocopyReceiveMmapLock(t *testing.T) {
+	inverted := func(p *pair, a ZcArgs) bool {
+		sk := kernel.SkLock(kernel.AF_INET)
+		p.h.Acquire(sk, "lock_sock", p.peer.Sk.Ident())
+		_, _ = p.peer.ZerocopyReceive(a)
+		p.h.Release(sk)
+		p.h.Acquire(kernel.MmapLock, "vm_mmap_pgoff", p.peer.Sk.Ident())
+		p.h.Acquire(sk, "tcp_mmap", p.peer.Sk.Ident())
+		p.h.Release(sk)
+		p.h.Release(kernel.MmapLock)
+		return len(p.h.TakeViolations()) > 0
+	}
+	require.False(t, inverted(newPair(t, "linux-4.14", true), ZcArgs{Optlen: 64}), "ENOPROTOOPT before any lock")
+	require.False(t, inverted(newPair(t, "linux-6.18", true), ZcArgs{Optlen: 8}), "EINVAL before any lock")
+	p := newPair(t, "linux-6.18", true, pageMSS)
+	require.Zero(t, p.peer.Mmap(1<<20, kernel.PROT_READ))
+	p.send(kernel.MSG_ZEROCOPY, 2*kernel.PageSize)
+	p.deliverKernel()
+	require.True(t, inverted(p, ZcArgs{Length: 1 << 20, Optlen: 64}), "the mapping ran under the socket lock")
+}

@@ -2,6 +2,7 @@ package gen
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -36,6 +37,10 @@ const (
 	aNarrate
 	aRepeat
 	aRing
+	aZcRecv
+	aPoll
+	aEpoll
+	aFcntl
 	numActions
 )
 
@@ -43,6 +48,7 @@ var actionNames = [numActions]string{
 	"send", "sendto", "sendmsg", "sendmmsg", "errqueue", "recv", "setsockopt", "getsockopt",
 	"wait", "settle", "hold", "release", "drop", "complete", "txerror", "fault", "zckey",
 	"vhost", "connect", "accept", "shutdown", "close", "socket", "creds", "narrate", "repeat", "ring",
+	"zcrecv", "poll", "epoll", "fcntl",
 }
 
 // actionBase is each action's weight before the swarm draw, and the
@@ -57,6 +63,7 @@ var actionBase = [numActions]struct {
 	aComplete: {3, ManualTX}, aTxerror: {1, ManualTX}, aFault: {2, Faults}, aZckey: {1, Zckey},
 	aVhost: {2, Vhost}, aConnect: {1, Connect}, aAccept: {1, Connect}, aShutdown: {1, Close},
 	aClose: {1, Close}, aSocket: {1, 0}, aCreds: {2, Memlock}, aNarrate: {1, Narrate}, aRepeat: {2, Loops}, aRing: {4, TxRing},
+	aZcRecv: {4, ZcRecv}, aPoll: {3, Poll}, aEpoll: {3, Epoll}, aFcntl: {1, Poll},
 }
 
 // drawWeights is swarm testing's second draw: each available action's base
@@ -257,7 +264,206 @@ func (g *gen) lifecycle(a action) {
 		g.loop()
 	case aRing:
 		g.ring()
+	default:
+		g.readiness(a)
 	}
+}
+
+// readiness writes the statements about data to receive: zerocopy
+// receive, poll, epoll and fcntl.
+func (g *gen) readiness(a action) {
+	switch a {
+	case aZcRecv:
+		g.zcRecv()
+	case aPoll:
+		g.poll()
+	case aEpoll:
+		g.epoll()
+	case aFcntl:
+		g.line("fcntl %s %s", g.sockName(g.chance(4)), pick(g, "F_GETFL", "F_SETFL O_NONBLOCK", "F_SETFL O_NONBLOCK", "F_SETFL 0"))
+	}
+}
+
+// receiver names the side of the TCP socket s that reads what the other
+// sends: mostly its peer, which reads s's sends.
+func (g *gen) receiver(s *sock) string {
+	if g.chance(4) {
+		return s.name
+	}
+	return g.peerOf(s)
+}
+
+// mmap writes an mmap of a TCP socket's receive area (tcp_mmap): mostly
+// read-only, as zerocopy receive needs, sometimes with a protection or a
+// length the kernel refuses.
+func (g *gen) mmap(name string) {
+	n := pick(g, 4096, 8192, 16384, 65536, 256<<10, 1<<20, 4097, 0)
+	prot := pick(g, "PROT_READ", "PROT_READ", "PROT_READ", "PROT_READ", "PROT_READ|PROT_WRITE", "PROT_READ|PROT_EXEC")
+	g.zcMaps[name] = g.zcMaps[name] || n > 0 && prot == "PROT_READ"
+	g.line("mmap %s %s %s", name, g.size(n), prot)
+}
+
+// zcRecv maps a TCP receiver's area, reads into it with
+// getsockopt(TCP_ZEROCOPY_RECEIVE), or unmaps it.
+func (g *gen) zcRecv() {
+	var tcps []*sock
+	for _, s := range g.socks {
+		if s.kind == kTCP {
+			tcps = append(tcps, s)
+		}
+	}
+	if len(tcps) == 0 {
+		g.line("settle")
+		return
+	}
+	name := g.receiver(pick(g, tcps...))
+	switch {
+	case g.zcMaps[name] && g.chance(8):
+		delete(g.zcMaps, name)
+		g.line("munmap %s", name)
+	case !g.zcMaps[name] || g.chance(6) || g.mmapConsumes && !g.chance(3):
+		g.awaitData(name) // the seed's tcp_mmap maps what is queued
+		g.mmap(name)
+	default:
+		g.awaitData(name)
+		g.line("getsockopt %s IPPROTO_TCP TCP_ZEROCOPY_RECEIVE%s", name, g.zcArgs())
+	}
+}
+
+// awaitData sometimes polls the receiver name for POLLIN first, as a
+// program does before it maps what arrived.
+func (g *gen) awaitData(name string) {
+	if g.chance(2) {
+		g.line("poll %s POLLIN %s", name, pick(g, "1ms", "10ms", "100ms"))
+	}
+}
+
+// zcArgs writes the in fields of a struct tcp_zerocopy_receive: a length
+// to map, a copy buffer for the tail, an offset into the mapping, and
+// sometimes a short optlen or a NULL pointer.
+func (g *gen) zcArgs() string {
+	var opts []string
+	if g.chance(3) {
+		opts = append(opts, "length="+g.size(pick(g, 0, 4096, 16384, 65536, 1<<20)))
+	}
+	if g.chance(2) {
+		opts = append(opts, "copybuf="+g.size(pick(g, 0, 100, 4096, 8192, 65536)))
+	}
+	if g.chance(6) {
+		opts = append(opts, "offset="+g.size(pick(g, 0, 100, 4096, 1<<20, 2<<20)))
+	}
+	switch g.r.IntN(10) {
+	case 0:
+		opts = append(opts, "optlen="+fmt.Sprint(pick(g, 8, 12, 16, 100)))
+	case 1:
+		opts = append(opts, "null")
+	}
+	return joinOpts(opts)
+}
+
+// pollEvents are what poll asks for; epollEvents what epoll_ctl does,
+// before its flags.
+var (
+	pollEvents  = []string{"POLLIN", "POLLOUT", "POLLERR", "POLLPRI", "POLLRDHUP", "POLLHUP", "POLLRDNORM", "POLLWRNORM", "POLLRDBAND", "POLLNVAL"}
+	epollEvents = []string{"EPOLLIN", "EPOLLOUT", "EPOLLERR", "EPOLLPRI", "EPOLLRDHUP", "EPOLLHUP", "EPOLLRDNORM", "EPOLLWRNORM"}
+)
+
+// union writes one to three of names joined by "|", the first of them
+// most often.
+func (g *gen) union(names []string) string {
+	set := []string{names[0]}
+	if !g.chance(3) {
+		set[0] = pick(g, names...)
+	}
+	for range g.r.IntN(3) {
+		if n := pick(g, names...); !slices.Contains(set, n) {
+			set = append(set, n)
+		}
+	}
+	return strings.Join(set, "|")
+}
+
+// poll writes a poll(2) of a socket or its peer, with or without a
+// timeout, or sets the SO_RCVLOWAT mark of one, at which tcp_poll says
+// POLLIN and a blocking read returns.
+func (g *gen) poll() {
+	s := g.anySock()
+	name := s.name
+	if g.chance(2) {
+		name = g.peerOf(s)
+	}
+	if g.chance(4) {
+		g.line("setsockopt %s SOL_SOCKET SO_RCVLOWAT %s", name, g.size(pick(g, 0, 1, 100, 1000, 4096, 65536, 100000, 1<<20)))
+		return
+	}
+	timeout := ""
+	if g.chance(2) {
+		timeout = " " + g.duration()
+	}
+	g.line("poll %s %s%s", name, g.union(pollEvents), timeout)
+}
+
+// epoll creates an epoll instance and adds a socket to it, or adds,
+// changes or removes a socket, waits, or closes the instance.
+func (g *gen) epoll() {
+	if len(g.epolls) == 0 || len(g.epolls) < 2 && g.chance(12) {
+		ep := fmt.Sprintf("ep%d", len(g.epolls)+1)
+		g.epolls = append(g.epolls, ep)
+		g.line("epoll_create %s", ep)
+		g.epollCtl(ep, "EPOLL_CTL_ADD")
+		return
+	}
+	ep := pick(g, g.epolls...)
+	switch r := g.r.IntN(20); {
+	case r < 10:
+		g.epollWait(ep)
+	case r < 15:
+		g.epollCtl(ep, "EPOLL_CTL_ADD")
+	case r < 18:
+		g.epollCtl(ep, "EPOLL_CTL_MOD")
+	case r < 19:
+		g.epollCtl(ep, "EPOLL_CTL_DEL")
+	default:
+		g.line("close %s", ep)
+	}
+}
+
+// epollCtl writes an epoll_ctl of op on a socket or its peer, with the
+// events and flags it asks for (none for EPOLL_CTL_DEL).
+func (g *gen) epollCtl(ep, op string) {
+	name := g.sockName(g.chance(3))
+	if op == "EPOLL_CTL_DEL" {
+		g.line("epoll_ctl %s %s %s", ep, op, name)
+		return
+	}
+	events := g.union(epollEvents)
+	for _, f := range []struct {
+		name string
+		odds int
+	}{{"EPOLLET", 3}, {"EPOLLONESHOT", 6}, {"EPOLLEXCLUSIVE", 10}, {"EPOLLWAKEUP", 20}} {
+		if g.chance(f.odds) {
+			events += "|" + f.name
+		}
+	}
+	g.line("epoll_ctl %s %s %s %s", ep, op, name, events)
+}
+
+// epollWait writes an epoll_wait for at most a few events (rarely a
+// count it refuses), at once, with a timeout, or, in the model, for
+// ever.
+func (g *gen) epollWait(ep string) {
+	maxevents := pick(g, 1, 2, 8, 8, 64)
+	if g.chance(20) {
+		maxevents = pick(g, 0, -1)
+	}
+	timeout := ""
+	switch {
+	case !g.cfg.Host && g.chance(12): // the live run bounds a wait for ever by SO_SNDTIMEO
+		timeout = " -1"
+	case g.chance(2):
+		timeout = " " + g.duration()
+	}
+	g.line("epoll_wait %s %d%s", ep, maxevents, timeout)
 }
 
 // ring writes a frame into a TX ring, reads a frame's status, or sends

@@ -46,11 +46,16 @@
 // cap_ipc_lock, cap_net_admin, hugepages), devices (nic, tun, a second
 // loopback; sg, csum, gso, tso, gso_max_size, mtu from 1280 to 65536,
 // delay, loss, txcomplete as a delay or manual, orphan_rx on a loopback or
-// tun device), taps, and sockets of
+// tun device; with ZcRecv a loopback lz and NICs with header_split whose
+// MTU makes the MSS whole pages, 4096 or 49152 bytes, so that a receiver
+// can map what arrives), taps, and sockets of
 // every modelled kind (TCP, UDP and RAW over AF_INET and AF_INET6, RAW with
-// IP_HDRINCL and most often the header's ihl, AF_PACKET, AF_UNIX, combinations socket(2) refuses,
-// SOCK_NONBLOCK) with via, task and peer options, each followed by
-// SO_ZEROCOPY before or after connect, a few options, bind and listen.
+// IP_HDRINCL and most often the header's ihl, AF_PACKET, AF_UNIX,
+// combinations socket(2) refuses, SOCK_NONBLOCK, with Mapped AF_INET6 TCP
+// and UDP sockets with v4-mapped peers) with via, task and peer options,
+// each followed by SO_ZEROCOPY before or after connect, a few options, bind
+// and listen, and with ZcRecv sometimes an mmap of a TCP socket's
+// receiving side.
 //
 // The body: send, sendto, sendmsg with 0 to 64 iovecs (under a profile
 // with SCM_ZC_NOTIFICATION, half of them with zc_info=, and put_cmsg among
@@ -77,6 +82,24 @@
 // still being delivered; on a NIC with manual TX completion a ring send
 // may still be pending at the end, its frame TP_STATUS_SENDING). Taps
 // may read their copies after a delay.
+//
+// Receiving: with ZcRecv, mmap of a TCP socket or, mostly, its peer
+// (mostly PROT_READ, sometimes a protection or a length tcp_mmap
+// refuses), getsockopt(TCP_ZEROCOPY_RECEIVE) with length=, copybuf=,
+// offset=, a short optlen or NULL into a mapped area, munmap, often after
+// a poll for POLLIN, as a program waits for data before it maps it; and
+// TCP sends of whole pages through a device whose MSS is whole pages,
+// which keep the receiver's read position mappable. Under a profile
+// whose tcp_mmap itself maps and consumes (the seed's, tcp-mmap-rfc,
+// catalog entry B8, or with that bug among Config.Bugs) mmap is most of
+// them. With Poll: poll of a socket or its peer for a union of events,
+// at once or with a timeout, SO_RCVLOWAT on either side, and fcntl
+// F_GETFL and F_SETFL. With Epoll: at most two instances, each created
+// with a socket added, then epoll_ctl ADD, MOD and DEL of sockets and
+// peers with event unions and EPOLLET, EPOLLONESHOT, EPOLLEXCLUSIVE and
+// EPOLLWAKEUP, epoll_wait for 1 to 64 events (rarely 0 or -1, which it
+// refuses) at once, with a timeout or for ever, and close of an
+// instance.
 // Some files end by settling and reading the error queues.
 //
 // Some bugs need several features at once, too rare a conjunction for
@@ -93,9 +116,13 @@
 // the loopback device lo (via=lo and peer_read=manual their only
 // options), no PF_PACKET sockets (the live run leaves them unbound) and
 // no AF_RDS (a host may lack the module); peers only for TCP and UDP
-// sockets, and only to send (not sendto) on and read from; SO_ZEROCOPY,
+// sockets, and only to send (not sendto) on and read from (poll, epoll,
+// mmap and TCP_ZEROCOPY_RECEIVE among the reads); SO_ZEROCOPY,
 // options, connect, calls, shutdown and close, settle and waits of at
-// most 250ms, net.core.optmem_max before the first socket. With Memlock
+// most 250ms, no epoll_wait for ever, net.core.optmem_max before the
+// first socket; with ZcRecv sometimes a loopback lz with a page-sized
+// MSS declared before any socket, whose MTU the live run gives the
+// namespace's lo, and every socket through it. With Memlock
 // the file drops task main's CAP_IPC_LOCK first (the live run is then
 // unprivileged, without capabilities, so it opens no RAW socket) and sets
 // its RLIMIT_MEMLOCK to at most 8 MiB, the host's hard limit; only such a

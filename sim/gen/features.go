@@ -10,7 +10,7 @@ import (
 // every scenario, so that one file is all UDP on loopback and the next is
 // TCP over a NIC with held ACKs and armed faults. The zero value is the
 // empty set; [Config.Allow] treats it as [AllFeatures].
-type Features uint32
+type Features uint64
 
 // The features. Socket kinds (TCP … Unix) decide which sockets exist; the
 // others enable statements or options.
@@ -47,6 +47,10 @@ const (
 	BigTCP                          // BIG TCP: lo with gso_max_size over 64 KiB, a huge-page task with unlimited memlock, TCP sends over 64 KiB
 	Loops                           // repeat loops of sends, reads and time steps
 	TxRing                          // PACKET_TX_RING on packet sockets: ring, mmap, txframe, txstatus, sends from the ring
+	ZcRecv                          // TCP zerocopy receive: mmap and munmap of TCP sockets, TCP_ZEROCOPY_RECEIVE, devices whose MSS is whole pages
+	Poll                            // poll, SO_RCVLOWAT on receivers, fcntl O_NONBLOCK
+	Epoll                           // epoll_create, epoll_ctl, epoll_wait and close of an epoll instance
+	Mapped                          // AF_INET6 TCP and UDP sockets whose peers have v4-mapped addresses
 
 	numFeatures = iota
 )
@@ -61,9 +65,10 @@ const AllFeatures Features = 1<<numFeatures - 1
 // run leaves them unbound, where the model's are on their device). Even
 // these mean less on a host: Memlock is only setrlimit and capdrop of the
 // task main, Sysctl only net.core.optmem_max, Connect only connect, Peer
-// only sends and reads on S.peer.
+// only sends and reads on S.peer, and ZcRecv's one device is a loopback
+// whose MTU the namespace's lo takes.
 const HostFeatures = TCP | UDP | Raw | Unix | Inet6 | Nonblock | Memlock | Sysctl | Timestamps |
-	Cork | Buffers | Sockopts | Connect | Close | Big | Iovecs | Peer | Narrate
+	Cork | Buffers | Sockopts | Connect | Close | Big | Iovecs | Peer | Narrate | ZcRecv | Poll | Epoll | Mapped
 
 // sockKinds are the features that create sockets; a scenario has at least
 // one of them.
@@ -73,7 +78,7 @@ var featureNames = [numFeatures]string{
 	"tcp", "udp", "raw", "packet", "unix", "inet6", "nonblock", "nic", "tun", "tap",
 	"manualtx", "link", "hold", "drop", "faults", "memlock", "sysctl", "timestamps",
 	"cork", "buffers", "sockopts", "connect", "close", "big", "iovecs", "vhost", "zckey",
-	"peer", "narrate", "bigtcp", "loops", "txring",
+	"peer", "narrate", "bigtcp", "loops", "txring", "zcrecv", "poll", "epoll", "mapped",
 }
 
 // Has reports whether every feature of g is in f.
@@ -130,4 +135,4 @@ func (e *UnknownFeatureError) Error() string {
 }
 
 // count is the number of features in f.
-func (f Features) count() int { return bits.OnesCount32(uint32(f)) }
+func (f Features) count() int { return bits.OnesCount64(uint64(f)) }

@@ -3,6 +3,7 @@ package gen
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strings"
 
 	"github.com/zcsim/zcsim/kernel"
@@ -113,15 +114,24 @@ type sock struct {
 	// frames is the size of the mapped TX ring of a packet socket, or 0;
 	// frameSize its frames' size.
 	frames, frameSize int
-	// loopback says the socket sends through a loopback device.
-	loopback bool
+	// loopback says the socket sends through a loopback device; pages
+	// that its device's MSS is whole pages (device.pages).
+	loopback, pages bool
 }
+
+// inet says s is a TCP or UDP socket of either IP family, whose peer is
+// a socket of its kind on the far side of its device.
+func (s *sock) inet() bool { return s.kind == kTCP || s.kind == kUDP }
 
 type device struct {
 	name   string
 	kind   string
 	mtu    int
 	manual bool
+	// pages says a TCP receiver through the device gets whole page frags
+	// it can map (TCP_ZEROCOPY_RECEIVE): its MSS is a multiple of the
+	// page size, and a NIC splits headers from payload.
+	pages bool
 }
 
 type gen struct {
@@ -129,16 +139,19 @@ type gen struct {
 	cfg     Config
 	feat    Features
 	profile string
-	// zcCmsg says the profile takes SCM_ZC_NOTIFICATION (Profile.ZcCmsg).
-	zcCmsg    bool
-	weights   [numActions]int
-	b         strings.Builder
-	lines     int
-	devices   []device
-	tasks     []string
-	socks     []*sock
-	bytesLeft int
-	callMax   int
+	// zcCmsg says the profile takes SCM_ZC_NOTIFICATION (Profile.ZcCmsg);
+	// mmapConsumes that mmap of a TCP socket maps and consumes what is
+	// queued (Profile.TCPMmapConsumes, the seed's tcp_mmap), with
+	// Config.Bugs switched on.
+	zcCmsg, mmapConsumes bool
+	weights              [numActions]int
+	b                    strings.Builder
+	lines                int
+	devices              []device
+	tasks                []string
+	socks                []*sock
+	bytesLeft            int
+	callMax              int
 	// iterations is how often the statement being written runs: the
 	// count of the repeat around it, or 1; indent is its indentation,
 	// loopVar says the repeat names the variable i.
@@ -146,6 +159,11 @@ type gen struct {
 	indent     string
 	loopVar    bool
 	accepted   int
+	// epolls are the epoll instances created so far; zcMaps the TCP
+	// sockets (or peers) an mmap was written for, which TCP_ZEROCOPY_RECEIVE
+	// reads map into.
+	epolls []string
+	zcMaps map[string]bool
 }
 
 func newGen(seed uint64, cfg Config) *gen {
@@ -153,6 +171,7 @@ func newGen(seed uint64, cfg Config) *gen {
 		r:          rand.New(rand.NewPCG(seed, 0x7a637369_6d67656e)),
 		cfg:        cfg,
 		tasks:      []string{"main"},
+		zcMaps:     map[string]bool{},
 		bytesLeft:  cfg.Bytes,
 		iterations: 1,
 	}
@@ -167,8 +186,13 @@ func newGen(seed uint64, cfg Config) *gen {
 		ps := kernel.Profiles()
 		g.profile = ps[g.r.IntN(len(ps))].Name
 	}
-	for _, p := range kernel.Profiles() {
-		g.zcCmsg = g.zcCmsg || p.Name == g.profile && p.ZcCmsg
+	if p, err := kernel.Lookup(g.profile); err == nil {
+		for _, b := range cfg.Bugs {
+			if slices.Contains(kernel.KnownBugs(), kernel.Bug(b)) {
+				p.Switch(kernel.Bug(b), true)
+			}
+		}
+		g.zcCmsg, g.mmapConsumes = p.ZcCmsg, p.TCPMmapConsumes
 	}
 	g.drawWeights()
 	return g
@@ -208,6 +232,14 @@ func (g *gen) drawFeatures() Features {
 			kinds = TCP
 		}
 		f |= g.nthBit(kinds)
+	}
+	// Refinements of a feature are kept only with it: zerocopy receive
+	// is on TCP sockets, a v4-mapped socket is an AF_INET6 one.
+	if !f.Has(TCP) {
+		f &^= ZcRecv
+	}
+	if !f.Has(Inet6) {
+		f &^= Mapped
 	}
 	return f
 }

@@ -207,7 +207,8 @@ func TestCoverage(t *testing.T) {
 		"setsockopt", "getsockopt", "connect", "listen", "bind", "close", "accept", "shutdown",
 		"send", "sendto", "sendmsg", "sendmmsg", "recvmsg", "recv", "setrlimit", "capset", "capdrop",
 		"wait", "settle", "hold", "release", "drop", "complete", "txerror", "vhost_send", "fault",
-		"zckey", "expect", "note", "repeat", "}", "mmap", "txframe", "txstatus"} {
+		"zckey", "expect", "note", "repeat", "}", "mmap", "txframe", "txstatus",
+		"munmap", "poll", "epoll_create", "epoll_ctl", "epoll_wait", "fcntl"} {
 		require.True(t, keywords[kw], "no %s statement", kw)
 	}
 	for _, word := range []string{
@@ -224,6 +225,10 @@ func TestCoverage(t *testing.T) {
 		"sock_omalloc", "skb_copy_ubufs", "alloc_skb", "tun_get_user", "nth=", "from=", "next=", "p=0.",
 		"0xffffffff", "gso_size=", "repeat i ", "+i MSG_", "task=big", "device lo loopback gso_max_size=",
 		"SOL_PACKET PACKET_TX_RING [4096, ", " delay=",
+		" mapped", "header_split=on", "device lz loopback mtu=49204", "PROT_READ\n", "PROT_READ|PROT_WRITE",
+		"TCP_ZEROCOPY_RECEIVE length=", "copybuf=", "offset=", " null\n",
+		"POLLIN", "POLLOUT", "SO_RCVLOWAT 100000", "EPOLL_CTL_ADD", "EPOLL_CTL_MOD", "EPOLL_CTL_DEL", "|EPOLLET",
+		"EPOLLONESHOT", "EPOLLEXCLUSIVE", "close ep1", "F_SETFL O_NONBLOCK", "F_GETFL",
 	} {
 		require.Contains(t, all.String(), word)
 	}
@@ -352,15 +357,21 @@ func TestHostScenarios(t *testing.T) {
 			if len(w) == 0 || w[0] == "#" || w[0] == "note" {
 				continue
 			}
-			require.NotContains(t, []string{"device", "tap", "user", "task", "hold", "release", "drop", "complete", "txerror",
+			require.NotContains(t, []string{"tap", "user", "task", "hold", "release", "drop", "complete", "txerror",
 				"vhost_send", "fault", "zckey", "accept", "listen", "bind", "capset", "repeat"}, w[0], "seed %d: %s", seed, line)
 			switch w[0] {
+			case "device": // the namespace's lo gets its MTU, before any socket
+				require.Regexp(t, `^device lz loopback mtu=\d+$`, line, "seed %d", seed)
+				require.NotContains(t, string(src[:strings.Index(string(src), line)]), "\nsocket ", "seed %d", seed)
 			case "sysctl":
 				require.Equal(t, "net.core.optmem_max", w[1], "seed %d", seed)
 			case "setrlimit", "capdrop":
 				require.Equal(t, "main", w[1], "seed %d", seed)
 			case "socket":
-				require.Regexp(t, `^socket \S+ \S+ \S+( \S+)?( via=lo| peer_read=manual| ihl=\d+)*$`, line, "seed %d", seed)
+				require.Regexp(t, `^socket \S+ \S+ \S+( \S+)?( via=lo| peer_read=manual| ihl=\d+| mapped)*$|^socket .* via=lz`, line, "seed %d", seed)
+				if strings.Contains(string(src), "\ndevice lz ") {
+					require.Contains(t, line, " via=lz", "seed %d: every socket goes through the loopback whose MTU lo gets", seed)
+				}
 				if f.Has(gen.Memlock) {
 					require.NotRegexp(t, `SOCK_RAW|AF_PACKET`, line, "seed %d: the unprivileged run cannot open it", seed)
 				}
@@ -368,11 +379,12 @@ func TestHostScenarios(t *testing.T) {
 			if !f.Has(gen.Memlock) {
 				require.NotContains(t, line, "FORCE", "seed %d: root forces buffer sizes, the model's main cannot", seed)
 			}
-			require.NotRegexp(t, `^(sendto|getsockopt|connect) \S+\.peer|AF_PACKET|AF_RDS`, line, "seed %d", seed)
+			require.NotRegexp(t, `^(sendto|connect) \S+\.peer|^getsockopt \S+\.peer (SOL_SOCKET|SOL_IP|SOL_UDP|IPPROTO_TCP TCP_CORK)|AF_PACKET|AF_RDS`, line, "seed %d", seed)
 		}
 		all.Write(src)
 	}
-	for _, word := range []string{"sysctl net.core.optmem_max", "capdrop main", "setrlimit main", "SOCK_RAW", "AF_UNIX", ".peer", "MSG_ZEROCOPY", "SO_SNDBUFFORCE"} {
+	for _, word := range []string{"sysctl net.core.optmem_max", "capdrop main", "setrlimit main", "SOCK_RAW", "AF_UNIX", ".peer", "MSG_ZEROCOPY", "SO_SNDBUFFORCE",
+		"device lz loopback mtu=", " mapped", "mmap ", "TCP_ZEROCOPY_RECEIVE", "poll ", "epoll_wait ", "fcntl "} {
 		require.Contains(t, all.String(), word)
 	}
 }
@@ -396,4 +408,36 @@ func TestBigTCP(t *testing.T) {
 		}
 	}
 	require.Positive(t, found, "no zerocopy send over 64 KiB on a BIG TCP socket")
+}
+
+// ZcRecv reaches the mapping itself: over a loopback or a header-split NIC
+// whose MSS is whole pages, getsockopt(TCP_ZEROCOPY_RECEIVE) maps pages,
+// and under tcp-mmap-rfc mmap consumes them; epoll and poll report ready
+// sockets.
+func TestReceiveReached(t *testing.T) {
+	got := map[string]int{}
+	for seed := range uint64(200) {
+		for _, profile := range []string{"linux-6.18", "tcp-mmap-rfc"} {
+			src := gen.Scenario(seed, gen.Config{Profile: profile, Allow: gen.TCP | gen.ZcRecv | gen.Poll | gen.Epoll | gen.Peer | gen.NIC})
+			tr, err := interp.Run("gen.zcs", src, interp.Options{Seed: seed})
+			require.NoError(t, err)
+			for _, r := range tr.Records {
+				if e := r.Event; e != nil && e.Ret != nil && *e.Ret > 0 {
+					switch {
+					case e.Op == "getsockopt" && strings.Contains(e.Text, "TCP_ZEROCOPY_RECEIVE"):
+						got[profile+" mapped"]++
+					case e.Op == "poll", e.Op == "epoll_wait":
+						got[profile+" "+e.Op]++
+					}
+				}
+				if e := r.Event; e != nil && e.Op == "mmap" && e.Ret != nil && *e.Ret == 0 && profile == "tcp-mmap-rfc" {
+					got["consumed"]++
+				}
+			}
+		}
+	}
+	t.Log(got)
+	for _, k := range []string{"linux-6.18 mapped", "linux-6.18 poll", "linux-6.18 epoll_wait", "consumed"} {
+		require.Positive(t, got[k], k)
+	}
 }

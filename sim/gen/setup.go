@@ -116,7 +116,20 @@ func (g *gen) shuffle(s []string) []string {
 
 func (g *gen) makeDevices() {
 	if g.cfg.Host {
+		if g.on(ZcRecv) && g.chance(2) {
+			// The live run gives the namespace's lo the MTU of a loopback
+			// declared with mtu= alone before any socket; every socket then
+			// goes through it, as the host's do through lo.
+			d := device{name: "lz", kind: "loopback", mtu: g.pageMTU(), pages: true}
+			g.devices = []device{d}
+			g.line("device %s loopback mtu=%d", d.name, d.mtu)
+		}
 		return
+	}
+	if g.on(ZcRecv) && g.chance(2) {
+		d := device{name: "lz", kind: "loopback", mtu: g.pageMTU(), pages: true}
+		g.devices = append(g.devices, d)
+		g.line("device %s loopback mtu=%d", d.name, d.mtu)
 	}
 	if g.on(NIC) {
 		for i := range 1 + g.r.IntN(2) {
@@ -163,7 +176,13 @@ func (g *gen) device(name, kind string) {
 			opts = append(opts, "gso_max_size="+g.size(pick(g, 1, 1500, 16384, 65536, 65537, 192<<10, 512<<10)))
 		}
 	}
-	if g.chance(2) {
+	switch {
+	case kind == "nic" && g.on(ZcRecv) && !g.chance(3):
+		// header split and a page-sized MSS: the receiver can map the payload
+		split := pick(g, "on", "on", "on", "off")
+		d.mtu, d.pages = g.pageMTU(), split == "on"
+		opts = append(opts, fmt.Sprintf("mtu=%d", d.mtu), "header_split="+split)
+	case g.chance(2):
 		d.mtu = pick(g, 1280, 1281, 1500, 1501, 4096, 9000, 65535, 65536)
 		opts = append(opts, fmt.Sprintf("mtu=%d", d.mtu))
 	}
@@ -214,7 +233,10 @@ func (g *gen) newSocket() {
 	}
 	s.inet6 = g.on(Inet6) && g.chance(2)
 	d := pick(g, g.devices...)
-	s.mtu, s.loopback = d.mtu, d.kind == "loopback"
+	if s.kind == kTCP && g.on(ZcRecv) && !g.chance(4) {
+		d = g.pageDevice(d)
+	}
+	s.mtu, s.loopback, s.pages = d.mtu, d.kind == "loopback", d.pages
 	g.socks = append(g.socks, s)
 	var opts []string
 	if d.name != "lo" || g.chance(2) {
@@ -224,6 +246,9 @@ func (g *gen) newSocket() {
 		// The IP header an IP_HDRINCL send carries: without it the
 		// send's result is undetermined.
 		opts = append(opts, "ihl="+pick(g, "5", "5", "5", "0", "4", "6", "15"))
+	}
+	if s.inet6 && s.inet() && g.on(Mapped) && g.chance(2) {
+		opts = append(opts, "mapped") // IPv4 traffic, the error queue of an AF_INET6 socket
 	}
 	if g.cfg.Host {
 		if g.chance(4) {
@@ -303,6 +328,9 @@ func (g *gen) socketSetup(s *sock) {
 	if s.kind == kTCP || s.kind == kUnix || !g.chance(3) {
 		calls = append(calls, func() { g.line("connect %s", s.name) })
 	}
+	if s.kind == kTCP && g.on(ZcRecv) && g.chance(2) {
+		calls = append(calls, func() { g.mmap(g.receiver(s)) })
+	}
 	if g.chance(3) {
 		g.r.Shuffle(len(calls), func(i, j int) { calls[i], calls[j] = calls[j], calls[i] })
 	}
@@ -329,4 +357,29 @@ func (g *gen) txRing(s *sock) {
 	s.frames, s.frameSize = blocks*(4096/size), size
 	g.line("setsockopt %s SOL_PACKET PACKET_TX_RING [4096, %d, %d, %d]", s.name, blocks, size, s.frames)
 	g.line("mmap %s", s.name)
+}
+
+// pageMTU draws an MTU whose TCP MSS, with timestamps, is whole pages:
+// 4096 or 49152 bytes over IPv4 (4148, 49204) or, with Inet6, over IPv6
+// (4168, 49224).
+func (g *gen) pageMTU() int {
+	if g.on(Inet6) && g.chance(2) {
+		return pick(g, 4168, 49224)
+	}
+	return pick(g, 4148, 49204)
+}
+
+// pageDevice returns a device whose receivers get mappable page frags, d
+// when there is none.
+func (g *gen) pageDevice(d device) device {
+	var pages []device
+	for _, pd := range g.devices {
+		if pd.pages {
+			pages = append(pages, pd)
+		}
+	}
+	if len(pages) == 0 {
+		return d
+	}
+	return pick(g, pages...)
 }

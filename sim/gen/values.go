@@ -25,10 +25,16 @@ func (g *gen) payload(mtu int) int { return g.take(g.drawSize(mtu), g.callMax) }
 
 // sendSize draws the length of a send or sendto on the socket name: for a
 // BIG TCP socket half of them over 64 KiB, up to 512 KiB, the most a BIG
-// TCP skb can hold; otherwise as payload does.
+// TCP skb can hold; on a TCP socket whose MSS is whole pages half of them
+// whole pages, which keeps its receiver's read position where it can map
+// them; otherwise as payload does.
 func (g *gen) sendSize(name string) int {
-	if s := g.sockNamed(name); s != nil && s.big && g.chance(2) {
+	s := g.sockNamed(strings.TrimSuffix(name, ".peer"))
+	switch {
+	case s != nil && s.big && name == s.name && g.chance(2):
 		return g.take(64<<10+1+g.r.IntN(min(g.callMax, 512<<10)-64<<10), g.callMax)
+	case s != nil && s.pages && s.kind == kTCP && g.chance(2):
+		return g.take(4096*(1+g.r.IntN(64)), g.callMax)
 	}
 	return g.payload(g.mtuOf(name))
 }
