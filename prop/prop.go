@@ -41,7 +41,7 @@ func Scenarios(cfg gen.Config) *rapid.Generator[Scenario] {
 		c := cfg
 		seed := rapid.Uint64().Draw(t, "seed")
 		c.Stmts = rapid.IntRange(1, stmts).Draw(t, "stmts")
-		c.Allow = gen.Features(rapid.Uint32().Draw(t, "features")) & allow
+		c.Allow = gen.Features(rapid.Uint64().Draw(t, "features")) & allow
 		if c.Allow == 0 {
 			c.Allow = allow & (gen.TCP | gen.UDP | gen.Raw | gen.Packet | gen.Unix)
 		}

@@ -373,8 +373,10 @@ func (w *World) lose(s *Socket, f frame, why string) {
 
 // received is the skb the receiver r gets: the frame's own on loopback,
 // else one the far side's driver builds in its own memory, never the
-// sender's pages: linear, or with header split the payload in fresh
-// order-0 pages (a page_pool's), PAGE_SIZE per frag.
+// sender's pages: linear, or with header split each wire segment's
+// payload in fresh order-0 pages (a page_pool's), at most PAGE_SIZE per
+// frag; a packet GRO merged keeps its segments' frags (skb_gro_receive),
+// so with an MSS short of a page none of them is a whole page.
 func (w *World) received(r *Socket, f frame) *skb.Buff {
 	if f.skb != nil {
 		return f.skb
@@ -385,10 +387,16 @@ func (w *World) received(r *Socket, f frame) *skb.Buff {
 		return rx
 	}
 	rx := skb.Alloc(w.Host, 0)
-	for left := f.len; left > 0; left -= kernel.PageSize {
-		p := mm.AllocPages(w.Host, 0)
-		rx.AppendPageFrag(p, 0, min(left, kernel.PageSize))
-		p.Put() // the frag holds the page now
+	seg := f.len
+	if f.gso > 0 {
+		seg = f.gso
+	}
+	for off := 0; off < f.len; off += seg {
+		for left := min(seg, f.len-off); left > 0; left -= kernel.PageSize {
+			p := mm.AllocPages(w.Host, 0)
+			rx.AppendPageFrag(p, 0, min(left, kernel.PageSize))
+			p.Put() // the frag holds the page now
+		}
 	}
 	return rx
 }

@@ -367,6 +367,7 @@ var ipv4Only = map[string]string{
 	"gso-segments":              "the IPv6 header is 20 bytes longer, so the MSS and with it the segments and their ACKs move",
 	"zerocopy-receive-fallback": "the IPv6 header is 20 bytes longer: the segments' whole pages and stragglers move",
 	"zerocopy-receive-nic":      "the IPv6 header is 20 bytes longer: with the same MTU the MSS is no longer one page",
+	"lock-order":                "the IPv6 header is 20 bytes longer: with the same MTU the MSS is no longer one page",
 }
 
 // Every example runs in all three address families (run --family), but

@@ -15,7 +15,7 @@
 //	gen.Scenario(seed, gen.Config{Profile: p, Stmts: stmts(seed), Bugs: Bugs})
 //	interp.Run(file, src, interp.Options{Seed: seed, Bugs: Bugs, Off: Off(p)})
 //
-// where p is Config.Profile, or kernel.Profiles()[seed mod 4] when it is
+// where p is Config.Profile, or kernel.Profiles()[seed mod len(kernel.Profiles())] when it is
 // empty, stmts(seed) cycles through 20, 40, 80 and 150 statements with
 // ⌊seed/4⌋ mod 4 (short and long files alike), and Off(p) is the bugs
 // profile p carries by default that Bugs does not name: with no bug

@@ -233,7 +233,10 @@ func (g *gen) newSocket() {
 	}
 	s.inet6 = g.on(Inet6) && g.chance(2)
 	d := pick(g, g.devices...)
-	if s.kind == kTCP && g.on(ZcRecv) && !g.chance(4) {
+	if s.kind == kTCP && d.name == "lo" && g.on(ZcRecv) && !g.on(BigTCP) && g.chance(2) {
+		// A TCP socket that would go through lo goes through a device
+		// whose MSS is whole pages instead; sockets through a NIC, tun or
+		// lo2 stay, and so do BIG TCP's, whose lo is the point.
 		d = g.pageDevice(d)
 	}
 	s.mtu, s.loopback, s.pages = d.mtu, d.kind == "loopback", d.pages
@@ -328,14 +331,14 @@ func (g *gen) socketSetup(s *sock) {
 	if s.kind == kTCP || s.kind == kUnix || !g.chance(3) {
 		calls = append(calls, func() { g.line("connect %s", s.name) })
 	}
-	if s.kind == kTCP && g.on(ZcRecv) && g.chance(2) {
-		calls = append(calls, func() { g.mmap(g.receiver(s)) })
-	}
 	if g.chance(3) {
 		g.r.Shuffle(len(calls), func(i, j int) { calls[i], calls[j] = calls[j], calls[i] })
 	}
 	for _, c := range calls {
 		c()
+	}
+	if s.kind == kTCP && g.on(ZcRecv) && g.chance(2) {
+		g.mmap(g.receiver(s)) // once connected: on a host the peer exists from then on
 	}
 	if g.ringable(s) && !g.chance(4) {
 		g.txRing(s)

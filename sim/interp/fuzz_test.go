@@ -81,12 +81,13 @@ func executions(src []byte) uint64 {
 // fuzzer's effort goes into the model. Besides checkRun's properties, a
 // generated file never has input errors.
 func FuzzGenerated(f *testing.F) {
-	f.Add(uint64(0), uint32(0), uint8(40))
-	f.Add(uint64(1), uint32(gen.TCP|gen.NIC|gen.Hold|gen.Drop|gen.Faults), uint8(80))
-	f.Add(uint64(2), uint32(gen.UDP|gen.Cork|gen.Iovecs), uint8(60))
-	f.Add(uint64(3), uint32(gen.Raw|gen.Packet|gen.Tap|gen.ManualTX|gen.Vhost), uint8(60))
-	f.Add(uint64(4), uint32(gen.Memlock|gen.Sysctl|gen.Buffers|gen.TCP|gen.UDP), uint8(50))
-	f.Fuzz(func(t *testing.T, seed uint64, allow uint32, stmts uint8) {
+	f.Add(uint64(0), uint64(0), uint8(40))
+	f.Add(uint64(1), uint64(gen.TCP|gen.NIC|gen.Hold|gen.Drop|gen.Faults), uint8(80))
+	f.Add(uint64(2), uint64(gen.UDP|gen.Cork|gen.Iovecs), uint8(60))
+	f.Add(uint64(3), uint64(gen.Raw|gen.Packet|gen.Tap|gen.ManualTX|gen.Vhost), uint8(60))
+	f.Add(uint64(4), uint64(gen.Memlock|gen.Sysctl|gen.Buffers|gen.TCP|gen.UDP), uint8(50))
+	f.Add(uint64(5), uint64(gen.TCP|gen.NIC|gen.ZcRecv|gen.Poll|gen.Epoll|gen.Peer|gen.Inet6|gen.Mapped), uint8(60))
+	f.Fuzz(func(t *testing.T, seed uint64, allow uint64, stmts uint8) {
 		src := gen.Scenario(seed, gen.Config{Allow: gen.Features(allow) & gen.AllFeatures, Stmts: 1 + int(stmts)%120})
 		if _, err := Run("fuzz.zcs", src, Options{Seed: seed}); err != nil {
 			t.Fatalf("generated scenario has input errors:\n%v\n%s", err, src)
