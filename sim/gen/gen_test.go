@@ -227,7 +227,7 @@ func TestCoverage(t *testing.T) {
 		"SOL_PACKET PACKET_TX_RING [4096, ", " delay=",
 		" mapped", "header_split=on", "device lz loopback mtu=49204", "PROT_READ\n", "PROT_READ|PROT_WRITE",
 		"TCP_ZEROCOPY_RECEIVE length=", "copybuf=", "offset=", " null\n",
-		"POLLIN", "POLLOUT", "SO_RCVLOWAT 100000", "EPOLL_CTL_ADD", "EPOLL_CTL_MOD", "EPOLL_CTL_DEL", "|EPOLLET",
+		"POLLIN", "POLLOUT", ".peer SOL_SOCKET SO_RCVLOWAT ", "EPOLL_CTL_ADD", "EPOLL_CTL_MOD", "EPOLL_CTL_DEL", "|EPOLLET",
 		"EPOLLONESHOT", "EPOLLEXCLUSIVE", "close ep1", "F_SETFL O_NONBLOCK", "F_GETFL",
 	} {
 		require.Contains(t, all.String(), word)
