@@ -59,3 +59,7 @@ func (w *World) pollMask(s *Socket) kernel.PollEvents {
 	}
 	return ev
 }
+
+// PollMask is what a poll of s, open, would report now without waiting:
+// its poll method's events (pollMask).
+func (w *World) PollMask(s *Socket) kernel.PollEvents { return w.pollMask(s) }

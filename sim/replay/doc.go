@@ -54,6 +54,7 @@
 //	getsockopt TCP_ZEROCOPY_RECEIVE World.ZerocopyReceive (see zcRecv: the request's length is inferred)
 //	mmap, munmap                   World.Mmap/Munmap of a followed socket; the mapping is kept by address
 //	close, shutdown                World.Close/Shutdown
+//	poll, ppoll                    World.Poll of one followed socket, guided (poll)
 //	prlimit64, setrlimit           World.Setrlimit of RLIMIT_MEMLOCK; an old limit read back is compared
 //
 // Every other call, an option the model does not know and any call on an

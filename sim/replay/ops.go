@@ -70,6 +70,8 @@ func (r *replayer) op(op strace.Op) {
 		r.setFd(o)
 	case *strace.Exec:
 		r.exec(o)
+	case *strace.Poll:
+		r.poll(o)
 	default:
 		r.ignore(h.Syscall, "")
 	}
@@ -111,6 +113,10 @@ func opFd(op strace.Op) (int, bool) {
 		return o.Fd, true
 	case *strace.Shutdown:
 		return o.Fd, true
+	case *strace.Poll:
+		if len(o.Fds) == 1 {
+			return o.Fds[0].Fd, true
+		}
 	}
 	return -1, false
 }
@@ -253,7 +259,7 @@ func (r *replayer) sock(h *strace.Header, fd int, dataPath bool) *fdEntry {
 // file or pipe, not on a socket the capture missed.
 func anyFile(syscall string) bool {
 	switch syscall {
-	case "write", "writev", "sendfile", "close", "mmap", "read":
+	case "write", "writev", "sendfile", "close", "mmap", "read", "poll", "ppoll":
 		return true
 	}
 	return false

@@ -133,6 +133,8 @@ var decoders = map[string]struct {
 	"execve":      {3, decodeExec},
 	"execveat":    {5, decodeExec},
 	"mmap":        {6, decodeMmap},
+	"poll":        {-1, decodePoll},
+	"ppoll":       {-1, decodePoll},
 	"munmap":      {2, decodeMunmap},
 	"read":        {3, decodeRead},
 }

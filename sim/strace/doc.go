@@ -88,7 +88,8 @@
 // socket, socketpair, bind, listen, accept, accept4, connect, setsockopt,
 // getsockopt, send, sendto, sendmsg, sendmmsg, write, writev and sendfile
 // (a [Send] of their lengths), recv, recvfrom, recvmsg, close, shutdown,
-// prlimit64, setrlimit and getrlimit; and what the descriptor tables of a
+// prlimit64, setrlimit and getrlimit, poll and ppoll ([Poll], with the
+// revents strace lists after the result); and what the descriptor tables of a
 // multi-process log need: dup, dup2, dup3 and fcntl's F_DUPFD and
 // F_DUPFD_CLOEXEC ([Dup]), fcntl's F_SETFD ([SetFd]), fork, vfork, clone
 // and clone3 ([Fork], with CLONE_FILES), close_range ([CloseRange]),

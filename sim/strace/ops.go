@@ -21,7 +21,7 @@ func (h *Header) Head() *Header { return h }
 
 // Op is one decoded call: a *Socket, *SocketPair, *Bind, *Listen, *Accept,
 // *Connect, *SockOpt, *Send, *SendMmsg, *Recv, *Close, *Shutdown, *Rlimit,
-// *Dup, *Fork, *CloseRange, *ZcRecv, *Mmap, *Munmap or *Ignored.
+// *Dup, *Fork, *CloseRange, *ZcRecv, *Mmap, *Munmap, *Poll or *Ignored.
 type Op interface {
 	Head() *Header
 }
