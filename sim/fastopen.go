@@ -155,10 +155,11 @@ func (w *World) fastOpenSynAck(s *Socket, p Packet) {
 }
 
 // fastOpenAnswer is what tcp_try_fastopen decides for a SYN: a child made
-// at the SYN, or why the model cannot say ("" when the SYN goes the
-// usual way).
+// at the SYN, the cookie the SYN-ACK grants, or why the model cannot say
+// (all zero when the SYN goes the usual way).
 type fastOpenAnswer struct {
 	child bool
+	grant FastOpen
 	why   string
 }
 
@@ -169,9 +170,12 @@ type fastOpenAnswer struct {
 // TFO_SERVER_WO_SOCKOPT1 the listen backlog, which the model takes as
 // room for one). Under TFO_SERVER_COOKIE_NOT_REQD the child is made at
 // once, whatever cookie the SYN has, and the SYN-ACK carries none. Without
-// it, a cookie request and a cookie's check both need the cookie
+// it, a cookie request goes the usual way (its data dropped) and the
+// SYN-ACK grants a cookie in the request's flavour, whose bytes
 // tcp_fastopen_cookie_gen computes (SipHash of the SYN's addresses under
-// net.ipv4.tcp_fastopen_key), which the model does not have: it says so;
+// net.ipv4.tcp_fastopen_key), which the model does not have: they are
+// undetermined, and so is whether a SYN's cookie is valid
+// (tcp_fastopen_cookie_gen_check), which the model says it cannot tell;
 // a SYN with data and no option goes the usual way, its data dropped.
 func (w *World) tryFastOpen(s *Socket, p Packet) fastOpenAnswer {
 	fo := w.Net.TCPFastOpen
@@ -187,7 +191,7 @@ func (w *World) tryFastOpen(s *Socket, p Packet) fastOpenAnswer {
 	case fo&sock.TFOServerCookieNotReqd != 0:
 		return fastOpenAnswer{child: true}
 	case p.FastOpen.Set && p.FastOpen.Cookie == "":
-		return fastOpenAnswer{why: "undetermined: the SYN asks for a Fast Open cookie, SipHash of its addresses under net.ipv4.tcp_fastopen_key (tcp_fastopen_cookie_gen), which the model does not have"}
+		return fastOpenAnswer{grant: FastOpen{Set: true, Exp: p.FastOpen.Exp, Undetermined: true}}
 	case p.FastOpen.validCookie():
 		return fastOpenAnswer{why: "undetermined: whether the SYN's Fast Open cookie is valid depends on its addresses and net.ipv4.tcp_fastopen_key (tcp_fastopen_cookie_gen_check), which the model does not have"}
 	}

@@ -86,11 +86,14 @@ type Packet struct {
 // FastOpen is a segment's TCP Fast Open option: TCPOPT_FASTOPEN (34,
 // RFC 7413) or, with Exp, the experimental TCPOPT_EXP (254) with magic
 // 0xF989. The zero value is no option; Set with no Cookie is a cookie
-// request; Cookie is the cookie's bytes in lowercase hex.
+// request; Cookie is the cookie's bytes in lowercase hex. Undetermined
+// marks a cookie of TCP_FASTOPEN_COOKIE_SIZE (8) bytes the model cannot
+// compute, the one a listener grants (tcp_fastopen_cookie_gen).
 type FastOpen struct {
-	Set    bool
-	Exp    bool
-	Cookie string
+	Set          bool
+	Exp          bool
+	Cookie       string
+	Undetermined bool
 }
 
 // String renders the option as the scenario language's fo or foexp.
@@ -99,7 +102,10 @@ func (o FastOpen) String() string {
 	if o.Exp {
 		s = "foexp"
 	}
-	if o.Cookie != "" {
+	switch {
+	case o.Undetermined:
+		s += "=(8 bytes, undetermined)"
+	case o.Cookie != "":
 		s += "=" + o.Cookie
 	}
 	return s
@@ -330,15 +336,16 @@ func (w *World) injectListener(s *Socket, p Packet) string {
 		if ls.request != nil {
 			return "a half-open connection is pending already (the model keeps one)"
 		}
+		fo := w.tryFastOpen(s, p)
+		if fo.why != "" {
+			return fo.why
+		}
 		ls.accepted++
 		req := w.newSocket(fmt.Sprintf("%s/%d", s.Name, ls.accepted), s.Task, s.Sk.Family, s.Sk.Type&^kernel.SOCK_NONBLOCK, s.Sk.Protocol, s.Dev)
 		req.Sk.V4Mapped = s.Sk.V4Mapped // the SYN's family: its MSS
 		o := req.tcp.SynAckOffer(p.synOptions())
-		synAck := Packet{Flags: SYN | ACK, Ack: 1, Win: o.Window, MSS: o.MSS, Wscale: o.Wscale, SackOK: o.SackOK, TS: o.TS}
-		switch fo := w.tryFastOpen(s, p); {
-		case fo.why != "":
-			return fo.why
-		case fo.child:
+		synAck := Packet{Flags: SYN | ACK, Ack: 1, Win: o.Window, MSS: o.MSS, Wscale: o.Wscale, SackOK: o.SackOK, TS: o.TS, FastOpen: fo.grant}
+		if fo.child {
 			req.Sk.InheritFlags(s.Sk)
 			req.tcp.AcceptedAtSyn(p.synOptions())
 			req.script = &script{fastOpen: s}

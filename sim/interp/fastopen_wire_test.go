@@ -110,7 +110,8 @@ listen s => 0
 // at the SYN: the SYN-ACK acknowledges its data, accept returns at once
 // and the data is queued without an ACK of its own. Without
 // TCP_FASTOPEN (and without TFO_SERVER_WO_SOCKOPT1) the data is
-// dropped; without the cookie-not-required bit a cookie is undetermined.
+// dropped; without the cookie-not-required bit a granted cookie's bytes,
+// and a cookie's validity, are undetermined.
 func TestFastOpenScriptedServer(t *testing.T) {
 	requireClean(t, "sysctl net.ipv4.tcp_fastopen 0x203\n"+fastOpenServer+`
 setsockopt s SOL_TCP TCP_FASTOPEN 1 => 0
@@ -144,14 +145,29 @@ setsockopt s SOL_TCP TCP_FASTOPEN 5 => 0
 inject s SYN len=500 win=32792 mss=1000
 packet tun0 SYN|ACK seq=0 len=0 ack=1 mss=1460
 `)
-	for _, syn := range []string{"fo", "foexp=0011223344556677"} {
-		tr := runSrc(t, "sysctl net.ipv4.tcp_fastopen 0x3\n"+fastOpenServer+`
+	// A cookie request gets a cookie whose bytes are undetermined; the
+	// data waits for the handshake and is dropped.
+	tr := runSrc(t, "sysctl net.ipv4.tcp_fastopen 0x3\n"+fastOpenServer+`
 setsockopt s SOL_TCP TCP_FASTOPEN 5 => 0
-inject s SYN len=500 win=32792 mss=1000 `+syn+`
+inject s SYN len=500 win=32792 mss=1000 foexp
+packet tun0 SYN|ACK seq=0 len=0 ack=1 mss=1460 foexp
+accept s none => -1 EAGAIN
+inject s ACK ack=1 win=257
+accept s c => 4
+recv c 1000 0 => -1 EAGAIN
 `)
-		require.Len(t, mismatches(tr), 1, timeline(t, tr))
-		require.True(t, strings.Contains(event(t, tr, "s receives SYN").Text, "undetermined"), timeline(t, tr))
-	}
+	require.Len(t, mismatches(tr), 1, timeline(t, tr))
+	require.Contains(t, mismatches(tr)[0].Got, "foexp=(8 bytes, undetermined)", timeline(t, tr))
+	require.Contains(t, mismatches(tr)[0].Got, "the Fast Open cookie's bytes are undetermined", timeline(t, tr))
+	tr = runSrc(t, "sysctl net.ipv4.tcp_fastopen 0x3\n"+fastOpenServer+`
+setsockopt s SOL_TCP TCP_FASTOPEN 5 => 0
+inject s SYN len=500 win=32792 mss=1000 fo=0011223344556677
+inject s SYN win=32792 mss=1000
+packet tun0 SYN|ACK seq=0 len=0 ack=1
+packet tun0 none
+`)
+	require.Len(t, mismatches(tr), 1, timeline(t, tr))
+	require.True(t, strings.Contains(event(t, tr, "s receives SYN").Text, "undetermined"), timeline(t, tr))
 }
 
 // TCP_FASTOPEN takes a queue length on a closed or listening socket.

@@ -117,6 +117,9 @@ func packetDiff(st *scenario.Packet, got sim.Packet) string {
 		if int(optNum(st.Options, "mss", 0)) != got.MSS || wscale != got.Wscale || sack != got.SackOK || ts != got.TS || fastOpenOption(st.Options) != got.FastOpen {
 			diffs = append(diffs, "options differ")
 		}
+		if got.FastOpen.Undetermined {
+			diffs = append(diffs, "the Fast Open cookie's bytes are undetermined: SipHash of the addresses under net.ipv4.tcp_fastopen_key, which the model does not have")
+		}
 	}
 	return strings.Join(diffs, ", ")
 }
