@@ -9,7 +9,8 @@ import (
 // timeout while the network runs (do_poll): it returns 1 once the
 // socket's poll mask (pollMask) meets events or POLLERR or POLLHUP, and 0
 // if the timeout passes or the network goes idle first, with revents
-// (Result.Revents, told in the timeline too). A closed descriptor is POLLNVAL (1, never a failure).
+// (Result.Revents, told in the timeline too). A closed descriptor is
+// POLLNVAL (1, never a failure).
 func (w *World) Poll(c Call, s *Socket, events kernel.PollEvents, timeout engine.Duration) Result {
 	filter := events | kernel.PollAlways
 	ready := func() bool { return s.closed || w.pollMask(s)&filter != 0 }
