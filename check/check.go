@@ -30,7 +30,15 @@ func (m *Monitor) Check(h *kernel.Host, quiescent bool) []kernel.Violation {
 	defer m.done(d)
 	if !full {
 		out = append(out, m.checkSettled(h)...)
-		return append(out, m.checkIncremental(h, d)...)
+		vs := m.checkIncremental(h, d)
+		if len(vs) > 1 {
+			// Report them in the order of a full sweep: the lists are in
+			// the order the step touched them until sorted, which only
+			// matters when there is an order to give.
+			d.sort()
+			vs = m.checkIncremental(h, d)
+		}
+		return append(out, vs...)
 	}
 	w := m.walk(h)
 	out = append(out, m.checkSettled(h)...)

@@ -137,7 +137,8 @@ func (ix *index) ownedBy(sk *sock.Sock) []*skb.Buff {
 }
 
 // dirty is what one step touched, expanded to what the checks of those
-// objects read, each list in creation order.
+// objects read, each list in the order first reached until sort puts it in
+// creation order.
 type dirty struct {
 	socks   []*sock.Sock
 	uargs   []*ubuf.Info
@@ -202,20 +203,27 @@ func (ix *index) init() {
 	ix.built = true
 }
 
-// update brings the index up to date for the objects in d (skbs first,
-// so that the shared infos they moved to are refreshed too), then forgets
-// the freed ones.
-func (ix *index) update(d *dirty) {
-	for _, b := range d.skbs {
+// update brings the index up to date for the objects in d from the marks
+// in from on (skbs first, so that the shared infos they moved to are
+// refreshed too): the objects before them were brought up to date by an
+// earlier update of the same Check.
+func (ix *index) update(d *dirty, from marks) {
+	for _, b := range d.skbs[from.skbs:] {
 		ix.skb(b)
 	}
-	for _, s := range d.shinfos {
+	for _, s := range d.shinfos[from.shinfos:] {
 		ix.shinfo(s)
 	}
-	for _, u := range d.uargs {
+	for _, u := range d.uargs[from.uargs:] {
 		ix.uarg(u)
 	}
 }
+
+// marks are the lengths of a dirty set's lists of the types the index
+// keeps records of, at some point of a Check.
+type marks struct{ skbs, shinfos, uargs int }
+
+func (d *dirty) marks() marks { return marks{len(d.skbs), len(d.shinfos), len(d.uargs)} }
 
 // forgetFreed drops the records of the freed objects in d, once nothing
 // in the index points at them.
@@ -319,6 +327,13 @@ func sameFrags(seen []*mm.Page, frags []skb.Frag) bool {
 
 func (ix *index) uarg(u *ubuf.Info) {
 	r := ix.of(&u.Tracked)
+	var sk *sock.Sock
+	if !u.Freed() && u.Flavour == ubuf.MsgZerocopy {
+		sk, _ = u.Socket().(*sock.Sock)
+	}
+	if r.sk == sk && r.charged == !u.Freed() && (!r.charged || r.charge == u.Mmp) {
+		return // nothing the index keeps of it changed
+	}
 	if r.sk != nil {
 		sr := ix.of(&r.sk.Tracked)
 		sr.uargs = remove(sr.uargs, u)
@@ -331,7 +346,7 @@ func (ix *index) uarg(u *ubuf.Info) {
 	if u.Freed() {
 		return
 	}
-	if sk, ok := u.Socket().(*sock.Sock); ok && u.Flavour == ubuf.MsgZerocopy {
+	if sk != nil {
 		r.sk = sk
 		sr := ix.of(&sk.Tracked)
 		sr.uargs = insertByID(sr.uargs, u)
@@ -373,7 +388,7 @@ func (ix *index) build(h *kernel.Host, d *dirty) {
 	ix.init()
 	d.reset()
 	h.LiveObjects(d.add)
-	ix.update(d)
+	ix.update(d, marks{})
 	ix.forgetFreed(d)
 	h.KeepTouched = true
 	h.ClearTouched()
@@ -431,7 +446,8 @@ func (m *Monitor) collect(h *kernel.Host) *dirty {
 			}
 		}
 	}
-	ix.update(d)
+	ix.update(d, marks{})
+	updated := d.marks()
 	// What it is related to now.
 	for i := 0; i < len(d.skbs); i++ {
 		b := d.skbs[i]
@@ -459,8 +475,7 @@ func (m *Monitor) collect(h *kernel.Host) *dirty {
 			d.add(&sk.Tracked)
 		}
 	}
-	ix.update(d)
-	d.sort()
+	ix.update(d, updated)
 	return d
 }
 
@@ -468,7 +483,8 @@ func (m *Monitor) collect(h *kernel.Host) *dirty {
 func (m *Monitor) done(d *dirty) { m.index.forgetFreed(d) }
 
 // checkIncremental is Check's per-step sweep when not quiescent: the state
-// invariants of rules 2, 4 and 5, on the objects the step touched.
+// invariants of rules 2, 4 and 5, on the objects the step touched. It only
+// reads, so that Check can run it again once d is sorted.
 func (m *Monitor) checkIncremental(h *kernel.Host, d *dirty) []kernel.Violation {
 	ix := &m.index
 	var out []kernel.Violation
