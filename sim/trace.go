@@ -86,6 +86,15 @@ func (tr *Trace) add(r Record) {
 	tr.Records = append(tr.Records, r)
 }
 
+// CopyTo copies e into dst, to be rendered later, reusing dst's storage:
+// the World reuses its event's narration from step to step, which dst
+// then no longer shares. The copy has no Touched list.
+func (e *Event) CopyTo(dst *Event) {
+	narration := append(dst.narration[:0], e.narration...)
+	*dst = *e
+	dst.narration, dst.Touched = narration, nil
+}
+
 // Err returns the first error the Sink returned, if any; records after it
 // were not written.
 func (tr *Trace) Err() error { return tr.err }

@@ -1013,8 +1013,8 @@ func (r *replayer) addHow(h *strace.Header, fd int, sock, text, obs, pred, why, 
 	switch v {
 	case Diverge:
 		c.Why = why
-		if c.Why == "" && r.events.text != "" {
-			c.Why = "model: " + r.events.text
+		if text := r.events.text(); c.Why == "" && text != "" {
+			c.Why = "model: " + text
 		}
 	case Undetermined:
 		c.Why = why

@@ -419,14 +419,27 @@ func (sv *survey) apply(cfg *Config, fixed Fixed) {
 }
 
 // lastEvent is the World's trace sink during a replay: it keeps only the
-// text of the last call event, the model's reason for a divergence.
-type lastEvent struct{ text string }
+// last call event, the model's reason for a divergence, worded only when
+// a divergence asks for it (text).
+type lastEvent struct {
+	ev  sim.Event
+	has bool
+}
 
 // Put implements sim.Sink.
 func (l *lastEvent) Put(rec *sim.Record) error {
 	if e := rec.Event; e != nil && e.Source != "" {
-		e.Render()
-		l.text = e.Text
+		e.CopyTo(&l.ev)
+		l.has = true
 	}
 	return nil
+}
+
+// text is the last call event's sentence, "" before the first.
+func (l *lastEvent) text() string {
+	if !l.has {
+		return ""
+	}
+	l.ev.Render()
+	return l.ev.Text
 }
