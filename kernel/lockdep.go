@@ -35,6 +35,39 @@ type Lockdep struct {
 	// the first place each dependency was seen.
 	deps     map[LockClass]map[LockClass]string
 	reported map[[2]LockClass]bool
+	// version counts the dependencies recorded; checked lists the pairs
+	// held → taken whose dependency is recorded and whose check ran while
+	// the graph was at a version: until it grows, taking them again
+	// cannot find anything new.
+	version uint64
+	checked []checkedPair
+}
+
+type checkedPair struct {
+	held, taken LockClass
+	version     uint64
+}
+
+// isChecked reports whether taking taken while holding held was checked
+// since the dependency graph last grew.
+func (d *Lockdep) isChecked(held, taken LockClass) bool {
+	for _, c := range d.checked {
+		if c.held == held && c.taken == taken {
+			return c.version == d.version
+		}
+	}
+	return false
+}
+
+// markChecked records that the pair was checked at the graph's version.
+func (d *Lockdep) markChecked(held, taken LockClass) {
+	for i := range d.checked {
+		if c := &d.checked[i]; c.held == held && c.taken == taken {
+			c.version = d.version
+			return
+		}
+	}
+	d.checked = append(d.checked, checkedPair{held, taken, d.version})
 }
 
 type heldLock struct {
@@ -54,6 +87,9 @@ func (h *Host) Acquire(class LockClass, at string, obj ObjectID) {
 		if hl.class == class {
 			continue // nested locks of one class: lockdep's subclasses, not modelled
 		}
+		if d.isChecked(hl.class, class) {
+			continue // as lockdep's check_prev_add finds the dependency already there
+		}
 		pair := [2]LockClass{min(hl.class, class), max(hl.class, class)}
 		if chain := d.path(class, hl.class); chain != nil && !d.reported[pair] {
 			d.reported[pair] = true
@@ -66,7 +102,9 @@ func (h *Host) Acquire(class LockClass, at string, obj ObjectID) {
 		}
 		if _, seen := d.deps[hl.class][class]; !seen {
 			d.deps[hl.class][class] = fmt.Sprintf("step %d took %s in %s holding %s from %s", h.Step, class, at, hl.class, hl.at)
+			d.version++
 		}
+		d.markChecked(hl.class, class)
 	}
 	d.held = append(d.held, heldLock{class, at})
 }
