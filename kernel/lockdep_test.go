@@ -61,3 +61,31 @@ func TestLockdepChain(t *testing.T) {
 	require.Len(t, v, 1)
 	require.Contains(t, v[0].Message, "a (fa) taken while holding c (fc), but step 0 took b in fb holding a from fa, then step 0 took c in fc holding b from fb")
 }
+
+// A dependency taken again is checked again once the graph has grown: the
+// order a → b, clean when first seen, closes a cycle after b → c and c → a
+// were recorded, and is reported then, once.
+func TestLockdepRecheckAfterGrowth(t *testing.T) {
+	h := kernel.NewHost(&kernel.Profile{})
+	a, b, c := kernel.LockClass("a"), kernel.LockClass("b"), kernel.LockClass("c")
+	obj := kernel.ObjectID{Kind: "sock", Serial: 1}
+	take := func(held, taken kernel.LockClass) {
+		h.Step++
+		h.Acquire(held, "f"+string(held), obj)
+		h.Acquire(taken, "f"+string(taken), obj)
+		h.Release(taken)
+		h.Release(held)
+	}
+	take(a, b)
+	take(a, b)
+	take(b, c)
+	require.Empty(t, h.Violations())
+	take(c, a)
+	require.Len(t, h.TakeViolations(), 1, "c → a closes a → b → c")
+	take(a, b)
+	v := h.TakeViolations()
+	require.Len(t, v, 1, "a → b is on the cycle c → a made")
+	require.Contains(t, v[0].Message, "b (fb) taken while holding a (fa), but step 3 took c in fc holding b from fb, then step 4 took a in fa holding c from fc")
+	take(a, b)
+	require.Empty(t, h.Violations(), "the pair is reported once")
+}
