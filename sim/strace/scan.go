@@ -111,7 +111,9 @@ func (s *Scanner) read() {
 
 // collect moves what the parser completed into the queue, calls before
 // notes: a line completes at most one call, or flushes an exiting
-// process's unfinished call just before its exit note.
+// process's unfinished call just before its exit note. The parser's lists
+// keep their storage for the next line: read runs once the queue is
+// consumed, when the items it handed out are no longer the caller's.
 func (s *Scanner) collect() {
 	log := s.p.log
 	for i := range log.Calls {
@@ -120,5 +122,5 @@ func (s *Scanner) collect() {
 	for i := range log.Notes {
 		s.queue = append(s.queue, Item{Note: &log.Notes[i], File: log.File})
 	}
-	log.Calls, log.Notes = nil, nil
+	log.Calls, log.Notes = log.Calls[:0], log.Notes[:0]
 }
