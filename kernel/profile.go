@@ -263,12 +263,18 @@ type Profile struct {
 	// reserved (v5.12, receive timestamps). The field history is read from
 	// the kernel's log (not probed); linux-6.18's behaviour is measured.
 	TCPZerocopyRecv int
-	// TCPSndbufFactor is how many congestion windows of worst-case skbs
-	// tcp_sndbuf_expand gives the send buffer: 2 in the 6.1 source (Fast
-	// Recovery's 1.7 for CUBIC, rounded up), 3 on linux-6.18 (measured:
-	// sk_sndbuf 3939840 = 3 × 10 × 131328 after a loopback connect, and
-	// 3 × 21 × 131328 with tcp_reordering 20).
-	TCPSndbufFactor int
+	// TCPCongestion is the congestion control a TCP socket starts with
+	// (net.ipv4.tcp_congestion_control): CongestionCubic, the kernel's
+	// default (CONFIG_DEFAULT_TCP_CONG since v2.6.19), or CongestionBBR,
+	// which linux-6.18 has, as measured on the machine it is calibrated
+	// against (tcp_available_congestion_control "reno bbr cubic",
+	// tcp_congestion_control bbr). It rules how the window grows (Reno's
+	// and CUBIC's slow start only while tcp_is_cwnd_limited; BBR's
+	// bbr_set_cwnd) and how many windows of worst-case skbs
+	// tcp_sndbuf_expand gives the send buffer (2, or bbr_sndbuf_expand's 3:
+	// measured on 6.18, sk_sndbuf 3 × 10 × 131328 = 3939840 after a
+	// loopback connect under bbr, 2 × 10 × 65792 at MTU 49204 under cubic).
+	TCPCongestion Congestion
 	// UnixDgramPeerLast: unix_dgram_sendmsg looks for the peer of a socket
 	// with no msg_name only after its length check (EMSGSIZE) and
 	// sock_alloc_send_pskb (EPIPE after SHUT_WR), so ENOTCONN comes last
@@ -389,8 +395,8 @@ func builtinProfiles() []Profile {
 		OmallocEstimate: 576,
 		MemlockDefault:  64 << 10,
 		NotifyMergeEnd:  QueueHead,
-		TCPSndbufFactor: 2,
 		TCPRcvbufGrow:   RcvbufSteps,
+		TCPCongestion:   CongestionCubic,
 
 		NotifyDeadSocket:       true,
 		CopyUbufsKeepPrivate:   true,
@@ -447,7 +453,7 @@ func builtinProfiles() []Profile {
 		p.TCPPushedAtMSS = true
 		p.TCPSynDataFrag = true
 		p.TCPZerocopyRecv = TCPZerocopyRecvFull
-		p.TCPSndbufFactor = 3
+		p.TCPCongestion = CongestionBBR
 		p.UnixDgramPeerLast = true
 		p.GSOMaxSize = 512 << 10
 		p.ZerocopyClasses = append(p.ZerocopyClasses, ClassVsock)
@@ -488,6 +494,27 @@ const (
 	// (copied − space)/space and sk_rcvbuf its tcp_space_from_win at the
 	// measured scaling_ratio; window_clamp is that buffer's window.
 	RcvbufWindow RcvbufGrow = "window"
+)
+
+// Congestion is a TCP congestion control (Profile.TCPCongestion), named as
+// net.ipv4.tcp_congestion_control names it.
+type Congestion string
+
+// The congestion controls the model knows.
+const (
+	// CongestionCubic grows the window in slow start by the segments each
+	// ACK acknowledges, only while tcp_is_cwnd_limited (bictcp_cong_avoid
+	// → tcp_slow_start; Reno's tcp_reno_cong_avoid does the same). Its
+	// send buffer is two windows (tcp_sndbuf_expand without a
+	// sndbuf_expand operation).
+	CongestionCubic Congestion = "cubic"
+	// CongestionBBR sets the window itself on every ACK (cong_control:
+	// bbr_main → bbr_set_cwnd), whether or not the window was used: in
+	// STARTUP it grows by the segments acknowledged while tp->delivered,
+	// which counts the SYN, is below TCP_INIT_CWND, or while below the
+	// target its bandwidth and min_rtt estimates give. Its send buffer is
+	// three windows (bbr_sndbuf_expand).
+	CongestionBBR Congestion = "bbr"
 )
 
 // Sizes of struct tcp_zerocopy_receive (Profile.TCPZerocopyRecv).

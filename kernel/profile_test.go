@@ -237,7 +237,7 @@ func TestDiff(t *testing.T) {
 		"TCPPushedAtMSS: false -> true",
 		"TCPSynDataFrag: false -> true",
 		"TCPZerocopyRecv: 16 -> 64",
-		"TCPSndbufFactor: 2 -> 3",
+		"TCPCongestion: cubic -> bbr",
 		"UnixDgramPeerLast: false -> true",
 		"MPTCP: false -> true",
 		"GSOMaxSize: 65536 -> 524288",

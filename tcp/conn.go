@@ -72,6 +72,9 @@ type Conn struct {
 	sndSml            uint32
 	sndWnd, maxWindow int
 	cwnd              int
+	// delivered is tp->delivered: segments the peer has acknowledged,
+	// the SYN (or SYN-ACK) included.
+	delivered int
 	// maxPacketsOut, cwndUsageSeq and isCwndLimited are what
 	// tcp_cwnd_validate keeps of the window's use (cwndValidate).
 	maxPacketsOut int
@@ -129,7 +132,7 @@ const (
 // packets will take route r into net.
 func New(sk *sock.Sock, r sock.Route, net Network) *Conn {
 	sk.Hold() // the protocol's reference
-	return &Conn{Sk: sk, Route: r, Net: net, cwnd: initCwnd}
+	return &Conn{Sk: sk, Route: r, Net: net, cwnd: initCwnd, delivered: 1}
 }
 
 func (c *Conn) host() *kernel.Host { return c.Sk.Host() }
@@ -218,16 +221,16 @@ func (c *Conn) Listen() kernel.Errno {
 	return 0
 }
 
-// expandSndbuf models tcp_sndbuf_expand: Profile.TCPSndbufFactor times
-// nr_segs skbs of per_mss bytes, up to tcp_wmem[2], where nr_segs is the
+// expandSndbuf models tcp_sndbuf_expand: two (three under BBR,
+// bbr_sndbuf_expand; Profile.TCPCongestion) times nr_segs skbs of per_mss bytes, up to tcp_wmem[2], where nr_segs is the
 // larger of TCP_INIT_CWND, the congestion window and tp->reordering + 1,
 // and per_mss is the truesize of a worst-case (non-GSO) skb for the
 // larger of mss_clamp and the MSS: roundup_pow_of_two(mss +
 // MAX_TCP_HEADER + SKB_DATA_ALIGN(sizeof(struct skb_shared_info))) +
 // SKB_DATA_ALIGN(sizeof(struct sk_buff)). Measured on Linux 6.18 over
-// loopback: 3 × 10 × 131328 = 3939840 bytes after connect (the 6.1
-// source's factor is 2), 8273664 with tcp_reordering 20, 69120 with
-// TCP_MAXSEG 1000.
+// loopback under bbr: 3 × 10 × 131328 = 3939840 bytes after connect,
+// 8273664 with tcp_reordering 20, 69120 with TCP_MAXSEG 1000; under
+// cubic at MTU 49204, 2 × 10 × 65792.
 func (c *Conn) expandSndbuf() {
 	if c.Sk.SndbufLocked {
 		return
@@ -244,7 +247,11 @@ func (c *Conn) expandSndbuf() {
 	}
 	perMSS += skbSize
 	nrSegs := max(initCwnd, c.cwnd, tcpReordering+1)
-	want := c.host().Profile.TCPSndbufFactor * nrSegs * perMSS
+	factor := 2
+	if c.host().Profile.TCPCongestion == kernel.CongestionBBR {
+		factor = 3
+	}
+	want := factor * nrSegs * perMSS
 	c.Sk.Sndbuf = min(max(c.Sk.Sndbuf, want), c.Sk.Net.TCPWmem[2])
 }
 

@@ -171,6 +171,38 @@
 //     one byte).
 //   - tcp_done stops every timer (inet_csk_clear_xmit_timers).
 //
+// # Congestion window
+//
+// The window starts at TCP_INIT_CWND. Each ACK that frees skbs counts
+// their segments into tp->delivered (tcp_count_delivered; the SYN counts
+// one) and hands them to the congestion control (tcp_cong_control), the
+// socket's Profile.TCPCongestion:
+//
+//   - cubic (the kernel's default; Reno alike): slow start grows the
+//     window by the segments acknowledged, but only while
+//     tcp_is_cwnd_limited (bictcp_cong_avoid, tcp_slow_start): the last
+//     tcp_write_xmit used the whole window, or it is below twice the most
+//     packets out (tcp_cwnd_validate's max_packets_out). Over loopback,
+//     where few large segments are in flight, it stays at 10.
+//   - bbr (linux-6.18, as the calibrated machine runs it): bbr_set_cwnd
+//     grows it by the segments acknowledged while tp->delivered is below
+//     TCP_INIT_CWND, used or not; measured on Linux 6.18 with one ACK a
+//     segment, 11, 12, …, 18 (probe/testdata/tcp-cwnd.zcs). After that it
+//     grows while below bbr_bdp's target, from bandwidth and min_rtt
+//     estimates the model does not keep: the model takes the target to
+//     be above the window exactly when tcp_is_cwnd_limited holds, an
+//     assumption. BBR's drain and later cut of the window to its target
+//     (measured: to 10–14 within tens of milliseconds over loopback) are
+//     not modelled; the send buffer, which never shrinks back, is what
+//     that window's peak decides.
+//
+// The send buffer follows the window only for a writer that found it
+// full (SOCK_NOSPACE, set by tcp_poll and sk_stream_wait_memory):
+// tcp_check_space after each ACK runs tcp_new_space, which expands it
+// while packets in flight are below the window
+// (tcp_should_expand_sndbuf, tcp_sndbuf_expand: two windows of
+// worst-case skbs, three under bbr, bbr_sndbuf_expand).
+//
 // # Receive window
 //
 // The window an ACK offers is tcp_select_window to the byte: the free
@@ -328,7 +360,8 @@
 // tcp_send_fin, tcp_event_data_sent, tcp_pacing_check,
 // tcp_update_skb_after_send, tcp_pace_kick, tcp_tsq_handler;
 // net/core/sock.c: sk_flush_backlog; net/ipv4/tcp_input.c: tcp_fin, tcp_ack, tcp_clean_rtx_queue,
-// tcp_sndbuf_expand, tcp_data_queue, tcp_reset, __tcp_ack_snd_check,
+// tcp_sndbuf_expand, tcp_check_space, tcp_new_space,
+// tcp_should_expand_sndbuf, tcp_cong_control, tcp_data_queue, tcp_reset, __tcp_ack_snd_check,
 // tcp_rearm_rto, tcp_event_data_recv, tcp_incr_quickack,
 // tcp_measure_rcv_mss, tcp_grow_window, __tcp_grow_window,
 // tcp_init_buffer_space, tcp_queue_rcv, tcp_try_coalesce,
@@ -349,5 +382,9 @@
 // include/net/tcp.h: tcp_dec_quickack_mode, tcp_event_ack_sent,
 // tcp_bound_to_half_wnd; net/ipv4/tcp_timer.c: tcp_retransmit_timer,
 // tcp_write_err, tcp_delack_timer_handler, tcp_probe_timer;
-// net/ipv4/tcp_output.c: tcp_write_wakeup, tcp_check_probe_timer.
+// net/ipv4/tcp_output.c: tcp_write_wakeup, tcp_check_probe_timer,
+// tcp_cwnd_validate; include/net/tcp.h: tcp_is_cwnd_limited;
+// net/ipv4/tcp_cubic.c: bictcp_cong_avoid; net/ipv4/tcp_cong.c:
+// tcp_slow_start; net/ipv4/tcp_bbr.c: bbr_main, bbr_set_cwnd,
+// bbr_sndbuf_expand; net/core/stream.c: sk_stream_wait_memory.
 package tcp

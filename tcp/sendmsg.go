@@ -352,6 +352,7 @@ func (s *SendCall) rfcUarg() bool {
 	if s.allocUarg() {
 		return true
 	}
+	c.Sk.NoSpace = true // sk_stream_wait_memory, for EAGAIN too (do_eagain)
 	if s.flags&kernel.MSG_DONTWAIT != 0 || c.Sk.Type&kernel.SOCK_NONBLOCK != 0 {
 		s.fail(kernel.EAGAIN)
 		return false
@@ -563,6 +564,7 @@ func (s *SendCall) waitForSpace() {
 	if s.copied > 0 {
 		c.push(s.flags&^kernel.MSG_MORE, c.nonagle)
 	}
+	c.Sk.NoSpace = true // sk_stream_wait_memory, for EAGAIN too (do_eagain)
 	if s.flags&kernel.MSG_DONTWAIT != 0 || c.Sk.Type&kernel.SOCK_NONBLOCK != 0 {
 		if !c.memoryFree() {
 			c.Sk.Note(kernel.Entry{Op: kernel.OpStreamNoSpace, Args: [4]int64{int64(c.Sk.WmemQueued), int64(c.Sk.Sndbuf)}})
