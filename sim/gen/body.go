@@ -63,7 +63,7 @@ var actionBase = [numActions]struct {
 	aComplete: {3, ManualTX}, aTxerror: {1, ManualTX}, aFault: {2, Faults}, aZckey: {1, Zckey},
 	aVhost: {2, Vhost}, aConnect: {1, Connect}, aAccept: {1, Connect}, aShutdown: {1, Close},
 	aClose: {1, Close}, aSocket: {1, 0}, aCreds: {2, Memlock}, aNarrate: {1, Narrate}, aRepeat: {2, Loops}, aRing: {4, TxRing},
-	aZcRecv: {3, ZcRecv}, aPoll: {2, Poll}, aEpoll: {2, Epoll}, aFcntl: {1, Poll},
+	aZcRecv: {2, ZcRecv}, aPoll: {1, Poll}, aEpoll: {1, Epoll}, aFcntl: {1, Poll},
 }
 
 // drawWeights is swarm testing's second draw: each available action's base
