@@ -152,7 +152,7 @@ func TestHugeLengths(t *testing.T) {
 	require.NoError(t, err, big.Predicted)
 	require.Positive(t, n, "what the send buffer takes")
 	read := callAt(t, rep, 15)
-	require.NotEqual(t, replay.Undetermined, read.Verdict, "%+v", read)
+	require.NotContains(t, read.Why, "more than the replay simulates", "a size_t read is replayed: %+v", read)
 	n, err = strconv.Atoi(read.Predicted)
 	require.NoError(t, err, read.Predicted)
 	require.Positive(t, n, "a size_t read takes what has arrived")

@@ -124,6 +124,13 @@
 // msg_zerocopy_alloc/realloc outcome ("mm_account_pinned_pages failed"),
 // or the model's event for the call.
 //
+// Where the model notes that a connection's receive buffer may have
+// grown otherwise in the kernel (tcp_rcv_space_adjust's RTT gate runs on
+// wall-clock microseconds: kernel.OpRcvbufUndetermined), a later call on
+// that connection whose result hangs on the buffer (data calls, polls,
+// SO_RCVBUF and zerocopy receives read back) is undetermined rather than
+// a divergence.
+//
 // # Verdicts
 //
 // Each call is [Agree], [Assumed] (with [Call.Assumption]), [Diverge] or

@@ -421,18 +421,54 @@ func (sv *survey) apply(cfg *Config, fixed Fixed) {
 // lastEvent is the World's trace sink during a replay: it keeps only the
 // last call event, the model's reason for a divergence, worded only when
 // a divergence asks for it (text).
+//
+// It also notes, per connection (a socket and its peer, "fd4" and
+// "fd4.peer"), the first step at which the model's receive buffer and
+// the kernel's may part (kernel.OpRcvbufUndetermined): the kernel's
+// tcp_rcv_space_adjust runs on wall-clock microseconds the log does not
+// show.
 type lastEvent struct {
-	ev  sim.Event
-	has bool
+	ev     sim.Event
+	has    bool
+	rcvbuf map[string]string
 }
 
 // Put implements sim.Sink.
 func (l *lastEvent) Put(rec *sim.Record) error {
-	if e := rec.Event; e != nil && e.Source != "" {
+	e := rec.Event
+	if e == nil {
+		return nil
+	}
+	for _, t := range e.Touched {
+		if t.Entry.Op != kernel.OpRcvbufUndetermined {
+			continue
+		}
+		pair, _, _ := strings.Cut(e.Socket, ".")
+		if _, seen := l.rcvbuf[pair]; !seen {
+			if l.rcvbuf == nil {
+				l.rcvbuf = map[string]string{}
+			}
+			at := ""
+			if l.has {
+				at = " after " + l.ev.Source
+			}
+			l.rcvbuf[pair] = t.Entry.Text() + at
+		}
+		break
+	}
+	if e.Source != "" {
 		e.CopyTo(&l.ev)
 		l.has = true
 	}
 	return nil
+}
+
+// rcvbufUndetermined returns, when the receive buffer of sock's
+// connection may differ from the kernel's, the model's note saying why.
+func (l *lastEvent) rcvbufUndetermined(sock string) (string, bool) {
+	pair, _, _ := strings.Cut(sock, ".")
+	why, ok := l.rcvbuf[pair]
+	return why, ok
 }
 
 // text is the last call event's sentence, "" before the first.
