@@ -151,6 +151,9 @@ const (
 	// have restarted the measurement this growth of Args[1] bytes counts
 	// from).
 	OpRcvbufUndetermined
+	// OpShift: "skb_shift: took Args[0] bytes of frags from Holder", or
+	// with Args[1] 1 (on the source) "gave them to Holder".
+	OpShift
 	opCount
 )
 
@@ -408,6 +411,13 @@ var opSpecs = [opCount]opSpec{
 				return fmt.Sprintf("tcp_rcv_space_adjust: undetermined: the kernel grows sk_rcvbuf here (%d bytes copied, above %d) if its receive RTT, wall-clock microseconds, has passed since the last measurement", e.Args[1], e.Args[2])
 			}
 			return fmt.Sprintf("tcp_rcv_space_adjust: undetermined: the kernel may have restarted the measurement at an earlier read, once its receive RTT of wall-clock microseconds had passed, and not grow by these %d bytes", e.Args[1])
+		}},
+	OpShift: {name: "skb_shift", fn: "skb_shift", holder: "with", args: []arg{{"bytes", argInt}, {"gave", argInt}},
+		text: func(e *Entry) string {
+			if e.Args[1] != 0 {
+				return fmt.Sprintf("skb_shift: gave %d bytes of frags to %v", e.Args[0], e.Holder)
+			}
+			return fmt.Sprintf("skb_shift: took %d bytes of frags from %v", e.Args[0], e.Holder)
 		}},
 	OpFastOpen: {name: "fastopen", fn: "tcp_sendmsg_fastopen", str: "why", args: []arg{{"syn_data", argInt}},
 		text: func(e *Entry) string {

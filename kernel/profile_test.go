@@ -236,6 +236,7 @@ func TestDiff(t *testing.T) {
 		"TCPRmemMax: 6291456 -> 33554432",
 		"TCPPushedAtMSS: false -> true",
 		"TCPSynDataFrag: false -> true",
+		"TCPGrowSkb: false -> true",
 		"TCPZerocopyRecv: 16 -> 64",
 		"TCPCongestion: cubic -> bbr",
 		"UnixDgramPeerLast: false -> true",

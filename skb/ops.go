@@ -205,24 +205,70 @@ func freeAll(skbs []*Buff) {
 	}
 }
 
-// Shift models skb_shift(tgt, skb, len) as SACK uses it: move whole frags
-// worth up to n bytes from b to the end of tgt. It refuses (returns 0) if
-// either skb is zerocopy, or tgt has no room.
+// Shift models skb_shift(tgt, skb, n): move exactly n bytes from the front
+// of b's frags to the end of tgt's, or nothing (it returns 0). A first frag
+// that continues tgt's last one on the same page (skb_can_coalesce) extends
+// it, its own page reference dropped once it is wholly merged; a frag that
+// straddles n is split, both halves referencing its page. It refuses a
+// zerocopy skb on either side, a source with linear data, and a shift that
+// would leave tgt more than MAX_SKB_FRAGS frags. The bytes' truesize moves
+// with them (skb_len_add), and so does SKBFL_SHARED_FRAG.
 func Shift(tgt, b *Buff, n int) int {
-	if tgt.IsZcopy() || b.IsZcopy() || b.HeadLen() > 0 {
+	if n <= 0 || n > b.Len || b.HeadLen() > 0 || tgt.IsZcopy() || b.IsZcopy() {
 		return 0
 	}
-	moved := 0
 	s, t := b.shinfo, tgt.shinfo
-	for len(s.Frags) > 0 && moved+s.Frags[0].Size <= n && len(t.Frags) < kernel.MaxSkbFrags {
-		f := s.Frags[0]
-		t.addFrag(f)
-		s.Frags = s.Frags[1:]
-		moved += f.Size
+	first := s.Frags[0]
+	merge := tgt.CanCoalesce(first.Page, first.Off)
+	if merge && n < first.Size {
+		t.Frags[len(t.Frags)-1].Size += n
+		s.Frags[0].Off += n
+		s.Frags[0].Size -= n
+		shiftLen(tgt, b, n)
+		return n
 	}
-	tgt.Len, tgt.DataLen = tgt.Len+moved, tgt.DataLen+moved
-	b.Len, b.DataLen = b.Len-moved, b.DataLen-moved
-	return moved
+	from, todo := 0, n
+	if merge {
+		from, todo = 1, n-first.Size
+	}
+	need := 0
+	for i, left := from, todo; left > 0; i++ {
+		need++
+		left -= s.Frags[i].Size
+	}
+	if len(t.Frags)+need > kernel.MaxSkbFrags {
+		return 0
+	}
+	for todo > 0 {
+		f := s.Frags[from]
+		if todo < f.Size {
+			f.Page.Get()
+			t.addFrag(Frag{Page: f.Page, Off: f.Off, Size: todo})
+			s.Frags[from].Off += todo
+			s.Frags[from].Size -= todo
+			break
+		}
+		t.addFrag(f)
+		todo -= f.Size
+		from++
+	}
+	if merge {
+		t.Frags[len(t.Frags)-1-need].Size += first.Size
+		first.Page.Put()
+	}
+	s.Frags = s.Frags[from:]
+	shiftLen(tgt, b, n)
+	return n
+}
+
+// shiftLen moves n bytes of paged length and their truesize from b to
+// tgt (skb_len_add), with SKBFL_SHARED_FRAG, and notes the shift on both.
+func shiftLen(tgt, b *Buff, n int) {
+	tgt.Note(kernel.Entry{Op: kernel.OpShift, Holder: b.Ident(), Args: [4]int64{int64(n)}})
+	b.Note(kernel.Entry{Op: kernel.OpShift, Holder: tgt.Ident(), Args: [4]int64{int64(n), 1}})
+	tgt.shinfo.Flags |= b.shinfo.Flags & kernel.SKBFL_SHARED_FRAG
+	tgt.Len, tgt.DataLen, tgt.Truesize = tgt.Len+n, tgt.DataLen+n, tgt.Truesize+n
+	b.Len, b.DataLen, b.Truesize = b.Len-n, b.DataLen-n, b.Truesize-n
 }
 
 // TryCoalesce models skb_try_coalesce(to, from) on a receive queue: if from's

@@ -23,11 +23,30 @@ func TestShift(t *testing.T) {
 	require.Zero(t, skb.Shift(zc, src, 4096), "zerocopy target refused")
 	require.Equal(t, 4096, zc.Len)
 
-	require.Equal(t, 4096, skb.Shift(tgt, src, 6000), "whole frags only")
-	require.Equal(t, 8192, tgt.Len)
-	require.Equal(t, 4096, src.Len)
-	require.Equal(t, []*mm.Page{p[0], p[1]}, tgt.AppendPages(nil))
-	skbtest.Pages(t, skbtest.PageRef{Page: p[0], Refs: 1}, skbtest.PageRef{Page: p[1], Refs: 1}, skbtest.PageRef{Page: p[2], Refs: 1})
+	ts, ss := tgt.Truesize, src.Truesize
+	require.Equal(t, 6000, skb.Shift(tgt, src, 6000), "exactly n bytes, the straddling frag split")
+	require.Equal(t, []int{ts + 6000, ss - 6000}, []int{tgt.Truesize, src.Truesize}, "truesize moves with the bytes")
+	require.Equal(t, 10096, tgt.Len)
+	require.Equal(t, 2192, src.Len)
+	require.Equal(t, []*mm.Page{p[0], p[1], p[2]}, tgt.AppendPages(nil))
+	skbtest.Pages(t, skbtest.PageRef{Page: p[0], Refs: 1}, skbtest.PageRef{Page: p[1], Refs: 1}, skbtest.PageRef{Page: p[2], Refs: 2})
+
+	require.Equal(t, 100, skb.Shift(tgt, src, 100), "a frag that continues tgt's last extends it")
+	require.Equal(t, []skb.Frag{{Page: p[0], Size: 4096}, {Page: p[1], Size: 4096}, {Page: p[2], Size: 2004}}, tgt.Shinfo().Frags)
+	require.Equal(t, 2092, src.Len)
+	require.Equal(t, 2092, skb.Shift(tgt, src, 2092), "merged whole: its page reference dropped")
+	require.Equal(t, 0, src.Len)
+	require.Empty(t, src.Shinfo().Frags)
+	require.Equal(t, []skb.Frag{{Page: p[0], Size: 4096}, {Page: p[1], Size: 4096}, {Page: p[2], Size: 4096}}, tgt.Shinfo().Frags)
+	skbtest.Pages(t, skbtest.PageRef{Page: p[2], Refs: 1})
+
+	full := skb.Alloc(f.H, 0)
+	for range kernel.MaxSkbFrags {
+		full.AppendPageFrag(mm.AllocPages(f.H, 0), 0, 10)
+	}
+	one := kernelSkb(f.H, mm.AllocPages(f.H, 0))
+	require.Zero(t, skb.Shift(full, one, 10), "no frag left in tgt")
+	require.Equal(t, 10*kernel.MaxSkbFrags, full.Len)
 
 	lin := skb.Alloc(f.H, 100)
 	lin.AppendLinear(10)

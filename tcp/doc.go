@@ -82,7 +82,17 @@
 // window and Nagle or corks; an skb larger than what may go is split
 // (tso_fragment → skb_split, one more uarg reference). Ack frees every
 // acknowledged skb of the retransmit queue, dropping its reference; the
-// uarg completes when the last skb and the last clone are gone. Timeout
+// uarg completes when the last skb and the last clone are gone.
+// Before sizing the head skb, tcp_write_xmit bounds the congestion
+// window's quota by tcp_tso_segs (the whole gso_max_size over the model's
+// paths, at least two segments) and, from v6.10 (Profile.TCPGrowSkb),
+// fills the head skb up to that quota of MSS from the next one
+// (tcp_grow_skb: skb_shift, which moves the bytes' truesize and refuses
+// zerocopy skbs; a next skb left empty is freed, its PSH and FIN passed
+// on). Measured on Linux 6.18 (probe/testdata/tcp-grow-skb.zcs): a
+// copied 100000-byte send over loopback is 32741, 32741 and one
+// 34518-byte segment once the first ACK widens the MSS, and the window
+// left is 28672 bytes; a zerocopy one keeps its 1777-byte tail skb. Timeout
 // retransmits everything unacknowledged. Close orphans the socket: its
 // skbs keep their references until acknowledged, and their completions
 // queue no notification.
@@ -355,7 +365,8 @@
 // tcp_remove_empty_skb, tcp_close, tcp_shutdown, tcp_disconnect (of a listener),
 // tcp_recvmsg_locked (the order of its empty-queue answers: SOCK_DONE,
 // sk_err, RCV_SHUTDOWN, TCP_CLOSE);
-// net/ipv4/tcp_output.c: tcp_write_xmit, tcp_transmit_skb, tso_fragment,
+// net/ipv4/tcp_output.c: tcp_write_xmit, tcp_grow_skb, tcp_tso_segs,
+// tcp_tso_autosize, tcp_transmit_skb, tso_fragment,
 // tcp_fragment, tcp_nagle_test, tcp_mss_split_point, tcp_xmit_size_goal,
 // tcp_send_fin, tcp_event_data_sent, tcp_pacing_check,
 // tcp_update_skb_after_send, tcp_pace_kick, tcp_tsq_handler;

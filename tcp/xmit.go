@@ -173,9 +173,14 @@ func (c *Conn) writeXmit(nonagle int, one bool) {
 			return
 		}
 		seg := c.write[0]
-		quota := c.cwnd - c.inFlight()
+		quota := min(c.cwnd-c.inFlight(), c.tsoSegs(mss))
 		if quota <= 0 {
 			return
+		}
+		if c.host().Profile.TCPGrowSkb {
+			if missing := quota*mss - seg.Skb.Len; missing > 0 {
+				c.growSkb(seg, missing)
+			}
 		}
 		last := len(c.write) == 1
 		push := nonagle
@@ -196,6 +201,52 @@ func (c *Conn) writeXmit(nonagle int, one bool) {
 			return
 		}
 	}
+}
+
+// growSkb models tcp_grow_skb (Profile.TCPGrowSkb): the head skb takes up
+// to missing bytes from the front of the next one (skb_shift, which
+// refuses zerocopy skbs), unless the head ends a record
+// (tcp_skb_can_collapse_to) or only one of the two is pure zerocopy
+// (skb_pure_zcopy_same). A next skb left empty is eaten (tcp_eat_one_skb):
+// its end, PSH, FIN and EOR pass to the head and it is freed, and
+// sk_wmem_queued loses its head's truesize (the payload's moved along).
+func (c *Conn) growSkb(seg *Segment, missing int) {
+	if len(c.write) < 2 || seg.EOR {
+		return
+	}
+	next := c.write[1]
+	if pureZcopy(seg.Skb) != pureZcopy(next.Skb) {
+		return
+	}
+	n := skb.Shift(seg.Skb, next.Skb, min(missing, next.Skb.Len))
+	if n == 0 {
+		return
+	}
+	seg.EndSeq += uint32(n)
+	next.Seq += uint32(n)
+	if next.Skb.Len > 0 {
+		return
+	}
+	seg.EndSeq = next.EndSeq
+	seg.Push = seg.Push || next.Push
+	seg.Fin = seg.Fin || next.Fin
+	seg.EOR = next.EOR
+	c.write = append(c.write[:1], c.write[2:]...)
+	next.Skb.Free()
+}
+
+func pureZcopy(b *skb.Buff) bool { return b.Shinfo().Flags&kernel.SKBFL_PURE_ZEROCOPY != 0 }
+
+// tsoSegs models tcp_tso_segs, which bounds the congestion window's quota
+// of one skb: tcp_tso_autosize allows sk_gso_max_size whole when min_rtt
+// is below 2^tcp_tso_rtt_log (512) microseconds, as on the model's paths,
+// and at least tcp_min_tso_segs (2) segments; one without GSO
+// (sk_gso_max_segs).
+func (c *Conn) tsoSegs(mss int) int {
+	if c.Route.GSO == 0 {
+		return 1
+	}
+	return max(c.Route.GSO/mss, 2)
 }
 
 // splitPoint models the checks of tcp_write_xmit for the head skb: the
