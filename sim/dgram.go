@@ -270,31 +270,58 @@ func (w *World) icmpArrives(from *Socket, size, alloc int) Event {
 // (raw6_local_deliver) hands a clone to every RAW socket of from's family
 // and protocol on the device, from itself included, before the protocol's
 // own handler sees it. An IPv4 RAW socket reads the IP header too
-// (raw_rcv), an IPv6 one the payload. With IP_HDRINCL the protocol and
-// the addresses are in the header the program wrote, which the scenario
-// does not state: the model delivers nothing (the zeroed header the probe
-// sends has daddr 0, which ip_rcv drops). The model assumes the payload
-// draws no answer (an ICMP echo request does). Measured on Linux 6.18
+// (raw_rcv), an IPv6 one the payload. The model assumes the payload draws
+// no answer (an ICMP echo request would). Measured on Linux 6.18
 // (probe/testdata/raw-rcv.zcs): 12 bytes sent on an IPPROTO_ICMP socket
 // are read back as 32 on it and on a second one, 12 on an IPPROTO_ICMPV6
 // socket.
+//
+// With IP_HDRINCL the packet is the header the program wrote: ihl= states
+// it, version 4, that ihl and zeros (tot_len, the checksum, saddr and id
+// filled in by raw_send_hdrinc), so protocol 0, which no RAW socket can
+// be bound to and no protocol handles: ip_protocol_deliver_rcu answers
+// with an ICMP protocol unreachable quoting the packet up to 576 bytes in
+// all, which every RAW ICMP socket reads (measured: 68 bytes for a
+// 40-byte packet, 576 for a 2000-byte one). A header not stated goes to
+// no socket in the model, as assumed for the undetermined send.
 func (w *World) rawLocalDeliver(from *Socket, b *skb.Buff) string {
-	if from.Sk.Hdrincl {
-		b.Free()
-		return from.Name + ": the IP header is the program's: delivered to no socket (assumed)"
+	text := []byte(from.Name + ": raw_local_deliver")
+	if !from.Sk.Hdrincl {
+		n := b.Len
+		if !from.Sk.IPv6() {
+			n += from.Sk.IPHeaderLen()
+		}
+		return string(w.rawQueue(from.Dev, from.Sk.Family, from.Sk.Protocol, b, n, text))
 	}
+	n := b.Len
+	b.Free()
+	if from.SendHead == nil || from.Sk.IPv6() {
+		return string(append(text, ": the IP header is the program's, which the scenario does not state: delivered to no socket (assumed)"...))
+	}
+	ip := from.Sk.IPHeaderLen()
+	size := ip + icmpHdrLen + min(n, icmpv4Room-ip-icmpHdrLen)
+	icmp := skb.AllocHead(w.Host, size+llReserved+ip4AllocPad)
+	icmp.AppendLinear(size)
+	text = append(text, ": protocol 0 has no handler: ICMP protocol unreachable"...)
+	return string(w.rawQueue(from.Dev, kernel.AF_INET, kernel.IPPROTO_ICMP, icmp, size, text))
+}
+
+// rawQueue queues a clone of b, a datagram of n bytes as a RAW socket
+// reads it, on every open RAW socket of family and protocol on dev
+// (raw_v4_input, raw6_local_deliver), and says so after text; b itself
+// goes to the last, or is freed if there is none.
+func (w *World) rawQueue(dev *Device, family kernel.Family, proto kernel.Protocol, b *skb.Buff, n int, text []byte) []byte {
 	var to []*Socket
 	for _, s := range w.sockets {
-		if !s.implicit && !s.closed && s.dgrm != nil && s.dgrm.udp != nil && s.Sk.Class == kernel.ClassRAW && s.Dev == from.Dev &&
-			s.Sk.Family == from.Sk.Family && s.Sk.Protocol == from.Sk.Protocol && !s.Sk.Dead() {
+		if !s.implicit && !s.closed && s.dgrm != nil && s.dgrm.udp != nil && s.Sk.Class == kernel.ClassRAW && s.Dev == dev &&
+			s.Sk.Family == family && s.Sk.Protocol == proto && !s.Sk.Dead() {
 			to = append(to, s)
 		}
 	}
-	n := b.Len
-	if !from.Sk.IPv6() {
-		n += from.Sk.IPHeaderLen()
+	if len(to) == 0 {
+		b.Free()
+		return append(text, ": no RAW socket of its protocol"...)
 	}
-	text := []byte(from.Name + ": raw_local_deliver")
 	for i, s := range to {
 		c := b
 		if i < len(to)-1 {
@@ -306,9 +333,5 @@ func (w *World) rawLocalDeliver(from *Socket, b *skb.Buff) string {
 		l := s.dgrm.queue(w, s, c, n)
 		text = l.appendTo(append(text, "; "...))
 	}
-	if len(to) == 0 {
-		b.Free()
-		text = append(text, ": no RAW socket of its protocol"...)
-	}
-	return string(text)
+	return text
 }
