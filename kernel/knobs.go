@@ -55,6 +55,7 @@ var knobDocs = []Knob{
 	{"DgramZerocopyPagedOnly", "datagrams take a uarg only when the payload can use frags (RFC); v5.0 copies with the uarg"},
 	{"AbortDropsNewUarg", "an aborted corked append drops a uarg it allocated beside the tail's (RFC's sock_zerocopy_put_abort)"},
 	{"UDPSegment", "the UDP_SEGMENT option exists (v4.18, bec1f6f69736)"},
+	{"TCPCmsgErrno", "TCP fails a refused control message with its errno (v6.16; EPERM measured on 6.18), EINVAL before"},
 	{"MPTCP", "IPPROTO_MPTCP sockets exist (v5.6); before, IPPROTO_MAX is 256 and protocol 262 EINVAL"},
 	{"GSOMaxSize", "largest device gso_max_size: 64 KiB, 512 KiB since BIG TCP (v5.19, 7c4e983c4f3c)"},
 	{"ZcCmsg", "sendmsg takes SCM_ZC_NOTIFICATION and returns completions in a zc_info (v7 series, not merged)"},

@@ -212,6 +212,7 @@ var (
 	SO_RCVLOWAT          = SockOpt{SOL_SOCKET, 18}
 	SO_SNDBUFFORCE       = SockOpt{SOL_SOCKET, 32}
 	SO_RCVBUFFORCE       = SockOpt{SOL_SOCKET, 33}
+	SO_MARK              = SockOpt{SOL_SOCKET, 36}
 	SO_TIMESTAMPING      = SockOpt{SOL_SOCKET, 37}
 	SO_MAX_PACING_RATE   = SockOpt{SOL_SOCKET, 47}
 	SO_ZEROCOPY          = SockOpt{SOL_SOCKET, 60}
@@ -236,6 +237,7 @@ var SockOptNames = NewSymbols(
 	Symbol[SockOpt]{"SO_RCVBUFFORCE", SO_RCVBUFFORCE},
 	Symbol[SockOpt]{"SO_TIMESTAMPING", SO_TIMESTAMPING}, Symbol[SockOpt]{"SO_ZEROCOPY", SO_ZEROCOPY},
 	Symbol[SockOpt]{"SO_MAX_PACING_RATE", SO_MAX_PACING_RATE},
+	Symbol[SockOpt]{"SO_MARK", SO_MARK},
 	Symbol[SockOpt]{"TCP_NODELAY", TCP_NODELAY}, Symbol[SockOpt]{"TCP_CORK", TCP_CORK},
 	Symbol[SockOpt]{"TCP_QUICKACK", TCP_QUICKACK}, Symbol[SockOpt]{"TCP_FASTOPEN", TCP_FASTOPEN},
 	Symbol[SockOpt]{"TCP_ZEROCOPY_RECEIVE", TCP_ZEROCOPY_RECEIVE},
@@ -326,6 +328,51 @@ const (
 // ZcInfoLen is the cmsg data length of a zc_info with size entries, the
 // only length the v7 handler accepts.
 func ZcInfoLen(size uint32) int { return ZcInfoHdrLen + int(size)*ZcInfoElemLen }
+
+// CmsgType identifies a control message a sendmsg carries by cmsg_level
+// and cmsg_type, as SockOpt identifies an option; several types share the
+// number of the socket option they stand for.
+type CmsgType = SockOpt
+
+// Control message types of sendmsg that __sock_cmsg_send (SOL_SOCKET) and
+// udp_cmsg_send (SOL_UDP) know on Linux 6.18 (asm-generic/socket.h,
+// uapi/linux/udp.h); SO_TIMESTAMPING is SO_TIMESTAMPING_OLD.
+var (
+	SCM_RIGHTS           = CmsgType{SOL_SOCKET, 1}
+	SCM_CREDENTIALS      = CmsgType{SOL_SOCKET, 2}
+	SCM_PRIORITY         = CmsgType{SOL_SOCKET, 12} // SO_PRIORITY
+	SCM_MARK             = CmsgType{SOL_SOCKET, 36} // SO_MARK
+	SCM_TIMESTAMPING     = CmsgType{SOL_SOCKET, 37} // SO_TIMESTAMPING_OLD
+	SCM_TXTIME           = CmsgType{SOL_SOCKET, 61} // SO_TXTIME
+	SCM_TIMESTAMPING_NEW = CmsgType{SOL_SOCKET, 65} // SO_TIMESTAMPING_NEW
+	SCM_DEVMEM_DMABUF    = CmsgType{SOL_SOCKET, 79}
+	SCM_TS_OPT_ID        = CmsgType{SOL_SOCKET, 81}
+	SCM_UDP_SEGMENT      = CmsgType{SOL_UDP, 103} // UDP_SEGMENT
+)
+
+// CmsgTypeNames names the sendmsg control message types, as a program
+// spells them in cmsg_type.
+var CmsgTypeNames = NewSymbols(
+	Symbol[CmsgType]{"SCM_RIGHTS", SCM_RIGHTS}, Symbol[CmsgType]{"SCM_CREDENTIALS", SCM_CREDENTIALS},
+	Symbol[CmsgType]{"SO_PRIORITY", SCM_PRIORITY}, Symbol[CmsgType]{"SO_MARK", SCM_MARK},
+	Symbol[CmsgType]{"SO_TIMESTAMPING", SCM_TIMESTAMPING}, Symbol[CmsgType]{"SO_TIMESTAMPING_OLD", SCM_TIMESTAMPING},
+	Symbol[CmsgType]{"SO_TIMESTAMPING_NEW", SCM_TIMESTAMPING_NEW}, Symbol[CmsgType]{"SCM_TXTIME", SCM_TXTIME},
+	Symbol[CmsgType]{"SCM_DEVMEM_DMABUF", SCM_DEVMEM_DMABUF}, Symbol[CmsgType]{"SCM_TS_OPT_ID", SCM_TS_OPT_ID},
+	Symbol[CmsgType]{"UDP_SEGMENT", SCM_UDP_SEGMENT},
+)
+
+// CmsgLen is the data length a program gives a control message of type t,
+// the size of the field its handler reads: a u16 for UDP_SEGMENT, a u64
+// for SCM_TXTIME, an int for the others.
+func CmsgLen(t CmsgType) int {
+	switch t {
+	case SCM_UDP_SEGMENT:
+		return 2
+	case SCM_TXTIME:
+		return 8
+	}
+	return 4
+}
 
 // CmsgSpace is CMSG_SPACE(n): the header plus n bytes, aligned to 8.
 func CmsgSpace(n int) int { return CmsgHdrLen + (n+7)&^7 }

@@ -313,6 +313,12 @@ type Profile struct {
 	// v4.18 (bec1f6f69736 "udp: generate gso with UDP_SEGMENT"). Without it
 	// setsockopt(UDP_SEGMENT) fails with ENOPROTOOPT.
 	UDPSegment bool
+	// TCPCmsgErrno: tcp_sendmsg_locked fails a call whose control
+	// messages sock_cmsg_send refuses with that errno ("net: devmem:
+	// preserve sockc_err", v6.16; measured on 6.18: an SO_MARK message
+	// without CAP_NET_ADMIN is EPERM); before, with EINVAL whatever the
+	// reason.
+	TCPCmsgErrno bool
 	// MPTCP: IPPROTO_MPTCP stream sockets exist (v5.6, "mptcp: Add MPTCP
 	// socket stubs"), which raised IPPROTO_MAX from 256 to 263; before,
 	// socket(AF_INET, SOCK_STREAM, 262) is EINVAL.
@@ -467,12 +473,14 @@ func builtinProfiles() []Profile {
 		p.GSOMaxSize = 512 << 10
 		p.ZerocopyClasses = append(p.ZerocopyClasses, ClassVsock)
 		p.MPTCP = true
+		p.TCPCmsgErrno = true
 	})
 	mmapRFC := derive(v414, "tcp-mmap-rfc", "linux-4.14 with the seed series \"tcp: add zero copy receive\" (net-next, April 2018): mmap() consumes received pages", func(p *Profile) {
 		p.Switch(BugTCPMmapLockOrder, true)
 	})
 	zc := derive(v618, "zc-cmsg-v7", "linux-6.18 with the v7 series \"net: A lightweight zero-copy notification\" (2024, not merged)", func(p *Profile) {
 		p.ZcCmsg = true
+		p.TCPCmsgErrno = false // the series predates it
 		p.Switch(BugZcCmsgLoss, true)
 	})
 	return []Profile{rfc, v414, mmapRFC, v50, v618, zc}

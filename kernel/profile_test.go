@@ -240,6 +240,7 @@ func TestDiff(t *testing.T) {
 		"TCPZerocopyRecv: 16 -> 64",
 		"TCPCongestion: cubic -> bbr",
 		"UnixDgramPeerLast: false -> true",
+		"TCPCmsgErrno: false -> true",
 		"MPTCP: false -> true",
 		"GSOMaxSize: 65536 -> 524288",
 	}, got)
@@ -247,7 +248,7 @@ func TestDiff(t *testing.T) {
 }
 
 // The v7 series is linux-6.18 plus the cmsg, with its loss of completions
-// as posted.
+// as posted, and TCP's control-message errors as they were before v6.16.
 func TestZcCmsgProfile(t *testing.T) {
 	base, _ := kernel.Lookup("linux-6.18")
 	zc, _ := kernel.Lookup("zc-cmsg-v7")
@@ -255,6 +256,6 @@ func TestZcCmsgProfile(t *testing.T) {
 	for _, d := range kernel.Diff(base, zc) {
 		names = append(names, d.Name)
 	}
-	require.Equal(t, []string{"ZcCmsg", "Bugs"}, names)
+	require.Equal(t, []string{"TCPCmsgErrno", "ZcCmsg", "Bugs"}, names)
 	require.True(t, zc.Bugs.Has(kernel.BugZcCmsgLoss))
 }

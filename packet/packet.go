@@ -122,8 +122,9 @@ func (p *Sock) Sendmsg(iov []mm.Iovec, flags kernel.MsgFlags) sock.SendResult {
 	if p.Sk.Type&kernel.SOCK_NONBLOCK != 0 {
 		flags |= kernel.MSG_DONTWAIT
 	}
-	if p.Sk.CmsgSend != nil {
-		if err := p.Sk.CmsgSend(); err != 0 {
+	if p.Sk.Control != nil {
+		cm := p.Sk.InitSockcm()
+		if err := p.Sk.CmsgSend(&cm); err != 0 {
 			return sock.Fail(err)
 		}
 	}
@@ -236,7 +237,7 @@ func (p *Sock) packetSnd(it *mm.Iter, holder kernel.ObjectID, flags kernel.MsgFl
 		return sock.SendResult{N: -1, Err: err, Outcome: res.Outcome}
 	}
 	p.charge(b, p.Sk)
-	p.Net.Xmit(sock.Packet{Skb: b, From: p.Sk})
+	p.Net.Xmit(sock.Packet{Skb: b, From: p.Sk, Tsflags: p.Sk.Tsflags})
 	return res
 }
 

@@ -41,7 +41,8 @@
 // send buffer of the socket), setsockopt, getsockopt, connect, listen,
 // accept (the child's peer is a client that connect S.peer, or else the
 // accept itself, connected to the listener), send,
-// sendto, sendmsg, sendmmsg (sendmmsg(2) itself), recvmsg (MSG_ERRQUEUE reads one record), recv (on a socket or
+// sendto, sendmsg (its cmsg control messages laid out as a program does),
+// sendmmsg (sendmmsg(2) itself), recvmsg (MSG_ERRQUEUE reads one record), recv (on a socket or
 // its peer), shutdown, close, setrlimit and capdrop of the task main,
 // settle, wait, and sysctl net.core.optmem_max, net.ipv4.tcp_fastopen,
 // net.ipv4.tcp_moderate_rcvbuf and net.ipv4.ping_group_range
@@ -68,7 +69,9 @@
 //     the host does not have (nic, tun), and every socket through a device
 //     with a tap or driven by complete, txerror or vhost_send: nothing on
 //     S or S.peer is compared from that statement on;
-//   - everything spoilt: fault, accept (it renumbers descriptors), capset,
+//   - everything spoilt: fault, accept (it renumbers descriptors), capset
+//     (but capset main CAP_NET_ADMIN runs, as a no-op, when the kernel run
+//     is root's, which has it),
 //     repeat (the live run has no loops), any other sysctl or optmem_max
 //     after a socket: the comparison stops there ([Result.StoppedAt]) and
 //     every later statement is a skip.
@@ -130,9 +133,13 @@
 // mtu= alone before any socket), where an unread peer's window ends
 // (tcp-window-edge.zcs), SO_MAX_PACING_RATE and the ten segments TCP's
 // internal pacing lets go at once (tcp-pacing.zcs), TX_SCHED timestamps
-// before SND ones and the notification (tx-sched.zcs), and the
+// before SND ones and the notification (tx-sched.zcs), the
 // SO_EE_ORIGIN_LOCAL record of a datagram too long for IP, per family
-// (udp-local-error.zcs). Its expectations hold on the model
+// (udp-local-error.zcs), and the control messages of one sendmsg:
+// UDP_SEGMENT per call, corked appends that skip them, SO_TIMESTAMPING per
+// call, unknown levels and types, TCP's order and errnos
+// (sendmsg-cmsg.zcs), SO_MARK and SO_PRIORITY with and without
+// CAP_NET_ADMIN (so-mark.zcs, so-mark-admin.zcs). Its expectations hold on the model
 // everywhere and, when root on a kernel with loopback MSG_ZEROCOPY
 // ([Supported]),
 // on the kernel, with 100% agreement on what is compared.

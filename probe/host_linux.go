@@ -214,11 +214,11 @@ func (h *host) exec(st scenario.Stmt) (res string, isCall bool) {
 	case *scenario.Fcntl:
 		return h.fcntl(s), true
 	case *scenario.Send:
-		return h.send(s.Sock, [][]int{{int(s.Len.N)}}, s.Flags, false), true
+		return h.send(s.Sock, [][]int{{int(s.Len.N)}}, s.Flags, nil, false), true
 	case *scenario.Sendto:
-		return h.send(s.Sock, [][]int{{int(s.Len.N)}}, s.Flags, true), true
+		return h.send(s.Sock, [][]int{{int(s.Len.N)}}, s.Flags, nil, true), true
 	case *scenario.Sendmsg:
-		return h.send(s.Sock, [][]int{scenario.Lengths(s.Iov)}, s.Flags, false), true
+		return h.send(s.Sock, [][]int{scenario.Lengths(s.Iov)}, s.Flags, controlBuf(s.Cmsgs), false), true
 	case *scenario.Sendmmsg:
 		return h.sendmmsg(s), true
 	case *scenario.Recvmsg:
@@ -239,6 +239,8 @@ func (h *host) exec(st scenario.Stmt) (res string, isCall bool) {
 		return errRes(unix.Setrlimit(unix.RLIMIT_MEMLOCK, &cur)), true
 	case *scenario.Capdrop:
 		return "0", true // the run already has no capabilities (see plan.child)
+	case *scenario.Capset:
+		return "0", true // the run as root has CAP_NET_ADMIN already (see planner.step)
 	case *scenario.Settle:
 		h.settle()
 	case *scenario.Wait:
@@ -472,7 +474,7 @@ func (h *host) acceptPeer(listener int) (int, error) {
 	return p, err
 }
 
-func (h *host) send(s scenario.Sock, msgs [][]int, fl scenario.Flags, to bool) string {
+func (h *host) send(s scenario.Sock, msgs [][]int, fl scenario.Flags, oob []byte, to bool) string {
 	flags := int(fl.MsgFlags())
 	fd := h.fd(s)
 	var dst unix.Sockaddr
@@ -487,9 +489,9 @@ func (h *host) send(s scenario.Sock, msgs [][]int, fl scenario.Flags, to bool) s
 	var n int
 	var err error
 	if len(bufs) == 1 {
-		n, err = unix.SendmsgN(fd, bufs[0], nil, dst, flags)
+		n, err = unix.SendmsgN(fd, bufs[0], oob, dst, flags)
 	} else {
-		n, err = unix.SendmsgBuffers(fd, bufs, nil, dst, flags)
+		n, err = unix.SendmsgBuffers(fd, bufs, oob, dst, flags)
 	}
 	if hs := h.socks[s.Name]; to && hs != nil && hs.typ == unix.SOCK_STREAM && hs.peer < 0 && flags&unix.MSG_FASTOPEN != 0 &&
 		(err == nil || err == unix.EINPROGRESS) {
@@ -503,6 +505,28 @@ func (h *host) send(s scenario.Sock, msgs [][]int, fl scenario.Flags, to bool) s
 		return errRes(err)
 	}
 	return fmt.Sprint(n)
+}
+
+// controlBuf lays out a sendmsg's control messages as the program
+// writes them: each a struct cmsghdr (cmsg_len = CMSG_LEN of the data,
+// cmsg_level, cmsg_type) and its data, the value's low bytes
+// little-endian, padded to CMSG_SPACE; nil for none.
+func controlBuf(ms []scenario.Cmsg) []byte {
+	var b []byte
+	for _, m := range ms {
+		n := m.DataLen()
+		c := make([]byte, unix.CmsgSpace(n))
+		binary.LittleEndian.PutUint64(c, uint64(unix.CmsgLen(n)))
+		t := m.CmsgType()
+		binary.LittleEndian.PutUint32(c[8:], uint32(t.Level))
+		binary.LittleEndian.PutUint32(c[12:], uint32(t.Name))
+		v := m.Data()
+		for i := 0; i < n && i < 8; i++ {
+			c[unix.CmsgLen(0)+i] = byte(v >> (8 * i))
+		}
+		b = append(b, c...)
+	}
+	return b
 }
 
 // sendmmsg runs sendmmsg(2) itself, each message's iovecs over one

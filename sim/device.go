@@ -226,7 +226,7 @@ func (w *World) segment(p sock.Packet, mss int) []frame {
 // SOF_TIMESTAMPING_OPT_ID; measured: every UDP record is key 0).
 func (w *World) tsKey(s *Socket, p sock.Packet) uint32 {
 	sk := s.Sk
-	if sk.Tsflags&(kernel.SOF_TIMESTAMPING_TX_SOFTWARE|kernel.SOF_TIMESTAMPING_TX_SCHED) == 0 ||
+	if p.Tsflags&(kernel.SOF_TIMESTAMPING_TX_SOFTWARE|kernel.SOF_TIMESTAMPING_TX_SCHED) == 0 ||
 		sk.Tsflags&kernel.SOF_TIMESTAMPING_OPT_ID == 0 {
 		return 0
 	}
@@ -255,7 +255,7 @@ func (w *World) txTimestamp(s *Socket, p sock.Packet, kind uint32, key uint32) {
 	if kind == kernel.SCM_TSTAMP_SCHED {
 		want = kernel.SOF_TIMESTAMPING_TX_SCHED
 	}
-	if sk.Tsflags&want == 0 {
+	if p.Tsflags&want == 0 {
 		return
 	}
 	rec := notify.Record{Origin: kernel.SO_EE_ORIGIN_TIMESTAMPING, Errno: notify.ENOMSG, Info: kind, Data: key}

@@ -3,17 +3,16 @@ package sim
 import (
 	"github.com/zcsim/zcsim/kernel"
 	"github.com/zcsim/zcsim/notify"
+	"github.com/zcsim/zcsim/sock"
 )
 
 // ZcInfo is an SCM_ZC_NOTIFICATION control message (the unmerged v7
 // series, seed 003) that a sendmsg carries: a struct zc_info whose size
 // field is Size, in DataLen bytes of cmsg data (kernel.ZcInfoLen(Size)
-// when well formed). To says the sendmsg names the peer (msg_name), as
-// SendTo does.
+// when well formed).
 type ZcInfo struct {
 	Size    uint32
 	DataLen int
-	To      bool
 }
 
 // ZcReply is what became of a call's SCM_ZC_NOTIFICATION.
@@ -40,38 +39,85 @@ type zcCall struct {
 	taken []notify.ZcInfoElem
 }
 
-// SendZcInfo models sendmsg(2) of iovecs with the given lengths carrying
-// an SCM_ZC_NOTIFICATION. ____sys_sendmsg first copies the control buffer
-// (CMSG_SPACE of the data) into the kernel: one larger than its stack
-// buffer is sock_kmalloc'd from optmem, ENOBUFS when that fails, and
-// freed when the call returns. The protocol parses the cmsg where its
-// sendmsg parses control messages (sock.Sock.ZcNotification), so a call
-// that fails before that point takes nothing.
+// SendMsg models sendmsg(2) of iovecs with the given lengths carrying the
+// control buffer ctl. ____sys_sendmsg first copies the control buffer (the
+// CMSG_SPACE of each message) into the kernel: one larger than its stack
+// buffer is sock_kmalloc'd from optmem, ENOBUFS when that fails, and freed
+// when the call returns. The protocol parses the messages where its
+// sendmsg does (sock.Sock.CmsgSend for TCP and packet sockets, UDP's
+// udp_cmsg_send and ip_cmsg_send), so a call that fails before that point
+// parses nothing; the SCM_ZC_NOTIFICATION comes after the other messages.
 //
-// As the v7 series posted it (kernel.BugZcCmsgLoss on), the handler
-// unlinks the completions at once, and sendmsg_copy_cmsg_to_user copies
-// them back only if the call succeeded; put_cmsg's failure (fault site
-// put_cmsg) is ignored. A failed send or a failed copy loses them. Fixed,
-// the handler copies them to the program before unlinking them: a failed
-// copy fails the cmsg (EFAULT, which TCP reports as EINVAL) and leaves the
-// queue as it was, and completions copied stay the program's even if the
-// send then fails.
-func (w *World) SendZcInfo(c Call, s *Socket, lens []int, flags kernel.MsgFlags, info ZcInfo) Result {
+// As the v7 series posted it (kernel.BugZcCmsgLoss on), the
+// SCM_ZC_NOTIFICATION handler unlinks the completions at once, and
+// sendmsg_copy_cmsg_to_user copies them back only if the call succeeded;
+// put_cmsg's failure (fault site put_cmsg) is ignored. A failed send or a
+// failed copy loses them. Fixed, the handler copies them to the program
+// before unlinking them: a failed copy fails the cmsg (EFAULT, which TCP
+// before TCPCmsgErrno reports as EINVAL) and leaves the queue as it was,
+// and completions copied stay the program's even if the send then fails.
+func (w *World) SendMsg(c Call, s *Socket, lens []int, flags kernel.MsgFlags, ctl Control) Result {
 	if s.closed {
 		return w.FailCall(c, "send", kernel.EBADF)
 	}
-	ctl := kernel.CmsgSpace(info.DataLen)
-	if ctl > kernel.CmsgStackCtl {
-		if !s.Sk.Kmalloc(ctl) {
+	if len(ctl.Msgs) == 0 && ctl.Zc == nil {
+		return w.send(c, s, lens, flags, ctl.To)
+	}
+	size := 0
+	for _, m := range ctl.Msgs {
+		size += kernel.CmsgSpace(m.Len)
+	}
+	if ctl.Zc != nil {
+		size += kernel.CmsgSpace(ctl.Zc.DataLen)
+	}
+	if size > kernel.CmsgStackCtl {
+		if !s.Sk.Kmalloc(size) {
 			return w.syscall(c, "send", s, func() Result { return fail(kernel.ENOBUFS) })
 		}
-		defer s.Sk.Kfree(ctl)
+		defer s.Sk.Kfree(size)
 	}
-	z := &zcCall{info: info}
-	s.Sk.CmsgSend = func() kernel.Errno { return w.zcHandler(s, z) }
-	s.zc = z
-	defer func() { s.Sk.CmsgSend, s.zc = nil, nil }()
-	return w.send(c, s, lens, flags, info.To)
+	s.Sk.Control = &sock.Control{Msgs: ctl.Msgs}
+	if ctl.Zc != nil {
+		z := &zcCall{info: *ctl.Zc}
+		s.Sk.Control.Zc = func() kernel.Errno { return w.zcHandler(s, z) }
+		s.zc = z
+	}
+	defer func() { s.Sk.Control, s.zc = nil, nil }()
+	res := w.send(c, s, lens, flags, ctl.To)
+	if s.tcp != nil || s.Sk.Class == kernel.ClassPacket {
+		res.Unmodelled = stampedBySocket(s, ctl.Msgs, res)
+	}
+	return res
+}
+
+// Control is what a sendmsg carries beside its data: its control
+// messages in order and, after them, an SCM_ZC_NOTIFICATION when Zc is
+// set. To says the sendmsg names the peer (msg_name), as SendTo does.
+type Control struct {
+	Msgs []sock.Cmsg
+	Zc   *ZcInfo
+	To   bool
+}
+
+// stampedBySocket says why a successful TCP or packet send whose control
+// messages change its TX timestamping flags is not predicted: the model
+// stamps every packet of those sockets with the socket's flags as it
+// sends it, where tcp_tx_timestamp and packet_snd take the call's
+// (sockcm cookie) for the skbs it wrote.
+func stampedBySocket(s *Socket, msgs []sock.Cmsg, res Result) string {
+	if res.Errno != 0 {
+		return ""
+	}
+	cm := s.Sk.InitSockcm()
+	for _, m := range msgs {
+		if m.Type == kernel.SCM_TIMESTAMPING || m.Type == kernel.SCM_TIMESTAMPING_NEW {
+			s.Sk.SockCmsg(m, &cm)
+		}
+	}
+	if cm.Tsflags == s.Sk.Tsflags {
+		return ""
+	}
+	return "the model stamps a TCP or packet socket's packets with the socket's SO_TIMESTAMPING flags, not with the flags a control message gives one call (tcp_tx_timestamp)"
 }
 
 // zcHandler is the SCM_ZC_NOTIFICATION case of __sock_cmsg_send.

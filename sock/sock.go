@@ -108,6 +108,9 @@ type Sock struct {
 	MaxPacingRate uint64
 	PacingNeeded  bool
 
+	// Mark is sk_mark (SO_MARK), which routes nothing in the model.
+	Mark uint32
+
 	// Tsflags are the SO_TIMESTAMPING flags and Tskey the next key.
 	Tsflags kernel.Timestamping
 	Tskey   uint32
@@ -118,11 +121,11 @@ type Sock struct {
 	// KmallocOmem is the part of OmemAlloc that Kmalloc charged: the
 	// control buffer of a sendmsg in progress.
 	KmallocOmem int
-	// CmsgSend, if set, is sock_cmsg_send for the SOL_SOCKET control
-	// messages of the send call in progress: the protocol calls it where
-	// its sendmsg parses them and fails the call if it returns an errno.
-	// The caller sets it for one call; nil means msg_controllen is 0.
-	CmsgSend func() kernel.Errno
+	// Control is the control buffer of the send call in progress, which
+	// the protocol parses where its sendmsg does (CmsgSend, or UDP's
+	// udp_cmsg_send and ip_cmsg_send) and fails the call if it refuses
+	// it. The caller sets it for one call; nil means msg_controllen is 0.
+	Control *Control
 
 	// Wake, if set, is the socket's wait queue (sk_wq): called for each
 	// wakeup with its key, the events it is about (0 for all):

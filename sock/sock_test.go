@@ -653,3 +653,41 @@ func TestCloneFrom(t *testing.T) {
 	require.True(t, child.SndbufLocked)
 	require.Equal(t, l.Tsflags, child.Tsflags)
 }
+
+// SO_MARK: set with CAP_NET_ADMIN only, read by anyone, as an int.
+func TestSoMark(t *testing.T) {
+	e := skbtest.NewEnv(t, "linux-6.18")
+	s := e.Sock(kernel.AF_INET, kernel.SOCK_DGRAM, 0)
+	require.Equal(t, kernel.EPERM, s.Setsockopt(kernel.SO_MARK, 7))
+	s.Task.CapNetAdmin = true
+	require.Zero(t, s.Setsockopt(kernel.SO_MARK, -1))
+	got, err := s.Getsockopt(kernel.SO_MARK)
+	require.Zero(t, err)
+	require.Equal(t, -1, got)
+}
+
+// __sock_cmsg_send, case by case: SO_MARK's capability comes before its
+// length, SO_TIMESTAMPING replaces only the TX record flags of the
+// cookie, SCM_RIGHTS is ignored, an unknown type is EINVAL.
+func TestSockCmsg(t *testing.T) {
+	e := skbtest.NewEnv(t, "linux-6.18")
+	s := e.Sock(kernel.AF_INET, kernel.SOCK_DGRAM, 0)
+	require.Zero(t, s.Setsockopt(kernel.SO_TIMESTAMPING, int(kernel.SOF_TIMESTAMPING_TX_SCHED|kernel.SOF_TIMESTAMPING_OPT_ID)))
+	c := s.InitSockcm()
+	require.Equal(t, kernel.EPERM, s.SockCmsg(sock.Cmsg{Type: kernel.SCM_MARK, Len: 2}, &c))
+	require.Equal(t, kernel.EPERM, s.SockCmsg(sock.Cmsg{Type: kernel.SCM_PRIORITY, Len: 4, Data: 7}, &c))
+	require.Zero(t, s.SockCmsg(sock.Cmsg{Type: kernel.SCM_PRIORITY, Len: 4, Data: 6}, &c))
+	require.Equal(t, kernel.EINVAL, s.SockCmsg(sock.Cmsg{Type: kernel.SCM_TIMESTAMPING, Len: 4, Data: uint64(kernel.SOF_TIMESTAMPING_OPT_ID)}, &c))
+	require.Zero(t, s.SockCmsg(sock.Cmsg{Type: kernel.SCM_TIMESTAMPING_NEW, Len: 4, Data: uint64(kernel.SOF_TIMESTAMPING_TX_SOFTWARE)}, &c))
+	require.Equal(t, kernel.SOF_TIMESTAMPING_TX_SOFTWARE|kernel.SOF_TIMESTAMPING_OPT_ID, c.Tsflags)
+	require.Zero(t, s.SockCmsg(sock.Cmsg{Type: kernel.SCM_RIGHTS, Len: 1}, &c))
+	require.Equal(t, kernel.EINVAL, s.SockCmsg(sock.Cmsg{Type: kernel.SCM_TXTIME, Len: 8}, &c))
+	require.Equal(t, kernel.EINVAL, s.SockCmsg(sock.Cmsg{Type: kernel.CmsgType{Level: kernel.SOL_SOCKET, Name: 99}, Len: 4}, &c))
+	s.Task.CapNetAdmin = true
+	require.Equal(t, kernel.EINVAL, s.SockCmsg(sock.Cmsg{Type: kernel.SCM_MARK, Len: 2}, &c))
+	require.Zero(t, s.SockCmsg(sock.Cmsg{Type: kernel.SCM_MARK, Len: 4, Data: 9}, &c))
+	require.Equal(t, uint32(9), c.Mark)
+	require.False(t, sock.Modelled(kernel.CmsgType{Level: kernel.SOL_IP, Name: 2}))
+	require.False(t, sock.Modelled(kernel.SCM_TS_OPT_ID))
+	require.True(t, sock.Modelled(kernel.CmsgType{Level: 1234, Name: 5}))
+}

@@ -12,11 +12,13 @@ import (
 // their FORCE forms (not clamped to the maxima, and EPERM unless the task
 // has CAP_NET_ADMIN: sockopt_capable), SO_RCVLOWAT (capped for
 // TCP, see tcpSetRcvlowat), SO_TIMESTAMPING (see setTimestamping) and
-// SO_MAX_PACING_RATE (see setMaxPacingRate). Any
+// SO_MAX_PACING_RATE (see setMaxPacingRate) and SO_MARK (sk_mark, any
+// u32; EPERM without CAP_NET_ADMIN, as sockopt_ns_capable has it: the
+// model's tasks have no CAP_NET_RAW, which the kernel takes too). Any
 // other option is ENOPROTOOPT; protocol levels are the protocols' business.
 func (s *Sock) Setsockopt(opt kernel.SockOpt, val int) kernel.Errno {
-	forced := opt == kernel.SO_SNDBUFFORCE || opt == kernel.SO_RCVBUFFORCE
-	if forced && s.Task != nil && !s.Task.CapNetAdmin {
+	privileged := opt == kernel.SO_SNDBUFFORCE || opt == kernel.SO_RCVBUFFORCE || opt == kernel.SO_MARK
+	if privileged && s.Task != nil && !s.Task.CapNetAdmin {
 		return kernel.EPERM
 	}
 	switch opt {
@@ -43,6 +45,8 @@ func (s *Sock) Setsockopt(opt kernel.SockOpt, val int) kernel.Errno {
 		}
 	case kernel.SO_MAX_PACING_RATE:
 		s.setMaxPacingRate(val)
+	case kernel.SO_MARK:
+		s.Mark = uint32(val)
 	default:
 		return kernel.ENOPROTOOPT
 	}
@@ -156,7 +160,7 @@ func (s *Sock) SetZerocopy(val int) kernel.Errno {
 // returns the value the kernel reports: SO_SNDBUF and SO_RCVBUF the doubled
 // sizes, SO_ZEROCOPY the flag (ENOPROTOOPT where the option does not
 // exist), SO_MAX_PACING_RATE the limit as a 4-byte int shows it (-1 for
-// none).
+// none), SO_MARK the mark, to anyone.
 func (s *Sock) Getsockopt(opt kernel.SockOpt) (int, kernel.Errno) {
 	switch opt {
 	case kernel.SO_ZEROCOPY:
@@ -179,6 +183,8 @@ func (s *Sock) Getsockopt(opt kernel.SockOpt) (int, kernel.Errno) {
 		// The 32-bit form: min_t(unsigned long, ~0U, sk_max_pacing_rate),
 		// which an int shows as -1 for no limit.
 		return int(int32(uint32(min(s.MaxPacingRate, math.MaxUint32)))), 0
+	case kernel.SO_MARK:
+		return int(int32(s.Mark)), 0
 	}
 	return 0, kernel.ENOPROTOOPT
 }

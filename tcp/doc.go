@@ -296,6 +296,9 @@
 //	MSG_FASTOPEN, tcp_fastopen bit 1 off  EOPNOTSUPP (before any other check)
 //	MSG_FASTOPEN without a msg_name       EINVAL (tcp_v4_connect), not connected
 //	MSG_FASTOPEN, no cookie, non-blocking EINPROGRESS (the handshake still completes)
+//	control message refused               EINVAL   EINVAL      EINVAL     its errno (EPERM, EINVAL)
+//	  (sock_cmsg_send, after the wait for the connection; other levels than
+//	  SOL_SOCKET are skipped; Profile.TCPCmsgErrno)
 //
 // In every case no id is consumed. The EINVAL of the older profiles comes
 // before any uarg is allocated (Profile.TCPZerocopyStateCheck); EPIPE on

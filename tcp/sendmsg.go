@@ -147,11 +147,18 @@ func (s *SendCall) start() {
 		s.fail(err)
 		return
 	}
-	if sk.CmsgSend != nil {
-		// sock_cmsg_send after the wait for the connection: any
-		// control-message error is EINVAL, and the id is rolled back.
-		if err := sk.CmsgSend(); err != 0 {
-			s.fail(kernel.EINVAL)
+	if sk.Control != nil {
+		// sock_cmsg_send's error, reported after the wait for the
+		// connection (6.18 parses first and reports here, "Don't return
+		// error until MSG_FASTOPEN has been processed"): as it is, or
+		// EINVAL before TCPCmsgErrno; the id is rolled back. Other
+		// levels than SOL_SOCKET are skipped: UDP_SEGMENT is ignored.
+		cm := sk.InitSockcm()
+		if err := sk.CmsgSend(&cm); err != 0 {
+			if !p.TCPCmsgErrno {
+				err = kernel.EINVAL
+			}
+			s.fail(err)
 			return
 		}
 	}

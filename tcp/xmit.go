@@ -369,7 +369,7 @@ func (c *Conn) transmit(seg *Segment, retrans bool) bool {
 			c.sndNxt = seg.end()
 		}
 	}
-	p := sock.Packet{Skb: out, From: c.Sk, Seq: seg.Seq, EndSeq: seg.EndSeq, Retransmit: retrans, Fin: seg.Fin, Push: seg.Push}
+	p := sock.Packet{Skb: out, From: c.Sk, Seq: seg.Seq, EndSeq: seg.EndSeq, Retransmit: retrans, Fin: seg.Fin, Push: seg.Push, Tsflags: c.Sk.Tsflags}
 	if c.ack.pending&ackSched != 0 {
 		p.Acks = true
 		p.Ack, p.Win = c.takeAck()

@@ -15,6 +15,9 @@ type cork struct {
 	length int
 	// gsoSize is cork->gso_size (UDP_SEGMENT); fragsize the path MTU.
 	gsoSize, fragsize int
+	// tsflags are cork->tsflags, the SO_TIMESTAMPING flags the datagram
+	// is sent under.
+	tsflags kernel.Timestamping
 }
 
 // entry is one skb of a cork queue. The model's skb lengths count
@@ -29,9 +32,10 @@ type entry struct {
 // klen is the kernel's skb->len.
 func (e *entry) klen() int { return e.b.Len + e.hdrs }
 
-// setupCork models ip_setup_cork / ip6_setup_cork.
-func (u *Sock) setupCork() cork {
-	return cork{gsoSize: u.gsoSize, fragsize: u.Route.MTU}
+// setupCork models ip_setup_cork / ip6_setup_cork with the call's
+// cookie: its gso_size and timestamping flags.
+func (u *Sock) setupCork(ipc ipcm) cork {
+	return cork{gsoSize: ipc.gsoSize, fragsize: u.Route.MTU, tsflags: ipc.sockc.Tsflags}
 }
 
 // PageFrag returns the page of the socket's page frag, or nil.

@@ -98,6 +98,9 @@
 //	IP_HDRINCL: uarg alloc failure       EINVAL      —           —           —
 //	IP_HDRINCL: frags exhausted          EMSGSIZE    —           —           —
 //	RAW ENOBUFS without IP_RECVERR       0 (success, any profile)
+//	SOL_UDP control message not a u16    —           —           EINVAL      EINVAL
+//	  UDP_SEGMENT, or another SOL_UDP type (udp_cmsg_send; skipped before)
+//	SOL_SOCKET control message refused   EINVAL / EPERM (__sock_cmsg_send, any profile)
 //
 // (UDP_SEGMENT did not exist before v4.18, and the 128-segment limit was 64
 // before v6.x; the model applies today's rules to every profile.)
@@ -106,6 +109,9 @@
 //
 // net/ipv4/udp.c: udp_sendmsg, udp_send_skb, udp_push_pending_frames,
 // udp_flush_pending_frames, udp_lib_setsockopt (UDP_CORK, UDP_SEGMENT),
+// udp_cmsg_send and __udp_cmsg_send (UDP_SEGMENT per call: cmsgSend);
+// net/ipv4/ip_sockglue.c: ip_cmsg_send; net/ipv6/datagram.c:
+// ip6_datagram_send_ctl (their SOL_SOCKET part);
 // udp_destroy_sock; net/ipv6/udp.c: udpv6_sendmsg, udp_v6_send_skb;
 // net/ipv4/ip_output.c: ip_append_data, __ip_append_data, ip_make_skb,
 // __ip_make_skb, ip_setup_cork, ip_flush_pending_frames, ip_send_skb,

@@ -74,13 +74,16 @@ func (u *Sock) Sendto(iov []mm.Iovec, flags kernel.MsgFlags) sock.SendResult {
 	corkreq := u.corked || flags&kernel.MSG_MORE != 0
 	ulen, transhdrlen := n, 0
 	if !u.pending {
-		// ip_cmsg_send: an append to a pending datagram skips it.
-		if err := u.cmsgSend(); err != 0 {
+		// The control messages: an append to a pending datagram skips
+		// them, so they apply to the datagram of the call that opens the
+		// cork (measured on 6.18).
+		ipc, err := u.cmsgSend()
+		if err != 0 {
 			return a.result(-1, err)
 		}
 		ulen, transhdrlen = n+UDPHeaderLen, UDPHeaderLen
 		if !corkreq {
-			c := u.setupCork()
+			c := u.setupCork(ipc)
 			if err := u.ipAppendData(&c, a, ulen, transhdrlen, flags); err != 0 {
 				u.flushQueue(&c)
 				return a.result(-1, err)
@@ -91,7 +94,7 @@ func (u *Sock) Sendto(iov []mm.Iovec, flags kernel.MsgFlags) sock.SendResult {
 			return r
 		}
 		u.pending = true
-		u.cork = u.setupCork()
+		u.cork = u.setupCork(ipc)
 	}
 	if corkreq {
 		flags |= kernel.MSG_MORE
@@ -139,7 +142,7 @@ func (u *Sock) pushPending() kernel.Errno {
 		return 0
 	}
 	if u.raw() {
-		u.ipSendSkb(b)
+		u.ipSendSkb(b, c.tsflags)
 		return 0
 	}
 	return u.udpSendSkb(b, c)
@@ -190,15 +193,16 @@ func (u *Sock) udpSendSkb(b *skb.Buff, c cork) kernel.Errno {
 			b.Segs = (datalen + c.gsoSize - 1) / c.gsoSize
 		}
 	}
-	u.ipSendSkb(b)
+	u.ipSendSkb(b, c.tsflags)
 	return 0
 }
 
 // ipSendSkb models ip_send_skb → ip_output: a datagram built of several
 // fragments (a frag_list and no GSO) is split by ip_do_fragment's fast
 // path, each fragment a packet of its own charged to the socket
-// (sock_wfree); then each packet goes to the network, which owns it.
-func (u *Sock) ipSendSkb(b *skb.Buff) {
+// (sock_wfree); then each packet goes to the network, which owns it, sent
+// under the timestamping flags tsflags (the cork's).
+func (u *Sock) ipSendSkb(b *skb.Buff, tsflags kernel.Timestamping) {
 	s := b.Shinfo()
 	frags := s.FragList
 	if s.GSOSize == 0 && len(frags) > 0 {
@@ -215,18 +219,62 @@ func (u *Sock) ipSendSkb(b *skb.Buff) {
 	}
 	u.ipID++ // ip_select_ident
 	off := b.Len
-	u.Net.Xmit(sock.Packet{Skb: b, From: u.Sk, MoreFrags: len(frags) > 0, IPID: u.ipID})
+	u.Net.Xmit(sock.Packet{Skb: b, From: u.Sk, MoreFrags: len(frags) > 0, IPID: u.ipID, Tsflags: tsflags})
 	for i, f := range frags {
-		u.Net.Xmit(sock.Packet{Skb: f, From: u.Sk, MoreFrags: i < len(frags)-1, IPID: u.ipID, FragOff: off})
+		u.Net.Xmit(sock.Packet{Skb: f, From: u.Sk, MoreFrags: i < len(frags)-1, IPID: u.ipID, FragOff: off, Tsflags: tsflags})
 		off += f.Len
 	}
 }
 
-// cmsgSend runs the call's SOL_SOCKET control messages, if any
-// (ip_cmsg_send → __sock_cmsg_send), returning their errno as it is.
-func (u *Sock) cmsgSend() kernel.Errno {
-	if u.Sk.CmsgSend == nil {
-		return 0
+// ipcm is the part of struct ipcm_cookie the model reads: the call's
+// sockcm cookie and its gso_size (UDP_SEGMENT).
+type ipcm struct {
+	sockc   sock.Sockcm
+	gsoSize int
+}
+
+// cmsgSend models how udp_sendmsg and udpv6_sendmsg parse the call's
+// control messages, starting from the socket's settings (ipcm_init_sk,
+// up->gso_size): udp_cmsg_send takes the SOL_UDP ones — UDP_SEGMENT, a u16
+// (any other length EINVAL; measured on 6.18: 1000 on a 3000-byte send
+// gives three datagrams, a u32 EINVAL, 0 or at least the length one
+// datagram), sets the call's gso_size; any other type is EINVAL — where
+// the profile has it (UDPSegment: before v4.18 udp_sendmsg called
+// ip_cmsg_send alone, which skips SOL_UDP). If a message of another level
+// is present, ip_cmsg_send (ip6_datagram_send_ctl on AF_INET6) hands each
+// SOL_SOCKET one to __sock_cmsg_send (sock.Sock.SockCmsg), then the
+// SCM_ZC_NOTIFICATION; other levels are skipped (measured: level 1234 is
+// ignored). A RAW socket has only ip_cmsg_send (raw_sendmsg). The first
+// error fails the call as it is.
+func (u *Sock) cmsgSend() (ipcm, kernel.Errno) {
+	ipc := ipcm{sockc: u.Sk.InitSockcm(), gsoSize: u.gsoSize}
+	ctl := u.Sk.Control
+	if ctl == nil {
+		return ipc, 0
 	}
-	return u.Sk.CmsgSend()
+	needIP := u.raw() || !u.host().Profile.UDPSegment || ctl.Zc != nil
+	if !needIP {
+		for _, m := range ctl.Msgs {
+			if m.Type.Level != kernel.SOL_UDP {
+				needIP = true
+				continue
+			}
+			if m.Type != kernel.SCM_UDP_SEGMENT || m.Len != 2 {
+				return ipc, kernel.EINVAL
+			}
+			ipc.gsoSize = int(uint16(m.Data))
+		}
+	}
+	if !needIP {
+		return ipc, 0
+	}
+	for _, m := range ctl.Msgs {
+		if m.Type.Level != kernel.SOL_SOCKET {
+			continue
+		}
+		if err := u.Sk.SockCmsg(m, &ipc.sockc); err != 0 {
+			return ipc, err
+		}
+	}
+	return ipc, u.Sk.ZcCmsg()
 }

@@ -9,7 +9,7 @@ import (
 // rawSendmsg models raw_sendmsg (rawv6_sendmsg alike): first sendChecks
 // (more than 65535 bytes is EMSGSIZE, IPv6 past the destination; MSG_OOB
 // EOPNOTSUPP); then the control messages
-// (ip_cmsg_send, Sk.CmsgSend); with IP_HDRINCL raw_send_hdrinc,
+// (ip_cmsg_send: cmsgSend); with IP_HDRINCL raw_send_hdrinc,
 // else ip_append_data on sk_write_queue with no transport header
 // (transhdrlen 0: the payload is counted from the first byte), flushed on
 // error and pushed unless MSG_MORE. An ENOBUFS from the push is success
@@ -24,18 +24,19 @@ func (u *Sock) rawSendmsg(a *call, flags kernel.MsgFlags) sock.SendResult {
 		// bound ip6_append_data enforces.
 		return a.result(-1, kernel.EMSGSIZE)
 	}
-	if err := u.cmsgSend(); err != 0 {
+	ipc, err := u.cmsgSend()
+	if err != 0 {
 		return a.result(-1, err)
 	}
 	if u.Sk.Hdrincl {
-		return a.result(n, u.rawSendHdrinc(a, n, flags))
+		return a.result(n, u.rawSendHdrinc(a, n, flags, ipc.sockc.Tsflags))
 	}
 	if !u.pending {
-		u.cork = u.setupCork()
+		u.cork = u.setupCork(ipc)
 		u.cork.gsoSize = 0
 		u.pending = true
 	}
-	err := u.ipAppendData(&u.cork, a, n, 0, flags)
+	err = u.ipAppendData(&u.cork, a, n, 0, flags)
 	switch {
 	case err != 0:
 		u.flushPending()
@@ -63,7 +64,7 @@ func (u *Sock) rawSendmsg(a *call, flags kernel.MsgFlags) sock.SendResult {
 // the EINVAL left over from the header check) and pins the rest as frags
 // (EMSGSIZE past MAX_SKB_FRAGS), aborting the id on error. An ENOBUFS is
 // reported as success unless IP_RECVERR is set.
-func (u *Sock) rawSendHdrinc(a *call, length int, flags kernel.MsgFlags) kernel.Errno {
+func (u *Sock) rawSendHdrinc(a *call, length int, flags kernel.MsgFlags, tsflags kernel.Timestamping) kernel.Errno {
 	if length > u.Route.MTU {
 		return kernel.EMSGSIZE
 	}
@@ -107,7 +108,7 @@ func (u *Sock) rawSendHdrinc(a *call, length int, flags kernel.MsgFlags) kernel.
 		}
 	}
 	u.Sk.ChargeW(b)
-	u.ipSendSkb(b)
+	u.ipSendSkb(b, tsflags)
 	return 0
 }
 

@@ -177,6 +177,7 @@ func (r *resolver) sizes(st scenario.Stmt) {
 	switch s := st.(type) {
 	case *scenario.Sendmsg:
 		r.iovec(s.Iov, s.Pos())
+		r.cmsgs(s.Cmsgs)
 		r.zcInfo(s.Options)
 	case *scenario.Sendmmsg:
 		for _, m := range s.Msgs {
@@ -249,6 +250,27 @@ func (r *resolver) cpuOption(st scenario.Stmt) {
 	}
 	if o, ok := os.Lookup("cpu"); ok {
 		r.bound(o.Value, "cpu", 0, packet.NrCPUs-1)
+	}
+}
+
+// cmsgs checks a sendmsg's control messages: the model knows what they
+// do (sock.Modelled), a level and type are 32-bit, a length is at most
+// INT_MAX and the value fits in it (all 8 bytes of it from 8 on).
+func (r *resolver) cmsgs(ms []scenario.Cmsg) {
+	for _, m := range ms {
+		t := m.CmsgType()
+		for _, id := range []scenario.Ident{m.Level, m.Type} {
+			if n, err := strconv.ParseUint(id.Name, 0, 64); err == nil && n > math.MaxInt32 {
+				r.fail(id.Pos, id.Name, "a control message's level and type are ints, at most %d", math.MaxInt32)
+			}
+		}
+		if !sock.Modelled(t) {
+			r.fail(m.Type.Pos, m.Type.Name, "the model does not know what this control message does (SOL_IP and SOL_IPV6 types, SCM_DEVMEM_DMABUF, SCM_TS_OPT_ID)")
+		}
+		r.bound(m.Len, "a control message's length", 0, maxBuf)
+		if n := m.DataLen(); n < 8 && m.Data()>>(8*n) != 0 {
+			r.fail(m.Pos, m.Type.Name, "the value %d does not fit in %d bytes of data", m.Data(), n)
+		}
 	}
 }
 

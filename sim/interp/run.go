@@ -9,6 +9,7 @@ import (
 	"github.com/zcsim/zcsim/sim"
 	"github.com/zcsim/zcsim/sim/engine"
 	"github.com/zcsim/zcsim/sim/scenario"
+	"github.com/zcsim/zcsim/sock"
 )
 
 // Options of a scenario run.
@@ -331,11 +332,7 @@ func (in *interp) exec(st scenario.Stmt, c sim.Call) {
 	case *scenario.Sendto:
 		r = w.SendTo(c, in.sock(s.Sock), []int{callLen(s.Len)}, s.Flags.MsgFlags())
 	case *scenario.Sendmsg:
-		if size, n, ok := s.ZcInfo(); ok {
-			r = w.SendZcInfo(c, in.sock(s.Sock), scenario.Lengths(s.Iov), s.Flags.MsgFlags(), sim.ZcInfo{Size: size, DataLen: n})
-		} else {
-			r = w.Send(c, in.sock(s.Sock), scenario.Lengths(s.Iov), s.Flags.MsgFlags())
-		}
+		r = w.SendMsg(c, in.sock(s.Sock), scenario.Lengths(s.Iov), s.Flags.MsgFlags(), control(s))
 	case *scenario.Sendmmsg:
 		msgs := make([][]int, len(s.Msgs))
 		for i, m := range s.Msgs {
@@ -391,7 +388,8 @@ func (in *interp) exec(st scenario.Stmt, c sim.Call) {
 // verify compares a call's result with the statement's expectation. A
 // call that blocks for ever never returns, so that is the one mismatch;
 // a result that depends on what the scenario does not state is no
-// prediction, so an expectation of it cannot hold either.
+// prediction, so an expectation of it cannot hold either; and a call
+// whose effect the model says it does not predict is a mismatch.
 func (in *interp) verify(st scenario.Stmt, r sim.Result) {
 	want := st.Expectation()
 	switch {
@@ -399,6 +397,8 @@ func (in *interp) verify(st scenario.Stmt, r sim.Result) {
 		in.mismatch(st, "the call to return", "it blocks forever: nothing left in the network will wake it")
 	case !want.IsZero() && r.Send.Undetermined != "":
 		in.mismatch(st, want.String(), "undetermined: "+r.Send.Undetermined)
+	case r.Unmodelled != "":
+		in.mismatch(st, "a call the model predicts", r.Unmodelled)
 	case !want.IsZero():
 		if !matches(want, r) {
 			in.mismatch(st, want.String(), resultText(want, r))
@@ -581,3 +581,15 @@ func sortedKeys[V any](m map[string]V) []string {
 // it: import_ubuf (import_single_range before 6.3) cuts any size_t to
 // MAX_RW_COUNT before the protocol sees it.
 func callLen(v scenario.Value) int { return int(min(v.N, kernel.MaxRWCount)) }
+
+// control returns the control buffer of a sendmsg statement.
+func control(s *scenario.Sendmsg) sim.Control {
+	var ctl sim.Control
+	for _, m := range s.Cmsgs {
+		ctl.Msgs = append(ctl.Msgs, sock.Cmsg{Type: m.CmsgType(), Len: m.DataLen(), Data: m.Data()})
+	}
+	if size, n, ok := s.ZcInfo(); ok {
+		ctl.Zc = &sim.ZcInfo{Size: size, DataLen: n}
+	}
+	return ctl
+}

@@ -594,10 +594,10 @@ func (r *replayer) send(o *strace.Send) {
 				"strace did not print the size of its SCM_ZC_NOTIFICATION; not replayed", Undetermined)
 			return
 		}
-		info := sim.ZcInfo{Size: z.Size, DataLen: z.DataLen, To: o.To.Addr.IsValid()}
+		ctl := sim.Control{Zc: &sim.ZcInfo{Size: z.Size, DataLen: z.DataLen}, To: o.To.Addr.IsValid()}
 		text += fmt.Sprintf(" zc_info=%d", z.Size)
 		send = func(c sim.Call, s *sim.Socket, lens []int, flags kernel.MsgFlags) sim.Result {
-			return r.w.SendZcInfo(c, s, lens, flags, info)
+			return r.w.SendMsg(c, s, lens, flags, ctl)
 		}
 	}
 	obs := o.Result.String()

@@ -45,7 +45,8 @@
 //	          | ( "connect" | "listen" | "bind" | "close" ) sock
 //	          | "accept" sock name | "shutdown" sock SHUT
 //	          | ( "send" | "sendto" ) sock operand flags
-//	          | "sendmsg" sock iovec flags | "sendmmsg" sock iovec { iovec } flags
+//	          | "sendmsg" sock iovec flags { cmsg } options
+//	          | "sendmmsg" sock iovec { iovec } flags
 //	          | "recvmsg" sock flags options | "recv" sock operand [ flags ]
 //	          | "poll" sock union [ duration ]
 //	          | "mmap" sock [ operand ] [ union ] | "munmap" sock
@@ -70,6 +71,8 @@
 //	          | "cmsg_type" "=" ( "IP_RECVERR" | "IPV6_RECVERR" | "PACKET_TX_TIMESTAMP" ) .
 //	eefield   = ( "ee_errno" | "ee_origin" | "ee_type" | "ee_code" | "ee_info" | "ee_data" )
 //	            "=" ( number | ERRNO | SO_EE_ORIGIN | SO_EE_CODE ) .
+//	cmsg      = "cmsg" ( LEVEL | number ) ( CMSG_TYPE | number ) ( number | union )
+//	            [ "len" "=" number ] .
 //	check     = option | "notified" "=" "[" id "," id "]" .
 //	options   = { option } .
 //	option    = key [ "=" value ] .
@@ -95,7 +98,9 @@
 // Upper-case nonterminals are kernel names: FAMILY (AF_*), the union after
 // socket (SOCK_*), PROTOCOL (IPPROTO_*), LEVEL (SOL_*, IPPROTO_*), OPTNAME
 // (SO_*, TCP_*, UDP_*, IP_*, IPV6_*), flags (MSG_*), the union after
-// SO_TIMESTAMPING (SOF_TIMESTAMPING_*), ERRNO (E*), SHUT (SHUT_RD, SHUT_WR,
+// SO_TIMESTAMPING (SOF_TIMESTAMPING_*; also after a cmsg of that type),
+// CMSG_TYPE (a sendmsg control message type at the cmsg's LEVEL:
+// UDP_SEGMENT, SO_TIMESTAMPING, SO_MARK, SCM_RIGHTS, …), ERRNO (E*), SHUT (SHUT_RD, SHUT_WR,
 // SHUT_RDWR), CAP (CAP_IPC_LOCK, the one
 // capability the model has) and SCM_TSTAMP
 // (SCM_TSTAMP_SND, _SCHED, _ACK, _COMPLETION). K, M and G mean KiB, MiB and
@@ -125,7 +130,9 @@
 //     but for a comment; a repeat takes no "=>" expectation.
 //   - A "|"-union names each symbol once; "0" stands alone.
 //   - setsockopt and getsockopt reject an option at a level it does not
-//     belong to (SO_ZEROCOPY is SOL_SOCKET, TCP_CORK is IPPROTO_TCP).
+//     belong to (SO_ZEROCOPY is SOL_SOCKET, TCP_CORK is IPPROTO_TCP), and
+//     a cmsg a type name at another level than its own; numbers are
+//     taken as they are.
 //   - An errno outcome may be written "ENOBUFS" or "-1 ENOBUFS"; Format
 //     writes the latter.
 //   - An outcome names each field once; a field is "key=value" (a word

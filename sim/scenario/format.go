@@ -152,7 +152,11 @@ func callWords(st Stmt) []string {
 	case *Sendto:
 		return []string{"sendto", s.Sock.String(), s.Len.Text, s.Flags.String()}
 	case *Sendmsg:
-		return append([]string{"sendmsg", s.Sock.String(), iovec(s.Iov), s.Flags.String()}, options(s.Options)...)
+		w := []string{"sendmsg", s.Sock.String(), iovec(s.Iov), s.Flags.String()}
+		for _, c := range s.Cmsgs {
+			w = append(w, c.words()...)
+		}
+		return append(w, options(s.Options)...)
 	case *Sendmmsg:
 		w := []string{"sendmmsg", s.Sock.String()}
 		for _, m := range s.Msgs {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
+	"github.com/zcsim/zcsim/kernel"
 	"pgregory.net/rapid"
 )
 
@@ -106,6 +107,35 @@ func genNumberBelow(t *rapid.T, n uint64) Value {
 }
 
 func word(s string) Value { return Value{Kind: ValueWord, Text: s} }
+
+// genCmsg draws a control message: a named type at a name of its level,
+// or numbers, with a value, flags for a timestamping type, maybe a length.
+func genCmsg(t *rapid.T) Cmsg {
+	var c Cmsg
+	if rapid.Bool().Draw(t, "named") {
+		c.Type = genSymbol(t, cmsgTypeNames)
+		typ, _ := kernel.CmsgTypeNames.ByName(c.Type.Name)
+		var levels []string
+		for _, l := range levelNames.names() {
+			if v, _ := kernel.LevelNames.ByName(l); v == typ.Level {
+				levels = append(levels, l)
+			}
+		}
+		c.Level = Ident{Name: rapid.SampledFrom(levels).Draw(t, "level")}
+	} else {
+		c.Level = Ident{Name: genNumberBelow(t, 1<<31).Text}
+		c.Type = Ident{Name: genNumberBelow(t, 1<<31).Text}
+	}
+	if c.isTimestamping() && rapid.Bool().Draw(t, "flags") {
+		c.Flags = genFlags(t, timestampingNames, false)
+	} else {
+		c.Value = genNumber(t)
+	}
+	if rapid.Bool().Draw(t, "len") {
+		c.Len = genNumberBelow(t, 64)
+	}
+	return c
+}
 
 func genSymbol(t *rapid.T, tab table) Ident {
 	return Ident{Name: rapid.SampledFrom(tab.names()).Draw(t, tab.what)}
@@ -287,7 +317,8 @@ func genStmt(t *rapid.T) Stmt {
 			return &Sendto{Sock: genSock(t), Len: genNumber(t), Flags: genFlags(t, msgFlagNames, true)}
 		},
 		func(t *rapid.T) Stmt {
-			return &Sendmsg{Sock: genSock(t), Iov: genIov(t), Flags: genFlags(t, msgFlagNames, true)}
+			return &Sendmsg{Sock: genSock(t), Iov: genIov(t), Flags: genFlags(t, msgFlagNames, true),
+				Cmsgs: rapid.SliceOfN(rapid.Custom(genCmsg), 0, 3).Draw(t, "cmsgs")}
 		},
 		func(t *rapid.T) Stmt {
 			return &Sendmmsg{Sock: genSock(t), Msgs: rapid.SliceOfN(rapid.Custom(genIov), 1, 3).Draw(t, "msgs"),

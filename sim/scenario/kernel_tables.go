@@ -12,6 +12,7 @@ var (
 	protocolNames     = tableOf("protocol", kernel.ProtocolNames)
 	levelNames        = tableOf("level", kernel.LevelNames)
 	sockOptNames      = tableOf("socket option", kernel.SockOptNames)
+	cmsgTypeNames     = tableOf("control message type", kernel.CmsgTypeNames)
 	timestampingNames = tableOf("timestamping flag", kernel.TimestampingNames)
 	pollEventNames    = tableOf("poll event", kernel.PollEventNames)
 	protNames         = tableOf("protection", kernel.ProtNames)

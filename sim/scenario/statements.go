@@ -39,9 +39,7 @@ var statements = map[string]func(*lineParser) Stmt{
 	"sendto": func(p *lineParser) Stmt {
 		return &Sendto{Sock: p.sock(), Len: p.operand("length"), Flags: p.flags(msgFlagNames, true)}
 	},
-	"sendmsg": func(p *lineParser) Stmt {
-		return &Sendmsg{Sock: p.sock(), Iov: p.iovec(), Flags: p.flags(msgFlagNames, true), Options: p.options(sendmsgOpts)}
-	},
+	"sendmsg":  parseSendmsg,
 	"sendmmsg": parseSendmmsg,
 	"recvmsg": func(p *lineParser) Stmt {
 		return &Recvmsg{Sock: p.sock(), Flags: p.flags(msgFlagNames, true), Options: p.options(recvmsgOpts)}
@@ -189,6 +187,16 @@ func parseSetsockopt(p *lineParser) Stmt {
 		}
 	}
 	s.Options = p.options(optvalOpts)
+	return s
+}
+
+func parseSendmsg(p *lineParser) Stmt {
+	s := &Sendmsg{Sock: p.sock(), Iov: p.iovec(), Flags: p.flags(msgFlagNames, true)}
+	for t, ok := p.peek(); ok && t.kind == tWord && t.text == "cmsg"; t, ok = p.peek() {
+		p.advance()
+		s.Cmsgs = append(s.Cmsgs, p.parseCmsg(p.pos(t.col)))
+	}
+	s.Options = p.options(sendmsgOpts)
 	return s
 }
 

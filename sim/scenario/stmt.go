@@ -200,16 +200,18 @@ type Sendto struct {
 	Flags Flags
 }
 
-// Sendmsg is "sendmsg S [LEN, ...] FLAGS [zc_info=N [zc_len=BYTES]]":
-// sendmsg(2) with one iovec of each length. With zc_info it carries an
-// SCM_ZC_NOTIFICATION control message (the unmerged v7 series) whose
-// struct zc_info has room for N completions; zc_len overrides the cmsg
-// data length, 4 + 12×N when not given.
+// Sendmsg is "sendmsg S [LEN, ...] FLAGS {cmsg LEVEL TYPE VALUE [len=N]}
+// [zc_info=N [zc_len=BYTES]]": sendmsg(2) with one iovec of each length
+// and the control messages Cmsgs, in order. With zc_info it also carries,
+// last, an SCM_ZC_NOTIFICATION control message (the unmerged v7 series)
+// whose struct zc_info has room for N completions; zc_len overrides the
+// cmsg data length, 4 + 12×N when not given.
 type Sendmsg struct {
 	Line
 	Sock    Sock
 	Iov     []Value
 	Flags   Flags
+	Cmsgs   []Cmsg
 	Options Options // zc_info, zc_len
 }
 
