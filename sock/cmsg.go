@@ -126,3 +126,18 @@ func Modelled(t kernel.CmsgType) bool {
 	}
 	return true
 }
+
+// NeedsData reports whether what a control message of type t with n bytes
+// of data does depends on its value: a u16 UDP_SEGMENT's (the segment
+// size), a u32 SO_TIMESTAMPING's (the flags, or EINVAL) and a u32
+// SO_PRIORITY's (EPERM above 6). SO_MARK's routes nothing in the model;
+// every other message is refused or ignored whatever its value.
+func NeedsData(t kernel.CmsgType, n int) bool {
+	switch t {
+	case kernel.SCM_UDP_SEGMENT:
+		return n == 2
+	case kernel.SCM_TIMESTAMPING, kernel.SCM_TIMESTAMPING_NEW, kernel.SCM_PRIORITY:
+		return n == 4
+	}
+	return false
+}

@@ -594,15 +594,32 @@ func (r *replayer) send(o *strace.Send) {
 				"strace did not print the size of its SCM_ZC_NOTIFICATION; not replayed", Undetermined)
 			return
 		}
-		ctl := sim.Control{Zc: &sim.ZcInfo{Size: z.Size, DataLen: z.DataLen}, To: o.To.Addr.IsValid()}
-		text += fmt.Sprintf(" zc_info=%d", z.Size)
+	}
+	msgs, unknown := controlOf(o.Control)
+	for _, m := range msgs {
+		text += fmt.Sprintf(" cmsg %d %d", m.Type.Level, m.Type.Name)
+	}
+	if z := o.ZcInfo; z != nil || len(msgs) > 0 {
+		ctl := sim.Control{Msgs: msgs, To: o.To.Addr.IsValid()}
+		if z != nil {
+			ctl.Zc = &sim.ZcInfo{Size: z.Size, DataLen: z.DataLen}
+			text += fmt.Sprintf(" zc_info=%d", z.Size)
+		}
 		send = func(c sim.Call, s *sim.Socket, lens []int, flags kernel.MsgFlags) sim.Result {
 			return r.w.SendMsg(c, s, lens, flags, ctl)
 		}
 	}
 	obs := o.Result.String()
-	if o.Abbrev != "" {
-		r.abbreviatedSend(o, e, text, func(lens []int) sim.Result {
+	if o.Abbrev != "" || unknown != "" {
+		why := o.Abbrev
+		if unknown != "" {
+			// Replayed without its control messages, as far as it is.
+			why, send = unknown, r.w.Send
+			if o.To.Addr.IsValid() {
+				send = r.w.SendTo
+			}
+		}
+		r.abbreviatedSend(o, e, text, why, func(lens []int) sim.Result {
 			return send(r.call(&o.Header, text), e.s, lens, flags)
 		})
 		return
@@ -686,6 +703,8 @@ func (r *replayer) send(o *strace.Send) {
 	}
 	pred := res.String()
 	switch {
+	case res.Unmodelled != "":
+		r.add(&o.Header, o.Fd, e.s.Name, text, obs, pred, res.Unmodelled, Undetermined)
 	case pred == obs && ahead > 0:
 		r.assume(&o.Header, e, text, obs, pred, "", fmt.Sprintf("the network ran %v ahead of the model's clock: %s", ahead, aheadWhy))
 	case pred != obs && noSchedule != "":
@@ -742,19 +761,20 @@ func (r *replayer) tooBig(n int) string {
 	return fmt.Sprintf("the call moves %d bytes, more than the replay simulates (%d): not replayed, so the model's state lacks it and later calls on this socket may diverge", n, r.maxBytes)
 }
 
-// abbreviatedSend handles a send whose buffers strace abbreviated: the
-// prediction is undetermined. A send the log shows succeeding with n
+// abbreviatedSend handles a send whose buffers strace abbreviated, or
+// whose control messages the model cannot run: the prediction is
+// undetermined, and why says why. A send the log shows succeeding with n
 // bytes is run on the model as one n-byte buffer, so that its state (data
 // queued, zerocopy ids) stays close to the kernel's; a failed one queued
 // nothing and is not run.
-func (r *replayer) abbreviatedSend(o *strace.Send, e *fdEntry, text string, send func([]int) sim.Result) {
+func (r *replayer) abbreviatedSend(o *strace.Send, e *fdEntry, text, why string, send func([]int) sim.Result) {
 	obs := o.Result.String()
 	n, ok := o.Result.Ret()
 	switch {
 	case !ok || n < 0:
-		r.add(&o.Header, o.Fd, e.s.Name, text, obs, notReplayed, o.Abbrev+"; not replayed (a failed send queues nothing)", Undetermined)
+		r.add(&o.Header, o.Fd, e.s.Name, text, obs, notReplayed, why+"; not replayed (a failed send queues nothing)", Undetermined)
 	case n > int64(r.maxBytes):
-		r.add(&o.Header, o.Fd, e.s.Name, text, obs, notReplayed, o.Abbrev+"; "+r.tooBig(int(n)), Undetermined)
+		r.add(&o.Header, o.Fd, e.s.Name, text, obs, notReplayed, why+"; "+r.tooBig(int(n)), Undetermined)
 	default:
 		r.between(&o.Header)
 		charged := e.s.Sk.WmemQueuedCharged
@@ -763,7 +783,7 @@ func (r *replayer) abbreviatedSend(o *strace.Send, e *fdEntry, text string, send
 		e.unacked.sent(e, res.Send, e.s.Sk.WmemQueuedCharged-charged, line(&o.Header))
 		e.out.wrote(n)
 		r.add(&o.Header, o.Fd, e.s.Name, text, obs, res.String(),
-			fmt.Sprintf("%s; the model replayed it as one %d-byte buffer (the observed result) to keep its state close to the kernel's", o.Abbrev, n), Undetermined)
+			fmt.Sprintf("%s; the model replayed it as one %d-byte buffer (the observed result) to keep its state close to the kernel's", why, n), Undetermined)
 	}
 }
 
@@ -1179,4 +1199,33 @@ func msgFlags(names []string) kernel.MsgFlags {
 		}
 	}
 	return f
+}
+
+// controlOf turns a sendmsg's control messages as strace printed them
+// into the model's, or says why the model cannot run them: a level or
+// type strace named and the model does not know, a cmsg_len shorter than
+// its header, a message the model does not know (sock.Modelled), or one
+// whose value decides what the call does (sock.NeedsData) when strace did
+// not print its data.
+func controlOf(cs []strace.SendCmsg) ([]sock.Cmsg, string) {
+	var msgs []sock.Cmsg
+	for _, c := range cs {
+		t := kernel.CmsgType{Level: kernel.Level(c.Level), Name: c.Type}
+		switch {
+		case c.Name != "":
+			return nil, fmt.Sprintf("strace names a control message level or type %s, which the model does not know", c.Name)
+		case c.DataLen < 0:
+			return nil, "a control message's cmsg_len is shorter than its header (CMSG_OK), which the model does not run"
+		case !sock.Modelled(t):
+			return nil, fmt.Sprintf("the model does not know what the control message of level %d, type %d does", c.Level, c.Type)
+		case c.Data == nil && sock.NeedsData(t, c.DataLen):
+			return nil, fmt.Sprintf("strace did not print the data of the control message of level %d, type %d, which decides what the call does", c.Level, c.Type)
+		}
+		var v uint64
+		for i := 0; i < len(c.Data) && i < 8; i++ {
+			v |= uint64(c.Data[i]) << (8 * i)
+		}
+		msgs = append(msgs, sock.Cmsg{Type: t, Len: c.DataLen, Data: v})
+	}
+	return msgs, ""
 }

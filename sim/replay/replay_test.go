@@ -278,8 +278,10 @@ func TestWriteText(t *testing.T) {
 // generated ones (stracetest).
 func FuzzReplay(f *testing.F) {
 	f.Add([]byte(tcpLog))
-	if b, err := os.ReadFile("../strace/testdata/udp4_ttt.log"); err == nil {
-		f.Add(b)
+	for _, log := range []string{"../strace/testdata/udp4_ttt.log", "testdata/cmsg.log"} {
+		if b, err := os.ReadFile(log); err == nil {
+			f.Add(b)
+		}
 	}
 	for seed := range uint64(16) {
 		src, _ := stracetest.Log(seed, 16)

@@ -494,7 +494,9 @@ func decodeSendMsg(h Header, a []Value) (Op, *badArg) {
 			}
 			if z != nil {
 				op.ZcInfo = z
+				continue
 			}
+			op.Control = append(op.Control, sendCmsg(e))
 		}
 	}
 	return op, nil

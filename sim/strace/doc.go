@@ -119,7 +119,14 @@
 // knows for 78) yields a [ZcInfo]: the data length from cmsg_len and, when
 // cmsg_data shows at least 4 bytes, the zc_info's size. strace decodes
 // sendmsg on entry, so the log shows the program's request and never the
-// completions the kernel wrote back.
+// completions the kernel wrote back. Every other control message of a
+// sendmsg is a [SendCmsg] in Send.Control: its level and type as numbers
+// (strace's names, kernel.LevelNames and kernel.CmsgTypeNames, or the hex
+// it prints for a type it cannot name: "cmsg_type=0x67" for UDP_SEGMENT,
+// "0x24 /* SCM_??? */" for SO_MARK; a name neither knows is kept as
+// text), the data length from cmsg_len, and the data when strace printed
+// it as bytes. strace 6.1 prints none for a type it has no decoder for
+// (UDP_SEGMENT, SO_MARK, SO_PRIORITY, a 4-byte SO_TIMESTAMPING_OLD).
 //
 // A setsockopt's struct tpacket_req (PACKET_TX_RING, strace's
 // {tp_block_size=4096, tp_block_nr=1, tp_frame_size=2048, tp_frame_nr=2})

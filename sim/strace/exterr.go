@@ -1,6 +1,10 @@
 package strace
 
-import "encoding/binary"
+import (
+	"encoding/binary"
+
+	"github.com/zcsim/zcsim/kernel"
+)
 
 // extErrSize is sizeof(struct sock_extended_err): u32 ee_errno, u8
 // ee_origin, u8 ee_type, u8 ee_code, u8 ee_pad, u32 ee_info, u32 ee_data.
@@ -195,4 +199,49 @@ func zcInfo(v Value) (*ZcInfo, *badArg) {
 		}
 	}
 	return z, nil
+}
+
+// straceCmsgTypes are names strace gives sendmsg control message types
+// beside the kernel's own (kernel.CmsgTypeNames): its scmvals spellings.
+var straceCmsgTypes = map[string]kernel.CmsgType{
+	"SCM_TIMESTAMPING": kernel.SCM_TIMESTAMPING,
+	"SO_TXTIME":        kernel.SCM_TXTIME,
+}
+
+// sendCmsg decodes one control message of a sendmsg: level and type by
+// number (strace's "0x67", "0x24 /* SCM_??? */") or by name, the data
+// length from cmsg_len, and the data when printed as bytes.
+func sendCmsg(v Value) SendCmsg {
+	lv, _ := v.Field("cmsg_level")
+	tv, _ := v.Field("cmsg_type")
+	var c SendCmsg
+	if n, ok := lv.AsInt(); ok {
+		c.Level = int32(n)
+	} else if l, ok := kernel.LevelNames.ByName(lv.Symbol()); ok {
+		c.Level = int32(l)
+	} else {
+		c.Name = lv.Symbol()
+	}
+	t, named := kernel.CmsgTypeNames.ByName(tv.Symbol())
+	if !named || t.Level != kernel.Level(c.Level) {
+		t, named = straceCmsgTypes[tv.Symbol()]
+	}
+	switch n, ok := tv.AsInt(); {
+	case ok:
+		c.Type = int32(n)
+	case named && t.Level == kernel.Level(c.Level):
+		c.Type = t.Name
+	case c.Name == "":
+		c.Name = tv.Symbol()
+	}
+	c.DataLen = -1
+	if n, ok := fieldInt(v, "cmsg_len"); ok && n >= cmsgHdrLen && n <= 1<<31-1 {
+		c.DataLen = int(n - cmsgHdrLen)
+	}
+	if data, ok := v.Field("cmsg_data"); ok {
+		if b, bad := cmsgBytes(data); bad == nil {
+			c.Data = b
+		}
+	}
+	return c
 }

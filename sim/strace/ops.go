@@ -141,6 +141,24 @@ type Send struct {
 	// ZcInfo is the SCM_ZC_NOTIFICATION control message a sendmsg
 	// carried (the unmerged v7 series), nil without one.
 	ZcInfo *ZcInfo `json:"zc_info,omitempty"`
+	// Control are the sendmsg's other control messages, in order.
+	Control []SendCmsg `json:"control,omitempty"`
+}
+
+// SendCmsg is a control message of a sendmsg as strace printed it on
+// entry. Level and Type are cmsg_level and cmsg_type, unless strace
+// printed a name this package does not know: Name holds it then. DataLen
+// is cmsg_len less the cmsghdr, -1 when cmsg_len is missing or shorter
+// than the header. Data is the data when strace printed it as bytes (a
+// string or an array of bytes), nil otherwise: strace 6.1 prints no data
+// for the types it has no decoder for (UDP_SEGMENT, SO_MARK, a 4-byte
+// SO_TIMESTAMPING_OLD), only "cmsg_type=0x67".
+type SendCmsg struct {
+	Level   int32  `json:"level"`
+	Type    int32  `json:"type"`
+	Name    string `json:"name,omitempty"`
+	DataLen int    `json:"data_len"`
+	Data    []byte `json:"data,omitempty"`
 }
 
 // ZcInfo is an SCM_ZC_NOTIFICATION cmsg as strace printed it on entry to
