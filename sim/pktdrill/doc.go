@@ -70,11 +70,13 @@
 // (one scripted device, TCP sockets on it, epoll instances, calls with
 // their expected results, waits, inject with its sequence numbers, packet
 // with its range and the Fast Open option as tcp_options_write lays it
-// out, sendto, a sysctl of one value as a shell command, poll with its
-// revents, an error-queue read with control=0 that loses its record to
-// MSG_CTRUNC, which packetdrill gives no control buffer, or with
-// control=N at least the buffer packetdrill gives the record it lists,
-// 48 bytes on AF_INET and 64 on AF_INET6, that returns it)
+// out, sendto, a sendmsg whose control messages have 4 bytes of data each
+// (msg_control with an integer cmsg_data; no zc_info), a sysctl of one
+// value as a shell command, poll with its revents, an error-queue read
+// with control=0 that loses its record to MSG_CTRUNC, which packetdrill
+// gives no control buffer, or with control=N at least the buffer
+// packetdrill gives the record it lists, 48 bytes on AF_INET and 64 on
+// AF_INET6, that returns it)
 // becomes a script for a packetdrill binary and the live kernel.
 // A packet statement naming no option checks none, written <...>; one
 // naming some writes them in the order Linux sends them. Anything else is

@@ -279,14 +279,26 @@ func (x *exporter) onSocket(st scenario.Stmt) {
 		x.event("recv(%d, ..., %d, %s) = %s", fd, s.Len.N, s.Flags, r)
 	case *scenario.Sendmsg:
 		if len(s.Options) > 0 {
-			x.fail(st, "the exporter writes sendmsg without control messages only")
+			x.fail(st, "the exporter writes no SCM_ZC_NOTIFICATION: packetdrill has none")
 			return
 		}
 		iov := make([]string, len(s.Iov))
 		for i, v := range s.Iov {
 			iov[i] = fmt.Sprintf("{..., %d}", v.N)
 		}
-		x.event("sendmsg(%d, {msg_name(...)=..., msg_iov(%d)=[%s], msg_flags=0}, %s) = %s", fd, len(iov), strings.Join(iov, ", "), s.Flags, r)
+		ctl := ""
+		if len(s.Cmsgs) > 0 {
+			var cms []string
+			for _, c := range s.Cmsgs {
+				if c.DataLen() != 4 {
+					x.fail(st, "packetdrill writes a control message's data as an int (4 bytes), not %d bytes", c.DataLen())
+					return
+				}
+				cms = append(cms, fmt.Sprintf("{cmsg_level=%s, cmsg_type=%s, cmsg_data=%s}", c.Level.Name, c.Type.Name, cmsgData(c)))
+			}
+			ctl = ", msg_control=[" + strings.Join(cms, ", ") + "]"
+		}
+		x.event("sendmsg(%d, {msg_name(...)=..., msg_iov(%d)=[%s]%s, msg_flags=0}, %s) = %s", fd, len(iov), strings.Join(iov, ", "), ctl, s.Flags, r)
 	}
 }
 
@@ -597,4 +609,13 @@ func (x *exporter) packet(s *scenario.Packet) {
 	if seg, ok := x.segment(s, s.Flags, s.Options, false); ok {
 		x.event("> %s", seg)
 	}
+}
+
+// cmsgData writes a control message's value as packetdrill reads an
+// integer cmsg_data: the flags as named, or the number.
+func cmsgData(c scenario.Cmsg) string {
+	if !c.Flags.IsZero() {
+		return c.Flags.String()
+	}
+	return strconv.FormatUint(c.Data(), 10)
 }

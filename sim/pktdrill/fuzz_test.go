@@ -23,6 +23,7 @@ func FuzzImport(f *testing.F) {
 	f.Add([]byte("0 socket(..., SOCK_STREAM, IPPROTO_TCP) = 3\n+0 recvmsg(3, {msg_flags=MSG_ERRQUEUE|MSG_CTRUNC, msg_control=[{cmsg_level=CMSG_LEVEL_IP, cmsg_type=CMSG_TYPE_RECVERR, cmsg_data={ee_errno=0, ee_info=1}}]}, MSG_ERRQUEUE) = 0\n"))
 	f.Add([]byte("--ip_version=ipv6\n`sysctl -q x`\n* recvmsg(3, {a={b=[1,2]}}, 0) = -1 EAGAIN (x)\n"))
 	f.Add([]byte("`sysctl -q net.ipv4.tcp_fastopen=0x207`\n0 socket(..., SOCK_STREAM, IPPROTO_TCP) = 3\n+0 sendto(3, ..., 10, MSG_FASTOPEN, ..., ...) = 10\n+0 > S 0:10(10) <mss 1460,FOEXP,FO 0a0b0c0d,nop,nop>\n+0 poll([{fd=3, events=POLLIN, revents=POLLERR|POLLHUP}], 1, 5) = 1\n+0 epoll_create(1) = 4\n+0 epoll_ctl(4, EPOLL_CTL_ADD, 3, {events=EPOLLIN, ptr=9}) = 0\n+0 epoll_wait(4, {events=EPOLLIN, ptr=9}, 1, 0) = 1\n"))
+	f.Add([]byte(cmsgScript))
 	f.Fuzz(func(t *testing.T, src []byte) {
 		r, err := Import("f.pkt", src)
 		if err != nil {

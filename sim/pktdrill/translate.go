@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/zcsim/zcsim/kernel"
 	"github.com/zcsim/zcsim/sim/scenario"
 )
 
@@ -559,15 +560,24 @@ func (t *translator) send(c call) {
 }
 
 // sendmsg takes {msg_name(...)=..., msg_iov(N)=[{..., LEN}, ...],
-// msg_flags=0}; control data is not translated.
+// msg_control=[{cmsg_level=L, cmsg_type=T, cmsg_data=V}, ...],
+// msg_flags=0}.
 func (t *translator) sendmsg(c call, name string) {
 	if !t.nargs(c, 3) || c.args[1].kind != eStruct {
 		t.fail(c.pos, c.name, "sendmsg takes (fd, {msg_iov(N)=[...], ...}, flags)")
 		return
 	}
-	var lens []string
+	var lens, cmsgs []string
 	for _, f := range c.args[1].fields {
 		switch f.name {
+		case "msg_control":
+			for _, cm := range f.val.items {
+				w, ok := t.sendCmsg(cm)
+				if !ok {
+					return
+				}
+				cmsgs = append(cmsgs, w)
+			}
 		case "msg_iov":
 			for _, iov := range f.val.items {
 				if iov.kind != eStruct && iov.kind != eList || len(iov.items)+len(iov.fields) == 0 {
@@ -588,8 +598,55 @@ func (t *translator) sendmsg(c call, name string) {
 	}
 	flags, ok := t.flagsArg(c, 2)
 	if ok {
-		t.emit(c.pos, "sendmsg %s [%s] %s%s", name, strings.Join(lens, ", "), flags, outcome(c))
+		t.emit(c.pos, "sendmsg %s [%s] %s%s%s", name, strings.Join(lens, ", "), flags, strings.Join(cmsgs, ""), outcome(c))
 	}
+}
+
+// sendCmsg translates a control message a sendmsg carries, {cmsg_level=L,
+// cmsg_type=T, cmsg_data=V} with names or numbers, into a cmsg clause.
+// packetdrill's cmsg_new writes an integer cmsg_data as an int, so the
+// message has 4 bytes of data whatever its type: len=4 when that is not
+// the type's own length (a UDP_SEGMENT's u16 becomes a u32, which the
+// kernel refuses). Other data (a struct) is not translated.
+func (t *translator) sendCmsg(e expr) (string, bool) {
+	if e.kind != eStruct {
+		t.fail(e.pos, "", "expected a control message {cmsg_level=..., cmsg_type=..., cmsg_data=...}")
+		return "", false
+	}
+	var level, typ, data string
+	for _, f := range e.fields {
+		var w string
+		switch {
+		case f.val.kind == eNum:
+			w = strconv.FormatInt(f.val.num, 10)
+		case f.val.kind == eWords && f.name != "cmsg_len":
+			w = strings.Join(f.val.words, "|")
+		case f.name == "cmsg_data":
+			t.fail(f.pos, f.name, "the importer translates a sendmsg's cmsg_data when it is an integer")
+			return "", false
+		}
+		switch f.name {
+		case "cmsg_len":
+		case "cmsg_level":
+			level = w
+		case "cmsg_type":
+			typ = w
+		case "cmsg_data":
+			data = w
+		default:
+			t.fail(f.pos, f.name, "unknown cmsghdr field")
+			return "", false
+		}
+	}
+	if level == "" || typ == "" || data == "" {
+		t.fail(e.pos, "", "a control message needs its cmsg_level, cmsg_type and cmsg_data")
+		return "", false
+	}
+	w := " cmsg " + level + " " + typ + " " + data
+	if ct, ok := kernel.CmsgTypeNames.ByName(typ); ok && kernel.CmsgLen(ct) != 4 {
+		w += " len=4"
+	}
+	return w, true
 }
 
 // iovLen reads an iovec {..., LEN} or {iov_base=..., iov_len=LEN}.
