@@ -16,7 +16,11 @@
 //     family is AF_INET, or AF_INET6 under --ip_version=ipv6, AF_INET6
 //     and mapped under ipv4-mapped-ipv6), setsockopt and getsockopt ([V] is V, a length
 //     other than 4 is optlen=), bind, listen, connect, accept, shutdown,
-//     close, send, sendto, write, sendmsg (its iovec lengths), recv, read,
+//     close, send, sendto, write, sendmsg (its iovec lengths, and each
+//     {cmsg_level=L, cmsg_type=T, cmsg_data=V} of its msg_control with an
+//     integer V, which packetdrill's cmsg_new writes as an int: "cmsg L T
+//     V", with len=4 where the type's own data is shorter, so a
+//     UDP_SEGMENT goes as a u32), recv, read,
 //     and recvmsg, whose zerocopy notification (a control message of level
 //     SOL_IP or SOL_IPV6 and type IP_RECVERR or IPV6_RECVERR with
 //     ee_origin SO_EE_ORIGIN_ZEROCOPY) becomes "zerocopy [ee_info,ee_data]"
