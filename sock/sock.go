@@ -423,9 +423,15 @@ func (s *Sock) ErrorReport() { s.WakeUp(kernel.POLLERR) }
 // it and wakes the writers (POLLOUT|POLLWRNORM|POLLWRBAND).
 func (s *Sock) WriteSpaceTCP(writeable bool) {
 	if s.NoSpace && writeable {
-		s.NoSpace = false
-		s.WakeUp(kernel.POLLOUT | kernel.POLLWRNORM | kernel.POLLWRBAND)
+		s.StreamWriteSpace()
 	}
+}
+
+// StreamWriteSpace models sk_stream_write_space on a writeable socket:
+// SOCK_NOSPACE cleared and the writers woken.
+func (s *Sock) StreamWriteSpace() {
+	s.NoSpace = false
+	s.WakeUp(kernel.POLLOUT | kernel.POLLWRNORM | kernel.POLLWRBAND)
 }
 
 // QueueErr models sock_queue_err_skb for a non-zerocopy record (a TX

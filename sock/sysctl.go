@@ -1,6 +1,10 @@
 package sock
 
-import "github.com/zcsim/zcsim/kernel"
+import (
+	"math"
+
+	"github.com/zcsim/zcsim/kernel"
+)
 
 // Sysctl holds the per-network-namespace settings the model reads
 // (net.core.*, net.ipv4.tcp_wmem and tcp_rmem).
@@ -21,6 +25,10 @@ type Sysctl struct {
 	// TCPModerateRcvbuf is net.ipv4.tcp_moderate_rcvbuf: receive-buffer
 	// autotuning (tcp_rcv_space_adjust) grows sk_rcvbuf, 1 by default.
 	TCPModerateRcvbuf int
+	// TCPNotsentLowat is net.ipv4.tcp_notsent_lowat: the unsent bytes
+	// above which a TCP socket without TCP_NOTSENT_LOWAT is not writable
+	// (tcp_stream_memory_free); UINT_MAX, no limit, by default.
+	TCPNotsentLowat uint32
 }
 
 // The bits of net.ipv4.tcp_fastopen the model reads.
@@ -47,6 +55,7 @@ func DefaultSysctl(p *kernel.Profile) *Sysctl {
 		TCPFastOpen:    TFOClientEnable,
 
 		TCPModerateRcvbuf: 1,
+		TCPNotsentLowat:   math.MaxUint32,
 	}
 }
 

@@ -67,6 +67,9 @@ type Conn struct {
 	fastOpenQlen int
 
 	writeSeq, sndNxt, sndUna uint32
+	// notsentLowat is tp->notsent_lowat (TCP_NOTSENT_LOWAT; 0 for the
+	// sysctl's).
+	notsentLowat uint32
 	// sndSml is snd_sml, the end of the last segment sent shorter than
 	// the MSS (tcp_minshall_update).
 	sndSml            uint32
@@ -289,6 +292,14 @@ func (c *Conn) Setsockopt(opt kernel.SockOpt, val int) kernel.Errno {
 			return kernel.EINVAL
 		}
 		c.fastOpenQlen = min(val, somaxconn)
+	case kernel.TCP_NOTSENT_LOWAT:
+		// tp->notsent_lowat, a u32 (0: the sysctl's), then
+		// sk->sk_write_space: sk_stream_write_space wakes the writers if
+		// the socket is writeable now.
+		c.notsentLowat = uint32(val)
+		if c.writeable() {
+			c.Sk.StreamWriteSpace()
+		}
 	default:
 		if opt.Level == kernel.SOL_TCP {
 			return kernel.ENOPROTOOPT
@@ -312,6 +323,8 @@ func (c *Conn) Getsockopt(opt kernel.SockOpt) (int, kernel.Errno) {
 		return boolInt(!c.ack.pingpong), 0 // !inet_csk_in_pingpong_mode
 	case kernel.TCP_FASTOPEN:
 		return c.fastOpenQlen, 0
+	case kernel.TCP_NOTSENT_LOWAT:
+		return int(int32(c.notsentLowat)), 0
 	}
 	return c.Sk.Getsockopt(opt)
 }

@@ -89,10 +89,10 @@ func (c *Conn) Poll() kernel.PollEvents {
 	return ev
 }
 
-// writeable models __sk_stream_is_writeable(sk, 1) with the default
-// TCP_NOTSENT_LOWAT (none): sk_stream_wspace at least
-// sk_stream_min_wspace, and sk_wmem_queued below sk_sndbuf.
+// writeable models __sk_stream_is_writeable(sk, 1): sk_stream_wspace at
+// least sk_stream_min_wspace, sk_wmem_queued below sk_sndbuf, and twice
+// the unsent bytes below tcp_notsent_lowat (streamMemoryFree).
 func (c *Conn) writeable() bool {
 	q := c.Sk.WmemQueued
-	return c.Sk.Sndbuf-q >= q>>1 && q < c.Sk.Sndbuf
+	return c.Sk.Sndbuf-q >= q>>1 && q < c.Sk.Sndbuf && c.streamMemoryFree(1)
 }

@@ -47,8 +47,23 @@ func (c *Conn) removeEmptyTail() {
 	}
 }
 
-// memoryFree models sk_stream_memory_free: sk_wmem_queued below sk_sndbuf.
-func (c *Conn) memoryFree() bool { return c.Sk.WmemQueued < c.Sk.Sndbuf }
+// memoryFree models sk_stream_memory_free (__sk_stream_memory_free(sk,
+// 0)): sk_wmem_queued below sk_sndbuf, and tcp_stream_memory_free.
+func (c *Conn) memoryFree() bool { return c.Sk.WmemQueued < c.Sk.Sndbuf && c.streamMemoryFree(0) }
+
+// streamMemoryFree models tcp_stream_memory_free(sk, wake): the bytes
+// written and not yet sent (write_seq - snd_nxt), doubled when wake is 1
+// (poll and the write-space wakeup), below tcp_notsent_lowat: the
+// socket's TCP_NOTSENT_LOWAT, or net.ipv4.tcp_notsent_lowat when that is
+// 0 (UINT_MAX, no limit, by default). Measured on Linux 6.18 over
+// loopback (probe/testdata/tcp-notsent-lowat.zcs).
+func (c *Conn) streamMemoryFree(wake uint) bool {
+	lowat := c.notsentLowat
+	if lowat == 0 {
+		lowat = c.Sk.Net.TCPNotsentLowat
+	}
+	return uint64(c.writeSeq-c.sndNxt)<<wake < uint64(lowat)
+}
 
 // SendWouldWait reports whether a send of size bytes, with MSG_ZEROCOPY
 // when zerocopy, would now reach wait_for_space before queuing a byte

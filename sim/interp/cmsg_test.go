@@ -112,3 +112,11 @@ func TestControlOfSendmsg(t *testing.T) {
 	require.Equal(t, uint64(16), ctl.Msgs[1].Data)
 	require.Equal(t, uint32(2), ctl.Zc.Size)
 }
+
+// net.ipv4.tcp_notsent_lowat is a u32 (proc_douintvec).
+func TestNotsentLowatSysctlBound(t *testing.T) {
+	_, err := Load("test.zcs", []byte("sysctl net.ipv4.tcp_notsent_lowat 4294967296\n"), Options{})
+	require.ErrorContains(t, err, "net.ipv4.tcp_notsent_lowat's value must be between 0 and 4294967295")
+	_, err = Load("test.zcs", []byte("sysctl net.ipv4.tcp_notsent_lowat 4294967295\n"), Options{})
+	require.NoError(t, err)
+}

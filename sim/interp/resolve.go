@@ -100,7 +100,7 @@ var sysctls = map[string]int{
 	"net.core.optmem_max": 1, "net.core.wmem_max": 1, "net.core.rmem_max": 1,
 	"net.core.wmem_default": 1, "net.core.rmem_default": 1,
 	"net.ipv4.tcp_wmem": 3, "net.ipv4.tcp_rmem": 3, "net.ipv4.ping_group_range": 2,
-	"net.ipv4.tcp_fastopen": 1, "net.ipv4.tcp_moderate_rcvbuf": 1,
+	"net.ipv4.tcp_fastopen": 1, "net.ipv4.tcp_moderate_rcvbuf": 1, "net.ipv4.tcp_notsent_lowat": 1,
 }
 
 // sysctlLeast is the smallest value the kernel's proc handler for key
@@ -207,8 +207,11 @@ func (r *resolver) sizes(st scenario.Stmt) {
 		}
 	case *scenario.Sysctl:
 		least, most := sysctlLeast(s.Key.Name), uint64(maxBuf)
-		if s.Key.Name == "net.ipv4.tcp_moderate_rcvbuf" {
+		switch s.Key.Name {
+		case "net.ipv4.tcp_moderate_rcvbuf":
 			most = math.MaxUint8 // proc_dou8vec_minmax: a u8, EINVAL above (probed on Linux 6.18)
+		case "net.ipv4.tcp_notsent_lowat":
+			most = math.MaxUint32 // proc_douintvec: any u32
 		}
 		for _, v := range s.Values {
 			r.bound(v, s.Key.Name+"'s value", least, most)

@@ -101,6 +101,8 @@ func (in *interp) sysctl(s *scenario.Sysctl) {
 		n.TCPFastOpen = v(0)
 	case "net.ipv4.tcp_moderate_rcvbuf":
 		n.TCPModerateRcvbuf = v(0)
+	case "net.ipv4.tcp_notsent_lowat":
+		n.TCPNotsentLowat = uint32(v(0))
 	}
 }
 
