@@ -136,7 +136,8 @@
 // internal pacing lets go at once (tcp-pacing.zcs), TX_SCHED timestamps
 // before SND ones and the notification (tx-sched.zcs), the
 // SO_EE_ORIGIN_LOCAL record of a datagram too long for IP, per family
-// (udp-local-error.zcs), and the control messages of one sendmsg:
+// (udp-local-error.zcs), a half-closed peer that still acknowledges data
+// (tcp-half-close.zcs), and the control messages of one sendmsg:
 // UDP_SEGMENT per call, corked appends that skip them, SO_TIMESTAMPING per
 // call, unknown levels and types, TCP's order and errnos
 // (sendmsg-cmsg.zcs), SO_MARK and SO_PRIORITY with and without

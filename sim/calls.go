@@ -483,9 +483,7 @@ func (w *World) Shutdown(c Call, s *Socket, rd, wr bool) Result {
 		if s.tcp != nil && wr {
 			s.tcp.Shutdown()
 		}
-		if s.Sk.State == sock.CLOSE && (s.tcp == nil || !s.tcp.FinWait2()) {
-			// FIN_WAIT2 (over loopback the FIN is acknowledged before
-			// shutdown returns) is still connected for inet_shutdown.
+		if s.Sk.State == sock.CLOSE {
 			return fail(kernel.ENOTCONN)
 		}
 		return ok(0)

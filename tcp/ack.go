@@ -225,8 +225,9 @@ func (c *Conn) delackTimer() string {
 	return "delayed-ACK timer fires"
 }
 
-// eventDataSent models tcp_event_data_sent after new data (or a FIN)
-// went out: a reply within ato of the last data segment received enters
+// eventDataSent models tcp_event_data_sent after a segment with payload
+// went out (__tcp_transmit_skb skips it for a segment of headers alone,
+// such as a FIN by itself): a reply within ato of the last data segment received enters
 // pingpong mode (inet_csk_inc_pingpong_cnt, at tcp_pingpong_thresh 1;
 // 4.14 and 5.0 set the flag itself). Measured on Linux 6.18: after the
 // peer answers a segment, TCP_QUICKACK reads 0 on it and the next

@@ -58,6 +58,7 @@ func (c *Conn) Close() (reset bool) {
 	c.Sk.Orphan()
 	switch {
 	case c.done:
+		c.purgeRcv() // __tcp_close: the reset or finished socket's unread data
 	case len(c.rcvQueue) > 0 || c.Sk.State == sock.LISTEN || c.Sk.State == sock.CLOSE:
 		reset = c.Sk.State != sock.LISTEN && c.Sk.State != sock.CLOSE
 		c.finish()
@@ -80,16 +81,10 @@ func (c *Conn) Close() (reset bool) {
 // none.
 func (c *Conn) TimeWait() bool { return c.timeWait }
 
-// FinWait2 reports whether the connection stands for the kernel's
-// FIN_WAIT2: its FIN was acknowledged while its user still holds it (the
-// model keeps such a connection finished; see Simplifications).
-func (c *Conn) FinWait2() bool { return c.finWait2 }
-
 // Reset models tcp_reset, a reset from the peer: the error the next call
 // reports (unless the socket is orphaned) is EPIPE in CLOSE_WAIT, where
 // the peer had already closed, ECONNREFUSED while connecting, ECONNRESET
-// otherwise; then tcp_done. In FIN_WAIT2, which the model keeps as a
-// finished connection, only the error and SHUTDOWN_MASK remain to set.
+// otherwise; then tcp_done.
 func (c *Conn) Reset() {
 	switch c.Sk.State {
 	case sock.CLOSE_WAIT:
@@ -106,11 +101,6 @@ func (c *Conn) Reset() {
 func (c *Conn) GiveUp() { c.abort(kernel.ETIMEDOUT) }
 
 func (c *Conn) abort(err kernel.Errno) {
-	if c.finWait2 && !c.rcvFin { // FIN_WAIT2 (see AbortOnData): tcp_done already ran
-		c.finWait2 = false
-		c.Sk.Err, c.Sk.Shutdown = err, sock.ShutdownMask
-		return
-	}
 	if c.done {
 		return
 	}
@@ -122,11 +112,14 @@ func (c *Conn) abort(err kernel.Errno) {
 	c.finish()
 }
 
-// finish models tcp_done and inet_csk_destroy_sock: purge the write,
-// retransmit and receive queues (tcp_write_queue_purge frees every skb and
-// so drops their uarg references), release the page frag, move to
-// TCP_CLOSE and drop the connection's socket reference. The descriptor's
-// reference, if not yet closed, keeps the socket.
+// finish models tcp_done and inet_csk_destroy_sock: purge the write and
+// retransmit queues (tcp_write_queue_purge frees every skb and so drops
+// their uarg references) and, on an orphan, the receive queue — a socket
+// its user holds keeps what it received, to be read before the end of
+// the stream or the error (tcp_recvmsg finds queued data first) —,
+// release the page frag, move to TCP_CLOSE and drop the connection's
+// socket reference. The descriptor's reference, if not yet closed, keeps
+// the socket.
 func (c *Conn) finish() {
 	if c.done {
 		return
@@ -138,10 +131,9 @@ func (c *Conn) finish() {
 		}
 	}
 	c.write, c.rtx = nil, nil
-	for _, r := range c.rcvQueue {
-		r.skb.Free()
+	if c.Sk.Dead() {
+		c.purgeRcv()
 	}
-	c.rcvQueue = nil
 	c.pfrag.Release()
 	c.Net.Cancel(c.t.rto) // inet_csk_clear_xmit_timers
 	c.Net.Cancel(c.t.delack)
@@ -150,4 +142,12 @@ func (c *Conn) finish() {
 	c.Sk.State = sock.CLOSE
 	c.Sk.Note(kernel.Entry{Op: kernel.OpTCPDone})
 	c.Sk.Put()
+}
+
+// purgeRcv frees the receive queue, returning its charge.
+func (c *Conn) purgeRcv() {
+	for _, r := range c.rcvQueue {
+		r.skb.Free()
+	}
+	c.rcvQueue = nil
 }

@@ -96,10 +96,6 @@ type Conn struct {
 	// inProgress is sock->state still SS_CONNECTING: a non-blocking
 	// connect returned EINPROGRESS (InProgress).
 	inProgress bool
-	// finWait2 is set when the FIN of a socket that is not orphaned was
-	// acknowledged: the kernel's FIN_WAIT2, which the model keeps as a
-	// finished connection.
-	finWait2 bool
 
 	// Receive side: in-order data not yet read by the application.
 	rcvQueue []*rcvSkb

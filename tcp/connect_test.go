@@ -48,11 +48,45 @@ func TestAbortOnData(t *testing.T) {
 	q.c.Sk.Shutdown |= sock.SendShutdown
 	q.c.Shutdown()
 	q.w.deliver()
-	require.True(t, q.c.Done(), "the FIN was acknowledged: FIN_WAIT2")
+	require.Equal(t, sock.FIN_WAIT2, q.c.Sk.State, "the FIN was acknowledged")
+	require.False(t, q.c.Done())
 	nxt = q.c.RcvNxt()
 	require.False(t, q.c.AbortOnData(nxt, nxt+100, false), "SHUT_WR alone")
 	q.c.Sk.Shutdown |= sock.RcvShutdown
 	require.True(t, q.c.AbortOnData(nxt, nxt+100, false))
 	require.Equal(t, kernel.ECONNRESET, q.c.Sk.Err)
+	require.True(t, q.c.Done(), "tcp_reset: tcp_done")
 	require.False(t, q.c.AbortOnData(nxt, nxt+100, false), "reset once")
+}
+
+// A half-closed connection (FIN_WAIT2) still takes the peer's data and
+// acknowledges it, so the peer's zerocopy sends complete; the peer's FIN
+// ends it (tcp_fin: tcp_time_wait), and a FIN alone enters no pingpong
+// mode on its sender (__tcp_transmit_skb calls tcp_event_data_sent only
+// for payload). Measured on Linux 6.18 (probe/testdata/tcp-half-close.zcs).
+func TestHalfClose(t *testing.T) {
+	p := newPair(t, "linux-6.18", true)
+	p.peer.Sk.Shutdown |= sock.SendShutdown
+	p.peer.Shutdown()
+	p.back.deliver()
+	require.Equal(t, sock.FIN_WAIT2, p.peer.Sk.State)
+	require.Equal(t, sock.CLOSE_WAIT, p.c.Sk.State)
+	require.False(t, p.peer.ack.pingpong, "a FIN alone is no data sent")
+	require.Equal(t, 1000, p.send(zc, 1000).N)
+	p.w.deliver()
+	require.Equal(t, 1000, p.peer.Queued(), "FIN_WAIT2 queues the data")
+	require.Equal(t, []string{"zerocopy [0,0] COPIED"}, ranges(p.read()))
+	p.c.Sk.Shutdown |= sock.SendShutdown
+	p.c.Shutdown()
+	require.Equal(t, sock.LAST_ACK, p.c.Sk.State)
+	p.w.deliver()
+	require.True(t, p.peer.Done(), "the FIN ends FIN_WAIT2")
+	require.True(t, p.peer.TimeWait())
+	n, err := p.peer.Recv(2000)
+	require.Equal(t, 1000, n)
+	require.Zero(t, err)
+	n, err = p.peer.Recv(2000)
+	require.Zero(t, n)
+	require.Zero(t, err)
+	p.closeAll()
 }

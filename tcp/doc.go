@@ -315,10 +315,15 @@
 // # Simplifications
 //
 // ACKs are cumulative and acknowledge whole transmitted skbs; there is no
-// SACK, no fast retransmit, no autocorking or TCP Small Queues, and a
-// connection is gone once its FIN is acknowledged (no FIN_WAIT2 or
-// TIME_WAIT timers; such a connection drops the peer's data, except that
-// one shut down for reading resets on it, as FIN_WAIT2 does: AbortOnData).
+// SACK, no fast retransmit, no autocorking or TCP Small Queues. A
+// connection whose FIN is acknowledged while its user holds it is
+// half-closed, TCP_FIN_WAIT2: it takes and acknowledges the peer's data
+// (resets on it when shut down for reading: AbortOnData) until the peer's
+// FIN ends it (tcp_fin, tcp_time_wait); a simultaneous close goes through
+// TCP_CLOSING. Once gone (tcp_done) a socket still holds what it
+// received for its user to read. There are no FIN_WAIT2 or TIME_WAIT
+// timers: an orphan whose FIN is acknowledged, or the end of a close in
+// CLOSING, leaves a time-wait socket that only answers a FIN (TimeWait).
 // The round trip the delayed-ACK timeout is bounded by
 // (tcp_send_delayed_ack) is taken to be below TCP_DELACK_MIN, as on
 // loopback.

@@ -64,10 +64,7 @@ func (c *Conn) Poll() kernel.PollEvents {
 	if c.rcvFin {
 		shutdown |= sock.RcvShutdown
 	}
-	// The model's finished connection stands for FIN_WAIT2 until the
-	// peer's FIN (tcp/doc.go, Simplifications).
-	closed := state == sock.CLOSE && !(c.finWait2 && !c.rcvFin)
-	if shutdown == sock.ShutdownMask || closed {
+	if shutdown == sock.ShutdownMask || state == sock.CLOSE {
 		ev |= kernel.POLLHUP
 	}
 	if shutdown&sock.RcvShutdown != 0 {

@@ -46,15 +46,31 @@ func (c *Conn) Receive(b *skb.Buff, seq, endSeq uint32, fin bool, gso int, push 
 		c.eventDataRecv(s)
 	}
 	if fin && !c.rcvFin {
-		c.rcvFin = true
-		c.rcvNxt++
-		c.ack.pending |= ackSched // tcp_fin: inet_csk_schedule_ack
-		if c.Sk.State == sock.ESTABLISHED {
-			c.Sk.State = sock.CLOSE_WAIT
-			c.ack.pingpong = true // inet_csk_enter_pingpong_mode
-		}
+		c.fin()
 	}
 	return true
+}
+
+// fin models tcp_fin: the FIN takes a sequence number and schedules an
+// ACK; ESTABLISHED becomes CLOSE_WAIT in pingpong mode, FIN_WAIT1 (a
+// simultaneous close) CLOSING, and FIN_WAIT2 ends: the ACK goes out
+// (Received) and tcp_time_wait hands the connection to a time-wait
+// socket (tcp_done).
+func (c *Conn) fin() {
+	c.rcvFin = true
+	c.rcvNxt++
+	c.ack.pending |= ackSched // inet_csk_schedule_ack
+	switch c.Sk.State {
+	case sock.ESTABLISHED:
+		c.Sk.State = sock.CLOSE_WAIT
+		c.ack.pingpong = true // inet_csk_enter_pingpong_mode
+	case sock.FIN_WAIT1:
+		c.Sk.State = sock.CLOSING
+	case sock.FIN_WAIT2:
+		c.timeWait = true
+		c.Sk.Shutdown = sock.ShutdownMask
+		c.finish()
+	}
 }
 
 // queueRcv models tcp_queue_rcv: b is coalesced into the tail of the
@@ -90,12 +106,8 @@ func (c *Conn) queueRcv(b *skb.Buff) {
 // Probed on Linux 6.18: after shutdown(SHUT_RDWR) the peer's write makes
 // the socket TCP_CLOSE with SO_ERROR ECONNRESET and the peer's next write
 // EPIPE.
-//
-// The model has no FIN_WAIT2 state: a connection whose FIN was
-// acknowledged is finished (tcp/doc.go, Simplifications), and stands for
-// FIN_WAIT2 here until the reset.
 func (c *Conn) AbortOnData(seq, endSeq uint32, fin bool) bool {
-	if c.Sk.Shutdown&sock.RcvShutdown == 0 || (c.Sk.State != sock.FIN_WAIT1 && !c.finWait2) {
+	if c.Sk.Shutdown&sock.RcvShutdown == 0 || (c.Sk.State != sock.FIN_WAIT1 && c.Sk.State != sock.FIN_WAIT2) {
 		return false
 	}
 	dataEnd := endSeq
@@ -104,12 +116,6 @@ func (c *Conn) AbortOnData(seq, endSeq uint32, fin bool) bool {
 	}
 	if endSeq == seq || int32(dataEnd-c.rcvNxt) <= 0 {
 		return false
-	}
-	if c.finWait2 {
-		c.finWait2 = false
-		c.Sk.Err = kernel.ECONNRESET // tcp_reset in FIN_WAIT2; tcp_done already ran
-		c.Sk.Shutdown = sock.ShutdownMask
-		return true
 	}
 	c.Reset()
 	return true
@@ -182,8 +188,7 @@ func (c *Conn) ReceiveQueue() []*skb.Buff {
 // tcp_recvmsg_locked decides in this order: ENOTCONN on a listener; 0 after a FIN (SOCK_DONE);
 // the pending socket error, reported once (sock_error); 0 once
 // RCV_SHUTDOWN is set (by shutdown, even one that failed with ENOTCONN,
-// or by tcp_done) or the connection is finished (the model's FIN_WAIT2
-// too, see AbortOnData); ENOTCONN on a socket that is TCP_CLOSE otherwise (never
+// or by tcp_done) or the connection is finished; ENOTCONN on a socket that is TCP_CLOSE otherwise (never
 // connected); else EAGAIN, for the caller to wait on or report.
 func (c *Conn) Recv(n int) (int, kernel.Errno) {
 	if len(c.rcvQueue) == 0 {

@@ -395,6 +395,8 @@ func (c *Conn) transmit(seg *Segment, retrans bool) bool {
 	c.Net.Xmit(p)
 	if !retrans {
 		c.syncRTO() // tcp_event_new_data_sent
+	}
+	if seg.Skb.Len > 0 { // __tcp_transmit_skb: a FIN alone is no data
 		c.eventDataSent()
 	}
 	return true
@@ -441,11 +443,19 @@ func (c *Conn) Ack(ack uint32, window int) {
 		c.progress()
 		c.congControl(acked, limited)
 	}
-	if c.finAcked() {
-		c.timeWait = c.Sk.Dead()
-		c.finWait2 = !c.timeWait
-		c.finish()
-		return
+	if c.finAcked() && c.Sk.State != sock.FIN_WAIT2 {
+		if !c.Sk.Dead() && !c.rcvFin {
+			// tcp_rcv_state_process in FIN_WAIT1: the user still holds
+			// the socket, which stays half-closed, takes the peer's data
+			// and waits for its FIN with no timer.
+			c.Sk.State = sock.FIN_WAIT2
+		} else {
+			// CLOSING and LAST_ACK end here (tcp_time_wait, tcp_done),
+			// and an orphan in FIN_WAIT2 leaves a time-wait socket.
+			c.timeWait = c.Sk.Dead()
+			c.finish()
+			return
+		}
 	}
 	c.pushPending(c.nonagle)
 	c.syncRTO()
