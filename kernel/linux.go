@@ -386,6 +386,22 @@ const (
 	RLIM_INFINITY  = ^uint64(0)
 )
 
+// SkbTx is skb_shared_info.tx_flags as far as software timestamps go
+// (include/linux/skbuff.h): which transmit timestamps the packet asks for,
+// set from the socket's SO_TIMESTAMPING when it is built
+// (__sock_tx_timestamp) and shared by its clones.
+type SkbTx uint8
+
+// Software transmit timestamp requests.
+const (
+	// SKBTX_SW_TSTAMP asks for SCM_TSTAMP_SND (SOF_TIMESTAMPING_TX_SOFTWARE).
+	SKBTX_SW_TSTAMP SkbTx = 1 << 1
+	// SKBTX_SCHED_TSTAMP asks for SCM_TSTAMP_SCHED (SOF_TIMESTAMPING_TX_SCHED).
+	SKBTX_SCHED_TSTAMP SkbTx = 1 << 6
+	// SKBTX_ANY_TSTAMP is either (the model has no hardware timestamps).
+	SKBTX_ANY_TSTAMP = SKBTX_SW_TSTAMP | SKBTX_SCHED_TSTAMP
+)
+
 // SkbFlags are the zerocopy flags of skb_shared_info (SKBFL_*,
 // include/linux/skbuff.h); a uarg carries the ones it ORs into every skb it
 // is attached to.

@@ -237,7 +237,8 @@ func (p *Sock) packetSnd(it *mm.Iter, holder kernel.ObjectID, flags kernel.MsgFl
 		return sock.SendResult{N: -1, Err: err, Outcome: res.Outcome}
 	}
 	p.charge(b, p.Sk)
-	p.Net.Xmit(sock.Packet{Skb: b, From: p.Sk, Tsflags: p.Sk.Tsflags})
+	p.Sk.SetupTxTimestamp(b, p.Sk.Tsflags) // packet_snd: skb_setup_tx_timestamp
+	p.Net.Xmit(sock.Packet{Skb: b, From: p.Sk})
 	return res
 }
 

@@ -325,7 +325,8 @@ type earlyReturn struct {
 // during it: still a violation if an skb still shares sh's ring frags.
 func (r *Ring) xmit(p *Sock, b *skb.Buff) {
 	r.xmitting = true
-	p.Net.Xmit(sock.Packet{Skb: b, From: p.Sk, Tsflags: p.Sk.Tsflags})
+	p.Sk.SetupTxTimestamp(b, p.Sk.Tsflags) // tpacket_snd: skb_setup_tx_timestamp
+	p.Net.Xmit(sock.Packet{Skb: b, From: p.Sk})
 	r.xmitting = false
 	for _, e := range r.early {
 		if e.sh.Dataref() > 0 && r.references(e.sh) {

@@ -134,7 +134,9 @@
 // mtu= alone before any socket), where an unread peer's window ends
 // (tcp-window-edge.zcs), SO_MAX_PACING_RATE and the ten segments TCP's
 // internal pacing lets go at once (tcp-pacing.zcs), TX_SCHED timestamps
-// before SND ones and the notification (tx-sched.zcs), the
+// before SND ones and the notification (tx-sched.zcs), TCP's per-call
+// timestamps, SCM_TSTAMP_ACK before the notification and a lone FIN
+// unstamped (tcp-tstamp.zcs), the
 // SO_EE_ORIGIN_LOCAL record of a datagram too long for IP, per family
 // (udp-local-error.zcs), a half-closed peer that still acknowledges data
 // (tcp-half-close.zcs), and the control messages of one sendmsg:

@@ -6,7 +6,6 @@ import (
 
 	"github.com/zcsim/zcsim/kernel"
 	"github.com/zcsim/zcsim/mm"
-	"github.com/zcsim/zcsim/notify"
 	"github.com/zcsim/zcsim/sim/engine"
 	"github.com/zcsim/zcsim/skb"
 	"github.com/zcsim/zcsim/sock"
@@ -158,8 +157,9 @@ type frame struct {
 }
 
 // Xmit implements sock.Network: the path of a packet below the socket, as
-// dev_queue_xmit and the driver take it. In order: the TX software
-// timestamp (__skb_tstamp_tx), the packet taps (dev_queue_xmit_nit, each a
+// dev_queue_xmit and the driver take it. In order: the SCM_TSTAMP_SCHED
+// timestamp __dev_queue_xmit takes before the queueing discipline, the
+// packet taps (dev_queue_xmit_nit, each a
 // clone whose frags are copied), linearization for a device without
 // scatter-gather (__skb_linearize in validate_xmit_skb: COPIED) and of a
 // TCP skb with shared (zerocopy) frags for a device without checksum
@@ -168,16 +168,25 @@ type frame struct {
 // could change the payload under the checksum; COPIED), software
 // segmentation for a GSO skb the device cannot segment (skb_segment), then
 // for each frame the link: held, dropped or delivered after the delay,
-// and the device's TX completion.
+// and the device's TX completion; the driver's SCM_TSTAMP_SND
+// (skb_tx_timestamp) follows the taps. Each timestamp is taken only when
+// the packet's tx_flags ask for it (sock.Sock.TstampTx): the send path set
+// them, not the socket's flags now. Measured on Linux 6.18 over loopback,
+// for TCP and UDP: SCHED, then SND with the same key, then the send's
+// zerocopy notification; a FIN sent alone, after SHUT_WR, asks for none.
 func (w *World) Xmit(p sock.Packet) {
 	s := w.bySock(p.From)
 	dev := s.Dev
-	key := w.tsKey(s, p)
-	w.txTimestamp(s, p, kernel.SCM_TSTAMP_SCHED, key)
+	tx := p.Skb.Shinfo().TxFlags
+	if tx&kernel.SKBTX_SCHED_TSTAMP != 0 {
+		s.Sk.TstampTx(p.Skb, kernel.SCM_TSTAMP_SCHED)
+	}
 	for _, tap := range dev.Taps {
 		w.tapCopy(dev, tap, p.Skb)
 	}
-	w.txTimestamp(s, p, kernel.SCM_TSTAMP_SND, key)
+	if tx&kernel.SKBTX_SW_TSTAMP != 0 {
+		s.Sk.TstampTx(p.Skb, kernel.SCM_TSTAMP_SND)
+	}
 	if p.Skb.DataLen > 0 && (!dev.SG || !dev.Csum && s.tcp != nil && p.Skb.Shinfo().Flags&kernel.SKBFL_SHARED_FRAG != 0) {
 		p.Skb.Linearize()
 	}
@@ -212,72 +221,6 @@ func (w *World) segment(p sock.Packet, mss int) []frame {
 	frames[len(frames)-1].fin = p.Fin
 	frames[len(frames)-1].push = p.Push
 	return frames
-}
-
-// tsKey returns the SOF_TIMESTAMPING_OPT_ID key of the packet's TX
-// timestamps and, for a socket that asked for any, counts the packet
-// (sk_tskey). The key counts datagrams, except on TCP where it counts
-// bytes: tcp_tx_timestamp sets tskey to the skb's last sequence number and
-// __skb_complete_tx_timestamp reports it less sk_tskey, write_seq when
-// OPT_ID was switched on (measured on Linux 6.18: 1000-byte sends give
-// keys 999, 1999, ...). Every record of one packet has the same key.
-// Without OPT_ID nothing counts and the key is 0 (skb_setup_tx_timestamp
-// takes a tskey and __skb_complete_tx_timestamp sets ee_data only under
-// SOF_TIMESTAMPING_OPT_ID; measured: every UDP record is key 0).
-func (w *World) tsKey(s *Socket, p sock.Packet) uint32 {
-	sk := s.Sk
-	if p.Tsflags&(kernel.SOF_TIMESTAMPING_TX_SOFTWARE|kernel.SOF_TIMESTAMPING_TX_SCHED) == 0 ||
-		sk.Tsflags&kernel.SOF_TIMESTAMPING_OPT_ID == 0 {
-		return 0
-	}
-	key := sk.Tskey
-	sk.Tskey++
-	if s.tcp != nil && sk.Tsflags&kernel.SOF_TIMESTAMPING_OPT_ID != 0 {
-		key = p.EndSeq - 1 - s.tskeyBase
-	}
-	return key
-}
-
-// txTimestamp models __skb_tstamp_tx for a TX timestamp of the given kind
-// the socket asked for: SCM_TSTAMP_SCHED (SOF_TIMESTAMPING_TX_SCHED), which
-// __dev_queue_xmit takes before the queueing discipline and the packet
-// taps, on every device, and SCM_TSTAMP_SND (SOF_TIMESTAMPING_TX_SOFTWARE),
-// which the driver takes (skb_tx_timestamp) after the taps. Each is a
-// record on the error queue carrying a clone of the packet unless
-// OPT_TSONLY. The clone shares the packet's frags: since 50749f2dd685 they
-// are copied first (skb_orphan_frags_rx), so it holds no uarg reference.
-// Measured on Linux 6.18 over loopback, for TCP and UDP: SCHED, then SND
-// with the same key, then the send's zerocopy notification.
-func (w *World) txTimestamp(s *Socket, p sock.Packet, kind uint32, key uint32) {
-	b := p.Skb
-	sk := s.Sk
-	want := kernel.SOF_TIMESTAMPING_TX_SOFTWARE
-	if kind == kernel.SCM_TSTAMP_SCHED {
-		want = kernel.SOF_TIMESTAMPING_TX_SCHED
-	}
-	if p.Tsflags&want == 0 {
-		return
-	}
-	rec := notify.Record{Origin: kernel.SO_EE_ORIGIN_TIMESTAMPING, Errno: notify.ENOMSG, Info: kind, Data: key}
-	if sk.Tsflags&kernel.SOF_TIMESTAMPING_OPT_TSONLY != 0 {
-		rec.Skb = skb.Alloc(w.Host, 0)
-	} else {
-		clone, err := b.Clone()
-		if err != 0 {
-			return
-		}
-		if !w.Profile().Bugs.Has(kernel.BugTstampLeak) && clone.OrphanFragsRx(kernel.CopyTstamp) != 0 {
-			if !w.Profile().Bugs.Has(kernel.BugTstampCloneLeak) { // B23 returned without kfree_skb
-				clone.Free()
-			}
-			return
-		}
-		rec.Skb = clone
-	}
-	rec.Truesize = rec.Skb.Truesize
-	if sk.QueueErr(rec) != 0 {
-		rec.Skb.Free()
-	}
 }
 
 // Tap is a packet socket attached to a device (tcpdump): its name, and

@@ -15,7 +15,8 @@
 //
 // Below the socket layer the World stands in for the kernel outside the
 // socket: dev_queue_xmit with its TX timestamps (__skb_tstamp_tx:
-// SCM_TSTAMP_SCHED in __dev_queue_xmit, SCM_TSTAMP_SND in the driver), packet
+// SCM_TSTAMP_SCHED in __dev_queue_xmit, SCM_TSTAMP_SND in the driver, each
+// for a packet whose tx_flags ask for it), packet
 // taps (dev_queue_xmit_nit), linearization for devices without
 // scatter-gather and software segmentation (validate_xmit_skb,
 // skb_segment); devices that hold frames until TX completion (a NIC),

@@ -50,10 +50,6 @@ type Socket struct {
 	// Peer-side behaviour.
 	autoRead bool
 
-	// tskeyBase is sk_tskey of a TCP socket: write_seq when
-	// SOF_TIMESTAMPING_OPT_ID was switched on.
-	tskeyBase uint32
-
 	// owned is set while a call of the socket's user holds it
 	// (lock_sock); sockBacklog holds the segments that arrived meanwhile
 	// (sk_add_backlog), for releaseSock.

@@ -124,9 +124,9 @@ func (w *World) setOpt(s *Socket, lvl optLevel, opt kernel.SockOpt, val int) ker
 	if s.tcp != nil && err == 0 && opt == kernel.SO_TIMESTAMPING && !wasID {
 		// sock_set_timestamping: keys count from snd_una, or from
 		// write_seq with SOF_TIMESTAMPING_OPT_ID_TCP.
-		s.tskeyBase = s.tcp.SndUna()
+		s.Sk.Tskey = s.tcp.SndUna()
 		if s.Sk.Tsflags&kernel.SOF_TIMESTAMPING_OPT_ID_TCP != 0 {
-			s.tskeyBase = s.tcp.WriteSeq()
+			s.Sk.Tskey = s.tcp.WriteSeq()
 		}
 	}
 	return err

@@ -46,6 +46,10 @@ type SharedInfo struct {
 	NoUarg   bool
 	FragList []*Buff
 	GSOSize  int
+	// TxFlags are the transmit timestamps the packet asks for, and Tskey
+	// the key they report (tx_flags, tskey).
+	TxFlags kernel.SkbTx
+	Tskey   uint32
 }
 
 func newShinfo(h *kernel.Host) *SharedInfo {

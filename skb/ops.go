@@ -34,6 +34,8 @@ func (b *Buff) Clone() (*Buff, kernel.Errno) {
 // same pages (get_page each). Only when there are frags does it orphan them
 // and give the copy its own uarg reference (skb_orphan_frags, then
 // skb_zerocopy_clone): a frag-less zerocopy skb is copied without its uarg.
+// Of the shared info's other fields skb_copy_header takes only the GSO
+// ones: the copy asks for no transmit timestamp (TxFlags).
 func (b *Buff) Copy() (*Buff, kernel.Errno) {
 	hasFrags := len(b.shinfo.Frags) > 0
 	if hasFrags {
@@ -74,8 +76,9 @@ func (s *SharedInfo) shareData(old *SharedInfo) {
 // ExpandHead models pskb_expand_head. For a cloned skb it makes the shared
 // info private: skb_orphan_frags, then a copy that takes a reference on
 // every frag page, every frag_list skb and the uarg (net_zcopy_get), and
-// skb_release_data on the old, still shared one. For an unshared skb the
-// head just moves and no count changes.
+// skb_release_data on the old, still shared one; the rest of the shared
+// info (TxFlags, Tskey) is copied with it. For an unshared skb the head
+// just moves and no count changes.
 func (b *Buff) ExpandHead() kernel.Errno {
 	if !b.IsCloned() {
 		b.Cloned = false
@@ -87,6 +90,7 @@ func (b *Buff) ExpandHead() kernel.Errno {
 	old := b.shinfo
 	s := newShinfo(b.Host())
 	s.Flags, s.GSOSize, s.NoUarg = old.Flags, old.GSOSize, old.NoUarg
+	s.TxFlags, s.Tskey = old.TxFlags, old.Tskey
 	s.shareData(old)
 	if u := b.Zcopy(); u != nil {
 		u.Get(s.Ident())

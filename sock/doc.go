@@ -39,7 +39,10 @@
 // SO_MAX_PACING_RATE),
 // sock_getsockopt, sock_omalloc, sock_ofree, sock_wfree, sock_rfree,
 // sock_queue_err_skb, sock_recv_errqueue, sk_destruct, sock_orphan,
-// sock_kmalloc, sock_kfree_s, sock_cmsg_send and __sock_cmsg_send
+// sock_kmalloc, sock_kfree_s, __sock_tx_timestamp, skb_setup_tx_timestamp
+// (SetupTxTimestamp); net/core/skbuff.c: __skb_tstamp_tx,
+// __skb_complete_tx_timestamp (TstampTx: the key is the packet's tskey,
+// less sk_tskey on TCP); sock_cmsg_send and __sock_cmsg_send
 // (CmsgSend, SockCmsg: SO_MARK, SO_PRIORITY, SO_TIMESTAMPING, SCM_TXTIME,
 // SCM_RIGHTS, SCM_CREDENTIALS into a sockcm_cookie, Sockcm, initialised by
 // sockcm_init; SCM_ZC_NOTIFICATION of the unmerged v7 series:

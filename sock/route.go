@@ -53,11 +53,6 @@ type Packet struct {
 	// reassembles by.
 	IPID    uint32
 	FragOff int
-	// Tsflags are the SO_TIMESTAMPING flags the packet is sent under
-	// (skb_setup_tx_timestamp of the sockcm cookie): the socket's when it
-	// is sent, or for a UDP or RAW datagram those of the call that built
-	// it, which its control messages may change.
-	Tsflags kernel.Timestamping
 }
 
 // Network is where sockets send packets: routing, devices, links and

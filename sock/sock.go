@@ -113,7 +113,10 @@ type Sock struct {
 	// Mark is sk_mark (SO_MARK), which routes nothing in the model.
 	Mark uint32
 
-	// Tsflags are the SO_TIMESTAMPING flags and Tskey the next key.
+	// Tsflags are the SO_TIMESTAMPING flags and Tskey sk_tskey: the next
+	// key of a datagram socket, and on TCP the sequence number keys count
+	// from (snd_una, or write_seq with SOF_TIMESTAMPING_OPT_ID_TCP, when
+	// OPT_ID was switched on).
 	Tsflags kernel.Timestamping
 	Tskey   uint32
 

@@ -691,3 +691,43 @@ func TestSockCmsg(t *testing.T) {
 	require.False(t, sock.Modelled(kernel.SCM_TS_OPT_ID))
 	require.True(t, sock.Modelled(kernel.CmsgType{Level: 1234, Name: 5}))
 }
+
+// A datagram's packet asks for the socket's software timestamps and takes
+// the next key only when it asks for one; a record reports the packet's
+// key, less sk_tskey on TCP, and only under OPT_ID.
+func TestTxTimestampKeys(t *testing.T) {
+	e := skbtest.NewEnv(t, "linux-6.18")
+	udp := e.UDP()
+	b := skb.Alloc(e.H, 0)
+	udp.SetupTxTimestamp(b, udp.Tsflags)
+	require.Zero(t, b.Shinfo().TxFlags)
+	require.Zero(t, udp.Setsockopt(kernel.SO_TIMESTAMPING, int(kernel.SOF_TIMESTAMPING_TX_ACK|kernel.SOF_TIMESTAMPING_OPT_ID)))
+	udp.SetupTxTimestamp(b, udp.Tsflags)
+	require.Zero(t, b.Shinfo().TxFlags)
+	require.Equal(t, uint32(0), udp.Tskey, "TX_ACK alone asks a datagram for nothing")
+	require.Zero(t, udp.Setsockopt(kernel.SO_TIMESTAMPING, int(kernel.SOF_TIMESTAMPING_TX_SCHED|kernel.SOF_TIMESTAMPING_TX_SOFTWARE|
+		kernel.SOF_TIMESTAMPING_OPT_ID|kernel.SOF_TIMESTAMPING_OPT_TSONLY)))
+	udp.Tskey = 7
+	udp.SetupTxTimestamp(b, udp.Tsflags)
+	require.Equal(t, kernel.SKBTX_ANY_TSTAMP, b.Shinfo().TxFlags)
+	require.Equal(t, uint32(7), b.Shinfo().Tskey)
+	require.Equal(t, uint32(8), udp.Tskey)
+	udp.TstampTx(b, kernel.SCM_TSTAMP_SND)
+	r, err := udp.RecvErrqueue()
+	require.Zero(t, err)
+	require.Equal(t, "timestamp SCM_TSTAMP_SND key=7", r.String())
+
+	tcp := e.TCP()
+	tcp.State = sock.ESTABLISHED
+	require.Zero(t, tcp.Setsockopt(kernel.SO_TIMESTAMPING, int(kernel.SOF_TIMESTAMPING_TX_ACK|kernel.SOF_TIMESTAMPING_OPT_TSONLY)))
+	tcp.Tskey = 1000
+	b.Shinfo().Tskey = 1999
+	tcp.TstampTx(b, kernel.SCM_TSTAMP_ACK)
+	r, _ = tcp.RecvErrqueue()
+	require.Equal(t, "timestamp SCM_TSTAMP_ACK key=0", r.String(), "no OPT_ID, no key")
+	tcp.Tsflags |= kernel.SOF_TIMESTAMPING_OPT_ID
+	tcp.TstampTx(b, kernel.SCM_TSTAMP_ACK)
+	r, _ = tcp.RecvErrqueue()
+	require.Equal(t, "timestamp SCM_TSTAMP_ACK key=999", r.String())
+	b.Free()
+}

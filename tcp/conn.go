@@ -42,6 +42,9 @@ type Segment struct {
 	Fin bool
 	// Sent counts transmissions.
 	Sent int
+	// TxstampAck is txstamp_ack: the ACK of the skb's tskey is to be
+	// timestamped (SOF_TIMESTAMPING_TX_ACK, tcp_ack_tstamp).
+	TxstampAck bool
 	// lost marks a segment the retransmission timer gave up on.
 	lost bool
 }

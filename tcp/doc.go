@@ -23,6 +23,14 @@
 //     new_segment).
 //   - Send-buffer pressure (sk_wmem_queued ≥ sk_sndbuf) blocks, or fails
 //     with EAGAIN under MSG_DONTWAIT: never ENOBUFS.
+//   - A call that queued data marks the write queue's tail skb (or the
+//     retransmit queue's last) for the socket's transmit timestamps
+//     (tcp_tx_timestamp: tx_flags, txstamp_ack, tskey its last byte), so
+//     one call reports once; a split moves the marks to the part holding
+//     the key (tcp_fragment_tstamp), a FIN sent alone has none, and the
+//     ACK past the key queues SCM_TSTAMP_ACK before the skb is freed
+//     (tcp_ack_tstamp), so before its zerocopy notification. Measured on
+//     Linux 6.18 (probe/testdata/tcp-tstamp.zcs).
 //   - On return the call drops its own uarg reference (net_zcopy_put). A call
 //     that queued nothing is aborted instead (net_zcopy_put_abort): its id
 //     is rolled back. A call that queued something keeps its id.
@@ -377,8 +385,9 @@
 // tcp_tso_autosize, tcp_transmit_skb, tso_fragment,
 // tcp_fragment, tcp_nagle_test, tcp_mss_split_point, tcp_xmit_size_goal,
 // tcp_send_fin, tcp_event_data_sent, tcp_pacing_check,
-// tcp_update_skb_after_send, tcp_pace_kick, tcp_tsq_handler;
-// net/core/sock.c: sk_flush_backlog; net/ipv4/tcp_input.c: tcp_fin, tcp_ack, tcp_clean_rtx_queue,
+// tcp_update_skb_after_send, tcp_pace_kick, tcp_tsq_handler,
+// tcp_fragment_tstamp; net/ipv4/tcp.c: tcp_tx_timestamp;
+// net/core/sock.c: sk_flush_backlog; net/ipv4/tcp_input.c: tcp_fin, tcp_ack, tcp_clean_rtx_queue, tcp_ack_tstamp,
 // tcp_sndbuf_expand, tcp_check_space, tcp_new_space,
 // tcp_should_expand_sndbuf, tcp_cong_control, tcp_data_queue, tcp_reset, __tcp_ack_snd_check,
 // tcp_rearm_rto, tcp_event_data_recv, tcp_incr_quickack,

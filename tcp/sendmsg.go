@@ -582,11 +582,12 @@ func (s *SendCall) waitForSpace() {
 	s.blocked = true
 }
 
-// out is the out label: push what was queued and drop the call's uarg
-// reference.
+// out is the out label: ask for the call's transmit timestamps
+// (txTimestamp), push what was queued and drop the call's uarg reference.
 func (s *SendCall) out() {
 	c := s.c
 	if s.copied > 0 {
+		c.txTimestamp()
 		c.push(s.flags, c.nonagle)
 	}
 	if s.uarg != nil {

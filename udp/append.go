@@ -95,8 +95,12 @@ type appendState struct {
 //   - Copied data goes into the linear area (no scatter-gather), or into
 //     page frags, which never coalesce with the frags of a zerocopy skb
 //     (skb_can_coalesce): at MAX_SKB_FRAGS the append fails with EMSGSIZE.
-//   - On error net_zcopy_put_abort(uarg, extra_uref) rolls back the id;
-//     the caller flushes the queue.
+//   - The datagram's first skb asks for the transmit timestamps of the
+//     call that opened the cork (cork->tx_flags: the socket's, or its
+//     control message's) and takes the next OPT_ID key; later skbs and
+//     later appends to a cork ask for none (sock.Sock.SetupTxTimestamp).
+//   - On error net_zcopy_put_abort(uarg, extra_uref) rolls back the id,
+//     and hold_tskey the key; the caller flushes the queue.
 func (u *Sock) ipAppendData(c *cork, a *call, length, transhdrlen int, flags kernel.MsgFlags) kernel.Errno {
 	s := &appendState{c: c, a: a, flags: flags, length: length, transhdrlen: transhdrlen,
 		fragheaderlen: u.Sk.IPHeaderLen(), mtu: c.fragsize, paged: c.gsoSize > 0}
@@ -124,6 +128,7 @@ func (u *Sock) ipAppendData(c *cork, a *call, length, transhdrlen int, flags ker
 	if n := len(c.queue); n > 0 {
 		tail = c.queue[n-1]
 	}
+	first := tail == nil
 	if flags&kernel.MSG_ZEROCOPY != 0 && length > 0 && u.Sk.Zerocopy() {
 		if err := u.takeUarg(s, tail); err != 0 {
 			return err
@@ -134,6 +139,9 @@ func (u *Sock) ipAppendData(c *cork, a *call, length, transhdrlen int, flags ker
 		a.abort(s.extraUref)
 		c.length -= s.length
 		return err
+	}
+	if first {
+		u.Sk.SetupTxTimestamp(c.queue[0].b, c.tsflags) // alloc_new_skb: cork->tx_flags, tskey
 	}
 	return 0
 }

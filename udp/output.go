@@ -142,7 +142,7 @@ func (u *Sock) pushPending() kernel.Errno {
 		return 0
 	}
 	if u.raw() {
-		u.ipSendSkb(b, c.tsflags)
+		u.ipSendSkb(b)
 		return 0
 	}
 	return u.udpSendSkb(b, c)
@@ -193,16 +193,15 @@ func (u *Sock) udpSendSkb(b *skb.Buff, c cork) kernel.Errno {
 			b.Segs = (datalen + c.gsoSize - 1) / c.gsoSize
 		}
 	}
-	u.ipSendSkb(b, c.tsflags)
+	u.ipSendSkb(b)
 	return 0
 }
 
 // ipSendSkb models ip_send_skb → ip_output: a datagram built of several
 // fragments (a frag_list and no GSO) is split by ip_do_fragment's fast
 // path, each fragment a packet of its own charged to the socket
-// (sock_wfree); then each packet goes to the network, which owns it, sent
-// under the timestamping flags tsflags (the cork's).
-func (u *Sock) ipSendSkb(b *skb.Buff, tsflags kernel.Timestamping) {
+// (sock_wfree); then each packet goes to the network, which owns it.
+func (u *Sock) ipSendSkb(b *skb.Buff) {
 	s := b.Shinfo()
 	frags := s.FragList
 	if s.GSOSize == 0 && len(frags) > 0 {
@@ -219,9 +218,9 @@ func (u *Sock) ipSendSkb(b *skb.Buff, tsflags kernel.Timestamping) {
 	}
 	u.ipID++ // ip_select_ident
 	off := b.Len
-	u.Net.Xmit(sock.Packet{Skb: b, From: u.Sk, MoreFrags: len(frags) > 0, IPID: u.ipID, Tsflags: tsflags})
+	u.Net.Xmit(sock.Packet{Skb: b, From: u.Sk, MoreFrags: len(frags) > 0, IPID: u.ipID})
 	for i, f := range frags {
-		u.Net.Xmit(sock.Packet{Skb: f, From: u.Sk, MoreFrags: i < len(frags)-1, IPID: u.ipID, FragOff: off, Tsflags: tsflags})
+		u.Net.Xmit(sock.Packet{Skb: f, From: u.Sk, MoreFrags: i < len(frags)-1, IPID: u.ipID, FragOff: off})
 		off += f.Len
 	}
 }

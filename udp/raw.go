@@ -108,7 +108,8 @@ func (u *Sock) rawSendHdrinc(a *call, length int, flags kernel.MsgFlags, tsflags
 		}
 	}
 	u.Sk.ChargeW(b)
-	u.ipSendSkb(b, tsflags)
+	u.Sk.SetupTxTimestamp(b, tsflags) // raw_send_hdrinc: skb_setup_tx_timestamp
+	u.ipSendSkb(b)
 	return 0
 }
 
