@@ -3,6 +3,7 @@ package sim
 import (
 	"github.com/zcsim/zcsim/kernel"
 	"github.com/zcsim/zcsim/sim/engine"
+	"github.com/zcsim/zcsim/sock"
 )
 
 // Poll models poll(2) of one descriptor for events, waiting at most
@@ -43,7 +44,8 @@ func (w *World) Poll(c Call, s *Socket, events kernel.PollEvents, timeout engine
 // socket datagram_poll's POLLIN|POLLRDNORM with a datagram queued,
 // POLLOUT|POLLWRNORM|POLLWRBAND while sock_writeable (sk_wmem_alloc
 // below half of sk_sndbuf) and POLLERR with sk_err set or the error queue
-// non-empty.
+// non-empty; an AF_UNIX stream or seqpacket socket not connected (the
+// model's never are) is POLLHUP too (unix_poll: TCP_CLOSE).
 func (w *World) pollMask(s *Socket) kernel.PollEvents {
 	if s.tcp != nil {
 		return s.tcp.Poll()
@@ -57,6 +59,9 @@ func (w *World) pollMask(s *Socket) kernel.PollEvents {
 	}
 	if s.Sk.Err != 0 || s.Sk.ErrQueue.Len() > 0 {
 		ev |= kernel.POLLERR
+	}
+	if s.Sk.Family == kernel.AF_UNIX && s.Sk.Type.Base() != kernel.SOCK_DGRAM && s.Sk.State == sock.CLOSE {
+		ev |= kernel.POLLHUP // unix_poll: a connection-based socket in TCP_CLOSE
 	}
 	return ev
 }
