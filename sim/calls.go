@@ -936,7 +936,7 @@ func errCmsgLen(f kernel.Family) int {
 // blocking read first lets the network run until data arrives (for TCP,
 // until tcp_data_ready wakes it, see recvStream).
 func (w *World) Recv(c Call, s *Socket, n int, flags kernel.MsgFlags) Result {
-	blocking := flags&kernel.MSG_DONTWAIT == 0 && s.Sk.Type&kernel.SOCK_NONBLOCK == 0
+	blocking := !s.Sk.NoWait(flags)
 	if blocking && !s.closed && s.tcp != nil {
 		return w.recvStream(c, s, n, flags)
 	}

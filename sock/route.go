@@ -82,6 +82,13 @@ func (s *Sock) GrowQueued(n int) {
 	s.WmemQueuedCharged += uint64(max(n, 0))
 }
 
+// NoWait reports whether a call with flags returns at once instead of
+// sleeping (sock_sndtimeo and sock_rcvtimeo are zero): MSG_DONTWAIT, or
+// a socket with O_NONBLOCK.
+func (s *Sock) NoWait(flags kernel.MsgFlags) bool {
+	return flags&kernel.MSG_DONTWAIT != 0 || s.Type&kernel.SOCK_NONBLOCK != 0
+}
+
 // IPv6 reports whether the socket's traffic is IPv6: an AF_INET6 socket
 // whose peer address is not v4-mapped.
 func (s *Sock) IPv6() bool { return s.Family == kernel.AF_INET6 && !s.V4Mapped }

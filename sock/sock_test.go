@@ -731,3 +731,14 @@ func TestTxTimestampKeys(t *testing.T) {
 	require.Equal(t, "timestamp SCM_TSTAMP_ACK key=999", r.String())
 	b.Free()
 }
+
+// A call returns at once instead of sleeping with MSG_DONTWAIT or on an
+// O_NONBLOCK socket, and only then.
+func TestNoWait(t *testing.T) {
+	e := skbtest.NewEnv(t, "linux-6.18")
+	s := e.TCP()
+	require.False(t, s.NoWait(kernel.MSG_ZEROCOPY))
+	require.True(t, s.NoWait(kernel.MSG_DONTWAIT))
+	s.Type |= kernel.SOCK_NONBLOCK
+	require.True(t, s.NoWait(0))
+}

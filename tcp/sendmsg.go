@@ -215,7 +215,7 @@ func (s *SendCall) fastOpen() bool {
 		}
 	}
 	c.Sk.Note(kernel.Entry{Op: kernel.OpFastOpen, Args: [4]int64{int64(syn)}, Str: why})
-	nonblock := s.flags&kernel.MSG_DONTWAIT != 0 || c.Sk.Type&kernel.SOCK_NONBLOCK != 0
+	nonblock := c.Sk.NoWait(s.flags)
 	if s.dest.SynSent != nil {
 		s.synSent(syn, nonblock)
 		return false
@@ -360,7 +360,7 @@ func (s *SendCall) rfcUarg() bool {
 		return true
 	}
 	c.Sk.NoSpace = true // sk_stream_wait_memory, for EAGAIN too (do_eagain)
-	if s.flags&kernel.MSG_DONTWAIT != 0 || c.Sk.Type&kernel.SOCK_NONBLOCK != 0 {
+	if c.Sk.NoWait(s.flags) {
 		s.fail(kernel.EAGAIN)
 		return false
 	}
@@ -437,12 +437,8 @@ func (s *SendCall) send() bool {
 	c := s.c
 	sizeGoal := c.sizeGoal()
 	for s.it.Count() > 0 {
-		seg := c.writeTail()
-		room := 0
-		if seg != nil {
-			room = sizeGoal - seg.Skb.Len
-		}
-		if room <= 0 || seg.EOR || seg.Fin {
+		seg, room := c.fillableTail(sizeGoal)
+		if seg == nil {
 			var restart bool
 			if seg, restart = s.newSegment(); restart {
 				return false
@@ -572,7 +568,7 @@ func (s *SendCall) waitForSpace() {
 		c.push(s.flags&^kernel.MSG_MORE, c.nonagle)
 	}
 	c.Sk.NoSpace = true // sk_stream_wait_memory, for EAGAIN too (do_eagain)
-	if s.flags&kernel.MSG_DONTWAIT != 0 || c.Sk.Type&kernel.SOCK_NONBLOCK != 0 {
+	if c.Sk.NoWait(s.flags) {
 		if !c.memoryFree() {
 			c.Sk.Note(kernel.Entry{Op: kernel.OpStreamNoSpace, Args: [4]int64{int64(c.Sk.WmemQueued), int64(c.Sk.Sndbuf)}})
 		}

@@ -65,6 +65,17 @@ func (c *Conn) streamMemoryFree(wake uint) bool {
 	return uint64(c.writeSeq-c.sndNxt)<<wake < uint64(lowat)
 }
 
+// fillableTail returns the write queue's tail and the room sizeGoal
+// leaves in it when tcp_sendmsg_locked may go on filling it (below
+// size_goal, no EOR, no FIN); nil when the send needs a new segment.
+func (c *Conn) fillableTail(sizeGoal int) (*Segment, int) {
+	seg := c.writeTail()
+	if seg == nil || seg.EOR || seg.Fin || sizeGoal-seg.Skb.Len <= 0 {
+		return nil, 0
+	}
+	return seg, sizeGoal - seg.Skb.Len
+}
+
 // SendWouldWait reports whether a send of size bytes, with MSG_ZEROCOPY
 // when zerocopy, would now reach wait_for_space before queuing a byte
 // (tcp_sendmsg_locked): new_segment finds sk_stream_memory_free false and
@@ -72,13 +83,17 @@ func (c *Conn) streamMemoryFree(wake uint) bool {
 // reached size_goal, it ends a record (EOR) or carries the FIN, its frags
 // are full, or, for a zerocopy send, it holds a uarg that
 // msg_zerocopy_realloc would not extend (a new uarg:
-// skb_zerocopy_iter_stream's -EEXIST).
+// skb_zerocopy_iter_stream's -EEXIST). With the frags full, a copy is
+// taken to need a new segment too, although it may still coalesce into
+// the last frag when the page frag continues it (skb_can_coalesce after
+// sk_page_frag_refill, which this does not run): it may report a wait
+// where the send would go on.
 func (c *Conn) SendWouldWait(size int, zerocopy bool) bool {
 	if c.memoryFree() {
 		return false
 	}
-	seg := c.writeTail()
-	if seg == nil || c.sizeGoal()-seg.Skb.Len <= 0 || seg.EOR || seg.Fin {
+	seg, _ := c.fillableTail(c.sizeGoal())
+	if seg == nil {
 		return true
 	}
 	b := seg.Skb

@@ -3,7 +3,6 @@ package replay
 import (
 	"fmt"
 
-	"github.com/zcsim/zcsim/kernel"
 	"github.com/zcsim/zcsim/sim/strace"
 	"github.com/zcsim/zcsim/sock"
 )
@@ -87,13 +86,6 @@ func (u *unackedSends) bound() (charged uint64, line int) {
 		charged += s.charged
 	}
 	return charged, line
-}
-
-// nonblocking reports whether a send with flags on e returns at once when
-// the send buffer is full rather than waiting (sk_stream_wait_memory with
-// a zero timeout).
-func nonblocking(e *fdEntry, flags kernel.MsgFlags) bool {
-	return flags&kernel.MSG_DONTWAIT != 0 || e.s.Sk.Type&kernel.SOCK_NONBLOCK != 0
 }
 
 // unackedEagain replays a non-blocking TCP send the log shows failing with

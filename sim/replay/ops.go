@@ -640,7 +640,7 @@ func (r *replayer) send(o *strace.Send) {
 		r.assume(&o.Header, e, text, obs, res.String(), "", fmt.Sprintf("the input file held %d bytes past its offset, fewer than the count: the model sent those", n))
 		return
 	}
-	if n, ok := o.Result.Ret(); ok && n > 0 && n < int64(im.total()) && e.s.IsTCP() && !nonblocking(e, flags) {
+	if n, ok := o.Result.Ret(); ok && n > 0 && n < int64(im.total()) && e.s.IsTCP() && !e.s.Sk.NoWait(flags) {
 		r.cutSend(o, e, text, int(n), im.total(), func(lens []int) sim.Result {
 			return send(r.call(&o.Header, text), e.s, lens, flags)
 		})
@@ -670,7 +670,7 @@ func (r *replayer) send(o *strace.Send) {
 			return
 		}
 	}
-	if e.s.IsTCP() && nonblocking(e, flags) {
+	if e.s.IsTCP() && e.s.Sk.NoWait(flags) {
 		switch {
 		case sent && e.s.Conn().SendWouldWait(int(size), flags&kernel.MSG_ZEROCOPY != 0):
 			// A schedule in which the peer's ACKs came sooner than the
