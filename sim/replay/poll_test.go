@@ -1,6 +1,8 @@
 package replay_test
 
 import (
+	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -52,4 +54,23 @@ func TestPollReceiverAndSeveral(t *testing.T) {
 	require.Equal(t, replay.Agree, c.Verdict)
 	require.Equal(t, "1 POLLIN", c.Predicted)
 	require.Len(t, rep.Calls, 9, "the poll of two descriptors is ignored")
+}
+
+// A poll that waits: a MSG_MORE send stays corked until TCP's probe timer
+// sends it (tcp_check_probe_timer), so the receiver's poll, timestamped
+// right after it, finds nothing in the model either; it waits in the
+// model, as in the kernel, until the data arrives.
+func TestPollWaitsInTheModel(t *testing.T) {
+	var b strings.Builder
+	for i, l := range strings.SplitAfter(tcpHead, "\n") {
+		if l != "" {
+			fmt.Fprintf(&b, "10:00:00.%06d %s", i, l)
+		}
+	}
+	b.WriteString(`10:00:00.000100 sendto(4, "zz"..., 100, MSG_MORE, NULL, 0) = 100` + "\n")
+	b.WriteString(`10:00:00.000200 poll([{fd=5, events=POLLIN}], 1, 1000) = 1 ([{fd=5, revents=POLLIN}])` + "\n")
+	rep := replayText(t, b.String())
+	c := callAt(t, rep, 9)
+	require.Equal(t, replay.Agree, c.Verdict, "%+v", c)
+	require.Equal(t, "1 POLLIN", c.Predicted)
 }

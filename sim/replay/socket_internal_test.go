@@ -6,6 +6,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/zcsim/zcsim/kernel"
+	"github.com/zcsim/zcsim/sock"
 )
 
 // An AF_PACKET protocol is the ethertype in network byte order, named or
@@ -25,4 +26,28 @@ func TestPacketProtocol(t *testing.T) {
 		_, ok := packetProtocol(s)
 		require.False(t, ok, s)
 	}
+}
+
+// unackedSends keeps at most maxUnacked entries, merging the oldest, which
+// widens the bound but loses no charge; a read of the ids drops what it
+// covers, a merged entry only once its last id is read.
+func TestUnackedSendsBounded(t *testing.T) {
+	var u unackedSends
+	e := &fdEntry{}
+	for i := range maxUnacked + 6 {
+		u.sent(e, sock.SendResult{ZC: true, ID: uint32(i)}, 10, 100+i)
+	}
+	require.Len(t, u.list, maxUnacked)
+	charged, line := u.bound()
+	require.Equal(t, uint64(10*(maxUnacked+6)), charged)
+	require.Equal(t, 100, line)
+	e.errq.next, e.errq.hasNext = 6, true // ids 0..5 read: the merged head ends at id 6
+	u.prune(e)
+	require.Len(t, u.list, maxUnacked)
+	e.errq.next = 7
+	u.prune(e)
+	require.Len(t, u.list, maxUnacked-1)
+	charged, line = u.bound()
+	require.Equal(t, uint64(10*(maxUnacked-1)), charged)
+	require.Equal(t, 107, line)
 }
