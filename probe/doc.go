@@ -45,7 +45,8 @@
 // sendmmsg (sendmmsg(2) itself), recvmsg (MSG_ERRQUEUE reads one record), recv (on a socket or
 // its peer), shutdown, close, setrlimit and capdrop of the task main,
 // settle, wait, and sysctl net.core.optmem_max, net.ipv4.tcp_fastopen,
-// net.ipv4.tcp_moderate_rcvbuf, net.ipv4.tcp_notsent_lowat and
+// net.ipv4.tcp_moderate_rcvbuf, net.ipv4.tcp_notsent_lowat,
+// net.ipv4.tcp_timestamps, net.ipv4.tcp_sack and
 // net.ipv4.ping_group_range
 // (a range with no group, or from 0 to at least 65534, so that every run's
 // task is in it or none is) before the first socket, and a packet

@@ -31,10 +31,6 @@ package sim
 // groMaxSize is GRO_LEGACY_MAX_SIZE, a device's default gro_max_size.
 const groMaxSize = 65536
 
-// tcpHeaderLenTS is the TCP header of the model's segments: struct tcphdr
-// with the timestamp option.
-const tcpHeaderLenTS = 20 + 12
-
 // groBatch is the frames s put on the link at one instant (at), which
 // arrive as one delivery event.
 type groBatch struct {
@@ -64,7 +60,7 @@ func (w *World) groQueue(s *Socket, f frame) {
 // r: each packet groPackets makes of them reaches tcp_v4_rcv (arrive). The
 // first packet's is the step's event, the others' follow.
 func (w *World) napiPoll(r *Socket, gro bool, frames []frame) Event {
-	up := groPackets(frames, gro, r.Sk.IPHeaderLen()+tcpHeaderLenTS)
+	up := groPackets(frames, gro, r.Sk.IPHeaderLen()+r.tcp.HeaderLen())
 	e := w.arrive(arrival{kind: arriveFrame, to: r, f: up[0]})
 	for _, f := range up[1:] {
 		w.runNarrated((*World).arrive, arrival{kind: arriveFrame, to: r, f: f})

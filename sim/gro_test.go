@@ -33,7 +33,7 @@ func mssFrames(n int) []frame {
 	return fs
 }
 
-const hdrV4 = 20 + tcpHeaderLenTS
+const hdrV4 = 20 + 20 + 12 // IPv4, TCP and its timestamp option
 
 // GRO merges in-order segments until the next would reach gro_max_size
 // with the headers: 45 segments of 1448 (65212 bytes with 52 of headers;

@@ -7,7 +7,7 @@ import (
 )
 
 // Sysctl holds the per-network-namespace settings the model reads
-// (net.core.*, net.ipv4.tcp_wmem and tcp_rmem).
+// (net.core.*, net.ipv4.tcp_*).
 type Sysctl struct {
 	OptmemMax   int    // net.core.optmem_max
 	WmemMax     int    // net.core.wmem_max
@@ -29,6 +29,15 @@ type Sysctl struct {
 	// above which a TCP socket without TCP_NOTSENT_LOWAT is not writable
 	// (tcp_stream_memory_free); UINT_MAX, no limit, by default.
 	TCPNotsentLowat uint32
+	// TCPTimestamps is net.ipv4.tcp_timestamps, a u8: not 0, a TCP SYN
+	// offers the timestamp option and a peer's is taken
+	// (tcp_syn_options, tcp_parse_options); 1 by default, 2 the same
+	// without the per-connection random offset of TSval, which the model
+	// does not keep.
+	TCPTimestamps int
+	// TCPSack is net.ipv4.tcp_sack, a u8: not 0, a SYN offers SACK
+	// permitted and a peer's is taken; 1 by default.
+	TCPSack int
 }
 
 // The bits of net.ipv4.tcp_fastopen the model reads.
@@ -56,6 +65,8 @@ func DefaultSysctl(p *kernel.Profile) *Sysctl {
 
 		TCPModerateRcvbuf: 1,
 		TCPNotsentLowat:   math.MaxUint32,
+		TCPTimestamps:     1,
+		TCPSack:           1,
 	}
 }
 

@@ -146,9 +146,9 @@ func (c *Conn) measureRcvMSS(s rcvSeg) {
 		}
 		return
 	}
-	seen := n + tcpHeaderLen
+	seen := n + c.HeaderLen()
 	if seen >= tcpMSSDefault+tcpHdrLen || (seen >= tcpMinMSS+tcpHdrLen && !s.push) {
-		n = seen - tcpHeaderLen
+		n = seen - c.HeaderLen()
 		a.lastSegSize = n
 		if n == lss {
 			c.rcvMSS = n

@@ -9,11 +9,9 @@ import (
 	"github.com/zcsim/zcsim/sock"
 )
 
-// Header sizes that bound a segment's payload: a TCP header with the
-// timestamp option (tcp_current_mss), and MAX_TCP_HEADER, the headroom
-// every TCP skb reserves.
+// Header sizes that bound a segment's payload: MAX_TCP_HEADER, the
+// headroom every TCP skb reserves (a segment's own header is HeaderLen).
 const (
-	tcpHeaderLen = 20 + 12
 	maxTCPHeader = 320
 	// maxTCPOptionSpace is MAX_TCP_OPTION_SPACE, what tcp_send_syn_data
 	// keeps free of data in a Fast Open SYN.
@@ -147,7 +145,7 @@ func (c *Conn) String() string {
 // MSS returns the current MSS (tcp_current_mss as tcp_sync_mss set it):
 // the MSS announced (AdvMSS), at most the peer's MSS option when the
 // handshake was on the wire (rx_opt.mss_clamp), less the timestamp option
-// when timestamps are in use, at least TCP_MIN_SND_MSS, bounded to half
+// when timestamps are in use (tcp_established_options), at least TCP_MIN_SND_MSS, bounded to half
 // the largest window the peer offered once that exceeds TCP_MSS_DEFAULT
 // (tcp_bound_to_half_wnd; tcp_ack_update_window syncs the MSS again
 // whenever max_window grows): over loopback a fresh connection sends
@@ -158,12 +156,10 @@ func (c *Conn) MSS() int {
 	if c.neg.set {
 		mss = min(mss, c.neg.mssClamp) // __tcp_mtu_to_mss
 	}
-	if c.Timestamps() {
-		mss -= tcpOptTimestamp
-	}
+	mss -= c.optLen()
 	mss = max(mss, tcpMinSndMSS)
 	if c.maxWindow > tcpMSSDefault && mss > c.maxWindow>>1 {
-		mss = max(c.maxWindow>>1, 68-tcpHeaderLen)
+		mss = max(c.maxWindow>>1, 68-c.HeaderLen())
 	}
 	return mss
 }

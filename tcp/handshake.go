@@ -26,11 +26,12 @@ const NoWscale = -1
 // tcpMinSndMSS is TCP_MIN_SND_MSS, the least MSS tcp_sync_mss keeps.
 const tcpMinSndMSS = 48
 
-// negotiated holds what a handshake on the wire agreed (struct
-// tcp_options_received): the peer's MSS clamp, timestamps, the peer's
-// window scale and SACK. A connection whose handshake the model made
-// implicitly (Connect) has none: it counts timestamps and scales no
-// window.
+// negotiated holds what a handshake agreed (struct
+// tcp_options_received): the peer's MSS clamp, timestamps (tstamp_ok),
+// the peer's window scale and SACK (sack_ok). set says the handshake was
+// on the wire; one the model made implicitly (Connect) has no MSS clamp
+// and scales no window, and its timestamps and SACK are the sysctls'
+// (initRcvWindow).
 type negotiated struct {
 	set       bool
 	mssClamp  int
@@ -40,16 +41,28 @@ type negotiated struct {
 
 // SynOffer models tcp_syn_options for this end's SYN (tcp_connect_init):
 // the MSS it announces (AdvMSS), its window scale (rcv_wscale from
-// tcp_select_initial_window), SACK and timestamps (the tcp_sack and
-// tcp_timestamps sysctls, on by default; the model has no switch for
-// them), and the window of the buffer rounded down to whole MSS. A
+// tcp_select_initial_window), SACK permitted when net.ipv4.tcp_sack is
+// not 0 and timestamps when net.ipv4.tcp_timestamps is not 0 (both 1 by
+// default), and the window of the buffer rounded down to whole MSS. A
 // client's SYN rounds by advmss, not less timestamps: ts_recent_stamp is
 // still 0 (tcp_connect_init).
 func (c *Conn) SynOffer() SynOptions {
 	if c.rw.advmss == 0 {
 		c.selectInitialWindow(c.AdvMSS(), true)
 	}
-	return SynOptions{Window: c.rw.wnd, MSS: c.rw.advmss, Wscale: int(c.rw.wscale), SackOK: true, TS: true}
+	n := c.Sk.Net
+	return SynOptions{Window: c.rw.wnd, MSS: c.rw.advmss, Wscale: int(c.rw.wscale), SackOK: n.TCPSack != 0, TS: n.TCPTimestamps != 0}
+}
+
+// parseSyn models what tcp_parse_options reads of a SYN or SYN-ACK's
+// options (estab 0): the timestamp option only when
+// net.ipv4.tcp_timestamps is not 0 (saw_tstamp), SACK permitted only when
+// net.ipv4.tcp_sack is not 0 (sack_ok); an end whose sysctl is 0 answers
+// and sends as if the peer had not offered them.
+func (c *Conn) parseSyn(peer SynOptions) SynOptions {
+	peer.TS = peer.TS && c.Sk.Net.TCPTimestamps != 0
+	peer.SackOK = peer.SackOK && c.Sk.Net.TCPSack != 0
+	return peer
 }
 
 // StartConnect models tcp_v4_connect and tcp_connect for a handshake on
@@ -89,6 +102,7 @@ func (c *Conn) SynAckReceived(peer SynOptions, ack uint32) (ok, retransmitted bo
 	c.takeOptions(peer)
 	c.Sk.State = sock.ESTABLISHED
 	c.sndWnd, c.maxWindow = peer.Window, peer.Window
+	c.initRcvSpace()
 	c.expandSndbuf()
 	c.Sk.Note(kernel.Entry{Op: kernel.OpConnected, Args: [4]int64{int64(peer.Window), int64(c.Sk.Sndbuf)}})
 	if len(c.rtx) == 0 {
@@ -108,10 +122,12 @@ func (c *Conn) SynAckReceived(peer SynOptions, ack uint32) (ok, retransmitted bo
 // SynAckOffer models tcp_openreq_init_rwin and tcp_synack_options for a
 // SYN with the peer's options, on the connection that will be the
 // listener's child: the MSS announced; window
-// scale, timestamps and SACK only when the SYN offered them
-// (ireq->wscale_ok, tstamp_ok, sack_ok); the window rounded down to whole
-// MSS less the timestamps, unscaled when the peer cannot scale.
+// scale, timestamps and SACK only when the SYN offered them and this
+// end's sysctls take them (ireq->wscale_ok, tstamp_ok, sack_ok:
+// parseSyn); the window rounded down to whole MSS less the timestamps,
+// unscaled when the peer cannot scale.
 func (c *Conn) SynAckOffer(peer SynOptions) SynOptions {
+	peer = c.parseSyn(peer)
 	wscaleOK := peer.Wscale != NoWscale
 	mss := c.AdvMSS()
 	if peer.TS {
@@ -161,6 +177,7 @@ func (c *Conn) established(sndWnd int) {
 	c.Sk.State = sock.ESTABLISHED
 	c.sndWnd = sndWnd
 	c.maxWindow = c.sndWnd
+	c.initRcvSpace()
 	c.expandSndbuf()
 	c.Sk.Note(kernel.Entry{Op: kernel.OpConnected, Args: [4]int64{int64(c.sndWnd), int64(c.Sk.Sndbuf)}})
 }
@@ -181,11 +198,16 @@ const ipv6MinMTU = 1280
 
 // takeOptions models what tcp_parse_options and the handshake keep of the
 // peer's SYN or SYN-ACK: its MSS option lowers mss_clamp (an absent one
-// leaves TCP_MSS_DEFAULT), timestamps are used when both ends offered
-// them, the peer's wscale (at most TCP_MAX_WSCALE) applies when both
-// offered one, otherwise neither end scales and window_clamp stays below
-// 64 KiB; SACK when both. The MSS is then what tcp_sync_mss gives.
+// leaves TCP_MSS_DEFAULT), timestamps are used when the peer offered them
+// and this end's net.ipv4.tcp_timestamps takes them (parseSyn), the
+// peer's wscale (at most TCP_MAX_WSCALE) applies when both offered one,
+// otherwise neither end scales and window_clamp stays below 64 KiB; SACK
+// likewise, under net.ipv4.tcp_sack. The MSS is then what tcp_sync_mss
+// gives, and the rest of the receive side what tcp_init_buffer_space
+// sets once the handshake completes (initRcvSpace, with advmss less the
+// timestamps).
 func (c *Conn) takeOptions(peer SynOptions) {
+	peer = c.parseSyn(peer)
 	if peer.MSS > 0 {
 		c.neg.mssClamp = peer.MSS
 	}
@@ -209,8 +231,23 @@ func (c *Conn) WindowField(win int) int { return win >> c.rw.wscale }
 
 // Timestamps reports whether the connection's segments carry the
 // timestamp option (tp->rx_opt.tstamp_ok); an implicit handshake has
-// them.
-func (c *Conn) Timestamps() bool { return !c.neg.set || c.neg.ts }
+// them unless net.ipv4.tcp_timestamps was 0 when it was made.
+func (c *Conn) Timestamps() bool { return c.neg.ts }
+
+// HeaderLen is tp->tcp_header_len, the TCP header of the connection's
+// segments: struct tcphdr and, when timestamps are in use, the aligned
+// timestamp option (tcp_established_options).
+func (c *Conn) HeaderLen() int { return tcpHdrLen + c.optLen() }
+
+// optLen is the option space every segment of the connection takes:
+// TCPOLEN_TSTAMP_ALIGNED with timestamps, else none (the model sends no
+// SACK blocks).
+func (c *Conn) optLen() int {
+	if c.neg.ts {
+		return tcpOptTimestamp
+	}
+	return 0
+}
 
 // SndNxt returns snd_nxt in the model's sequence space.
 func (c *Conn) SndNxt() uint32 { return c.sndNxt }

@@ -31,12 +31,13 @@ type rcvSpace struct {
 // initRcvSpace models the autotuning part of tcp_init_buffer_space:
 // rcvq_space starts now at copied_seq, its space the least of
 // rcv_ssthresh, rcv_wnd and TCP_INIT_CWND segments of advmss less the
-// timestamp option (tcp_rcv_state_process tweaks advmss before, "tcp:
-// fix initial tp->rcvq_space.space value for passive TS enabled flows").
+// timestamp option when the connection uses it (tcp_rcv_state_process
+// and tcp_rcv_synsent_state_process tweak advmss before, "tcp: fix
+// initial tp->rcvq_space.space value for passive TS enabled flows").
 func (c *Conn) initRcvSpace() {
 	w := &c.rw
 	c.rs = rcvSpace{
-		space: min(w.ssthresh, w.wnd, initCwnd*(w.advmss-tcpOptTimestamp)),
+		space: min(w.ssthresh, w.wnd, initCwnd*(w.advmss-c.optLen())),
 		seq:   c.copiedSeq,
 		time:  c.Net.Now(),
 	}

@@ -62,14 +62,22 @@ func (c *Conn) AdvMSS() int {
 	return mtu - c.Sk.IPHeaderLen() - tcpHdrLen
 }
 
-// initRcvWindow models the window of the handshake: tcp_select_initial_window
-// (the buffer's window at the default scaling ratio, rounded down to whole
-// MSS less timestamps, at most U16_MAX, its scale from the largest buffer
-// tcp_rmem[2] or rmem_max allows) and tcp_init_buffer_space (window_clamp
-// the full buffer's window, rcv_ssthresh the initial window). It returns
-// the window the SYN or SYN-ACK offers.
+// initRcvWindow models the window of the implicit handshake:
+// tcp_select_initial_window (the buffer's window at the default scaling
+// ratio, rounded down to whole MSS less the timestamps, at most U16_MAX,
+// its scale from the largest buffer tcp_rmem[2] or rmem_max allows) and
+// tcp_init_buffer_space (window_clamp the full buffer's window,
+// rcv_ssthresh the initial window). It returns the window the SYN or
+// SYN-ACK offers. The implicit handshake's options are this end's
+// sysctls, net.ipv4.tcp_timestamps and tcp_sack when it makes them (the
+// implicit peer is taken to offer both, as a peer in the same namespace
+// does): timestamps are used, and SACK permitted, when they are not 0.
 func (c *Conn) initRcvWindow() int {
-	return c.selectInitialWindow(c.AdvMSS()-tcpOptTimestamp, true)
+	if !c.neg.set {
+		c.neg.ts = c.Sk.Net.TCPTimestamps != 0
+		c.neg.sack = c.Sk.Net.TCPSack != 0
+	}
+	return c.selectInitialWindow(c.AdvMSS()-c.optLen(), true)
 }
 
 // selectInitialWindow is initRcvWindow rounding the window to whole mss

@@ -120,7 +120,7 @@ func (c *Conn) sizeGoal() int {
 	}
 	goal := c.Route.GSO - 1 - maxTCPHeader
 	if c.maxWindow > 536 {
-		goal = min(goal, max(c.maxWindow/2, 68-tcpHeaderLen))
+		goal = min(goal, max(c.maxWindow/2, 68-c.HeaderLen()))
 	}
 	return max(goal/mss, 1) * mss
 }

@@ -103,6 +103,10 @@ func (in *interp) sysctl(s *scenario.Sysctl) {
 		n.TCPModerateRcvbuf = v(0)
 	case "net.ipv4.tcp_notsent_lowat":
 		n.TCPNotsentLowat = uint32(v(0))
+	case "net.ipv4.tcp_timestamps":
+		n.TCPTimestamps = v(0)
+	case "net.ipv4.tcp_sack":
+		n.TCPSack = v(0)
 	}
 }
 
