@@ -14,9 +14,9 @@
 // for AF_INET6; 127.0.0.1 reached at ::ffff:127.0.0.1 for a socket made
 // with mapped): for TCP a listener whose connection is accepted at
 // connect (also after a non-blocking connect's EINPROGRESS), for UDP a
-// bound receiver. RAW sockets have no peer but connect and send to
-// 127.0.0.1 (::1), as the model's do; PF_PACKET and AF_UNIX sockets have
-// neither. Every socket has SO_SNDTIMEO of 1s, so a send that would block
+// bound receiver. RAW sockets connect and send to 127.0.0.1 (::1), as
+// the model's do, their peer too, which is a RAW socket of the same
+// family and protocol; PF_PACKET and AF_UNIX sockets have neither. Every socket has SO_SNDTIMEO of 1s, so a send that would block
 // forever returns.
 //
 // settle polls SIOCOUTQ of every socket until nothing is in flight twice
@@ -115,7 +115,8 @@
 // MSG_ZEROCOPY without SO_ZEROCOPY, shutdown of every socket kind and what
 // later sends and reads see, calls on closed descriptors, UDP to a closed
 // port (ICMP errors and what they quote, icmp-quoted.zcs), RAW datagrams
-// read back over loopback (raw-rcv.zcs), socket(2) across families, types and protocols,
+// read back over loopback (raw-rcv.zcs), a RAW socket's peer and the UDP
+// datagrams and ICMP errors RAW sockets read (raw-peer.zcs), socket(2) across families, types and protocols,
 // SO_ZEROCOPY on RAW, PF_PACKET and
 // AF_UNIX, optmem exhaustion with TX timestamps between notifications,
 // RLIMIT_MEMLOCK edges and setrlimit's own, option buffers and levels,

@@ -27,7 +27,7 @@ const (
 	sndTimeo    = time.Second     // SO_SNDTIMEO: a send that would block forever
 )
 
-// hsock is a real socket and, for TCP and UDP, its implicit peer.
+// hsock is a real socket and, for TCP, UDP and RAW, its implicit peer.
 type hsock struct {
 	fd, peer int
 	family   int
@@ -250,7 +250,8 @@ func (h *host) exec(st scenario.Stmt) (res string, isCall bool) {
 }
 
 // socket creates the socket and its peer: a listener on loopback for TCP
-// (the peer is accepted at connect), a bound receiver for UDP.
+// (the peer is accepted at connect), a bound receiver for UDP, a RAW
+// socket of the same protocol for RAW.
 func (h *host) socket(s *scenario.Socket) string {
 	fam, typ, p := s.Args()
 	proto := int(p)
@@ -275,7 +276,15 @@ func (h *host) socket(s *scenario.Socket) string {
 		return progFD
 	}
 	if hs.typ == unix.SOCK_RAW {
-		hs.peerAddr = loAddr(int(fam)) // connect and sendto aim at loopback, as the model's do
+		// connect and sendto aim at loopback, as the model's do, and the
+		// peer is a RAW socket of the same protocol, which loopback
+		// hands a copy of every datagram of that protocol, as the
+		// model's (raw_local_deliver).
+		hs.peerAddr = loAddr(int(fam))
+		if p, err := unix.Socket(int(fam), unix.SOCK_RAW|unix.SOCK_CLOEXEC, proto); err == nil {
+			hs.peer = h.track(p)
+			unix.SetsockoptTimeval(p, unix.SOL_SOCKET, unix.SO_SNDTIMEO, &tv)
+		}
 		return progFD
 	}
 	if proto != 0 && proto != unix.IPPROTO_TCP && proto != unix.IPPROTO_UDP {
@@ -379,6 +388,9 @@ func (h *host) connect(s scenario.Sock) error {
 	if hs.peerAddr == nil {
 		return unix.EOPNOTSUPP
 	}
+	if s.Peer && hs.typ == unix.SOCK_RAW {
+		return unix.Connect(hs.peer, hs.peerAddr)
+	}
 	err := unix.Connect(hs.fd, hs.peerAddr)
 	if err != nil && !(err == unix.EINPROGRESS && hs.typ == unix.SOCK_STREAM) {
 		return err
@@ -478,8 +490,8 @@ func (h *host) send(s scenario.Sock, msgs [][]int, fl scenario.Flags, oob []byte
 	flags := int(fl.MsgFlags())
 	fd := h.fd(s)
 	var dst unix.Sockaddr
-	if hs := h.socks[s.Name]; to && hs != nil && !s.Peer {
-		dst = hs.peerAddr
+	if hs := h.socks[s.Name]; to && hs != nil && (!s.Peer || hs.typ == unix.SOCK_RAW) {
+		dst = hs.peerAddr // a RAW socket's peer sends to loopback too
 	}
 	total := 0
 	for _, l := range msgs[0] {

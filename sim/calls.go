@@ -337,6 +337,9 @@ func (w *World) newSocket(name string, t *Task, family kernel.Family, typ kernel
 		s.dgrm.pkt.CPU = func() int { return w.cpu }
 	}
 	w.sockets = append(w.sockets, s)
+	if sk.Class == kernel.ClassRAW {
+		w.raws = append(w.raws, s)
+	}
 	w.byName[name], w.bySk[sk] = s, s
 	w.say(fmt.Sprintf("%s is %v", name, sk.Ident()))
 	w.Monitor.Tracked(sk, t.Task)

@@ -8,6 +8,7 @@ import (
 	"github.com/zcsim/zcsim/packet"
 	"github.com/zcsim/zcsim/sim/engine"
 	"github.com/zcsim/zcsim/skb"
+	"github.com/zcsim/zcsim/sock"
 	"github.com/zcsim/zcsim/udp"
 )
 
@@ -81,47 +82,64 @@ func (d *dgram) queued() []*skb.Buff {
 
 // receive models ip_defrag, then udp_rcv_segment and __udp_queue_rcv_skb
 // → sock_queue_rcv_skb: fragments wait in their datagram's queue until
-// the last one completes it; a datagram missing a fragment is freed by
-// ip_expire after ipfrag_time; a GSO datagram the device sent whole is cut
-// into its segments; each datagram is charged to sk_rmem_alloc and queued,
-// or dropped when the receive buffer is full.
+// the last one completes it (defrag); a complete UDP datagram goes first
+// to every RAW socket of its protocol (rawCopy), then to r; a GSO
+// datagram the device sent whole is cut into its segments; each datagram
+// is charged to sk_rmem_alloc and queued, or dropped when the receive
+// buffer is full.
 func (d *dgram) receive(w *World, r *Socket, f frame) line {
-	b := f.skb
-	if f.moreFrags || f.fragOff > 0 {
-		q := d.reassembly(w, r, f.ipID)
-		q.frags = append(q.frags, b)
-		if f.fragOff != q.next {
-			q.gap = true
-		}
-		q.next = f.fragOff + b.Len
-		if f.moreFrags || q.gap {
-			return line{text: fmt.Sprintf("%s receives an IP fragment of %d bytes", r.Name, b.Len)}
-		}
-		d.drop(w, q)
-		n := 0
-		for _, frag := range q.frags[:len(q.frags)-1] {
-			n += frag.Len
-			frag.Free()
-		}
-		return d.queue(w, r, b, n+b.Len)
+	b, n, ok := d.defrag(w, r, f)
+	if !ok {
+		return line{text: fmt.Sprintf("%s receives an IP fragment of %d bytes", r.Name, f.skb.Len)}
 	}
-	n := b.Len
+	text := w.rawCopy(r, b, n)
 	if f.gso == 0 || n <= f.gso {
-		return d.queue(w, r, b, n)
+		l := d.queue(w, r, b, n)
+		if text == nil {
+			return l
+		}
+		return line{text: string(l.appendTo(text))}
 	}
 	b.Free()
-	var text []byte
 	for off := 0; off < n; off += f.gso {
 		seg := min(f.gso, n-off)
 		sb := skb.Alloc(w.Host, seg)
 		sb.AppendLinear(seg)
-		if off > 0 {
+		if len(text) > 0 {
 			text = append(text, "; "...)
 		}
 		l := d.queue(w, r, sb, seg)
 		text = l.appendTo(text)
 	}
 	return line{text: string(text)}
+}
+
+// defrag models ip_defrag for a frame r receives: an unfragmented one is
+// its datagram, of f.skb.Len bytes; a fragment waits in its datagram's
+// queue (ok false) until the last one completes it, which returns the
+// last fragment's skb and the datagram's length, the earlier fragments
+// freed; a datagram missing a fragment is freed by ip_expire after
+// ipfrag_time.
+func (d *dgram) defrag(w *World, r *Socket, f frame) (b *skb.Buff, n int, ok bool) {
+	b = f.skb
+	if !f.moreFrags && f.fragOff == 0 {
+		return b, b.Len, true
+	}
+	q := d.reassembly(w, r, f.ipID)
+	q.frags = append(q.frags, b)
+	if f.fragOff != q.next {
+		q.gap = true
+	}
+	q.next = f.fragOff + b.Len
+	if f.moreFrags || q.gap {
+		return nil, 0, false
+	}
+	d.drop(w, q)
+	for _, frag := range q.frags[:len(q.frags)-1] {
+		n += frag.Len
+		frag.Free()
+	}
+	return b, n + b.Len, true
 }
 
 // reassembly returns the queue of datagram id (ip_find), creating it with
@@ -252,23 +270,49 @@ func (w *World) portUnreachable(r *Socket, n int) {
 
 // icmpArrives hands an ICMP port unreachable of size bytes, in an skb of
 // alloc bytes of head, to the socket from whose datagram drew it.
+//
+// Over loopback raw_local_deliver first hands the error to every RAW
+// socket of the ICMP protocol of its family, as it does any packet
+// (icmpRaw), whether or not the sender is still there.
 func (w *World) icmpArrives(from *Socket, size, alloc int) Event {
 	e := Event{Socket: from.Name}
-	if from.Sk.Dead() || from.Sk.Freed() || from.dgrm == nil || from.dgrm.udp == nil {
-		e.Text = fmt.Sprintf("%s: closed, ICMP port unreachable dropped", from.Name)
-		return e
-	}
 	icmp := skb.AllocHead(w.Host, alloc)
 	icmp.AppendLinear(size)
+	raw := w.icmpRaw(from, icmp, size)
+	if from.Sk.Dead() || from.Sk.Freed() || from.dgrm == nil || from.dgrm.udp == nil {
+		icmp.Free()
+		e.Text = fmt.Sprintf("%s: closed, ICMP port unreachable dropped%s", from.Name, raw)
+		return e
+	}
 	from.dgrm.udp.PortUnreachable(icmp)
-	e.Text = fmt.Sprintf("%s receives an ICMP port unreachable (%d bytes)", from.Name, size)
+	e.Text = fmt.Sprintf("%s receives an ICMP port unreachable (%d bytes)%s", from.Name, size, raw)
 	return e
 }
 
-// rawLocalDeliver models raw_local_deliver for a datagram b that the RAW
-// socket from sent over loopback, where it has no peer: raw_v4_input
-// (raw6_local_deliver) hands a clone to every RAW socket of from's family
-// and protocol on the device, from itself included, before the protocol's
+// icmpRaw queues a clone of the ICMP error icmp of size bytes (IP header
+// included) that reaches from over loopback on every RAW socket of
+// IPPROTO_ICMP (IPPROTO_ICMPV6) of from's traffic family, as they read
+// it: with the IPv4 header, without the IPv6 one (raw_v4_input,
+// raw6_local_deliver). Measured on Linux 6.18: the error a 100-byte UDP
+// datagram to a closed port draws is read as 156 bytes on an AF_INET
+// RAW ICMP socket and on an AF_INET6 RAW ICMPv6 one. It returns what it
+// did as a clause, empty when no such socket is open.
+func (w *World) icmpRaw(from *Socket, icmp *skb.Buff, size int) string {
+	if from.Dev.Kind != Loopback {
+		return ""
+	}
+	family, proto := trafficFamily(from.Sk), kernel.IPPROTO_ICMP
+	if family == kernel.AF_INET6 {
+		proto, size = kernel.IPPROTO_ICMPV6, size-from.Sk.IPHeaderLen()
+	}
+	return string(w.rawClone(from.Dev, family, proto, icmp, size, []byte("; raw_local_deliver")))
+}
+
+// rawLocalDeliver models raw_local_deliver for a datagram b of n bytes
+// (reassembled) that the RAW socket from sent over loopback, where it is
+// addressed to no socket: raw_v4_input (raw6_local_deliver) hands a clone
+// to every RAW socket of from's family and protocol on the device, from
+// itself and the implicit peer included, before the protocol's
 // own handler sees it. An IPv4 RAW socket reads the IP header too
 // (raw_rcv), an IPv6 one the payload. The model assumes the payload draws
 // no answer (an ICMP echo request would). Measured on Linux 6.18
@@ -284,16 +328,14 @@ func (w *World) icmpArrives(from *Socket, size, alloc int) Event {
 // all, which every RAW ICMP socket reads (measured: 68 bytes for a
 // 40-byte packet, 576 for a 2000-byte one). A header not stated goes to
 // no socket in the model, as assumed for the undetermined send.
-func (w *World) rawLocalDeliver(from *Socket, b *skb.Buff) string {
+func (w *World) rawLocalDeliver(from *Socket, b *skb.Buff, n int) string {
 	text := []byte(from.Name + ": raw_local_deliver")
 	if !from.Sk.Hdrincl {
-		n := b.Len
 		if !from.Sk.IPv6() {
 			n += from.Sk.IPHeaderLen()
 		}
 		return string(w.rawQueue(from.Dev, from.Sk.Family, from.Sk.Protocol, b, n, text))
 	}
-	n := b.Len
 	b.Free()
 	if from.SendHead == nil || from.Sk.IPv6() {
 		return string(append(text, ": the IP header is the program's, which the scenario does not state: delivered to no socket (assumed)"...))
@@ -306,18 +348,70 @@ func (w *World) rawLocalDeliver(from *Socket, b *skb.Buff) string {
 	return string(w.rawQueue(from.Dev, kernel.AF_INET, kernel.IPPROTO_ICMP, icmp, size, text))
 }
 
-// rawQueue queues a clone of b, a datagram of n bytes as a RAW socket
-// reads it, on every open RAW socket of family and protocol on dev
-// (raw_v4_input, raw6_local_deliver), and says so after text; b itself
-// goes to the last, or is freed if there is none.
-func (w *World) rawQueue(dev *Device, family kernel.Family, proto kernel.Protocol, b *skb.Buff, n int, text []byte) []byte {
+// rawCopy models raw_local_deliver for a UDP datagram of n bytes of
+// payload in b that r receives over loopback, before udp_rcv sees it:
+// every RAW socket of IPPROTO_UDP and the traffic's family on the device
+// gets a clone (the IPv4 one with the IP header, both with the UDP
+// header), a GSO datagram whole, before udp_rcv_segment cuts it. Measured
+// on Linux 6.18: 100 bytes are read as 128 on an AF_INET RAW socket, 108
+// on an AF_INET6 one; a 3000-byte UDP_SEGMENT send as one 3028-byte
+// datagram, a fragmented one reassembled. It says so in the returned
+// sentence, nil when no RAW socket of the protocol is open.
+func (w *World) rawCopy(r *Socket, b *skb.Buff, n int) []byte {
+	if r.Dev.Kind != Loopback || r.Sk.Class != kernel.ClassUDP {
+		return nil
+	}
+	family, n := trafficFamily(r.Sk), n+udpHdrLen
+	if family == kernel.AF_INET {
+		n += r.Sk.IPHeaderLen()
+	}
+	return w.rawClone(r.Dev, family, kernel.IPPROTO_UDP, b, n, []byte(r.Name+": raw_local_deliver"))
+}
+
+// rawClone queues a clone of b on every open RAW socket of family and
+// protocol on dev, as rawQueue does, and leaves b to its caller; it
+// returns text and what it did, or nil when there is no such socket.
+func (w *World) rawClone(dev *Device, family kernel.Family, proto kernel.Protocol, b *skb.Buff, n int, text []byte) []byte {
+	if len(w.rawSockets(dev, family, proto)) == 0 {
+		return nil
+	}
+	c, err := b.Clone()
+	if err != 0 {
+		return nil
+	}
+	return w.rawQueue(dev, family, proto, c, n, text)
+}
+
+// trafficFamily is the IP version of sk's traffic: AF_INET for an
+// AF_INET6 socket whose peer is v4-mapped.
+func trafficFamily(sk *sock.Sock) kernel.Family {
+	if sk.IPv6() {
+		return kernel.AF_INET6
+	}
+	return kernel.AF_INET
+}
+
+// rawSockets lists the open RAW sockets of family and protocol on dev,
+// implicit peers included: each is a socket that raw_v4_input
+// (raw6_local_deliver) hands a datagram of that protocol to.
+func (w *World) rawSockets(dev *Device, family kernel.Family, proto kernel.Protocol) []*Socket {
 	var to []*Socket
-	for _, s := range w.sockets {
-		if !s.implicit && !s.closed && s.dgrm != nil && s.dgrm.udp != nil && s.Sk.Class == kernel.ClassRAW && s.Dev == dev &&
+	for _, s := range w.raws {
+		if !s.closed && s.Dev == dev &&
 			s.Sk.Family == family && s.Sk.Protocol == proto && !s.Sk.Dead() {
 			to = append(to, s)
 		}
 	}
+	return to
+}
+
+// rawQueue queues a clone of b, a datagram of n bytes as a RAW socket
+// reads it, on every open RAW socket of family and protocol on dev
+// (raw_v4_input, raw6_local_deliver), a RAW socket's implicit peer too,
+// and says so after text; b itself goes to the last, or is freed if
+// there is none.
+func (w *World) rawQueue(dev *Device, family kernel.Family, proto kernel.Protocol, b *skb.Buff, n int, text []byte) []byte {
+	to := w.rawSockets(dev, family, proto)
 	if len(to) == 0 {
 		b.Free()
 		return append(text, ": no RAW socket of its protocol"...)

@@ -64,7 +64,12 @@
 // A TCP or UDP socket "s" gets an implicit peer "s.peer" on the far side of
 // its device. On loopback the peer is on this host and receives the
 // sender's own skbs (after their frags were copied); across a NIC or tun it
-// receives skbs the far side builds in its own memory. On a device whose
+// receives skbs the far side builds in its own memory. A RAW socket's
+// peer is a RAW socket of the same family and protocol: on loopback no
+// packet is addressed to it, but raw_local_deliver hands it, like every
+// RAW socket of the protocol, a copy of each datagram a RAW socket sends
+// (reassembled: ip_defrag comes first), of each UDP datagram (rawCopy)
+// and of each ICMP error (icmpRaw). On a device whose
 // far side the scenario plays (Device.Scripted, script.go) a TCP socket
 // has no implicit peer: its handshake is on the wire, every segment it
 // transmits is kept as a Packet, in sequence numbers relative to its ISN,

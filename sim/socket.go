@@ -193,6 +193,20 @@ func (w *World) deliver(r *Socket, f frame) Event {
 		e.Text = fmt.Sprintf("%s: FIN acknowledged by the time-wait socket", r.Name)
 		return e
 	}
+	if from := r.Peer; from != nil && from.Sk.Class == kernel.ClassRAW && r.Dev.Kind == Loopback {
+		// A RAW socket's datagram over loopback reaches no socket by
+		// address: ip_local_deliver reassembles it (ip_defrag) and
+		// raw_local_deliver offers it to every RAW socket of its
+		// protocol, whichever end sent it and whether or not the other
+		// is open.
+		b, n, ok := r.dgrm.defrag(w, r, f)
+		if !ok {
+			e.Text = fmt.Sprintf("%s: an IP fragment of %d bytes waits for reassembly", from.Name, f.skb.Len)
+			return e
+		}
+		e.Socket, e.Text = from.Name, w.rawLocalDeliver(from, b, n)
+		return e
+	}
 	if r.Sk.Freed() || (r.Sk.Dead() && (r.tcp == nil || f.len > 0)) {
 		// Data for a closed socket: tcp_rcv_state_process resets an
 		// orphaned connection that still gets data, and with no socket
@@ -212,11 +226,6 @@ func (w *World) deliver(r *Socket, f frame) Event {
 			w.resetPeer(r)
 			e.Text += "; it answers with RST"
 		}
-		return e
-	}
-	if from := r.Peer; r.implicit && from != nil && from.Sk.Class == kernel.ClassRAW && r.Dev.Kind == Loopback &&
-		!f.moreFrags && f.fragOff == 0 {
-		e.Socket, e.Text = from.Name, w.rawLocalDeliver(from, f.skb)
 		return e
 	}
 	if r.dgrm != nil {

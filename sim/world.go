@@ -37,6 +37,9 @@ type World struct {
 	tasks   []*Task
 	devices []*Device
 	sockets []*Socket
+	// raws are the RAW sockets among sockets, which raw_local_deliver
+	// offers every datagram of their protocol to (rawSockets).
+	raws []*Socket
 	// byName and bySk find a socket by its scenario name and by its
 	// struct sock.
 	byName map[string]*Socket
