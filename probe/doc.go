@@ -14,7 +14,7 @@
 // for AF_INET6; 127.0.0.1 reached at ::ffff:127.0.0.1 for a socket made
 // with mapped): for TCP a listener whose connection is accepted at
 // connect (also after a non-blocking connect's EINPROGRESS), for UDP a
-// bound receiver. RAW sockets connect and send to 127.0.0.1 (::1), as
+// bound receiver with the default receive buffer, as the model's. RAW sockets connect and send to 127.0.0.1 (::1), as
 // the model's do, their peer too, which is a RAW socket of the same
 // family and protocol; PF_PACKET and AF_UNIX sockets have neither. Every socket has SO_SNDTIMEO of 1s, so a send that would block
 // forever returns.
@@ -99,7 +99,14 @@
 // # Model run and comparison
 //
 // The same source runs on interp.Run under linux-6.18 (or
-// [Options.Profile]). Results are rendered as the scenario language
+// [Options.Profile]), with the host's net.core.rmem_max, wmem_max,
+// rmem_default and wmem_default ([HostSysctl]) where they differ from the
+// profile's: these are global, so the private namespace has the host's
+// and cannot change them (read-only there, measured on Linux 6.18), and
+// the kernel clamps SO_RCVBUF and SO_SNDBUF to them (sk_setsockopt). The
+// probe reads them and never writes them; the header line names each one
+// the model ran with ([Result.Host]; this machine has 4194304 for both
+// maxima, where the kernel's default is 212992). Results are rendered as the scenario language
 // writes outcomes ("4096", "-1 ENOBUFS", "zerocopy [0,3] copied",
 // "timestamp SCM_TSTAMP_SND key=999", a getsockopt's value; a socket is
 // the program's lowest free descriptor on both sides) and compared by

@@ -311,7 +311,6 @@ func (h *host) socket(s *scenario.Socket) string {
 		p, err := unix.Socket(peerFam, unix.SOCK_DGRAM|unix.SOCK_CLOEXEC, 0)
 		if err == nil {
 			h.track(p)
-			unix.SetsockoptInt(p, unix.SOL_SOCKET, unix.SO_RCVBUFFORCE, 16<<20)
 			if unix.Bind(p, loAddr(peerFam)) == nil {
 				hs.peer = p
 				hs.peerAddr, _ = unix.Getsockname(p)

@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 
@@ -161,4 +162,24 @@ func Supported() error {
 		return fmt.Errorf("%w (got %v)", ErrNoZerocopy, obs)
 	}
 	return nil
+}
+
+// hostSysctls reads the host's global sysctls of hostKeys from
+// /proc/sys: the same in the private namespace, where they are
+// read-only.
+func hostSysctls() ([]HostSysctl, error) {
+	var out []HostSysctl
+	for _, k := range hostKeys {
+		path := "/proc/sys/" + strings.ReplaceAll(k.key, ".", "/")
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return nil, fmt.Errorf("probe: reading the host's %s: %w", k.key, err)
+		}
+		v, err := strconv.Atoi(strings.TrimSpace(string(b)))
+		if err != nil {
+			return nil, fmt.Errorf("probe: the host's %s: %w", k.key, err)
+		}
+		out = append(out, HostSysctl{Key: k.key, Value: v})
+	}
+	return out, nil
 }

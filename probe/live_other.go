@@ -23,3 +23,6 @@ func Child(io.Reader, io.Writer) int {
 
 // Supported is ErrNotLinux.
 func Supported() error { return ErrNotLinux }
+
+// hostSysctls reads nothing: there is no live host to follow.
+func hostSysctls() ([]HostSysctl, error) { return nil, nil }

@@ -13,6 +13,7 @@ import (
 	"github.com/zcsim/zcsim/sim"
 	"github.com/zcsim/zcsim/sim/interp"
 	"github.com/zcsim/zcsim/sim/scenario"
+	"github.com/zcsim/zcsim/sock"
 )
 
 // ChildEnv is the environment variable that makes a re-executed binary
@@ -99,6 +100,9 @@ type Result struct {
 	// acted on, each in file order.
 	Stmts   []Stmt `json:"stmts"`
 	Skipped []Skip `json:"skipped,omitempty"`
+	// Host are the live host's sysctls the model ran with in place of
+	// the profile's defaults (HostSysctl).
+	Host []HostSysctl `json:"host,omitempty"`
 	// StoppedAt is the line after which nothing is compared, or 0.
 	StoppedAt int `json:"stopped_at,omitempty"`
 	Agree     int `json:"agree"`
@@ -132,7 +136,12 @@ func Run(file string, src []byte, opts Options) (*Result, error) {
 		opts.Profile = kernel.DefaultProfile
 	}
 	pl := makePlan(stmts, opts.Profile)
-	model, err := modelRun(file, src, opts.Profile, pl.off)
+	host, err := hostSysctls()
+	if err != nil {
+		return nil, err
+	}
+	host = differing(host, opts.Profile)
+	model, err := modelRun(file, src, opts.Profile, pl.off, host)
 	if err != nil {
 		return nil, err
 	}
@@ -140,7 +149,64 @@ func Run(file string, src []byte, opts Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	return compare(file, opts.Profile, stmts, pl, kern, model), nil
+	res := compare(file, opts.Profile, stmts, pl, kern, model)
+	res.Host = host
+	return res, nil
+}
+
+// HostSysctl is a sysctl of the live host that the model runs with in
+// place of its profile's default: one a private network namespace shares
+// with the host and cannot change (net.core.rmem_max, wmem_max,
+// rmem_default and wmem_default are global, read-only in any namespace
+// but the first: measured on Linux 6.18), so the kernel's answers
+// follow the host's value, which the probe reads and never writes.
+type HostSysctl struct {
+	Key   string `json:"key"`
+	Value int    `json:"value"`
+}
+
+// hostKeys are the global sysctls the probe reads (hostSysctls) and the
+// model's field for each.
+var hostKeys = []struct {
+	key   string
+	field func(*sock.Sysctl) *int
+}{
+	{"net.core.rmem_max", func(n *sock.Sysctl) *int { return &n.RmemMax }},
+	{"net.core.wmem_max", func(n *sock.Sysctl) *int { return &n.WmemMax }},
+	{"net.core.rmem_default", func(n *sock.Sysctl) *int { return &n.RmemDefault }},
+	{"net.core.wmem_default", func(n *sock.Sysctl) *int { return &n.WmemDefault }},
+}
+
+// differing keeps the host's values that differ from the profile's
+// defaults, in hostKeys order: the assumptions the model runs under.
+func differing(host []HostSysctl, profile string) []HostSysctl {
+	p, err := kernel.Lookup(profile)
+	if err != nil {
+		return host
+	}
+	def := sock.DefaultSysctl(p)
+	var out []HostSysctl
+	for _, h := range host {
+		for _, k := range hostKeys {
+			if k.key == h.Key && *k.field(def) != h.Value {
+				out = append(out, h)
+			}
+		}
+	}
+	return out
+}
+
+// setHost sets the host's values on the model's sysctls.
+func setHost(host []HostSysctl) func(*sock.Sysctl) {
+	return func(n *sock.Sysctl) {
+		for _, h := range host {
+			for _, k := range hostKeys {
+				if k.key == h.Key {
+					*k.field(n) = h.Value
+				}
+			}
+		}
+	}
 }
 
 // Plan parses src (named file) and lists what a live run of it under
@@ -314,8 +380,8 @@ type pairUndetermined struct {
 // growth is undetermined (tcp_rcv_space_adjust's RTT is wall-clock
 // microseconds on the kernel) makes the pair undetermined from the
 // statement it belongs to, or the last one before a network step.
-func modelRun(file string, src []byte, profile string, off []kernel.Bug) (answers, error) {
-	tr, err := interp.Run(file, src, interp.Options{Profile: profile, Seed: 1, Off: off})
+func modelRun(file string, src []byte, profile string, off []kernel.Bug, host []HostSysctl) (answers, error) {
+	tr, err := interp.Run(file, src, interp.Options{Profile: profile, Seed: 1, Off: off, Net: setHost(host)})
 	if err != nil {
 		return answers{}, err
 	}
@@ -446,7 +512,15 @@ func (r *Result) WriteText(w io.Writer) error {
 	if r.Unprivileged {
 		who = "uid 65534 without capabilities"
 	}
-	fmt.Fprintf(&b, "probe %s: kernel (%s, private netns, loopback) vs model %s\n", r.File, who, r.Profile)
+	fmt.Fprintf(&b, "probe %s: kernel (%s, private netns, loopback) vs model %s", r.File, who, r.Profile)
+	for i, h := range r.Host {
+		sep := ", "
+		if i == 0 {
+			sep = " with the host's "
+		}
+		fmt.Fprintf(&b, "%s%s=%d", sep, h.Key, h.Value)
+	}
+	b.WriteString("\n")
 	for _, l := range r.lines() {
 		if s := l.skip; s != nil {
 			mark := "skip"
@@ -492,11 +566,12 @@ func (r *Result) WriteJSON(w io.Writer) error {
 		}
 	}
 	write("config", struct {
-		Schema       int    `json:"schema"`
-		File         string `json:"file"`
-		Profile      string `json:"profile"`
-		Unprivileged bool   `json:"unprivileged"`
-	}{sim.SchemaVersion, r.File, r.Profile, r.Unprivileged})
+		Schema       int          `json:"schema"`
+		File         string       `json:"file"`
+		Profile      string       `json:"profile"`
+		Unprivileged bool         `json:"unprivileged"`
+		Host         []HostSysctl `json:"host,omitempty"`
+	}{sim.SchemaVersion, r.File, r.Profile, r.Unprivileged, r.Host})
 	for _, l := range r.lines() {
 		if l.skip != nil {
 			write("skip", l.skip)

@@ -20,10 +20,12 @@ func newProbeCmd() *cobra.Command {
 on loopback in a private network namespace (root needed; Linux only), and on
 the model (linux-6.18 unless --profile). It prints, statement by statement,
 what the kernel answered and what the model predicted. The implicit peer of a
-socket is a real socket on 127.0.0.1 (::1): an accepted TCP connection or a
-bound UDP socket. Scenarios that set RLIMIT_MEMLOCK or drop CAP_IPC_LOCK run
-as uid 65534 without capabilities. sysctl net.core.optmem_max is set in the
-private namespace only.
+socket is a real socket on 127.0.0.1 (::1): an accepted TCP connection, a
+bound UDP socket or a RAW socket of the same protocol. Scenarios that set
+RLIMIT_MEMLOCK or drop CAP_IPC_LOCK run as uid 65534 without capabilities. sysctl net.core.optmem_max is set in the
+private namespace only. The host's net.core.rmem_max, wmem_max, rmem_default
+and wmem_default are global, the namespace's too: the model runs with the
+host's values, named on the header line where they differ from the profile's.
 
 The kernel runs what real sockets can do on loopback: socket (via= a
 loopback device), setsockopt, getsockopt, connect, listen, accept, send,

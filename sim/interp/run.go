@@ -32,6 +32,12 @@ type Options struct {
 	// FullCheck sweeps every live object after every step instead of
 	// checking what the step touched (check.Monitor.Full).
 	FullCheck bool
+	// Net, if set, changes the host's sysctls before the first
+	// statement, for a host configured otherwise than the profile's
+	// defaults (zcsim probe gives the model the live host's global
+	// net.core buffer limits); the scenario's sysctl statements come
+	// after it.
+	Net func(*sock.Sysctl)
 }
 
 // Run parses and runs one scenario. Input errors — syntax, an
@@ -102,6 +108,9 @@ func (sc *Scenario) Run() *sim.Trace {
 	p, opts := sc.profile, sc.opts
 	w := sim.New(p, opts.Seed)
 	w.Trace().Sink, w.Monitor.Full = opts.Sink, opts.FullCheck
+	if opts.Net != nil {
+		opts.Net(w.Net)
+	}
 	in := &interp{w: w}
 	w.Emit(sim.Record{Config: &sim.Config{Schema: sim.SchemaVersion, File: sc.file, Profile: p.Name, Seed: opts.Seed, Bugs: bugStrings(p.Bugs.Sorted())}})
 	w.AddDevice(sim.DefaultDevice(defaultDevice, sim.Loopback))
