@@ -352,6 +352,14 @@ var (
 	SCM_UDP_SEGMENT      = CmsgType{SOL_UDP, 103} // UDP_SEGMENT
 )
 
+// ErrqueueCmsgNames names the control messages an error-queue read
+// writes its record in, by level and type: ip_recv_error's IP_RECVERR,
+// ipv6_recv_error's IPV6_RECVERR, packet_recvmsg's PACKET_TX_TIMESTAMP.
+var ErrqueueCmsgNames = NewSymbols(
+	Symbol[CmsgType]{"IP_RECVERR", IP_RECVERR}, Symbol[CmsgType]{"IPV6_RECVERR", IPV6_RECVERR},
+	Symbol[CmsgType]{"PACKET_TX_TIMESTAMP", CmsgType{Level: SOL_PACKET, Name: PACKET_TX_TIMESTAMP}},
+)
+
 // CmsgTypeNames names the sendmsg control message types, as a program
 // spells them in cmsg_type.
 var CmsgTypeNames = NewSymbols(

@@ -75,6 +75,11 @@ func fieldsText(fs scenario.Fields, r sim.Result) string {
 			v = kernel.PollEvents(got).String()
 		case f.Key == "cmsg_level":
 			v = kernel.LevelNames.Name(kernel.Level(got))
+		case f.Key == "cmsg_type":
+			v = kernel.ErrqueueCmsgNames.Name(kernel.CmsgType{Level: r.Cmsg.Level, Name: int32(got)})
+			if v == "" {
+				v = strconv.FormatInt(got, 10)
+			}
 		case f.Key == "ee_errno" && got != 0:
 			v = kernel.Errno(got).String()
 		default:

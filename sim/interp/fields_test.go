@@ -25,8 +25,11 @@ setsockopt v SOL_SOCKET SO_ZEROCOPY 1 => 0
 connect v => 0
 send v 100 MSG_ZEROCOPY => 100
 recvmsg v MSG_ERRQUEUE => 0 msg_flags=MSG_ERRQUEUE cmsg_level=SOL_IP ee_errno=ENOBUFS
+send v 100 MSG_ZEROCOPY => 100
+recvmsg v MSG_ERRQUEUE => zerocopy [1,1] copied cmsg_type=IP_RECVERR
 `)
 	requireMismatches(t, tr,
 		"test.zcs:11: 0 cmsg_level=SOL_IP | ctrunc (zerocopy [3,3] COPIED lost) cmsg_level=none",
-		"test.zcs:18: 0 msg_flags=MSG_ERRQUEUE cmsg_level=SOL_IP ee_errno=ENOBUFS | zerocopy [0,0] COPIED msg_flags=MSG_ERRQUEUE cmsg_level=SOL_IPV6 ee_errno=0")
+		"test.zcs:18: 0 msg_flags=MSG_ERRQUEUE cmsg_level=SOL_IP ee_errno=ENOBUFS | zerocopy [0,0] COPIED msg_flags=MSG_ERRQUEUE cmsg_level=SOL_IPV6 ee_errno=0",
+		"test.zcs:20: zerocopy [1,1] copied cmsg_type=IP_RECVERR | zerocopy [1,1] COPIED cmsg_type=IPV6_RECVERR")
 }

@@ -49,6 +49,9 @@ func (f Field) Number() int64 {
 	if l, ok := kernel.LevelNames.ByName(v.Text); ok {
 		return int64(l)
 	}
+	if t, ok := kernel.ErrqueueCmsgNames.ByName(v.Text); ok {
+		return int64(t.Name)
+	}
 	return fieldNames[v.Text]
 }
 
@@ -60,8 +63,6 @@ var fieldNames = map[string]int64{
 	"SO_EE_ORIGIN_TIMESTAMPING": kernel.SO_EE_ORIGIN_TIMESTAMPING, "SO_EE_ORIGIN_ZEROCOPY": kernel.SO_EE_ORIGIN_ZEROCOPY,
 	"SO_EE_ORIGIN_TXTIME":        kernel.SO_EE_ORIGIN_TXTIME,
 	"SO_EE_CODE_ZEROCOPY_COPIED": kernel.SO_EE_CODE_ZEROCOPY_COPIED,
-	"IP_RECVERR":                 int64(kernel.IP_RECVERR.Name), "IPV6_RECVERR": int64(kernel.IPV6_RECVERR.Name),
-	"PACKET_TX_TIMESTAMP": kernel.PACKET_TX_TIMESTAMP,
 }
 
 // Fields are an outcome's field checks in source order; a key appears
@@ -100,7 +101,7 @@ var (
 	eeCodes = tableOf[int]("ee_code", setOf("SO_EE_CODE_ZEROCOPY_COPIED"))
 	// cmsgTypes are the control messages an error-queue read writes its
 	// record in: ip_recv_error, ipv6_recv_error, packet_recvmsg.
-	cmsgTypes = tableOf[int]("cmsg_type", setOf("IP_RECVERR", "IPV6_RECVERR", "PACKET_TX_TIMESTAMP"))
+	cmsgTypes = tableOf("cmsg_type", kernel.ErrqueueCmsgNames)
 )
 
 // fields parses the field checks after an outcome's base form. record
