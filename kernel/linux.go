@@ -207,7 +207,9 @@ type SockOpt struct {
 // Socket options zcsim models (asm-generic/socket.h, uapi/linux/tcp.h,
 // uapi/linux/udp.h, uapi/linux/in.h, uapi/linux/in6.h).
 var (
+	SO_REUSEADDR         = SockOpt{SOL_SOCKET, 2}
 	SO_SNDBUF            = SockOpt{SOL_SOCKET, 7}
+	SO_REUSEPORT         = SockOpt{SOL_SOCKET, 15}
 	SO_RCVBUF            = SockOpt{SOL_SOCKET, 8}
 	SO_RCVLOWAT          = SockOpt{SOL_SOCKET, 18}
 	SO_SNDBUFFORCE       = SockOpt{SOL_SOCKET, 32}
@@ -239,6 +241,7 @@ var SockOptNames = NewSymbols(
 	Symbol[SockOpt]{"SO_TIMESTAMPING", SO_TIMESTAMPING}, Symbol[SockOpt]{"SO_ZEROCOPY", SO_ZEROCOPY},
 	Symbol[SockOpt]{"SO_MAX_PACING_RATE", SO_MAX_PACING_RATE},
 	Symbol[SockOpt]{"SO_MARK", SO_MARK},
+	Symbol[SockOpt]{"SO_REUSEADDR", SO_REUSEADDR}, Symbol[SockOpt]{"SO_REUSEPORT", SO_REUSEPORT},
 	Symbol[SockOpt]{"TCP_NODELAY", TCP_NODELAY}, Symbol[SockOpt]{"TCP_CORK", TCP_CORK},
 	Symbol[SockOpt]{"TCP_QUICKACK", TCP_QUICKACK}, Symbol[SockOpt]{"TCP_FASTOPEN", TCP_FASTOPEN},
 	Symbol[SockOpt]{"TCP_NOTSENT_LOWAT", TCP_NOTSENT_LOWAT},

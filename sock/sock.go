@@ -112,6 +112,11 @@ type Sock struct {
 
 	// Mark is sk_mark (SO_MARK), which routes nothing in the model.
 	Mark uint32
+	// Reuse and Reuseport are sk_reuse (SO_REUSEADDR, SK_CAN_REUSE) and
+	// sk_reuseport (SO_REUSEPORT): what inet_csk_bind_conflict relaxes.
+	// The model's binds never conflict (each socket has an address of its
+	// own), so they change nothing else.
+	Reuse, Reuseport bool
 
 	// Tsflags are the SO_TIMESTAMPING flags and Tskey sk_tskey: the next
 	// key of a datagram socket, and on TCP the sequence number keys count

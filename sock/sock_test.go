@@ -742,3 +742,37 @@ func TestNoWait(t *testing.T) {
 	s.Type |= kernel.SOCK_NONBLOCK
 	require.True(t, s.NoWait(0))
 }
+
+// SO_REUSEADDR and SO_REUSEPORT read back 1 for any value not 0 and 0
+// for 0; SO_REUSEPORT on is EOPNOTSUPP outside AF_INET and AF_INET6,
+// while off is taken; an accepted child has its listener's (probed on
+// Linux 6.18).
+func TestReuseOptions(t *testing.T) {
+	e := skbtest.NewEnv(t, "linux-6.18")
+	read := func(s *sock.Sock, opt kernel.SockOpt) int {
+		t.Helper()
+		v, err := s.Getsockopt(opt)
+		require.Zero(t, err)
+		return v
+	}
+	s := e.TCP()
+	for _, opt := range []kernel.SockOpt{kernel.SO_REUSEADDR, kernel.SO_REUSEPORT} {
+		require.Equal(t, 0, read(s, opt))
+		require.Zero(t, s.Setsockopt(opt, 5))
+		require.Equal(t, 1, read(s, opt))
+		require.Zero(t, s.Setsockopt(opt, -1))
+		require.Equal(t, 1, read(s, opt))
+	}
+	child := e.TCP()
+	child.CloneFrom(s)
+	require.Equal(t, 1, read(child, kernel.SO_REUSEADDR))
+	require.Equal(t, 1, read(child, kernel.SO_REUSEPORT))
+	require.Zero(t, s.Setsockopt(kernel.SO_REUSEADDR, 0))
+	require.Equal(t, 0, read(s, kernel.SO_REUSEADDR))
+
+	u := e.Sock(kernel.AF_UNIX, kernel.SOCK_STREAM, 0)
+	require.Equal(t, kernel.EOPNOTSUPP, u.Setsockopt(kernel.SO_REUSEPORT, 1))
+	require.Zero(t, u.Setsockopt(kernel.SO_REUSEPORT, 0))
+	require.Zero(t, u.Setsockopt(kernel.SO_REUSEADDR, 1))
+	require.Equal(t, 1, read(u, kernel.SO_REUSEADDR))
+}

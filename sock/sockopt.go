@@ -14,8 +14,12 @@ import (
 // TCP, see tcpSetRcvlowat), SO_TIMESTAMPING (see setTimestamping) and
 // SO_MAX_PACING_RATE (see setMaxPacingRate) and SO_MARK (sk_mark, any
 // u32; EPERM without CAP_NET_ADMIN, as sockopt_ns_capable has it: the
-// model's tasks have no CAP_NET_RAW, which the kernel takes too). Any
-// other option is ENOPROTOOPT; protocol levels are the protocols' business.
+// model's tasks have no CAP_NET_RAW, which the kernel takes too),
+// SO_REUSEADDR (sk_reuse: any value not 0 is SK_CAN_REUSE, read back as
+// 1) and SO_REUSEPORT (sk_reuseport likewise; switching it on is
+// EOPNOTSUPP on a socket not AF_INET or AF_INET6, !sk_is_inet; probed on
+// Linux 6.18). Any other option is ENOPROTOOPT; protocol levels are the
+// protocols' business.
 func (s *Sock) Setsockopt(opt kernel.SockOpt, val int) kernel.Errno {
 	privileged := opt == kernel.SO_SNDBUFFORCE || opt == kernel.SO_RCVBUFFORCE || opt == kernel.SO_MARK
 	if privileged && s.Task != nil && !s.Task.CapNetAdmin {
@@ -47,6 +51,13 @@ func (s *Sock) Setsockopt(opt kernel.SockOpt, val int) kernel.Errno {
 		s.setMaxPacingRate(val)
 	case kernel.SO_MARK:
 		s.Mark = uint32(val)
+	case kernel.SO_REUSEADDR:
+		s.Reuse = val != 0
+	case kernel.SO_REUSEPORT:
+		if val != 0 && s.Family != kernel.AF_INET && s.Family != kernel.AF_INET6 {
+			return kernel.EOPNOTSUPP
+		}
+		s.Reuseport = val != 0
 	default:
 		return kernel.ENOPROTOOPT
 	}
@@ -185,6 +196,11 @@ func (s *Sock) Getsockopt(opt kernel.SockOpt) (int, kernel.Errno) {
 		return int(int32(uint32(min(s.MaxPacingRate, math.MaxUint32)))), 0
 	case kernel.SO_MARK:
 		return int(int32(s.Mark)), 0
+	case kernel.SO_REUSEADDR, kernel.SO_REUSEPORT:
+		if opt == kernel.SO_REUSEADDR && s.Reuse || opt == kernel.SO_REUSEPORT && s.Reuseport {
+			return 1, 0
+		}
+		return 0, 0
 	}
 	return 0, kernel.ENOPROTOOPT
 }
@@ -199,10 +215,12 @@ func (s *Sock) CloneFrom(parent *Sock) {
 }
 
 // InheritFlags models the flag copy of sk_clone_lock: an accepted socket
-// starts with its listener's SOCK_ZEROCOPY and timestamping settings,
-// and a v4-mapped listener's child is v4-mapped.
+// starts with its listener's SOCK_ZEROCOPY, timestamping, sk_reuse and
+// sk_reuseport settings (probed on Linux 6.18), and a v4-mapped
+// listener's child is v4-mapped.
 func (s *Sock) InheritFlags(parent *Sock) {
 	s.V4Mapped = parent.V4Mapped
+	s.Reuse, s.Reuseport = parent.Reuse, parent.Reuseport
 	s.zerocopy = parent.zerocopy
 	s.Tsflags = parent.Tsflags
 }

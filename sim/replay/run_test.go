@@ -17,7 +17,7 @@ func TestCutLastLine(t *testing.T) {
 	log := tcpLog + `100 sendto(4, "zz"..., 4096, MSG_ZERO`
 	rep := replayText(t, log)
 	require.True(t, rep.OK(), "%+v", rep.Divergences())
-	require.Equal(t, 12, rep.Summary.Calls)
+	require.Equal(t, 13, rep.Summary.Calls)
 	require.Contains(t, strings.Join(rep.Notes, "\n"), "the log ends in the middle of line 16")
 	require.Contains(t, strings.Join(rep.Notes, "\n"), "the replay stopped after line 15")
 
