@@ -55,12 +55,14 @@
 //     digits (fo and foexp) the statements' options, and <...> none (an
 //     outbound packet written without options is then not checked for
 //     them either, where packetdrill wants none);
-//   - a shell command "sysctl [-q] [-w] net.ipv4.tcp_fastopen=V" becomes
-//     sysctl net.ipv4.tcp_fastopen V;
+//   - a shell command "sysctl [-q] [-w] KEY=V" becomes sysctl KEY V for
+//     the per-namespace keys of one value the scenario language has
+//     (net.ipv4.tcp_fastopen, tcp_timestamps, tcp_sack,
+//     tcp_notsent_lowat, tcp_moderate_rcvbuf, net.core.optmem_max);
 //   - what the model cannot run becomes a note and is listed in
-//     Result.NotRun: shell commands (`...`), --tolerance_usecs (the
+//     Result.NotRun: other shell commands (`...`), --tolerance_usecs (the
 //     model's times are exact), --send_omit_free (every send of the model
-//     has a buffer of its own), SO_REUSEADDR (the model has no ports).
+//     has a buffer of its own).
 //
 // Anything else — another system call, option, flag or TCP option, a
 // time that goes backwards — is an input error naming file:line:col, and
@@ -74,7 +76,8 @@
 // (one scripted device, TCP sockets on it, epoll instances, calls with
 // their expected results, waits, inject with its sequence numbers, packet
 // with its range and the Fast Open option as tcp_options_write lays it
-// out, sendto, a sendmsg whose control messages have 4 bytes of data each
+// out, sendto, getsockopt into an int (its expected value in the buffer),
+// a sendmsg whose control messages have 4 bytes of data each
 // (msg_control with an integer cmsg_data; no zc_info), a sysctl of one
 // value as a shell command, poll with its revents, an error-queue read
 // with control=0 that loses its record to MSG_CTRUNC, which packetdrill

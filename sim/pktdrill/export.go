@@ -153,6 +153,8 @@ func (x *exporter) call(st scenario.Stmt) {
 		x.socket(s)
 	case *scenario.Setsockopt:
 		x.setsockopt(s)
+	case *scenario.Getsockopt:
+		x.getsockopt(s)
 	case *scenario.Bind, *scenario.Listen, *scenario.Connect, *scenario.Close, *scenario.Send, *scenario.Sendto, *scenario.Sendmsg, *scenario.Recv:
 		x.onSocket(st)
 	case *scenario.Sysctl:
@@ -248,6 +250,27 @@ func (x *exporter) setsockopt(s *scenario.Setsockopt) {
 	if r, ok := x.result(s); ok {
 		x.event("setsockopt(%d, %s, %s, [%d], 4) = %s", fd, s.Level.Name, s.Opt.Name, s.Value.Int(), r)
 	}
+}
+
+// getsockopt writes getsockopt into an int: the expected value in its
+// buffer and 0 as the result, or the errno (packetdrill compares the
+// buffer only after a call that succeeded).
+func (x *exporter) getsockopt(s *scenario.Getsockopt) {
+	fd, ok := x.fd(s, s.Sock)
+	if !ok {
+		return
+	}
+	if len(s.Options) > 0 {
+		x.fail(s, "the exporter writes getsockopt into an int only")
+		return
+	}
+	val, ret := int64(0), ""
+	if w := s.Expectation(); w.Kind == scenario.OutcomeReturn {
+		val, ret = w.Ret, "0"
+	} else if ret, ok = x.result(s); !ok {
+		return
+	}
+	x.event("getsockopt(%d, %s, %s, [%d], [4]) = %s", fd, s.Level.Name, s.Opt.Name, val, ret)
 }
 
 // onSocket writes a call on a socket of the script with its result.
@@ -574,13 +597,20 @@ func fastOpenOption(os scenario.Options) []string {
 }
 
 // sysctl writes the setting of a sysctl as a shell command packetdrill
-// runs: sysctl -q KEY=VALUE.
+// runs: sysctl -q KEY=VALUE, the value as written when the kernel's
+// parser reads it too (decimal, or 0x hex: proc_dointvec's base 0), else
+// in decimal (a size such as 20K is the scenario's notation, not sysctl's).
 func (x *exporter) sysctl(s *scenario.Sysctl) {
 	if len(s.Values) != 1 {
 		x.fail(s, "the exporter writes a sysctl of one value only")
 		return
 	}
-	x.event("`sysctl -q %s=%s`", s.Key.Name, s.Values[0].Text)
+	v := s.Values[0]
+	text := v.Text
+	if _, err := strconv.ParseUint(text, 0, 64); err != nil {
+		text = strconv.FormatUint(v.N, 10)
+	}
+	x.event("`sysctl -q %s=%s`", s.Key.Name, text)
 }
 
 func (x *exporter) inject(s *scenario.Inject) {

@@ -208,3 +208,32 @@ recvmsg s MSG_ERRQUEUE control=64 => ctrunc
 		`x.zcs:6:1: packetdrill sizes the control buffer to the control messages it expects: the exporter writes control=0 => ctrunc, control=64 or more => zerocopy on this socket, or a failed read (at "recvmsg s MSG_ERRQUEUE control=64")`,
 	}, "\n"))
 }
+
+// TestExportSysctlAndGetsockopt writes a sysctl's value as the kernel's
+// parser reads it (a size in decimal) and getsockopt with its expected
+// value in the buffer, or its errno.
+func TestExportSysctlAndGetsockopt(t *testing.T) {
+	src := `sysctl net.core.optmem_max 20K
+sysctl net.ipv4.tcp_timestamps 0
+device t0 tun peer=script
+socket s AF_INET SOCK_STREAM via=t0 => 3
+setsockopt s SOL_SOCKET SO_REUSEADDR 1 => 0
+getsockopt s SOL_SOCKET SO_REUSEADDR => 1
+getsockopt s SOL_SOCKET SO_ZEROCOPY optlen=2 => -1 EINVAL
+`
+	_, err := Export("x.zcs", []byte(src), scenario.Inet)
+	require.EqualError(t, err, `x.zcs:7:1: the exporter writes getsockopt into an int only (at "getsockopt s SOL_SOCKET SO_ZEROCOPY optlen=2")`)
+	src = strings.Replace(src, "SO_ZEROCOPY optlen=2 => -1 EINVAL", "TCP_CORK => -1 ENOPROTOOPT", 1)
+	src = strings.Replace(src, "getsockopt s SOL_SOCKET TCP_CORK", "getsockopt s SOL_UDP UDP_CORK", 1)
+	out, err := Export("x.zcs", []byte(src), scenario.Inet)
+	require.NoError(t, err)
+	require.Equal(t, `// exported from x.zcs by zcsim export --packetdrill
+--ip_version="ipv4"
+    +0 `+"`sysctl -q net.core.optmem_max=20480`"+`
+    +0 `+"`sysctl -q net.ipv4.tcp_timestamps=0`"+`
+    +0 socket(..., SOCK_STREAM, IPPROTO_TCP) = 3
+    +0 setsockopt(3, SOL_SOCKET, SO_REUSEADDR, [1], 4) = 0
+    +0 getsockopt(3, SOL_SOCKET, SO_REUSEADDR, [1], [4]) = 0
+    +0 getsockopt(3, SOL_UDP, UDP_CORK, [0], [4]) = -1 ENOPROTOOPT (ENOPROTOOPT)
+`, string(out))
+}

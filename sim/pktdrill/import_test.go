@@ -80,7 +80,7 @@ func TestImport(t *testing.T) {
 	require.NoError(t, err)
 	want := header + `note not run: --tolerance_usecs: the model's times are exact # from t.pkt:1
 socket fd3 AF_INET SOCK_STREAM IPPROTO_TCP via=tun0 => 3 # from t.pkt:3
-note not run: setsockopt SO_REUSEADDR: the model has no ports to reuse # from t.pkt:4
+setsockopt fd3 SOL_SOCKET SO_REUSEADDR 1 => 0 # from t.pkt:4
 setsockopt fd3 SOL_SOCKET SO_ZEROCOPY 1 optlen=2 => -1 EINVAL # from t.pkt:5
 listen fd3 => 0 # backlog: the model's accept queue is unbounded; from t.pkt:6
 inject fd3 SYN seq=0 len=0 win=1000 mss=1000 sackok ts wscale=7 # from t.pkt:7
@@ -102,7 +102,6 @@ close fd4 => 0 # from t.pkt:18
 	require.Equal(t, want, string(r.Scenario))
 	require.Equal(t, []string{
 		"t.pkt:1:1: --tolerance_usecs: the model's times are exact",
-		"t.pkt:4:4: setsockopt SO_REUSEADDR: the model has no ports to reuse",
 		"t.pkt:11:6: shell command `echo hi`",
 	}, r.NotRun)
 }
@@ -209,18 +208,24 @@ func TestRunFromImport(t *testing.T) {
 	require.True(t, strings.HasSuffix(strings.Split(string(r.Scenario), "\n")[3], "# from t.pkt:2"))
 }
 
-// A shell command setting net.ipv4.tcp_fastopen runs as the sysctl
-// statement; any other shell command is a note.
+// A shell command setting a per-namespace sysctl the language has runs
+// as the sysctl statement; one reading a sysctl, setting another (a
+// global one, such as net.core.wmem_max) and any other shell command is a
+// note.
 func TestImportShellSysctl(t *testing.T) {
 	src := "`sysctl -q -w net.ipv4.tcp_fastopen=0x603`\n" +
 		"`sysctl -q net.ipv4.tcp_timestamps=0`\n" +
-		"`sysctl net.ipv4.tcp_fastopen`\n"
+		"`sysctl -w net.ipv4.tcp_sack=0`\n" +
+		"`sysctl net.ipv4.tcp_fastopen`\n" +
+		"`sysctl -q net.core.wmem_max=1000000`\n"
 	r, err := Import("t.pkt", []byte(src))
 	require.NoError(t, err)
 	require.Equal(t, header+
 		"sysctl net.ipv4.tcp_fastopen 0x603 # from t.pkt:1\n"+
-		"note not run: shell command `sysctl -q net.ipv4.tcp_timestamps=0` # from t.pkt:2\n"+
-		"note not run: shell command `sysctl net.ipv4.tcp_fastopen` # from t.pkt:3\n", string(r.Scenario))
+		"sysctl net.ipv4.tcp_timestamps 0 # from t.pkt:2\n"+
+		"sysctl net.ipv4.tcp_sack 0 # from t.pkt:3\n"+
+		"note not run: shell command `sysctl net.ipv4.tcp_fastopen` # from t.pkt:4\n"+
+		"note not run: shell command `sysctl -q net.core.wmem_max=1000000` # from t.pkt:5\n", string(r.Scenario))
 	require.Len(t, r.NotRun, 2)
 }
 

@@ -5,9 +5,14 @@ import (
 )
 
 // shellSysctls are the sysctl keys whose setting by a shell command the
-// importer runs, as the scenario's sysctl statement; a shell command
-// setting another, and any other command, is a note.
-var shellSysctls = map[string]bool{"net.ipv4.tcp_fastopen": true}
+// importer runs, as the scenario's sysctl statement: the per-namespace
+// ones of one value the scenario language has, which a packetdrill run
+// in a private network namespace sets there too. A shell command setting
+// another, and any other command, is a note.
+var shellSysctls = map[string]bool{
+	"net.ipv4.tcp_fastopen": true, "net.ipv4.tcp_timestamps": true, "net.ipv4.tcp_sack": true,
+	"net.ipv4.tcp_notsent_lowat": true, "net.ipv4.tcp_moderate_rcvbuf": true, "net.core.optmem_max": true,
+}
 
 // shell translates a shell command: "sysctl [-q] [-w] KEY=VALUE" for a
 // key of shellSysctls becomes sysctl KEY VALUE, anything else a note.

@@ -255,11 +255,6 @@ func (t *translator) socket(c call) {
 	t.emit(c.pos, "socket %s %s %s %s via=%s%s%s", fdName(fd), family, typ, proto, Device, mapped, outcome(c))
 }
 
-// noEffect are the options the model has no part for, with why.
-var noEffect = map[string]string{
-	"SO_REUSEADDR": "the model has no ports to reuse",
-}
-
 func (t *translator) sockopt(c call) {
 	if len(c.args) < 4 {
 		t.fail(c.pos, c.name, "%s takes 5 arguments", c.name)
@@ -269,10 +264,6 @@ func (t *translator) sockopt(c call) {
 	level, ok1 := t.word(c.args[1], "a level")
 	opt, ok2 := t.word(c.args[2], "an option")
 	if !ok || !ok1 || !ok2 {
-		return
-	}
-	if why, ok := noEffect[opt]; ok {
-		t.note(c.pos, fmt.Sprintf("%s %s: %s", c.name, opt, why))
 		return
 	}
 	if c.name == "getsockopt" {
