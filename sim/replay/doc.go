@@ -144,7 +144,8 @@
 // [Options.MaxCallBytes], a port the log does not show (an accept paired
 // with a client whose connect cannot be tied to the listener's port; a
 // datagram read, with nothing the model delivered, on a socket of unknown
-// port). [Report.OK] holds when nothing diverges and at
+// port), a bind that failed with EADDRINUSE (the model has no ports; the
+// holder may be outside the log). [Report.OK] holds when nothing diverges and at
 // least one call agrees, plainly or under an assumption: a replay that
 // checked nothing is no success.
 //

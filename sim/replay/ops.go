@@ -383,8 +383,20 @@ func (r *replayer) bind(o *strace.Bind) {
 	r.between(&o.Header)
 	text := fmt.Sprintf("bind(%d, %v)", o.Fd, o.Addr.Addr)
 	res := r.w.Bind(r.call(&o.Header, text), e.s)
+	if o.Result.Kind == strace.ResultErrno && o.Result.Errno == "EADDRINUSE" && res.Errno == 0 {
+		r.add(&o.Header, o.Fd, e.s.Name, text, o.Result.String(), res.String(), addrInUse, Undetermined)
+		return
+	}
 	r.compare(&o.Header, o.Fd, e.s.Name, text, o.Result.String(), res.String(), "")
 }
+
+// addrInUse is why an observed EADDRINUSE is undetermined: the model has
+// no ports, so it does not decide inet_csk_get_port's conflicts
+// (inet_bind_conflict: a socket on the same port and an overlapping
+// address, unless both set SO_REUSEADDR and it does not listen, or both
+// SO_REUSEPORT with one owner), and the socket holding the port may be
+// outside the log.
+const addrInUse = "the model has no ports, so it does not decide whether another socket holds this address (inet_csk_get_port); that socket may be outside the log: another process's, or one in TIME_WAIT. The model bound the socket"
 
 func (r *replayer) connect(o *strace.Connect) {
 	e := r.sock(&o.Header, o.Fd, true)

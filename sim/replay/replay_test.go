@@ -350,3 +350,24 @@ func render(t *testing.T, rep *replay.Report) string {
 	require.NoError(t, rep.WriteJSON(&b))
 	return b.String()
 }
+
+// A bind the log shows failing with EADDRINUSE is undetermined: the
+// model has no ports, and the socket holding the address may be outside
+// the log. SO_REUSEADDR is replayed and read back.
+func TestBindAddrInUse(t *testing.T) {
+	log := `100 socket(AF_INET, SOCK_STREAM, IPPROTO_IP) = 3
+100 setsockopt(3, SOL_SOCKET, SO_REUSEADDR, [1], 4) = 0
+100 getsockopt(3, SOL_SOCKET, SO_REUSEADDR, [1], [4]) = 0
+100 bind(3, {sa_family=AF_INET, sin_port=htons(8000), sin_addr=inet_addr("127.0.0.1")}, 16) = -1 EADDRINUSE (Address already in use)
+`
+	rep, err := replay.Replay("bind.log", []byte(log), replay.Options{})
+	require.NoError(t, err)
+	require.Equal(t, 4, rep.Summary.Calls)
+	require.Equal(t, replay.Agree, rep.Calls[2].Verdict)
+	require.Equal(t, "0 [1]", rep.Calls[2].Predicted)
+	bind := rep.Calls[3]
+	require.Equal(t, replay.Undetermined, bind.Verdict)
+	require.Equal(t, "-1 EADDRINUSE", bind.Observed)
+	require.Contains(t, bind.Why, "inet_csk_get_port")
+	require.Empty(t, rep.Divergences())
+}
