@@ -235,6 +235,10 @@ type Profile struct {
 	// window scale a connection offers (tcp_select_initial_window): 6 MiB
 	// (window scale 7), 32 MiB on linux-6.18 (measured; window scale 10).
 	TCPRmemMax int
+	// Somaxconn is the default net.core.somaxconn (SOMAXCONN), the most
+	// __sys_listen passes on as a backlog: 128 until v5.4, 4096 since
+	// ("net: increase SOMAXCONN to 4096", 19f92a030ca6; measured on 6.18).
+	Somaxconn int
 	// TCPPushedAtMSS: a segment with PSH exactly rcv_mss long marks the
 	// delayed ACK pushed (ICSK_ACK_PUSHED in tcp_measure_rcv_mss), so a
 	// read that empties the receive queue acknowledges at once
@@ -406,6 +410,7 @@ func builtinProfiles() []Profile {
 		OptmemMax:       20480,
 		OmallocTruesize: 768,
 		TCPRmemMax:      6 << 20,
+		Somaxconn:       128,
 		OmallocEstimate: 576,
 		MemlockDefault:  64 << 10,
 		NotifyMergeEnd:  QueueHead,
@@ -464,6 +469,7 @@ func builtinProfiles() []Profile {
 		p.SkbSmallHead = 576
 		p.HdrinclMinIHL = true
 		p.TCPRmemMax = 32 << 20
+		p.Somaxconn = 4096
 		p.TCPPushedAtMSS = true
 		p.TCPSynDataFrag = true
 		p.TCPGrowSkb = true

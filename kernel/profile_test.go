@@ -234,6 +234,7 @@ func TestDiff(t *testing.T) {
 		"SkbSmallHead: 0 -> 576",
 		"HdrinclMinIHL: false -> true",
 		"TCPRmemMax: 6291456 -> 33554432",
+		"Somaxconn: 128 -> 4096",
 		"TCPPushedAtMSS: false -> true",
 		"TCPSynDataFrag: false -> true",
 		"TCPGrowSkb: false -> true",

@@ -183,7 +183,7 @@ func (h *host) exec(st scenario.Stmt) (res string, isCall bool) {
 		}
 		return errRes(h.connect(s.Sock)), true
 	case *scenario.Listen:
-		return errRes(h.listen(s.Sock)), true
+		return errRes(h.listen(s.Sock, int(s.Backlog()))), true
 	case *scenario.Accept:
 		return h.accept(s), true
 	case *scenario.Shutdown:
@@ -404,12 +404,12 @@ func (h *host) connect(s scenario.Sock) error {
 	return err
 }
 
-// listen makes the socket listen; an unbound one is bound to an
-// ephemeral port of the wildcard address (inet_autobind), which loopback
-// clients reach.
-func (h *host) listen(s scenario.Sock) error {
+// listen makes the socket listen with the statement's backlog; an
+// unbound one is bound to an ephemeral port of the wildcard address
+// (inet_autobind), which loopback clients reach.
+func (h *host) listen(s scenario.Sock, backlog int) error {
 	fd := h.fd(s)
-	if err := unix.Listen(fd, 8); err != nil {
+	if err := unix.Listen(fd, backlog); err != nil {
 		return err
 	}
 	if hs := h.socks[s.Name]; hs != nil && !s.Peer {

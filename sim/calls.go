@@ -413,13 +413,22 @@ func (w *World) Connect(c Call, s *Socket) Result {
 	})
 }
 
-// Listen models listen(2) on a TCP socket.
-func (w *World) Listen(c Call, s *Socket) Result {
+// Listen models listen(2) on a TCP socket with the program's backlog:
+// __sys_listen passes on at most net.core.somaxconn, comparing unsigned,
+// so a negative backlog becomes somaxconn too (measured on Linux 6.18:
+// -1 and 100000 are 4096, 0 stays 0); then inet_listen
+// (tcp.Conn.Listen). The listener's accept queue is full once it holds
+// more than the backlog (acceptqFull).
+func (w *World) Listen(c Call, s *Socket, backlog int32) Result {
 	return w.syscall(c, "listen", s, func() Result {
 		if s.tcp == nil {
 			return fail(kernel.EOPNOTSUPP)
 		}
-		return fail(s.tcp.Listen())
+		n := int(backlog)
+		if somaxconn := w.Net.Somaxconn; uint32(backlog) > uint32(somaxconn) {
+			n = somaxconn
+		}
+		return fail(s.tcp.Listen(n))
 	})
 }
 

@@ -78,6 +78,18 @@
 // a SYN-ACK to a SYN_SENT socket (tcp_rcv_synsent_state_process), ACKs
 // (tcp_ack), data, FIN and RST.
 //
+// A listener's accept queue holds the children whose handshake completed
+// until accept takes them; it is full once it holds more than the
+// backlog of the last listen (sk_acceptq_is_full: sk_ack_backlog >
+// sk_max_ack_backlog, after __sys_listen capped the backlog at
+// net.core.somaxconn, a negative one included). On a scripted listener a
+// SYN then is dropped unanswered (tcp_conn_request), and the ACK that
+// would complete a half-open connection is dropped too, or under
+// net.ipv4.tcp_abort_on_overflow answered with a RST (tcp_check_req's
+// listen_overflow after tcp_v4_syn_recv_sock's exit_overflow). A
+// listener's implicit peer is one client at a time (a fresh one after
+// each accept), so its connect always finds room.
+//
 // # Socket calls
 //
 // The calls are the socket layer above the protocols: every call on a

@@ -167,8 +167,7 @@ type fastOpenAnswer struct {
 // listener s: nothing unless net.ipv4.tcp_fastopen has TFO_SERVER_ENABLE,
 // the SYN has data or the option, and the Fast Open queue has room
 // (tcp_fastopen_queue_check: max_qlen from TCP_FASTOPEN, or under
-// TFO_SERVER_WO_SOCKOPT1 the listen backlog, which the model takes as
-// room for one). Under TFO_SERVER_COOKIE_NOT_REQD the child is made at
+// TFO_SERVER_WO_SOCKOPT1 the listen backlog, tcp.Conn.Listen). Under TFO_SERVER_COOKIE_NOT_REQD the child is made at
 // once, whatever cookie the SYN has, and the SYN-ACK carries none. Without
 // it, a cookie request goes the usual way (its data dropped) and the
 // SYN-ACK grants a cookie in the request's flavour, whose bytes
@@ -180,9 +179,6 @@ type fastOpenAnswer struct {
 func (w *World) tryFastOpen(s *Socket, p Packet) fastOpenAnswer {
 	fo := w.Net.TCPFastOpen
 	maxQlen := s.tcp.FastOpenQlen()
-	if maxQlen == 0 && fo&sock.TFOServerWoSockopt != 0 {
-		maxQlen = 1
-	}
 	switch {
 	case fo&sock.TFOServerEnable == 0 || p.Len == 0 && !p.FastOpen.Set:
 		return fastOpenAnswer{}

@@ -78,6 +78,10 @@ type Sock struct {
 	V4Mapped bool
 	// Shutdown is sk_shutdown: which directions were shut down.
 	Shutdown ShutdownBits
+	// MaxAckBacklog is a listener's sk_max_ack_backlog, the backlog
+	// listen(2) passed (inet_listen): its accept queue is full once it
+	// holds more children than that (sk_acceptq_is_full).
+	MaxAckBacklog int
 
 	zckey    uint32
 	zerocopy bool

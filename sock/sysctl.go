@@ -38,6 +38,15 @@ type Sysctl struct {
 	// TCPSack is net.ipv4.tcp_sack, a u8: not 0, a SYN offers SACK
 	// permitted and a peer's is taken; 1 by default.
 	TCPSack int
+	// Somaxconn is net.core.somaxconn: __sys_listen passes at most this
+	// backlog on (a negative one, taken unsigned, becomes it too), and
+	// fastopen_queue_tune caps a Fast Open queue at it.
+	Somaxconn int
+	// TCPAbortOnOverflow is net.ipv4.tcp_abort_on_overflow: when not 0,
+	// the ACK that would complete a handshake while the listener's accept
+	// queue is full is answered with a RST (tcp_check_req's
+	// listen_overflow), not dropped. 0 by default.
+	TCPAbortOnOverflow int
 }
 
 // The bits of net.ipv4.tcp_fastopen the model reads.
@@ -67,6 +76,7 @@ func DefaultSysctl(p *kernel.Profile) *Sysctl {
 		TCPNotsentLowat:   math.MaxUint32,
 		TCPTimestamps:     1,
 		TCPSack:           1,
+		Somaxconn:         p.Somaxconn,
 	}
 }
 

@@ -209,11 +209,22 @@ func (c *Conn) SynWindow() int {
 	return c.rw.wnd
 }
 
-// Listen models inet_listen: a closed socket that was never connected
-// (sock->state SS_UNCONNECTED) starts listening; otherwise EINVAL.
-func (c *Conn) Listen() kernel.Errno {
+// Listen models inet_listen with the backlog __sys_listen passed on
+// (already at most net.core.somaxconn): a closed socket that was never
+// connected (sock->state SS_UNCONNECTED) starts listening, and a
+// listener takes the new backlog (sk_max_ack_backlog; measured on Linux
+// 6.18: a second listen changes it, either way); otherwise EINVAL. A
+// socket that starts listening under net.ipv4.tcp_fastopen's
+// TFO_SERVER_WO_SOCKOPT1 and TFO_SERVER_ENABLE, with no TCP_FASTOPEN
+// set, gets a Fast Open queue of the backlog (fastopen_queue_tune).
+func (c *Conn) Listen(backlog int) kernel.Errno {
 	if c.connected || c.Sk.State != sock.CLOSE && c.Sk.State != sock.LISTEN {
 		return kernel.EINVAL
+	}
+	c.Sk.MaxAckBacklog = backlog
+	const woSockopt = sock.TFOServerWoSockopt | sock.TFOServerEnable
+	if c.Sk.State == sock.CLOSE && c.Sk.Net.TCPFastOpen&woSockopt == woSockopt && c.fastOpenQlen == 0 {
+		c.fastOpenQlen = min(backlog, c.Sk.Net.Somaxconn)
 	}
 	c.Sk.State = sock.LISTEN
 	return 0
@@ -286,7 +297,7 @@ func (c *Conn) Setsockopt(opt kernel.SockOpt, val int) kernel.Errno {
 		if val < 0 || c.Sk.State != sock.CLOSE && c.Sk.State != sock.LISTEN {
 			return kernel.EINVAL
 		}
-		c.fastOpenQlen = min(val, somaxconn)
+		c.fastOpenQlen = min(val, c.Sk.Net.Somaxconn)
 	case kernel.TCP_NOTSENT_LOWAT:
 		// tp->notsent_lowat, a u32 (0: the sysctl's), then
 		// sk->sk_write_space: sk_stream_write_space wakes the writers if
@@ -323,9 +334,6 @@ func (c *Conn) Getsockopt(opt kernel.SockOpt) (int, kernel.Errno) {
 	}
 	return c.Sk.Getsockopt(opt)
 }
-
-// somaxconn is net.core.somaxconn's default (4096 since Linux 5.4).
-const somaxconn = 4096
 
 // FastOpenQlen is the listener's Fast Open max_qlen: 0 unless
 // TCP_FASTOPEN set it.

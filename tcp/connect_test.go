@@ -19,11 +19,11 @@ func TestConnectOnceConnected(t *testing.T) {
 	require.Equal(t, kernel.EISCONN, p.c.Connect(p.peer.Window()))
 	p.c.Reset()
 	require.Equal(t, kernel.EISCONN, p.c.Connect(p.peer.Window()))
-	require.Equal(t, kernel.EINVAL, p.c.Listen())
+	require.Equal(t, kernel.EINVAL, p.c.Listen(1))
 
 	lsk := sock.New(p.h, p.c.Sk.Net, p.task, kernel.AF_INET, kernel.SOCK_STREAM, kernel.IPPROTO_TCP)
 	l := New(lsk, p.c.Route, p.w)
-	require.Equal(t, kernel.Errno(0), l.Listen())
+	require.Equal(t, kernel.Errno(0), l.Listen(1))
 	require.Equal(t, kernel.EISCONN, l.Connect(0))
 }
 

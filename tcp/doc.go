@@ -400,6 +400,8 @@
 // tcp_send_syn_data (tcp_output.c), __inet_stream_connect (af_inet.c),
 // tcp_push, tcp_mark_push, forced_push,
 // tcp_remove_empty_skb, tcp_close, tcp_shutdown, tcp_disconnect (of a listener),
+// inet_listen (af_inet.c: the backlog, and fastopen_queue_tune under
+// TFO_SERVER_WO_SOCKOPT1),
 // tcp_recvmsg_locked (the order of its empty-queue answers: SOCK_DONE,
 // sk_err, RCV_SHUTDOWN, TCP_CLOSE);
 // net/ipv4/tcp_output.c: tcp_write_xmit, tcp_grow_skb, tcp_tso_segs,

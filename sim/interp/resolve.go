@@ -102,6 +102,7 @@ var sysctls = map[string]int{
 	"net.ipv4.tcp_wmem": 3, "net.ipv4.tcp_rmem": 3, "net.ipv4.ping_group_range": 2,
 	"net.ipv4.tcp_fastopen": 1, "net.ipv4.tcp_moderate_rcvbuf": 1, "net.ipv4.tcp_notsent_lowat": 1,
 	"net.ipv4.tcp_timestamps": 1, "net.ipv4.tcp_sack": 1,
+	"net.core.somaxconn": 1, "net.ipv4.tcp_abort_on_overflow": 1,
 }
 
 // sysctlLeast is the smallest value the kernel's proc handler for key
@@ -209,7 +210,7 @@ func (r *resolver) sizes(st scenario.Stmt) {
 	case *scenario.Sysctl:
 		least, most := sysctlLeast(s.Key.Name), uint64(maxBuf)
 		switch s.Key.Name {
-		case "net.ipv4.tcp_moderate_rcvbuf", "net.ipv4.tcp_timestamps", "net.ipv4.tcp_sack":
+		case "net.ipv4.tcp_moderate_rcvbuf", "net.ipv4.tcp_timestamps", "net.ipv4.tcp_sack", "net.ipv4.tcp_abort_on_overflow":
 			most = math.MaxUint8 // proc_dou8vec_minmax: a u8, EINVAL above (probed on Linux 6.18)
 		case "net.ipv4.tcp_notsent_lowat":
 			most = math.MaxUint32 // proc_douintvec: any u32
@@ -235,6 +236,10 @@ func (r *resolver) sizes(st scenario.Stmt) {
 		r.bound(s.CPU, "a cpu", 0, packet.NrCPUs-1)
 	case *scenario.Migrate:
 		r.bound(s.CPU, "a cpu", 0, packet.NrCPUs-1)
+	case *scenario.Listen:
+		if o, ok := s.Options.Lookup("backlog"); ok {
+			r.signed(o.Value, "backlog")
+		}
 	case *scenario.Bind:
 		if o, ok := s.Options.Lookup("proto"); ok {
 			r.bound(o.Value, "a protocol", 0, 0xffff)

@@ -315,7 +315,7 @@ func (in *interp) exec(st scenario.Stmt, c sim.Call) {
 	case *scenario.Connect:
 		r = w.Connect(c, in.sock(s.Sock))
 	case *scenario.Listen:
-		r = w.Listen(c, in.sock(s.Sock))
+		r = w.Listen(c, in.sock(s.Sock), int32(s.Backlog()))
 	case *scenario.Accept:
 		_, r = w.Accept(c, in.sock(s.Sock), s.New.Name)
 	case *scenario.Bind:

@@ -107,6 +107,10 @@ func (in *interp) sysctl(s *scenario.Sysctl) {
 		n.TCPTimestamps = v(0)
 	case "net.ipv4.tcp_sack":
 		n.TCPSack = v(0)
+	case "net.core.somaxconn":
+		n.Somaxconn = v(0)
+	case "net.ipv4.tcp_abort_on_overflow":
+		n.TCPAbortOnOverflow = v(0)
 	}
 }
 

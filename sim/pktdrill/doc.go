@@ -15,7 +15,8 @@
 //     ("= -1 EAGAIN (text)" is "=> -1 EAGAIN"): socket (on tun0; ... as the
 //     family is AF_INET, or AF_INET6 under --ip_version=ipv6, AF_INET6
 //     and mapped under ipv4-mapped-ipv6), setsockopt and getsockopt ([V] is V, a length
-//     other than 4 is optlen=), bind, listen, connect, accept, shutdown,
+//     other than 4 is optlen=), bind, listen (its backlog as backlog=, left
+//     out for 1), connect, accept, shutdown,
 //     close, send, sendto, write, sendmsg (its iovec lengths, and each
 //     {cmsg_level=L, cmsg_type=T, cmsg_data=V} of its msg_control with an
 //     integer V, which packetdrill's cmsg_new writes as an int: "cmsg L T

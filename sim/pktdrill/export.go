@@ -288,7 +288,7 @@ func (x *exporter) onSocket(st scenario.Stmt) {
 	case *scenario.Bind:
 		x.event("bind(%d, ..., ...) = %s", fd, r)
 	case *scenario.Listen:
-		x.event("listen(%d, 1) = %s", fd, r)
+		x.event("listen(%d, %d) = %s", fd, s.Backlog(), r)
 	case *scenario.Connect:
 		x.event("connect(%d, ..., ...) = %s", fd, r)
 	case *scenario.Close:

@@ -82,7 +82,7 @@ func TestImport(t *testing.T) {
 socket fd3 AF_INET SOCK_STREAM IPPROTO_TCP via=tun0 => 3 # from t.pkt:3
 setsockopt fd3 SOL_SOCKET SO_REUSEADDR 1 => 0 # from t.pkt:4
 setsockopt fd3 SOL_SOCKET SO_ZEROCOPY 1 optlen=2 => -1 EINVAL # from t.pkt:5
-listen fd3 => 0 # backlog: the model's accept queue is unbounded; from t.pkt:6
+listen fd3 => 0 # from t.pkt:6
 inject fd3 SYN seq=0 len=0 win=1000 mss=1000 sackok ts wscale=7 # from t.pkt:7
 wait 250ms # from t.pkt:8
 packet tun0 SYN|ACK seq=0 len=0 ack=1 mss=1460 sackok ts wscale=10 # from t.pkt:8
@@ -260,4 +260,30 @@ epoll_wait fd4 8 => 1 [fd3 EPOLLOUT] # from t.pkt:8
 +0 epoll_ctl(5, EPOLL_CTL_ADD, 4, {events=EPOLLOUT, u32=1}) = 0
 `))
 	require.EqualError(t, err, "t.pkt:5:35: socket 3 has the event data 1 on this instance already: a wait could not say which socket is ready")
+}
+
+// listen's backlog carries over as backlog=, but for the statement's
+// default, 1; the export writes it back.
+func TestImportListenBacklog(t *testing.T) {
+	src := "0 socket(..., SOCK_STREAM, IPPROTO_TCP) = 3\n" +
+		"+0 listen(3, 0) = 0\n+0 listen(3, -1) = 0\n+0 listen(3, 1) = 0\n"
+	r, err := Import("t.pkt", []byte(src))
+	require.NoError(t, err)
+	require.Equal(t, header+
+		"socket fd3 AF_INET SOCK_STREAM IPPROTO_TCP via=tun0 => 3 # from t.pkt:1\n"+
+		"listen fd3 backlog=0 => 0 # from t.pkt:2\n"+
+		"listen fd3 backlog=-1 => 0 # from t.pkt:3\n"+
+		"listen fd3 => 0 # from t.pkt:4\n", string(r.Scenario))
+	out, err := Export("t.pkt.zcs", r.Scenario, scenario.Inet)
+	require.NoError(t, err)
+	for _, call := range []string{"listen(3, 0) = 0", "listen(3, -1) = 0", "listen(3, 1) = 0"} {
+		require.Contains(t, string(out), call)
+	}
+	for _, tc := range []struct{ src, want string }{
+		{"+0 listen(3) = 0\n", `t.pkt:2:4: listen takes a descriptor and a backlog (at "listen")`},
+		{"+0 listen(3, 4294967296) = 0\n", `t.pkt:2:14: the backlog is an int, between -2147483648 and 2147483647 (at "4294967296")`},
+	} {
+		_, err := Import("t.pkt", []byte("0 socket(..., SOCK_STREAM, IPPROTO_TCP) = 3\n"+tc.src))
+		require.EqualError(t, err, tc.want)
+	}
 }

@@ -2,6 +2,7 @@ package pktdrill
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 
@@ -300,6 +301,24 @@ func (t *translator) sockopt(c call) {
 	t.emit(c.pos, "setsockopt %s %s %s %s%s%s", fdName(fd), level, opt, val, optlen, outcome(c))
 }
 
+// backlog is the backlog= option of a listen(fd, backlog) call, none
+// for scenario.DefaultBacklog.
+func (t *translator) backlog(c call) string {
+	if len(c.args) != 2 {
+		t.fail(c.pos, c.name, "listen takes a descriptor and a backlog")
+		return ""
+	}
+	n, ok := t.num(c.args[1], "a backlog")
+	switch {
+	case !ok || n == scenario.DefaultBacklog:
+		return ""
+	case n < math.MinInt32 || n > math.MaxInt32:
+		t.fail(c.args[1].pos, strconv.FormatInt(n, 10), "the backlog is an int, between %d and %d", math.MinInt32, math.MaxInt32)
+		return ""
+	}
+	return fmt.Sprintf(" backlog=%d", n)
+}
+
 func (t *translator) connection(c call) {
 	fd, ok := t.fd(c, 0)
 	if !ok {
@@ -311,7 +330,7 @@ func (t *translator) connection(c call) {
 		t.emit(c.pos, "%s %s%s", c.name, name, outcome(c))
 	case "listen":
 		t.listener = fd
-		t.emit(c.pos, "listen %s%s # backlog: the model's accept queue is unbounded", name, outcome(c))
+		t.emit(c.pos, "listen %s%s%s", name, t.backlog(c), outcome(c))
 	case "connect":
 		t.conn = fd
 		t.emit(c.pos, "connect %s%s", name, outcome(c))

@@ -456,7 +456,7 @@ func (r *replayer) listen(o *strace.Listen) {
 	}
 	r.between(&o.Header)
 	text := fmt.Sprintf("listen(%d, %d)", o.Fd, o.Backlog)
-	res := r.w.Listen(r.call(&o.Header, text), e.s)
+	res := r.w.Listen(r.call(&o.Header, text), e.s, int32(o.Backlog)) // the syscall takes an int
 	r.compare(&o.Header, o.Fd, e.s.Name, text, o.Result.String(), res.String(), "")
 	if res.Errno == 0 && e.s.IsTCP() && !slices.Contains(r.listeners, e) {
 		r.listeners = append(r.listeners, e)

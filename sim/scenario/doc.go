@@ -42,7 +42,7 @@
 //	          | "socket" name FAMILY union [ PROTOCOL | number ] options
 //	          | "setsockopt" sock LEVEL OPTNAME ( number | union )
 //	          | "getsockopt" sock LEVEL OPTNAME
-//	          | ( "connect" | "listen" | "bind" | "close" ) sock
+//	          | ( "connect" | "close" ) sock | ( "listen" | "bind" ) sock options
 //	          | "accept" sock name | "shutdown" sock SHUT
 //	          | ( "send" | "sendto" ) sock operand flags
 //	          | "sendmsg" sock iovec flags { cmsg } options
@@ -117,6 +117,8 @@
 //	        gso_max_size=SIZE, mtu=N, delay=DUR, loss=P (0 to 1),
 //	        txcomplete=DUR|manual
 //	vhost_send  gso_size=N
+//	listen  backlog=N (an int, maybe negative)
+//	bind    proto=N, dev=DEVICE
 //	tap     on=DEVICE (required)
 //	socket  via=DEVICE, task=TASK, peer_ack=kernel|immediate|delayed|quickack,
 //	        peer_rcvbuf=SIZE, peer_read=manual|auto, mapped

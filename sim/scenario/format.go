@@ -122,7 +122,7 @@ func callWords(st Stmt) []string {
 	case *Connect:
 		return []string{"connect", s.Sock.String()}
 	case *Listen:
-		return []string{"listen", s.Sock.String()}
+		return append([]string{"listen", s.Sock.String()}, options(s.Options)...)
 	case *Bind:
 		return append([]string{"bind", s.Sock.String()}, options(s.Options)...)
 	case *Mmap:

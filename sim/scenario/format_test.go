@@ -305,7 +305,7 @@ func genStmt(t *rapid.T) Stmt {
 			return &Getsockopt{Sock: s.Sock, Level: s.Level, Opt: s.Opt, Options: s.Options}
 		},
 		func(t *rapid.T) Stmt { return &Connect{Sock: genSock(t)} },
-		func(t *rapid.T) Stmt { return &Listen{Sock: genSock(t)} },
+		func(t *rapid.T) Stmt { return &Listen{Sock: genSock(t), Options: genOptions(t, listenOpts)} },
 		func(t *rapid.T) Stmt { return &Bind{Sock: genSock(t)} },
 		func(t *rapid.T) Stmt { return &Close{Sock: genSock(t)} },
 		func(t *rapid.T) Stmt { return &Accept{Sock: genSock(t), New: Ident{Name: genName.Draw(t, "new")}} },

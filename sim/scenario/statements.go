@@ -28,7 +28,7 @@ var statements = map[string]func(*lineParser) Stmt{
 	"setsockopt": parseSetsockopt,
 	"getsockopt": parseGetsockopt,
 	"connect":    func(p *lineParser) Stmt { return &Connect{Sock: p.sock()} },
-	"listen":     func(p *lineParser) Stmt { return &Listen{Sock: p.sock()} },
+	"listen":     func(p *lineParser) Stmt { return &Listen{Sock: p.sock(), Options: p.options(listenOpts)} },
 	"bind":       func(p *lineParser) Stmt { return &Bind{Sock: p.sock(), Options: p.options(bindOpts)} },
 	"close":      func(p *lineParser) Stmt { return &Close{Sock: p.sock()} },
 	"accept":     func(p *lineParser) Stmt { return &Accept{Sock: p.sock(), New: p.name("new socket name")} },
@@ -110,8 +110,10 @@ var (
 	}
 	// bindOpts are a packet socket's sockaddr_ll: sll_protocol and the
 	// device (sll_ifindex; all for 0).
-	bindOpts  = []optSpec{{key: "proto", kind: optNumber}, {key: "dev", kind: optName}}
-	vhostOpts = []optSpec{{key: "gso_size", kind: optNumber}}
+	bindOpts = []optSpec{{key: "proto", kind: optNumber}, {key: "dev", kind: optName}}
+	// listenOpts is listen(2)'s backlog, an int.
+	listenOpts = []optSpec{{key: "backlog", kind: optSigned}}
+	vhostOpts  = []optSpec{{key: "gso_size", kind: optNumber}}
 	// sendmsgOpts are its control messages: an SCM_ZC_NOTIFICATION of
 	// zc_info entries, its cmsg data length zc_len if not the right one.
 	optvalOpts  = []optSpec{{key: "optlen", kind: optSigned}, {key: "null", kind: optBare}}

@@ -147,10 +147,25 @@ type Connect struct {
 	Sock Sock
 }
 
-// Listen is "listen S": listen(2).
+// Listen is "listen S [backlog=N]": listen(2) with backlog N, or
+// DefaultBacklog without one.
 type Listen struct {
 	Line
-	Sock Sock
+	Sock    Sock
+	Options Options // backlog
+}
+
+// DefaultBacklog is the backlog a listen statement without backlog=
+// passes, the one packetdrill's scripts and the kernel's selftests
+// write: listen(fd, 1).
+const DefaultBacklog = 1
+
+// Backlog returns the backlog the statement passes to listen(2).
+func (s *Listen) Backlog() int64 {
+	if o, ok := s.Options.Lookup("backlog"); ok {
+		return o.Value.Int()
+	}
+	return DefaultBacklog
 }
 
 // Accept is "accept S NEWNAME": accept(2), naming the new socket.

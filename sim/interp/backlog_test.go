@@ -1,0 +1,77 @@
+package interp
+
+import (
+	"strings"
+	"testing"
+)
+
+// handshake is the far side's SYN and ACK of one connection to the
+// scripted listener s, and the SYN-ACK between them.
+const handshake = `
+inject s SYN win=32792 mss=1000
+packet tun0 SYN|ACK ack=1 mss=1460
+inject s ACK ack=1 win=257
+`
+
+// A backlog of N lets N+1 handshakes complete (sk_acceptq_is_full is
+// sk_ack_backlog > sk_max_ack_backlog); the next SYN is dropped and
+// answered by nothing, and once accept made room the far side's
+// retransmission of it is answered. Without backlog= the listen passes 1.
+func TestAcceptQueueFull(t *testing.T) {
+	for _, tc := range []struct {
+		listen string
+		fit    int
+	}{
+		{"listen s backlog=0 => 0", 1},
+		{"listen s => 0", 2},
+		{"listen s backlog=3 => 0", 4},
+		// __sys_listen: a negative backlog, taken unsigned, is somaxconn.
+		{"sysctl net.core.somaxconn 2\nlisten s backlog=-1 => 0", 3},
+		{"sysctl net.core.somaxconn 2\nlisten s backlog=100 => 0", 3},
+	} {
+		t.Run(tc.listen, func(t *testing.T) {
+			src := "device tun0 tun peer=script\nsocket s AF_INET SOCK_STREAM via=tun0\n" + tc.listen + "\n" +
+				strings.Repeat(handshake, tc.fit) + `
+inject s SYN win=32792 mss=1000
+packet tun0 none
+accept s c => 4
+inject s SYN win=32792 mss=1000
+packet tun0 SYN|ACK ack=1 mss=1460
+`
+			requireClean(t, src)
+		})
+	}
+}
+
+// A second listen changes the backlog of a listener. The ACK that would
+// complete a handshake once the accept queue is full is dropped, the
+// request kept for a later ACK; under net.ipv4.tcp_abort_on_overflow it
+// is answered with a RST at its acknowledgment number and the request
+// is gone.
+func TestListenOverflow(t *testing.T) {
+	const setup = `
+device tun0 tun peer=script
+socket s AF_INET SOCK_STREAM|SOCK_NONBLOCK via=tun0
+listen s backlog=1 => 0
+` + handshake + `
+inject s SYN win=32792 mss=1000
+packet tun0 SYN|ACK ack=1 mss=1460
+listen s backlog=0 => 0
+`
+	requireClean(t, setup+`
+inject s ACK ack=1 win=257
+packet tun0 none
+accept s c => 4
+inject s ACK ack=1 win=257
+accept s d => 5
+send d 100 0 => 100
+packet tun0 PSH|ACK seq=1 len=100 ack=1
+`)
+	requireClean(t, "sysctl net.ipv4.tcp_abort_on_overflow 1\n"+setup+`
+inject s ACK ack=1 win=257
+packet tun0 RST seq=1
+packet tun0 none
+accept s c => 4
+accept s d => -1 EAGAIN
+`)
+}
