@@ -275,8 +275,10 @@ type Profile struct {
 	// reserved (v5.12, receive timestamps). The field history is read from
 	// the kernel's log (not probed); linux-6.18's behaviour is measured.
 	TCPZerocopyRecv int
-	// TCPCongestion is the congestion control a TCP socket starts with
-	// (net.ipv4.tcp_congestion_control): CongestionCubic, the kernel's
+	// TCPCongestion is the boot default of net.ipv4.tcp_congestion_control,
+	// which a new namespace inherits (measured: bbr in a fresh namespace
+	// of the calibrated 6.18) and a TCP socket starts with
+	// (tcp_assign_congestion_control): CongestionCubic, the kernel's
 	// default (CONFIG_DEFAULT_TCP_CONG since v2.6.19), or CongestionBBR,
 	// which linux-6.18 has, as measured on the machine it is calibrated
 	// against (tcp_available_congestion_control "reno bbr cubic",
@@ -538,7 +540,29 @@ const (
 	// target its bandwidth and min_rtt estimates give. Its send buffer is
 	// three windows (bbr_sndbuf_expand).
 	CongestionBBR Congestion = "bbr"
+	// CongestionReno is Reno (tcp_reno, built in): in the model, which
+	// keeps no ssthresh and never leaves slow start, it grows the window
+	// as CUBIC does, and its send buffer is two windows.
+	CongestionReno Congestion = "reno"
 )
+
+// Congestions are the congestion controls the model knows, which every
+// profile's kernel has (tcp_available_congestion_control "reno bbr
+// cubic" on the calibrated 6.18): tcp_ca_find finds any other name in
+// none of them, ENOENT (tcp_ca_find_autoload's request_module finds no
+// module on the calibrated machine either).
+var Congestions = []Congestion{CongestionReno, CongestionCubic, CongestionBBR}
+
+// KnownCongestion reports whether name is a congestion control the model
+// knows (Congestions).
+func KnownCongestion(name string) bool {
+	for _, c := range Congestions {
+		if string(c) == name {
+			return true
+		}
+	}
+	return false
+}
 
 // Sizes of struct tcp_zerocopy_receive (Profile.TCPZerocopyRecv).
 const (

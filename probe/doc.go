@@ -44,7 +44,7 @@
 // sendto, sendmsg (its cmsg control messages laid out as a program does),
 // sendmmsg (sendmmsg(2) itself), recvmsg (MSG_ERRQUEUE reads one record), recv (on a socket or
 // its peer), shutdown, close, setrlimit and capdrop of the task main,
-// settle, wait, and sysctl net.core.optmem_max, net.ipv4.tcp_fastopen,
+// settle, wait, and sysctl net.core.optmem_max, net.ipv4.tcp_congestion_control, net.ipv4.tcp_fastopen,
 // net.ipv4.tcp_moderate_rcvbuf, net.ipv4.tcp_notsent_lowat,
 // net.ipv4.tcp_timestamps, net.ipv4.tcp_sack, net.core.somaxconn,
 // net.ipv4.tcp_abort_on_overflow and
@@ -149,7 +149,8 @@
 // unstamped (tcp-tstamp.zcs), the
 // SO_EE_ORIGIN_LOCAL record of a datagram too long for IP, per family
 // (udp-local-error.zcs), a half-closed peer that still acknowledges data
-// (tcp-half-close.zcs), and the control messages of one sendmsg:
+// (tcp-half-close.zcs), TCP_CONGESTION and net.ipv4.tcp_congestion_control
+// with and without CAP_NET_ADMIN (tcp-congestion*.zcs), and the control messages of one sendmsg:
 // UDP_SEGMENT per call, corked appends that skip them, SO_TIMESTAMPING per
 // call, unknown levels and types, TCP's order and errnos
 // (sendmsg-cmsg.zcs), SO_MARK and SO_PRIORITY with and without

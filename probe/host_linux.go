@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 	"unsafe"
@@ -17,6 +18,7 @@ import (
 	"github.com/zcsim/zcsim/kernel"
 	"github.com/zcsim/zcsim/notify"
 	"github.com/zcsim/zcsim/sim/scenario"
+	"github.com/zcsim/zcsim/tcp"
 )
 
 // Bounds of the live runs: every loop and wait is bounded.
@@ -334,7 +336,13 @@ func (h *host) setsockopt(s *scenario.Setsockopt) error {
 	o, v := s.Option()
 	buf := make([]byte, 16)
 	binary.LittleEndian.PutUint32(buf, uint32(int32(v)))
-	p, n := optBuf(buf, s.Options)
+	def := 4
+	if o == kernel.TCP_CONGESTION {
+		// The name and NULs after it, strlen of it by default.
+		name := s.Value.Unquoted()
+		buf, def = append([]byte(name), make([]byte, 16)...), len(name)
+	}
+	p, n := optBuf(buf, s.Options, def)
 	_, _, e := unix.Syscall6(unix.SYS_SETSOCKOPT, uintptr(h.fd(s.Sock)), uintptr(o.Level), uintptr(o.Name), p, uintptr(n), 0)
 	runtime.KeepAlive(buf)
 	if e != 0 {
@@ -347,8 +355,8 @@ func (h *host) setsockopt(s *scenario.Setsockopt) error {
 // describe, over buf: a longer optlen is passed as it is, with the
 // pointer at buf (the kernel reads or writes at most 8 bytes of an int
 // option).
-func optBuf(buf []byte, os scenario.Options) (ptr uintptr, n int) {
-	n = 4
+func optBuf(buf []byte, os scenario.Options, def int) (ptr uintptr, n int) {
+	n = def
 	if o, ok := os.Lookup("optlen"); ok {
 		n = int(o.Value.Int())
 	}
@@ -361,13 +369,22 @@ func optBuf(buf []byte, os scenario.Options) (ptr uintptr, n int) {
 // getsockopt reads an int option into the buffer the options describe,
 // and renders the value its returned bytes hold, as the model does.
 func getsockopt(fd int, o kernel.SockOpt, os scenario.Options) string {
-	buf := make([]byte, 16)
-	p, n := optBuf(buf, os)
+	buf := make([]byte, 32)
+	def := 4
+	if o == kernel.TCP_CONGESTION {
+		def = tcp.CANameMax
+	}
+	p, n := optBuf(buf, os, def)
 	ln := int32(n)
 	_, _, e := unix.Syscall6(unix.SYS_GETSOCKOPT, uintptr(fd), uintptr(o.Level), uintptr(o.Name), p, uintptr(unsafe.Pointer(&ln)), 0)
 	runtime.KeepAlive(buf)
 	if e != 0 {
 		return errRes(e)
+	}
+	if o == kernel.TCP_CONGESTION {
+		// A name, rendered as the model renders it: up to its NUL.
+		name, _, _ := strings.Cut(string(buf[:min(max(ln, 0), int32(len(buf)))]), "\x00")
+		return strconv.Quote(name)
 	}
 	var v uint32
 	for i := min(int(ln), 4) - 1; i >= 0; i-- {

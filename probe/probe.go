@@ -336,7 +336,7 @@ func meets(w scenario.Outcome, got string) bool {
 			got, _, _ = strings.Cut(got, " quoted=")
 		}
 		return got == w.Base().String()
-	case scenario.OutcomeCtrunc:
+	case scenario.OutcomeCtrunc, scenario.OutcomeName:
 		return got == w.Base().String()
 	}
 	return true
@@ -460,6 +460,9 @@ func renderEvent(e *sim.Event) string {
 	}
 	if e.Epoll != "" {
 		return fmt.Sprint(*e.Ret) + " " + e.Epoll
+	}
+	if e.Name != nil {
+		return strconv.Quote(*e.Name)
 	}
 	return fmt.Sprint(*e.Ret)
 }

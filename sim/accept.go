@@ -28,6 +28,7 @@ func (w *World) handshakeArrives(l *Socket) {
 	child := w.newSocket(fmt.Sprintf("%s/%d", l.Name, ls.accepted), l.Task, l.Sk.Family, l.Sk.Type&^kernel.SOCK_NONBLOCK, l.Sk.Protocol, l.Dev)
 	child.Peer, client.Peer = client, child
 	child.Sk.InheritFlags(l.Sk)
+	child.tcp.InheritCongestion(l.tcp) // tcp_ca_openreq_child
 	client.tcp.Connect(child.tcp.SynWindow())
 	child.tcp.Connect(client.tcp.SynWindow())
 	ls.queue = append(ls.queue, child)

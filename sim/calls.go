@@ -27,6 +27,9 @@ type Result struct {
 	// Ret is the return value, -1 with Errno on failure.
 	Ret   int64
 	Errno kernel.Errno
+	// Name is the string a getsockopt returned (TCP_CONGESTION's name,
+	// GetsockoptName), nil for any other call.
+	Name *string
 	// Record is the record an error-queue read returned.
 	Record *notify.Record
 	// Send is what a send call did to ids (zero for other calls).
@@ -134,7 +137,7 @@ func (w *World) record(c Call, op string, s *Socket, r Result) {
 	if r.Record != nil {
 		e.call.rec, e.call.hasRec, e.call.ctrunc = *r.Record, true, r.Ctrunc
 	}
-	e.call.zc, e.call.epoll = r.ZcInfo, r.Epoll
+	e.call.zc, e.call.epoll, e.call.name = r.ZcInfo, r.Epoll, r.Name
 	if r.Errno != 0 {
 		e.call.refusal = w.refusal()
 	}

@@ -355,6 +355,7 @@ func (w *World) injectListener(s *Socket, p Packet) string {
 		synAck := Packet{Flags: SYN | ACK, Ack: 1, Win: o.Window, MSS: o.MSS, Wscale: o.Wscale, SackOK: o.SackOK, TS: o.TS, FastOpen: fo.grant}
 		if fo.child {
 			req.Sk.InheritFlags(s.Sk)
+			req.tcp.InheritCongestion(s.tcp)
 			req.tcp.AcceptedAtSyn(p.synOptions())
 			req.script = &script{fastOpen: s}
 			ls.fastOpenQlen++
@@ -379,6 +380,7 @@ func (w *World) injectListener(s *Socket, p Packet) string {
 		}
 		ls.request = nil
 		req.Sk.InheritFlags(s.Sk)
+		req.tcp.InheritCongestion(s.tcp)
 		req.tcp.Accepted(ls.peerSyn, p.Win)
 		ls.children = append(ls.children, req)
 		ls.queue = append(ls.queue, req)

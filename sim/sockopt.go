@@ -180,6 +180,52 @@ func (w *World) GetsockoptBuf(c Call, s *Socket, opt kernel.SockOpt, ov Optval) 
 	})
 }
 
+// SetsockoptName models setsockopt(2) of a name, TCP_CONGESTION's, in
+// a buffer of ov.Len bytes (the name and NULs after it): a negative
+// optlen is EINVAL, a level the socket has not refused as for an int
+// option (optLevel4: ENOPROTOOPT on a UDP socket), a NULL buffer EFAULT;
+// tcp.Conn.SetCongestion decides, with the calling task's
+// CAP_NET_ADMIN.
+func (w *World) SetsockoptName(c Call, s *Socket, opt kernel.SockOpt, name string, ov Optval) Result {
+	return w.syscall(c, "setsockopt", s, func() Result {
+		if ov.Len < 0 {
+			return fail(kernel.EINVAL)
+		}
+		lvl, err := optLevel4(s, opt.Level, true)
+		switch {
+		case err != 0:
+			return fail(err)
+		case lvl != levelTCP || opt != kernel.TCP_CONGESTION:
+			return fail(kernel.EINVAL)
+		case ov.Null && ov.Len > 0:
+			return fail(kernel.EFAULT)
+		}
+		return fail(s.tcp.SetCongestion(name, ov.Len, s.Task.CapNetAdmin))
+	})
+}
+
+// GetsockoptName models getsockopt(2) of TCP_CONGESTION into a buffer of
+// ov.Len bytes: the result is 0 and Result.Name what the buffer holds up
+// to its first NUL (tcp.Conn.CongestionName); a negative optlen is
+// EINVAL, a NULL buffer with room EFAULT, and a socket without the
+// level refuses as for an int option (EOPNOTSUPP on a UDP socket:
+// measured on Linux 6.18).
+func (w *World) GetsockoptName(c Call, s *Socket, opt kernel.SockOpt, ov Optval) Result {
+	return w.syscall(c, "getsockopt", s, func() Result {
+		lvl, err := optLevel4(s, opt.Level, false)
+		switch {
+		case err != 0:
+			return fail(err)
+		case lvl != levelTCP || opt != kernel.TCP_CONGESTION || ov.Len < 0:
+			return fail(kernel.EINVAL)
+		case ov.Null && ov.Len > 0:
+			return fail(kernel.EFAULT)
+		}
+		name := s.tcp.CongestionName(ov.Len)
+		return Result{Name: &name}
+	})
+}
+
 // getOpt reads option opt through the handler lvl.
 func (w *World) getOpt(s *Socket, lvl optLevel, opt kernel.SockOpt) (int, kernel.Errno) {
 	switch lvl {

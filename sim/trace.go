@@ -150,6 +150,9 @@ type Event struct {
 	// Epoll are the events an epoll_wait returned, as the scenario
 	// language writes them: "[s EPOLLERR|EPOLLOUT, t EPOLLIN]".
 	Epoll string `json:"epoll,omitempty"`
+	// Name is the string a getsockopt returned (TCP_CONGESTION's
+	// name), absent for any other call.
+	Name *string `json:"name,omitempty"`
 	// ZcInfo is what a sendmsg's SCM_ZC_NOTIFICATION returned.
 	ZcInfo *ZcInfoJSON `json:"zc_info,omitempty"`
 	// Undetermined, when set, says that the call's result depends on
@@ -209,6 +212,7 @@ type callResult struct {
 	ctrunc  bool // the record did not fit the control buffer
 	zc      *ZcReply
 	epoll   []EpollEvent
+	name    *string // Result.Name
 	// refusal is the entry that says why a failed call failed, with its
 	// numbers (kernel.Op.Refusal), or the zero Entry.
 	refusal kernel.Entry
@@ -261,6 +265,10 @@ func (e *Event) renderCall() {
 	case c.hasRec:
 		e.Notification = notificationOf(c.rec)
 		b = append(append(b, "  "...), c.rec.String()...)
+	}
+	if c.name != nil {
+		e.Name = c.name
+		b = strconv.AppendQuote(append(b, "  "...), *c.name)
 	}
 	if c.epoll != nil {
 		e.Epoll = EpollText(c.epoll)

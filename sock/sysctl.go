@@ -2,6 +2,7 @@ package sock
 
 import (
 	"math"
+	"slices"
 
 	"github.com/zcsim/zcsim/kernel"
 )
@@ -47,6 +48,28 @@ type Sysctl struct {
 	// queue is full is answered with a RST (tcp_check_req's
 	// listen_overflow), not dropped. 0 by default.
 	TCPAbortOnOverflow int
+	// TCPCongestion is net.ipv4.tcp_congestion_control, the namespace's
+	// default congestion control (net->ipv4.tcp_congestion_control), which
+	// a new TCP socket takes (tcp_assign_congestion_control); the
+	// profile's boot default in a fresh namespace.
+	TCPCongestion kernel.Congestion
+	// TCPAllowedCongestion is net.ipv4.tcp_allowed_congestion_control:
+	// the congestion controls with TCP_CONG_NON_RESTRICTED, which a task
+	// without CAP_NET_ADMIN may choose. tcp_reno has it from the start,
+	// and tcp_set_default_congestion_control gives it to each one made a
+	// default, for good: reno and the boot default at first ("reno bbr"
+	// on the calibrated 6.18).
+	TCPAllowedCongestion []kernel.Congestion
+}
+
+// SetCongestionDefault models a write of net.ipv4.tcp_congestion_control
+// (tcp_set_default_congestion_control): c becomes the namespace's default
+// and is unrestricted from then on.
+func (n *Sysctl) SetCongestionDefault(c kernel.Congestion) {
+	n.TCPCongestion = c
+	if !slices.Contains(n.TCPAllowedCongestion, c) {
+		n.TCPAllowedCongestion = append(n.TCPAllowedCongestion, c)
+	}
 }
 
 // The bits of net.ipv4.tcp_fastopen the model reads.
@@ -77,6 +100,9 @@ func DefaultSysctl(p *kernel.Profile) *Sysctl {
 		TCPTimestamps:     1,
 		TCPSack:           1,
 		Somaxconn:         p.Somaxconn,
+		TCPCongestion:     p.TCPCongestion,
+
+		TCPAllowedCongestion: []kernel.Congestion{kernel.CongestionReno, p.TCPCongestion},
 	}
 }
 

@@ -66,6 +66,10 @@ type Conn struct {
 	rtx   []*Segment // sent, unacknowledged (tcp_rtx_queue)
 	// fastOpenQlen is fastopenq.max_qlen (TCP_FASTOPEN).
 	fastOpenQlen int
+	// ca is the congestion control (icsk_ca_ops), caSet whether
+	// TCP_CONGESTION chose it (icsk_ca_setsockopt).
+	ca    kernel.Congestion
+	caSet bool
 
 	writeSeq, sndNxt, sndUna uint32
 	// notsentLowat is tp->notsent_lowat (TCP_NOTSENT_LOWAT; 0 for the
@@ -132,7 +136,7 @@ const (
 // packets will take route r into net.
 func New(sk *sock.Sock, r sock.Route, net Network) *Conn {
 	sk.Hold() // the protocol's reference
-	return &Conn{Sk: sk, Route: r, Net: net, cwnd: initCwnd, delivered: 1}
+	return &Conn{Sk: sk, Route: r, Net: net, cwnd: initCwnd, delivered: 1, ca: sk.Net.TCPCongestion}
 }
 
 func (c *Conn) host() *kernel.Host { return c.Sk.Host() }
@@ -231,7 +235,7 @@ func (c *Conn) Listen(backlog int) kernel.Errno {
 }
 
 // expandSndbuf models tcp_sndbuf_expand: two (three under BBR,
-// bbr_sndbuf_expand; Profile.TCPCongestion) times nr_segs skbs of per_mss bytes, up to tcp_wmem[2], where nr_segs is the
+// bbr_sndbuf_expand; the connection's congestion control) times nr_segs skbs of per_mss bytes, up to tcp_wmem[2], where nr_segs is the
 // larger of TCP_INIT_CWND, the congestion window and tp->reordering + 1,
 // and per_mss is the truesize of a worst-case (non-GSO) skb for the
 // larger of mss_clamp and the MSS: roundup_pow_of_two(mss +
@@ -257,7 +261,7 @@ func (c *Conn) expandSndbuf() {
 	perMSS += skbSize
 	nrSegs := max(initCwnd, c.cwnd, tcpReordering+1)
 	factor := 2
-	if c.host().Profile.TCPCongestion == kernel.CongestionBBR {
+	if c.ca == kernel.CongestionBBR {
 		factor = 3
 	}
 	want := factor * nrSegs * perMSS

@@ -215,9 +215,15 @@
 // The window starts at TCP_INIT_CWND. Each ACK that frees skbs counts
 // their segments into tp->delivered (tcp_count_delivered; the SYN counts
 // one) and hands them to the congestion control (tcp_cong_control), the
-// socket's Profile.TCPCongestion:
+// connection's own (icsk_ca_ops): the namespace's default when the socket
+// was made (net.ipv4.tcp_congestion_control, tcp_assign_congestion_control;
+// the profile's TCPCongestion in a fresh namespace), its listener's for an
+// accepted child whose listener chose one (tcp_ca_openreq_child), or what
+// TCP_CONGESTION chose (tcp_set_congestion_control, Conn.SetCongestion:
+// ENOENT for a name the kernel has not, EPERM for a restricted one without
+// CAP_NET_ADMIN; probe/testdata/tcp-congestion*.zcs):
 //
-//   - cubic (the kernel's default; Reno alike): slow start grows the
+//   - cubic (the kernel's default) and reno alike: slow start grows the
 //     window by the segments acknowledged, but only while
 //     tcp_is_cwnd_limited (bictcp_cong_avoid, tcp_slow_start): the last
 //     tcp_write_xmit used the whole window, or it is below twice the most

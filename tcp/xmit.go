@@ -555,7 +555,7 @@ func (c *Conn) Ack(ack uint32, window int) {
 // …, 18 and stops when delivered reaches 10; cubic's stays 10.
 func (c *Conn) congControl(acked int, limited bool) {
 	c.delivered += acked
-	switch c.host().Profile.TCPCongestion {
+	switch c.ca {
 	case kernel.CongestionBBR:
 		if c.delivered < initCwnd || limited {
 			c.cwnd += acked

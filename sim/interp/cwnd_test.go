@@ -46,3 +46,29 @@ func TestCongestionControlWindow(t *testing.T) {
 		})
 	}
 }
+
+// A socket's own congestion control rules its window and send buffer,
+// whatever the profile's default: reno chosen by TCP_CONGESTION on
+// linux-6.18 keeps the window at 10 and the buffer at two windows, as
+// linux-5.0's cubic does; net.ipv4.tcp_congestion_control makes cubic
+// the default, which later sockets take and a task without
+// CAP_NET_ADMIN may then choose, also once it is the default no more
+// (tcp_set_default_congestion_control makes it unrestricted for good).
+func TestCongestionControlPerSocket(t *testing.T) {
+	src := strings.Replace(cwndScenario("linux-6.18", 2*10*65792, 2*10*65792),
+		"connect s => 0\n", "setsockopt s IPPROTO_TCP TCP_CONGESTION \"reno\" => 0\nconnect s => 0\n", 1)
+	tr := runSrc(t, src)
+	require.Empty(t, mismatches(tr), timeline(t, tr))
+
+	tr = runSrc(t, `
+sysctl net.ipv4.tcp_congestion_control cubic
+socket s AF_INET SOCK_STREAM
+getsockopt s IPPROTO_TCP TCP_CONGESTION => "cubic"
+setsockopt s IPPROTO_TCP TCP_CONGESTION "bbr" => 0
+setsockopt s IPPROTO_TCP TCP_CONGESTION "cubic" => 0
+sysctl net.ipv4.tcp_congestion_control bbr
+setsockopt s IPPROTO_TCP TCP_CONGESTION "reno" => 0
+setsockopt s IPPROTO_TCP TCP_CONGESTION "cubic" => 0
+`)
+	require.Empty(t, mismatches(tr), timeline(t, tr))
+}

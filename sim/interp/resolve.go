@@ -100,7 +100,7 @@ var sysctls = map[string]int{
 	"net.core.optmem_max": 1, "net.core.wmem_max": 1, "net.core.rmem_max": 1,
 	"net.core.wmem_default": 1, "net.core.rmem_default": 1,
 	"net.ipv4.tcp_wmem": 3, "net.ipv4.tcp_rmem": 3, "net.ipv4.ping_group_range": 2,
-	"net.ipv4.tcp_fastopen": 1, "net.ipv4.tcp_moderate_rcvbuf": 1, "net.ipv4.tcp_notsent_lowat": 1,
+	"net.ipv4.tcp_congestion_control": 1, "net.ipv4.tcp_fastopen": 1, "net.ipv4.tcp_moderate_rcvbuf": 1, "net.ipv4.tcp_notsent_lowat": 1,
 	"net.ipv4.tcp_timestamps": 1, "net.ipv4.tcp_sack": 1,
 	"net.core.somaxconn": 1, "net.ipv4.tcp_abort_on_overflow": 1,
 }
@@ -208,6 +208,12 @@ func (r *resolver) sizes(st scenario.Stmt) {
 			}
 		}
 	case *scenario.Sysctl:
+		if s.Key.Name == "net.ipv4.tcp_congestion_control" {
+			if v := s.Values; len(v) == 1 && !kernel.KnownCongestion(v[0].Text) {
+				r.fail(v[0].Pos, v[0].Text, "the kernel has no congestion control %s (ENOENT): the model knows reno, cubic and bbr", v[0].Text)
+			}
+			break
+		}
 		least, most := sysctlLeast(s.Key.Name), uint64(maxBuf)
 		switch s.Key.Name {
 		case "net.ipv4.tcp_moderate_rcvbuf", "net.ipv4.tcp_timestamps", "net.ipv4.tcp_sack", "net.ipv4.tcp_abort_on_overflow":

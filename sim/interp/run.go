@@ -10,6 +10,7 @@ import (
 	"github.com/zcsim/zcsim/sim/engine"
 	"github.com/zcsim/zcsim/sim/scenario"
 	"github.com/zcsim/zcsim/sock"
+	"github.com/zcsim/zcsim/tcp"
 )
 
 // Options of a scenario run.
@@ -304,11 +305,19 @@ func (in *interp) exec(st scenario.Stmt, c sim.Call) {
 			break
 		}
 		opt, val := s.Option()
+		if opt == kernel.TCP_CONGESTION {
+			r = w.SetsockoptName(c, in.sock(s.Sock), opt, s.Value.Unquoted(), nameOptval(s.Options, len(s.Value.Unquoted())))
+			break
+		}
 		r = w.SetsockoptBuf(c, in.sock(s.Sock), opt, val, optval(s.Options))
 	case *scenario.Getsockopt:
 		opt, _ := kernel.SockOptNames.ByName(s.Opt.Name)
 		if opt == kernel.TCP_ZEROCOPY_RECEIVE {
 			r = w.ZerocopyReceive(c, in.sock(s.Sock), in.zcArgs(s))
+			break
+		}
+		if opt == kernel.TCP_CONGESTION {
+			r = w.GetsockoptName(c, in.sock(s.Sock), opt, nameOptval(s.Options, tcp.CANameMax))
 			break
 		}
 		r = w.GetsockoptBuf(c, in.sock(s.Sock), opt, optval(s.Options))

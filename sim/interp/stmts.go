@@ -45,6 +45,17 @@ func optval(os scenario.Options) sim.Optval {
 	return ov
 }
 
+// nameOptval is the buffer of a TCP_CONGESTION name: n bytes unless
+// optlen= says otherwise (a program passes strlen of the name to
+// setsockopt, a TCP_CA_NAME_MAX buffer to getsockopt).
+func nameOptval(os scenario.Options, n int) sim.Optval {
+	ov := optval(os)
+	if _, ok := os.Lookup("optlen"); !ok {
+		ov.Len = n
+	}
+	return ov
+}
+
 // optOr is an operand's value, or def when the statement left it out.
 func optOr(v scenario.Value, def uint64) uint64 {
 	if v.IsZero() {
@@ -103,6 +114,8 @@ func (in *interp) sysctl(s *scenario.Sysctl) {
 		n.TCPModerateRcvbuf = v(0)
 	case "net.ipv4.tcp_notsent_lowat":
 		n.TCPNotsentLowat = uint32(v(0))
+	case "net.ipv4.tcp_congestion_control":
+		n.SetCongestionDefault(kernel.Congestion(s.Values[0].Text))
 	case "net.ipv4.tcp_timestamps":
 		n.TCPTimestamps = v(0)
 	case "net.ipv4.tcp_sack":
@@ -254,6 +267,8 @@ func matchesBase(want scenario.Outcome, r sim.Result) bool {
 			notify.TstampName(rec.Info) == want.Tstamp && (!want.HasKey || rec.Data == want.Key)
 	case scenario.OutcomeCtrunc:
 		return r.Ctrunc
+	case scenario.OutcomeName:
+		return r.Errno == 0 && r.Name != nil && *r.Name == want.Name
 	case scenario.OutcomeICMP:
 		rec := r.Record
 		origin := uint8(kernel.SO_EE_ORIGIN_ICMP)
@@ -287,6 +302,9 @@ func baseText(r sim.Result) string {
 	}
 	if r.Record != nil {
 		return r.Record.String()
+	}
+	if r.Name != nil {
+		return strconv.Quote(*r.Name)
 	}
 	return r.String()
 }

@@ -3,6 +3,7 @@ package scenario
 import (
 	"fmt"
 	"strconv"
+	"strings"
 )
 
 // Pos is a place in a scenario file: File is the name given to [Parse], Line
@@ -100,6 +101,7 @@ const (
 	ValueDuration                  // a duration; N holds nanoseconds
 	ValueWord                      // a word such as on, unlimited, manual or 0.25
 	ValueExpr                      // an expression over loop variables; Expr holds it
+	ValueString                    // a name in double quotes ("cubic"); Text keeps the quotes, Unquoted drops them
 )
 
 // Value is a literal operand: a size or integer (decimal, 0x hex, or with a
@@ -120,6 +122,9 @@ type Value struct {
 
 // IsZero reports whether v is absent.
 func (v Value) IsZero() bool { return v.Kind == ValueNone }
+
+// Unquoted returns a ValueString's text without its quotes.
+func (v Value) Unquoted() string { return strings.Trim(v.Text, `"`) }
 
 // Int returns a number that may be negative (a setsockopt value, an
 // optlen) as a signed integer.
@@ -208,6 +213,7 @@ const (
 	OutcomeTimestamp                    // an error-queue read returns a timestamp
 	OutcomeICMP                         // an error-queue read returns an ICMP or ICMPv6 error
 	OutcomeCtrunc                       // an error-queue read lost its record to MSG_CTRUNC
+	OutcomeName                         // a getsockopt returns the name Name (TCP_CONGESTION)
 )
 
 // Outcome is the expectation written after "=>" at the end of a statement,
@@ -225,6 +231,7 @@ const (
 //	=> icmp ECONNREFUSED type=3 code=3 quoted=520
 //	                            OutcomeICMP, ..., Quoted 520, HasQuoted
 //	=> ctrunc                   OutcomeCtrunc
+//	=> "bbr"                    OutcomeName, Name "bbr"
 //	=> zerocopy [0,4] any       OutcomeZerocopy, Range {0,4}, AnyCode
 //	=> -1 any                   OutcomeErrno, AnyCode
 //	=> zerocopy [0,0] msg_flags=MSG_ERRQUEUE cmsg_level=SOL_IP cmsg_type=IP_RECVERR
@@ -267,6 +274,9 @@ type Outcome struct {
 	// Quoted, with HasQuoted, is an ICMP outcome's quoted length.
 	Quoted    uint16
 	HasQuoted bool
+	// Name is an OutcomeName's string, what getsockopt(TCP_CONGESTION)
+	// wrote up to its NUL.
+	Name string
 
 	RetX, LoX, HiX, KeyX *Value
 
@@ -345,6 +355,8 @@ func (o Outcome) base() string {
 		return s
 	case OutcomeCtrunc:
 		return "ctrunc"
+	case OutcomeName:
+		return `"` + o.Name + `"`
 	}
 	return ""
 }

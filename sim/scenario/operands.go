@@ -260,6 +260,8 @@ func (p *lineParser) outcome() Outcome {
 		}
 	case t.text == "ctrunc":
 		o.Kind = OutcomeCtrunc
+	case t.text[0] == '"':
+		o.Kind, o.Name = OutcomeName, p.quoted(t).Unquoted()
 	case t.text == "icmp" || t.text == "icmp6":
 		o.Kind, o.ICMP6 = OutcomeICMP, t.text == "icmp6"
 		if e, ok := p.word("errno of the ICMP error"); ok {
@@ -349,4 +351,14 @@ func (p *lineParser) ret(t token) int64 {
 		return int64(-n)
 	}
 	return int64(n)
+}
+
+// quoted reads t as a name in double quotes ("cubic"): no blank, comma,
+// bracket or quote inside, which a congestion control's name never has.
+func (p *lineParser) quoted(t token) Value {
+	n := len(t.text)
+	if n < 2 || t.text[0] != '"' || t.text[n-1] != '"' || strings.Contains(t.text[1:n-1], `"`) {
+		p.fail(t, `expected a name in double quotes, such as "cubic"`)
+	}
+	return Value{Pos: p.pos(t.col), Kind: ValueString, Text: t.text}
 }

@@ -136,7 +136,14 @@ var (
 )
 
 func parseSysctl(p *lineParser) Stmt {
-	s := &Sysctl{Key: p.dotted("sysctl key"), Values: []Value{p.number("sysctl value")}}
+	s := &Sysctl{Key: p.dotted("sysctl key")}
+	if s.Key.Name == "net.ipv4.tcp_congestion_control" {
+		if t, ok := p.word("a congestion control's name"); ok {
+			s.Values = []Value{{Pos: p.pos(t.col), Kind: ValueWord, Text: t.text}}
+		}
+		return s
+	}
+	s.Values = []Value{p.number("sysctl value")}
 	for p.peekIs(tWord) && len(s.Values) < 3 {
 		s.Values = append(s.Values, p.number("sysctl value"))
 	}
@@ -183,6 +190,10 @@ func parseSetsockopt(p *lineParser) Stmt {
 		}
 	case s.Opt.Name == "SO_TIMESTAMPING" && ok && t.kind == tWord && !isDigit(t.text[0]) && t.text[0] != '-':
 		s.Flags = p.flags(timestampingNames, false)
+	case s.Opt.Name == "TCP_CONGESTION":
+		if t, ok := p.word(`a congestion control's name in double quotes ("cubic")`); ok {
+			s.Value = p.quoted(t)
+		}
 	default:
 		if t, ok := p.word("option value"); ok {
 			s.Value = p.signedOf(t)
