@@ -59,6 +59,8 @@ var knobDocs = []Knob{
 	{"TCPCmsgErrno", "TCP fails a refused control message with its errno (v6.16; EPERM measured on 6.18), EINVAL before"},
 	{"MPTCP", "IPPROTO_MPTCP sockets exist (v5.6); before, IPPROTO_MAX is 256 and protocol 262 EINVAL"},
 	{"GSOMaxSize", "largest device gso_max_size: 64 KiB, 512 KiB since BIG TCP (v5.19, 7c4e983c4f3c)"},
+	{"HZ", "CONFIG_HZ, to which TCP's jiffy timers round: 250"},
+	{"TCPLossProbe", "tail loss probe timeout: 2·srtt with a 10ms floor (v3.10), plus 2 jiffies (v4.13, bb4d991a28cc), plus 2ms (v6.6, 1c2709cfff1d); with one packet out plus TCP_RTO_MIN"},
 	{"ZcCmsg", "sendmsg takes SCM_ZC_NOTIFICATION and returns completions in a zc_info (v7 series, not merged)"},
 	{"Bugs", "historical bugs switched on (zcsim bugs lists them)"},
 }

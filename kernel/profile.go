@@ -334,6 +334,13 @@ type Profile struct {
 	// since "net: allow gso_max_size to exceed 65536" (7c4e983c4f3c, BIG
 	// TCP). A device asking for more gets this.
 	GSOMaxSize int
+	// HZ is CONFIG_HZ, the jiffies a second: the TCP timers that count in
+	// jiffies round up to it (usecs_to_jiffies). 250, the x86 distribution
+	// kernels' choice and the calibrated 6.18 machine's.
+	HZ int
+	// TCPLossProbe is how tcp_schedule_loss_probe computes the tail loss
+	// probe's timeout (see LossProbe).
+	TCPLossProbe LossProbe
 
 	// ZcCmsg: sendmsg accepts the SCM_ZC_NOTIFICATION control message,
 	// which returns zerocopy completions from the error queue in a
@@ -426,6 +433,8 @@ func builtinProfiles() []Profile {
 		DgramZerocopyPagedOnly: true,
 		AbortDropsNewUarg:      true,
 		GSOMaxSize:             65536,
+		HZ:                     250,
+		TCPLossProbe:           LossProbeFloor10ms,
 		Bugs:                   BugSet{BugLegacyUnaccount: true},
 	}
 	v414 := derive(rfc, "linux-4.14", "the first merge: TCP only, SO_ZEROCOPY before connect", func(p *Profile) {
@@ -442,6 +451,7 @@ func builtinProfiles() []Profile {
 		p.TCPZerocopyWaitRetry = false
 		p.Switch(BugTCPLinear, true)
 		p.Switch(BugLegacyUnaccount, false)
+		p.TCPLossProbe = LossProbeTicks
 		p.TCPZerocopyStateCheck = true
 		p.DgramZerocopyPagedOnly = false
 		p.AbortDropsNewUarg = false
@@ -482,6 +492,7 @@ func builtinProfiles() []Profile {
 		p.ZerocopyClasses = append(p.ZerocopyClasses, ClassVsock)
 		p.MPTCP = true
 		p.TCPCmsgErrno = true
+		p.TCPLossProbe = LossProbeMicros
 	})
 	mmapRFC := derive(v414, "tcp-mmap-rfc", "linux-4.14 with the seed series \"tcp: add zero copy receive\" (net-next, April 2018): mmap() consumes received pages", func(p *Profile) {
 		p.Switch(BugTCPMmapLockOrder, true)
@@ -498,6 +509,28 @@ func builtinProfiles() []Profile {
 // what tcp_rcv_space_adjust makes of copied, the bytes a reader copied in
 // the last receive RTT, above space, the measurement before.
 type RcvbufGrow string
+
+// LossProbe is a form of tcp_schedule_loss_probe's probe timeout (PTO),
+// which is then bounded by the time left to the RTO. srtt is the
+// smoothed RTT; "one packet" is packets_out == 1, whose ACK the peer may
+// delay.
+type LossProbe string
+
+// The forms of the probe timeout, oldest first.
+const (
+	// LossProbeFloor10ms (v3.10 to v4.13): 2·srtt in jiffies, with one
+	// packet at least 1.5·srtt + TCP_DELACK_MAX, and at least 10ms.
+	LossProbeFloor10ms LossProbe = "floor-10ms"
+	// LossProbeTicks (bb4d991a28cc, "tcp: adjust tail loss probe
+	// timeout", to v6.5): 2·srtt in jiffies plus TCP_RTO_MIN with one
+	// packet, plus TCP_TIMEOUT_MIN (2 jiffies: 8ms at HZ 250) otherwise.
+	LossProbeTicks LossProbe = "ticks"
+	// LossProbeMicros (v6.6, 1c2709cfff1d, "tcp: fix excessive TLP and
+	// RACK timeouts from HZ rounding"): 2·srtt plus tcp_rto_min_us with
+	// one packet, plus TCP_TIMEOUT_MIN_US (2ms) otherwise, then rounded
+	// up to jiffies: one jiffy at HZ 250 over loopback.
+	LossProbeMicros LossProbe = "micros"
+)
 
 // The forms of receive-buffer autotuning, oldest first.
 const (

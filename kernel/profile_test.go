@@ -244,6 +244,7 @@ func TestDiff(t *testing.T) {
 		"TCPCmsgErrno: false -> true",
 		"MPTCP: false -> true",
 		"GSOMaxSize: 65536 -> 524288",
+		"TCPLossProbe: ticks -> micros",
 	}, got)
 	require.Empty(t, kernel.Diff(b, b))
 }

@@ -89,7 +89,7 @@ func (l *line) appendTo(b []byte) []byte {
 			b = append(b, " FIN"...)
 		}
 		if l.dup {
-			b = append(b, " (not the next expected: dropped and acknowledged again)"...)
+			b = append(b, " (not the next expected: dropped, to be acknowledged)"...)
 		}
 		return b
 	case lineAck:

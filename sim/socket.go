@@ -251,7 +251,7 @@ func (w *World) deliver(r *Socket, f frame) Event {
 	accepted := r.tcp.Receive(f.skb, f.seq, f.endSeq, f.fin, f.gso, f.push)
 	e.said = line{kind: lineSegment, name: r.Name, lo: f.seq, hi: f.endSeq, fin: f.fin, dup: !accepted}
 	if !accepted {
-		r.tcp.SendAck()
+		r.tcp.Rejected(f.seq, f.endSeq)
 		return e
 	}
 	if tail := r.tcp.ReceiveTail(); local && n > 0 && tail != nil {

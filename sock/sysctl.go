@@ -60,6 +60,9 @@ type Sysctl struct {
 	// default, for good: reno and the boot default at first ("reno bbr"
 	// on the calibrated 6.18).
 	TCPAllowedCongestion []kernel.Congestion
+	// TCPEarlyRetrans is net.ipv4.tcp_early_retrans, 0 to 4: 3 (the
+	// default) and 4 let tcp_schedule_loss_probe arm the tail loss probe.
+	TCPEarlyRetrans int
 }
 
 // SetCongestionDefault models a write of net.ipv4.tcp_congestion_control
@@ -99,6 +102,7 @@ func DefaultSysctl(p *kernel.Profile) *Sysctl {
 		TCPNotsentLowat:   math.MaxUint32,
 		TCPTimestamps:     1,
 		TCPSack:           1,
+		TCPEarlyRetrans:   3,
 		Somaxconn:         p.Somaxconn,
 		TCPCongestion:     p.TCPCongestion,
 

@@ -115,6 +115,17 @@ func (c *Conn) incrQuickack() {
 	c.ack.quick = max(c.ack.quick, min(q, maxQuickacks))
 }
 
+// enterQuickackMode models tcp_enter_quickack_mode(sk, TCP_MAX_QUICKACKS)
+// for a segment received twice: quick ACKs again (tcp_incr_quickack),
+// pingpong mode left, ato back to TCP_ATO_MIN, and an ACK scheduled
+// (inet_csk_schedule_ack) for the caller to send.
+func (c *Conn) enterQuickackMode() {
+	c.incrQuickack()
+	c.ack.pingpong = false
+	c.ack.ato = atoMin
+	c.ack.pending |= ackSched
+}
+
 // measureRcvMSS models tcp_measure_rcv_mss: a segment (its gso_size, or
 // its length) at least rcv_mss long sets rcv_mss, up to advmss, and, if
 // not exactly rcv_mss long, sets scaling_ratio to its payload per

@@ -138,6 +138,7 @@ func (c *Conn) finish() {
 	c.Net.Cancel(c.t.rto) // inet_csk_clear_xmit_timers
 	c.Net.Cancel(c.t.delack)
 	c.Net.Cancel(c.t.probe)
+	c.Net.Cancel(c.tlp.timer)
 	c.t.backoff = 0
 	c.Sk.State = sock.CLOSE
 	c.Sk.Note(kernel.Entry{Op: kernel.OpTCPDone})

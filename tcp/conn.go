@@ -5,6 +5,7 @@ import (
 
 	"github.com/zcsim/zcsim/kernel"
 	"github.com/zcsim/zcsim/mm"
+	"github.com/zcsim/zcsim/sim/engine"
 	"github.com/zcsim/zcsim/skb"
 	"github.com/zcsim/zcsim/sock"
 )
@@ -45,6 +46,8 @@ type Segment struct {
 	TxstampAck bool
 	// lost marks a segment the retransmission timer gave up on.
 	lost bool
+	// sentAt is skb_mstamp_ns: when the skb was last transmitted.
+	sentAt engine.Time
 }
 
 // Conn is one end of a TCP connection: struct tcp_sock as far as
@@ -61,6 +64,16 @@ type Conn struct {
 	Net   Network
 	t     timers
 	pace  pacing
+	tlp   lossProbe
+	// srttUs is tp->srtt_us, the smoothed RTT in µs scaled by 8; 0
+	// without a sample.
+	srttUs int64
+	// synAt is when the SYN or SYN-ACK of a handshake on the wire went
+	// out, for its RTT sample.
+	synAt engine.Time
+	// fastOpenChild is tp->fastopen_rsk: a Fast Open child whose
+	// handshake is not complete (AcceptedAtSyn, until its first ACK).
+	fastOpenChild bool
 
 	write []*Segment // unsent, oldest first (sk_write_queue)
 	rtx   []*Segment // sent, unacknowledged (tcp_rtx_queue)
@@ -183,6 +196,7 @@ func (c *Conn) Connect(window int) kernel.Errno {
 	c.Sk.State = sock.ESTABLISHED
 	c.SynWindow()
 	c.sndWnd, c.maxWindow = window, window
+	c.rttSample(0) // the implicit handshake's round trip, taken as within a microsecond
 	c.expandSndbuf()
 	c.Sk.Note(kernel.Entry{Op: kernel.OpConnected, Args: [4]int64{int64(window), int64(c.Sk.Sndbuf)}})
 	return 0

@@ -77,6 +77,7 @@ func (c *Conn) StartConnect() (SynOptions, kernel.Errno) {
 	c.connected = true
 	c.Sk.State = sock.SYN_SENT
 	c.neg = negotiated{set: true, mssClamp: tcpMSSDefault}
+	c.synAt = c.Net.Now()
 	return c.SynOffer(), 0
 }
 
@@ -100,6 +101,7 @@ func (c *Conn) SynAckReceived(peer SynOptions, ack uint32) (ok, retransmitted bo
 		return false, false
 	}
 	c.takeOptions(peer)
+	c.rttSample(c.Net.Now().Sub(c.synAt)) // tcp_ack of the SYN
 	c.Sk.State = sock.ESTABLISHED
 	c.sndWnd, c.maxWindow = peer.Window, peer.Window
 	c.initRcvSpace()
@@ -134,6 +136,7 @@ func (c *Conn) SynAckOffer(peer SynOptions) SynOptions {
 		mss -= tcpOptTimestamp
 	}
 	c.rw = rcvWindow{}
+	c.synAt = c.Net.Now()
 	c.selectInitialWindow(mss, wscaleOK)
 	o := SynOptions{Window: c.rw.wnd, MSS: c.rw.advmss, Wscale: NoWscale, SackOK: peer.SackOK, TS: peer.TS}
 	if wscaleOK {
@@ -150,6 +153,7 @@ func (c *Conn) SynAckOffer(peer SynOptions) SynOptions {
 // child is ESTABLISHED and connected.
 func (c *Conn) Accepted(peer SynOptions, ackWindow int) {
 	c.accept(peer)
+	c.rttSample(c.Net.Now().Sub(c.synAt)) // tcp_synack_rtt_meas
 	c.established(c.PeerWindow(ackWindow))
 }
 
@@ -161,6 +165,7 @@ func (c *Conn) Accepted(peer SynOptions, ackWindow int) {
 // accept queue already, and sends and receives as an established one).
 func (c *Conn) AcceptedAtSyn(peer SynOptions) {
 	c.accept(peer)
+	c.fastOpenChild = true
 	c.established(peer.Window)
 }
 

@@ -25,7 +25,7 @@ type rcvSkb struct {
 // when skb_try_coalesce can (tcp_queue_rcv → tcp_try_coalesce: only the
 // frag pages are charged then) or queued and charged to sk_rmem_alloc
 // (skb_set_owner_r); then tcp_event_data_recv measures it. Anything else
-// is dropped and only re-acknowledged. A FIN schedules an ACK and moves
+// is dropped, for the caller to acknowledge with Rejected. A FIN schedules an ACK and moves
 // an established connection to CLOSE_WAIT in pingpong mode (tcp_fin). A connection that is already done still takes
 // the peer's FIN, as TIME_WAIT acknowledges it, but no data. It reports
 // whether the segment was accepted. The caller then acknowledges with
@@ -49,6 +49,28 @@ func (c *Conn) Receive(b *skb.Buff, seq, endSeq uint32, fin bool, gso int, push 
 		c.fin()
 	}
 	return true
+}
+
+// Rejected acknowledges a segment [seq, endSeq) that Receive did not
+// take. Under AckKernel, data received already (a retransmission, a loss
+// probe) enters quickack mode and is acknowledged as tcp_data_queue
+// leaves it to tcp_ack_snd_check (tcp_enter_quickack_mode,
+// inet_csk_schedule_ack, __tcp_ack_snd_check): at once, unless more than
+// a segment waits unacknowledged and __tcp_select_window, finding less
+// than half the buffer free, ends the quick ACKs, and then the delayed
+// ACK carries it. Measured on Linux 6.18 over loopback: a loss probe of a
+// 54-byte tail behind two 32741-byte segments to an unread peer waits
+// for the delayed ACK, one of a 300-byte segment is answered at once
+// (TcpExtTCPDSACKOldSent, TcpExtDelayedACKs). Anything else, and every
+// segment under the other policies, is acknowledged at once
+// (tcp_send_dupack; an out-of-order segment's duplicate ACK).
+func (c *Conn) Rejected(seq, endSeq uint32) {
+	if c.t.policy == AckKernel && !c.done && endSeq != seq && !after(endSeq, c.rcvNxt) {
+		c.enterQuickackMode()
+		c.ackSndCheck()
+		return
+	}
+	c.SendAck()
 }
 
 // fin models tcp_fin: the FIN takes a sequence number and schedules an

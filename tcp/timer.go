@@ -126,23 +126,42 @@ func (c *Conn) armProbe() {
 func (c *Conn) syncRTO() {
 	if c.done || len(c.rtx) == 0 {
 		c.Net.Cancel(c.t.rto)
+		c.Net.Cancel(c.tlp.timer)
 		c.t.backoff = 0
 		return
 	}
-	// ICSK_TIME_RETRANS and ICSK_TIME_PROBE0 are one timer
-	// (icsk_retransmit_timer): with data in flight the probe is off.
+	// ICSK_TIME_RETRANS, ICSK_TIME_LOSS_PROBE and ICSK_TIME_PROBE0 are
+	// one timer (icsk_retransmit_timer): with data in flight the
+	// zero-window probe is off, and a loss probe stands for the RTO.
 	c.Net.Cancel(c.t.probe)
-	if !c.Net.Pending(c.t.rto) {
+	if !c.Net.Pending(c.t.rto) && !c.Net.Pending(c.tlp.timer) {
 		c.armRTO()
 	}
 }
 
-// armRTO starts the retransmission timer, TCP_RTO_MIN doubled by each
-// timeout so far up to TCP_RTO_MAX.
-func (c *Conn) armRTO() {
-	d := min(rtoMin<<c.t.backoff, rtoMax)
+// armRTO starts the retransmission timer for icsk_rto, TCP_RTO_MIN
+// doubled by each timeout so far up to TCP_RTO_MAX.
+func (c *Conn) armRTO() { c.armRTOIn(c.rto()) }
+
+// armRTOIn starts the retransmission timer d from now, in place of a
+// loss probe.
+func (c *Conn) armRTOIn(d engine.Duration) {
+	c.Net.Cancel(c.tlp.timer)
+	c.Net.Cancel(c.t.rto)
 	fire, _ := c.fired()
 	c.t.rto = c.Net.After(c.Sk, d, "rto", fire)
+}
+
+// newDataSent models tcp_event_new_data_sent's tcp_rearm_rto: new data
+// sent while a loss probe is pending turns it back into the RTO of the
+// retransmit queue's head (tcp_rto_delta_us, at least a jiffy), which
+// tcp_write_xmit's tcp_schedule_loss_probe then replaces again; the
+// first data out arms the RTO.
+func (c *Conn) newDataSent() {
+	if c.Net.Pending(c.tlp.timer) {
+		c.armRTOIn(max(c.rtoDelta(), c.jiffy()))
+	}
+	c.syncRTO()
 }
 
 // retransmitTimer models tcp_retransmit_timer: after tcp_retries2 timeouts

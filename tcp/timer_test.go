@@ -14,8 +14,11 @@ import (
 // retransmits from snd_una and doubles the next (TCP_RTO_MIN up to
 // TCP_RTO_MAX); after tcp_retries2 timeouts the connection is given up
 // with ETIMEDOUT, and its timers stop.
+// (The tail loss probe, which would stand for the first timeout, is off:
+// net.ipv4.tcp_early_retrans 0.)
 func TestRetransmitTimer(t *testing.T) {
 	p := newPair(t, "linux-6.18", false)
+	p.c.Sk.Net.TCPEarlyRetrans = 0
 	p.send(0, 1000)
 	require.True(t, p.c.Net.Pending(p.c.t.rto))
 	_, err := p.w.clock.RunUntilIdle(100)

@@ -2,6 +2,7 @@ package tcp
 
 import (
 	"github.com/zcsim/zcsim/kernel"
+	"github.com/zcsim/zcsim/sim/engine"
 	"github.com/zcsim/zcsim/skb"
 	"github.com/zcsim/zcsim/sock"
 	"github.com/zcsim/zcsim/ubuf"
@@ -162,12 +163,21 @@ func (c *Conn) push(flags kernel.MsgFlags, nonagle int) {
 	c.pushPending(nonagle)
 }
 
+// The push_one argument of tcp_write_xmit: send everything the windows
+// allow, one skb (tcp_push_one), or one skb as a loss probe, which
+// schedules no further probe (tcp_send_loss_probe).
+const (
+	pushAll = iota
+	pushOneSkb
+	pushOneProbe
+)
+
 // pushOne models tcp_push_one: send at most the head of the write queue.
-func (c *Conn) pushOne() { c.writeXmit(naglePush, true) }
+func (c *Conn) pushOne() { c.writeXmit(naglePush, pushOneSkb) }
 
 // pushPending models __tcp_push_pending_frames: retransmit what is marked
 // lost, then send new data as far as the windows and Nagle allow.
-func (c *Conn) pushPending(nonagle int) { c.writeXmit(nonagle, false) }
+func (c *Conn) pushPending(nonagle int) { c.writeXmit(nonagle, pushAll) }
 
 // pcount is tcp_skb_pcount: the segments an skb becomes on the wire.
 func (c *Conn) pcount(seg *Segment) int {
@@ -189,15 +199,26 @@ func (c *Conn) inFlight() int {
 // writeXmit models tcp_write_xmit (and tcp_xmit_retransmit_queue before
 // it): while the congestion window has room, transmit the head of the
 // queue, splitting it (tso_fragment) to what the congestion and receive
-// windows allow; the last skb waits while Nagle or a cork holds it partial.
-func (c *Conn) writeXmit(nonagle int, one bool) {
+// windows allow; the last skb waits while Nagle or a cork holds it
+// partial. New data sent schedules the loss probe
+// (tcp_schedule_loss_probe), unless this is the probe.
+func (c *Conn) writeXmit(nonagle, pushOne int) {
 	for _, seg := range c.rtx {
 		if seg.lost && c.cwnd-c.inFlight() > 0 {
 			c.transmit(seg, true)
 		}
 	}
+	from := c.sndNxt
+	c.writeNew(nonagle, pushOne != pushAll)
+	c.cwndValidate(from)
+	if c.sndNxt != from && pushOne != pushOneProbe {
+		c.scheduleLossProbe(false)
+	}
+}
+
+// writeNew is tcp_write_xmit's loop over the write queue.
+func (c *Conn) writeNew(nonagle int, one bool) {
 	mss := c.MSS()
-	defer c.cwndValidate(c.sndNxt)
 	for len(c.write) > 0 {
 		if c.pacingCheck() {
 			return
@@ -340,9 +361,10 @@ func (c *Conn) nagleHolds(nonagle int) bool {
 	return nonagle&nagleCork != 0 || (nonagle == 0 && len(c.rtx) > 0 && minshall)
 }
 
-// fragment models tso_fragment / tcp_fragment: split the head skb at n
-// bytes with skb_split; the new skb follows it in the write queue, charged
-// like it, with its own uarg reference.
+// fragment models tso_fragment / tcp_fragment: split the head skb of the
+// write queue, or the last of the retransmit queue (TCP_FRAG_IN_RTX_QUEUE,
+// the new skb sent when it was), at n bytes with skb_split; the new skb
+// follows it, charged like it, with its own uarg reference.
 func (c *Conn) fragment(seg *Segment, n int) bool {
 	if c.host().Fail(kernel.FaultAllocSkb) {
 		return false
@@ -362,9 +384,14 @@ func (c *Conn) fragment(seg *Segment, n int) bool {
 		nb.Free()
 		return false
 	}
-	ns := c.segment(Segment{Skb: nb, Seq: seg.Seq + uint32(n), EndSeq: seg.EndSeq, Push: seg.Push, EOR: seg.EOR, Fin: seg.Fin})
+	ns := c.segment(Segment{Skb: nb, Seq: seg.Seq + uint32(n), EndSeq: seg.EndSeq, Push: seg.Push, EOR: seg.EOR, Fin: seg.Fin,
+		Sent: seg.Sent, lost: seg.lost, sentAt: seg.sentAt})
 	seg.EndSeq, seg.Push, seg.EOR, seg.Fin = ns.Seq, false, false, false
 	fragmentTstamp(seg, ns)
+	if seg.Sent > 0 { // seg is the retransmit queue's last
+		c.rtx = kernel.HostSlab[*Segment](c.host()).Append(c.rtx, ns)
+		return true
+	}
 	c.write = append([]*Segment{seg, ns}, c.write[1:]...)
 	return true
 }
@@ -448,6 +475,7 @@ func (c *Conn) transmit(seg *Segment, retrans bool) bool {
 	}
 	seg.Sent++
 	seg.lost = false
+	seg.sentAt = c.Net.Now()
 	if !retrans {
 		c.write = c.write[1:]
 		c.rtx = kernel.HostSlab[*Segment](c.host()).Append(c.rtx, seg)
@@ -465,7 +493,7 @@ func (c *Conn) transmit(seg *Segment, retrans bool) bool {
 	}
 	c.Net.Xmit(p)
 	if !retrans {
-		c.syncRTO() // tcp_event_new_data_sent
+		c.newDataSent()
 	}
 	if seg.Skb.Len > 0 { // __tcp_transmit_skb: a FIN alone is no data
 		c.eventDataSent()
@@ -498,12 +526,23 @@ func (c *Conn) Ack(ack uint32, window int) {
 	if after(ack, c.sndUna) {
 		c.sndUna = ack
 	}
+	if c.fastOpenChild {
+		c.fastOpenChild = false // the handshake completes
+		c.rttSample(c.Net.Now().Sub(c.synAt))
+	}
 	limited := c.cwndLimited()
 	acked := 0
+	var firstAckt engine.Time
+	sampled, retransAcked := false, false
 	for len(c.rtx) > 0 && !after(c.rtx[0].end(), c.sndUna) {
 		seg := c.rtx[0]
 		c.rtx = c.rtx[1:]
 		acked += c.pcount(seg)
+		if seg.Sent > 1 {
+			retransAcked = true
+		} else if !sampled {
+			firstAckt, sampled = seg.sentAt, true
+		}
 		if c.host().Profile.Bugs.Has(kernel.BugRecycleCloned) && seg.Skb.IsCloned() {
 			// B5: sk_wmem_free_skb readies the skb for sk_tx_skb_cache
 			// with skb_zcopy_clear, though a clone still shares its info.
@@ -513,8 +552,16 @@ func (c *Conn) Ack(ack uint32, window int) {
 		seg.Skb.Free() // sk_wmem_free_skb
 	}
 	if acked > 0 {
+		if sampled && !retransAcked { // tcp_clean_rtx_queue: Karn's rule
+			c.rttSample(c.Net.Now().Sub(firstAckt))
+		}
 		c.progress()
 		c.congControl(acked, limited)
+	}
+	c.processTLPAck(ack)
+	c.lossRecovered()
+	if acked > 0 && !c.scheduleLossProbe(true) {
+		c.Net.Cancel(c.tlp.timer) // tcp_set_xmit_timer: the RTO instead (syncRTO)
 	}
 	if c.finAcked() && c.Sk.State != sock.FIN_WAIT2 {
 		if !c.Sk.Dead() && !c.rcvFin {
@@ -588,10 +635,7 @@ func (c *Conn) checkSpace() {
 // window (is_cwnd_limited): it keeps the most packets out in the current
 // window (max_packets_out, renewed once snd_una passes cwnd_usage_seq).
 func (c *Conn) cwndValidate(from uint32) {
-	out := 0
-	for _, seg := range c.rtx {
-		out += c.pcount(seg)
-	}
+	out := c.packetsOut()
 	limited := c.inFlight() >= c.cwnd
 	if c.sndNxt == from && !limited {
 		return
@@ -627,6 +671,7 @@ func (c *Conn) Timeout() bool {
 		seg.lost = true
 	}
 	c.cwnd = 1
+	c.enterLoss()
 	c.pushPending(c.nonagle)
 	return true
 }

@@ -103,6 +103,7 @@ var sysctls = map[string]int{
 	"net.ipv4.tcp_congestion_control": 1, "net.ipv4.tcp_fastopen": 1, "net.ipv4.tcp_moderate_rcvbuf": 1, "net.ipv4.tcp_notsent_lowat": 1,
 	"net.ipv4.tcp_timestamps": 1, "net.ipv4.tcp_sack": 1,
 	"net.core.somaxconn": 1, "net.ipv4.tcp_abort_on_overflow": 1,
+	"net.ipv4.tcp_early_retrans": 1,
 }
 
 // sysctlLeast is the smallest value the kernel's proc handler for key
@@ -220,6 +221,8 @@ func (r *resolver) sizes(st scenario.Stmt) {
 			most = math.MaxUint8 // proc_dou8vec_minmax: a u8, EINVAL above (probed on Linux 6.18)
 		case "net.ipv4.tcp_notsent_lowat":
 			most = math.MaxUint32 // proc_douintvec: any u32
+		case "net.ipv4.tcp_early_retrans":
+			most = 4 // proc_dou8vec_minmax to 4: EINVAL above (probed on Linux 6.18)
 		}
 		for _, v := range s.Values {
 			r.bound(v, s.Key.Name+"'s value", least, most)

@@ -127,8 +127,9 @@ recvmsg s MSG_ERRQUEUE => zerocopy [0,0]
 	requireOK(t, tr)
 }
 
-// A dropped ACK leaves the data unacknowledged until the retransmission
-// timer resends it and the duplicate is acknowledged.
+// A dropped ACK leaves the data unacknowledged until the tail loss probe
+// resends its last MSS (2·srtt + 2ms, a jiffy at HZ 250) and the
+// duplicate is acknowledged.
 func TestDropAck(t *testing.T) {
 	tr := runSrc(t, `
 device eth0 nic
@@ -145,10 +146,10 @@ settle
 recvmsg s MSG_ERRQUEUE => zerocopy [0,0]
 `)
 	requireOK(t, tr)
-	rto := event(t, tr, "retransmission timeout 1")
-	require.EqualValues(t, 200*engine.Millisecond, rto.Time)
-	require.Equal(t, "rto", rto.Op)
-	require.Greater(t, event(t, tr, "notification [0,0] queued").Time, rto.Time)
+	probe := event(t, tr, "tcp_send_loss_probe sent a probe")
+	require.EqualValues(t, 4*engine.Millisecond, probe.Time)
+	require.Equal(t, "loss_probe", probe.Op)
+	require.Greater(t, event(t, tr, "notification [0,0] queued").Time, probe.Time)
 }
 
 // Segments lost for good: after tcp_retries2 timeouts the connection is
@@ -184,7 +185,7 @@ settle
 expect s.peer queued=4000
 `)
 	requireOK(t, tr)
-	require.Contains(t, timeline(t, tr), "s.peer receives seq 1448..2896 (not the next expected: dropped and acknowledged again)")
+	require.Contains(t, timeline(t, tr), "s.peer receives seq 1448..2896 (not the next expected: dropped, to be acknowledged)")
 }
 
 // A device with manual TX completion holds every frame until complete.

@@ -124,6 +124,8 @@ func (in *interp) sysctl(s *scenario.Sysctl) {
 		n.Somaxconn = v(0)
 	case "net.ipv4.tcp_abort_on_overflow":
 		n.TCPAbortOnOverflow = v(0)
+	case "net.ipv4.tcp_early_retrans":
+		n.TCPEarlyRetrans = v(0)
 	}
 }
 

@@ -66,7 +66,7 @@ func TestHTMLInBrowser(t *testing.T) {
 
 	require.NoError(t, chromedp.Do(ctx,
 		chromedp.Navigate("file://"+file),
-		chromedp.Click(chromedp.CSS(`#steps li[data-step="14"]`))))
+		chromedp.Click(chromedp.CSS(`#steps li[data-step="15"]`))))
 	story, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(`#story`)))
 	require.NoError(t, err)
 	lit, err := chromedp.Run(ctx, chromedp.Evaluate[string](`Array.from(document.querySelectorAll(".hl")).map(e => e.getAttribute("data-step") || e.textContent).join(" ")`))
@@ -75,18 +75,18 @@ func TestHTMLInBrowser(t *testing.T) {
 	require.NoError(t, err)
 	lanes, err := chromedp.Run(ctx, chromedp.Evaluate[string](`Array.from(document.querySelectorAll(".lanename.hl")).map(e => e.textContent).join(" ")`))
 	require.NoError(t, err)
-	require.Contains(t, story, "Step 14 at t=40ms")
+	require.Contains(t, story, "Step 15 at t=40ms")
 	require.Contains(t, story, "__msg_zerocopy_callback")
 	require.Contains(t, story, "Why merged=false: the error queue held no record.")
-	require.Greater(t, dots, 0, "step 14's dots are lit")
+	require.Greater(t, dots, 0, "step 15's dots are lit")
 	for _, f := range strings.Fields(lit) {
 		if f[0] >= '0' && f[0] <= '9' {
-			require.Equal(t, "14", f, "only step 14 is lit: %s", lit)
+			require.Equal(t, "15", f, "only step 15 is lit: %s", lit)
 		}
 	}
-	require.Contains(t, lanes, "uarg#28", "the lanes step 14 touched are lit")
+	require.Contains(t, lanes, "uarg#28", "the lanes step 15 touched are lit")
 	require.Contains(t, lanes, "errqueue t")
-	require.NotContains(t, lanes, "skb#31", "skb#31 is not touched at step 14")
+	require.NotContains(t, lanes, "skb#31", "skb#31 is not touched at step 15")
 
 	// The screenshot CI takes (and the README's, with -screenshot): step 4,
 	// the copy on loopback, clicked.

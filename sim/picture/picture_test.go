@@ -66,9 +66,9 @@ func TestHTMLSelfContained(t *testing.T) {
 		}
 	}
 	s := string(render(t, page, run(t, "tcp-loopback.zcs")))
-	require.Contains(t, s, `<li data-step="14">step 14: t.peer: delayed-ACK timer fires; t receives ACK 65536 window 62464; t: notification [0,0] COPIED queued (COPIED by loopback at step 11)</li>`)
+	require.Contains(t, s, `<li data-step="15">step 15: t.peer: delayed-ACK timer fires; t receives ACK 65536 window 62464; t: notification [0,0] COPIED queued (COPIED by loopback at step 11)</li>`)
 	require.Contains(t, s, `id="lane-0" class="lanename" x="4" y="43" dy="4">sock#1</text>`)
-	require.Contains(t, s, `"14":{"text":"t.peer: delayed-ACK timer fires`)
+	require.Contains(t, s, `"15":{"text":"t.peer: delayed-ACK timer fires`)
 	require.Contains(t, s, `class="flow" data-step="4"`, "the arrow of id 0 starts at its send")
 }
 
