@@ -54,14 +54,15 @@ type sysctl struct{ path, value string }
 // net.core.somaxconn, net.ipv4.tcp_abort_on_overflow,
 // net.ipv4.tcp_congestion_control (a namespace but the first may make
 // only an unrestricted one its default: another fails the probe, EPERM),
-// and
+// net.ipv4.tcp_early_retrans, and
 // net.ipv4.ping_group_range when the range holds no group or every group
 // either run has (root's 0, the child's 65534, the model's main task
 // 1000), so that the model's task and the kernel's agree on ping sockets.
 func nsSysctl(key string, values []scenario.Value) (string, bool) {
 	switch key {
 	case "net.core.optmem_max", "net.ipv4.tcp_fastopen", "net.ipv4.tcp_moderate_rcvbuf", "net.ipv4.tcp_notsent_lowat",
-		"net.ipv4.tcp_timestamps", "net.ipv4.tcp_sack", "net.core.somaxconn", "net.ipv4.tcp_abort_on_overflow":
+		"net.ipv4.tcp_timestamps", "net.ipv4.tcp_sack", "net.core.somaxconn", "net.ipv4.tcp_abort_on_overflow",
+		"net.ipv4.tcp_early_retrans":
 		return strings.ReplaceAll(key, ".", "/"), len(values) == 1
 	case "net.ipv4.tcp_congestion_control":
 		return "net/ipv4/tcp_congestion_control", len(values) == 1
@@ -159,7 +160,7 @@ func (pl *planner) step(st scenario.Stmt) step {
 			pl.p.sysctls = append(pl.p.sysctls, sysctl{path, strings.Join(vals, " ")})
 			return step{run: true}
 		}
-		why := "only net.core.optmem_max, net.ipv4.tcp_fastopen, net.ipv4.tcp_moderate_rcvbuf, net.ipv4.tcp_notsent_lowat, net.ipv4.tcp_timestamps, net.ipv4.tcp_sack, net.core.somaxconn, net.ipv4.tcp_abort_on_overflow, net.ipv4.tcp_congestion_control and net.ipv4.ping_group_range (empty, or from 0 to at least 65534) can be set, in the private namespace"
+		why := "only net.core.optmem_max, net.ipv4.tcp_fastopen, net.ipv4.tcp_moderate_rcvbuf, net.ipv4.tcp_notsent_lowat, net.ipv4.tcp_timestamps, net.ipv4.tcp_sack, net.core.somaxconn, net.ipv4.tcp_abort_on_overflow, net.ipv4.tcp_congestion_control, net.ipv4.tcp_early_retrans and net.ipv4.ping_group_range (empty, or from 0 to at least 65534) can be set, in the private namespace"
 		if ok {
 			why = s.Key.Name + " is set when the namespace is made, before any socket"
 		}

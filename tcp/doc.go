@@ -157,6 +157,29 @@
 //     and doubles the next, up to TCP_RTO_MAX; after tcp_retries2 (15)
 //     timeouts the connection is given up with ETIMEDOUT
 //     (tcp_retransmit_timer, tcp_write_err).
+//   - The tail loss probe stands for the RTO while data is out
+//     (tcp_schedule_loss_probe, after tcp_write_xmit sent new data and
+//     after an ACK that freed some): with net.ipv4.tcp_early_retrans 3
+//     or 4, SACK, no loss state from an RTO and no Fast Open handshake
+//     pending, it is due after the probe timeout, 2·srtt plus 2ms
+//     (TCP_TIMEOUT_MIN_US) rounded up to a jiffy of Profile.HZ, or with
+//     one packet out plus TCP_RTO_MIN, and no later than the RTO
+//     (Profile.TCPLossProbe: before v6.6 the floor was two jiffies added
+//     after rounding, before bb4d991a28cc 10ms). When it fires
+//     (tcp_send_loss_probe) new data goes if the window takes it, else
+//     the last MSS of the retransmit queue's last skb is sent again,
+//     split off first (tcp_fragment), unless its previous clone is still
+//     in the host (skb_still_in_host_queue); the RTO restarts from the
+//     probe, and no other probe goes until an ACK reaches tlp_high_seq
+//     (tcp_process_tlp_ack). srtt comes from the handshake's round trip
+//     (the implicit one's taken as under a microsecond) and from ACKs of
+//     skbs never retransmitted (tcp_clean_rtx_queue, Karn's rule;
+//     tcp_rtt_estimator). Timers fire at their nominal expiry, the
+//     kernel's up to a jiffy later (the timer wheel rounds up). Measured
+//     on Linux 6.18 (probe/testdata/tcp-loss-probe.zcs, packetdrill): an
+//     unacknowledged 2000-byte skb's last 1000 bytes go again 4 to 8ms
+//     later, a lone segment's at the RTO, 208ms, and the RTO 208ms after
+//     that; without SACK the RTO comes instead.
 //   - Received data is acknowledged by the connection's AckPolicy. The
 //     default, AckKernel, is the kernel's delayed-ACK engine (icsk_ack):
 //     the first data segment grants rcv_wnd / (2 × rcv_mss) quick ACKs,
@@ -190,6 +213,14 @@
 //     (tcp-pingpong.zcs, tcp-fin-delack.zcs): after the peer answers,
 //     the next zerocopy send's notification waits 40ms; a corked send
 //     then shutdown(SHUT_WR) is one segment whose ACK is delayed.
+//   - Data received already (a retransmission, a loss probe) enters
+//     quickack mode (tcp_data_queue: tcp_enter_quickack_mode) and is
+//     acknowledged through __tcp_ack_snd_check (Rejected): at once,
+//     unless more than a segment is unacknowledged and the buffer less
+//     than half free, where __tcp_select_window ends the quick ACKs and
+//     the delayed ACK carries it (measured over loopback: a 64 KiB
+//     send's probe waits for it, a pingpong peer's 300-byte one does
+//     not).
 //   - AckImmediate acknowledges every segment at once, AckQuick too
 //     (TCP_QUICKACK); AckDelayed acknowledges every second full-sized
 //     segment or after TCP_DELACK_MIN. An out-of-order segment is
@@ -350,7 +381,11 @@
 // # Simplifications
 //
 // ACKs are cumulative and acknowledge whole transmitted skbs; there is no
-// SACK, no fast retransmit, no autocorking or TCP Small Queues. A
+// SACK, no fast retransmit or RACK, no autocorking or TCP Small Queues:
+// a loss probe's episode ends with the ACK that reaches tlp_high_seq,
+// with none of the window reduction the kernel makes when the peer's
+// SACK blocks show the probe repaired a loss (tcp_process_tlp_ack). The
+// RTO is TCP_RTO_MIN with its backoff, not srtt + 4·rttvar. A
 // connection whose FIN is acknowledged while its user holds it is
 // half-closed, TCP_FIN_WAIT2: it takes and acknowledges the peer's data
 // (resets on it when shut down for reading: AbortOnData) until the peer's
@@ -437,7 +472,12 @@
 // find_next_mappable_frag, tcp_inq_hint;
 // include/net/tcp.h: tcp_epollin_ready, tcp_rmem_pressure;
 // include/net/tcp.h: tcp_dec_quickack_mode, tcp_event_ack_sent,
-// tcp_bound_to_half_wnd; net/ipv4/tcp_timer.c: tcp_retransmit_timer,
+// tcp_bound_to_half_wnd; net/ipv4/tcp_output.c: tcp_schedule_loss_probe,
+// tcp_send_loss_probe, skb_still_in_host_queue, tcp_rearm_rto,
+// tcp_event_new_data_sent; net/ipv4/tcp_input.c: tcp_process_tlp_ack,
+// tcp_set_xmit_timer, tcp_rtt_estimator, tcp_synack_rtt_meas,
+// tcp_enter_quickack_mode, tcp_send_dupack;
+// net/ipv4/tcp_timer.c: tcp_retransmit_timer,
 // tcp_write_err, tcp_delack_timer_handler, tcp_probe_timer;
 // net/ipv4/tcp_output.c: tcp_write_wakeup, tcp_check_probe_timer,
 // tcp_cwnd_validate; include/net/tcp.h: tcp_is_cwnd_limited;

@@ -732,6 +732,7 @@ func TestInputErrors(t *testing.T) {
 		{"sysctl net.core.wmem_default 4607\n", `test.zcs:1:30: net.core.wmem_default's value must be between 4608 and`},
 		{"sysctl net.ipv4.tcp_moderate_rcvbuf 256\n", `test.zcs:1:37: net.ipv4.tcp_moderate_rcvbuf's value must be between 0 and 255 (at "256")`},
 		{"sysctl net.ipv4.tcp_congestion_control vegas\n", `test.zcs:1:40: the kernel has no congestion control vegas (ENOENT): the model knows reno, cubic and bbr (at "vegas")`},
+		{"sysctl net.ipv4.tcp_early_retrans 5\n", `test.zcs:1:35: net.ipv4.tcp_early_retrans's value must be between 0 and 4 (at "5")`},
 		{"task t user=nobody\n", `test.zcs:1:13: undefined user (at "nobody")`},
 		{"tap d on=eth9\n", `test.zcs:1:10: undefined device (at "eth9")`},
 		{"socket s AF_INET SOCK_STREAM via=eth9\n", `test.zcs:1:34: undefined device (at "eth9")`},
