@@ -31,6 +31,11 @@ type Host struct {
 	Trace func(t *Tracked, e Entry)
 	// Lockdep orders the locks the steps take (Acquire, Release).
 	Lockdep Lockdep
+	// Netstamp is the host's switch of software receive timestamps, and
+	// Now, if set, the virtual time in nanoseconds it is switched and
+	// read at (0 without it).
+	Netstamp Netstamp
+	Now      func() int64
 
 	serial uint64
 	// live holds the tracked objects in creation order; freed ones are
@@ -84,6 +89,14 @@ func FaultSites() []string {
 // NewHost returns a host running profile p.
 func NewHost(p *Profile) *Host {
 	return &Host{Profile: p, events: Slab[stored]{limit: historyChunk}}
+}
+
+// Time returns Now(), or 0 without a clock.
+func (h *Host) Time() int64 {
+	if h.Now == nil {
+		return 0
+	}
+	return h.Now()
 }
 
 // Fail reports whether the allocation at site fails this time.

@@ -49,7 +49,7 @@ var knobDocs = []Knob{
 	{"TCPPushedAtMSS", "a PSH segment exactly rcv_mss long marks the delayed ACK pushed, so a draining read ACKs (v6.14; measured on 6.18)"},
 	{"TCPSynDataFrag", "a Fast Open SYN's data goes into the page frag, up to its room (32768 measured on 6.18); 3456 linear bytes in 6.1's source"},
 	{"TCPGrowSkb", "tcp_write_xmit grows the head skb with the next one's payload up to the cwnd quota (tcp_grow_skb, v6.10; measured on 6.18)"},
-	{"TCPZerocopyRecv", "sizeof(struct tcp_zerocopy_receive): 0 before v4.18 (no tcp_mmap), 16 in v4.18 (05255b823a61), 64 by v5.12"},
+	{"TCPZerocopyRecv", "sizeof(struct tcp_zerocopy_receive): 0 before v4.18 (no tcp_mmap), 16 in v4.18 (05255b823a61), 24 in v5.7 (inq, err), 40 in v5.11 (copybuf, flags), 64 in v5.12 (msg_control: receive timestamps; reserved)"},
 	{"TCPCongestion", "the boot default congestion control, which a fresh namespace and its sockets take and which is unrestricted: cubic (the kernel's default since v2.6.19), bbr on the calibrated 6.18 machine (window growth, 3 windows of send buffer)"},
 	{"UnixDgramPeerLast", "an unconnected AF_UNIX datagram send says EMSGSIZE and EPIPE before ENOTCONN (measured on 6.18; 6.1 looks for the peer first)"},
 	{"TCPMmapConsumes", "the seed's tcp_mmap: mmap() maps and consumes received pages, socket lock inside mmap_sem (April 2018, replaced by 05255b823a61)"},

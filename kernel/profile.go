@@ -265,15 +265,24 @@ type Profile struct {
 	// TCPZerocopyRecv is sizeof(struct tcp_zerocopy_receive) as the kernel
 	// knows it, 0 without TCP zerocopy receive (no tcp_mmap: mmap of a TCP
 	// socket is sock_no_mmap's ENODEV, and getsockopt TCP_ZEROCOPY_RECEIVE
-	// ENOPROTOOPT). TCPZerocopyRecv16: v4.18 (05255b823a61) has address,
-	// length and recv_skip_hint, and wants optlen exactly that size.
-	// TCPZerocopyRecvFull: 64 bytes by v5.12 — inq and err (v5.3-5.4, and a
-	// shorter optlen is accepted), copybuf_address/copybuf_len and flags
-	// (v5.11: unmapped stragglers are copied, recv_skip_hint counts to the
-	// next mappable frag, a queue shorter than a page is answered without
-	// looking at the mapping), msg_control/msg_controllen/msg_flags and
-	// reserved (v5.12, receive timestamps). The field history is read from
-	// the kernel's log (not probed); linux-6.18's behaviour is measured.
+	// ENOPROTOOPT). The struct grew by these, read from the kernel's log:
+	//   - TCPZerocopyRecv16, v4.18 (05255b823a61): address, length and
+	//     recv_skip_hint, and optlen must be exactly that size;
+	//   - TCPZerocopyRecv24, v5.7 (c8856c051454, 33946518d493, February
+	//     2020): inq and err, and an optlen from the end of length on is
+	//     taken, a longer one cut to the struct;
+	//   - TCPZerocopyRecv40, v5.11 (18fb76ed5386, 94ab9eb9b234 and the rest
+	//     of "perf optimizations for tcp recv zerocopy", December 2020):
+	//     copybuf_address, copybuf_len and flags (unmapped stragglers are
+	//     copied, recv_skip_hint counts to the next mappable frag, a queue
+	//     shorter than a page is answered without looking at the mapping,
+	//     TCP_RECEIVE_ZEROCOPY_FLAG_TLB_CLEAN_HINT defers the zap);
+	//   - TCPZerocopyRecvFull, v5.12 (7eeba1706eba, January 2021, and the
+	//     reserved field of February 2021): msg_control, msg_controllen,
+	//     msg_flags (receive timestamps, tcp_zc_finalize_rx_tstamp) and
+	//     reserved, which must be 0.
+	// linux-6.18's behaviour is measured (probe/testdata
+	// tcp-zerocopy-receive*.zcs).
 	TCPZerocopyRecv int
 	// TCPCongestion is the boot default of net.ipv4.tcp_congestion_control,
 	// which a new namespace inherits (measured: bbr in a fresh namespace
@@ -600,6 +609,8 @@ func KnownCongestion(name string) bool {
 // Sizes of struct tcp_zerocopy_receive (Profile.TCPZerocopyRecv).
 const (
 	TCPZerocopyRecv16   = 16 // address, length, recv_skip_hint (v4.18)
+	TCPZerocopyRecv24   = 24 // and inq, err (v5.7)
+	TCPZerocopyRecv40   = 40 // and copybuf_address, copybuf_len, flags (v5.11)
 	TCPZerocopyRecvFull = 64 // through reserved (v5.12 to today)
 )
 

@@ -141,7 +141,9 @@
 // at the mark and its immediate ACKs (tcp-rcvlowat.zcs), TCP zerocopy
 // receive over loopback with a page-aligned MSS (tcp-zerocopy-receive.zcs,
 // which sets lo's MTU in the namespace: a loopback device declared with
-// mtu= alone before any socket), where an unread peer's window ends
+// mtu= alone before any socket), its reserved and msg_flags checks and the
+// receive timestamps it writes into msg_control, with what of it the call
+// wrote rendered after the length (tcp-zerocopy-receive-cmsg.zcs), where an unread peer's window ends
 // (tcp-window-edge.zcs), SO_MAX_PACING_RATE and the ten segments TCP's
 // internal pacing lets go at once (tcp-pacing.zcs), TX_SCHED timestamps
 // before SND ones and the notification (tx-sched.zcs), TCP's per-call

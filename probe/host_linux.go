@@ -115,9 +115,16 @@ func runHost(stmts []scenario.Stmt, steps []step) []Obs {
 	return h.out
 }
 
+// closeAll closes every descriptor the run left open and unmaps the TCP
+// mappings it left: a mapping outlives its socket, and another run in the
+// same process must not find it next to its own (tcp_zerocopy_receive
+// takes any tcp_mmap area at the address it is given).
 func (h *host) closeAll() {
 	for _, fd := range h.open {
 		unix.Close(fd)
+	}
+	for _, mem := range h.zmaps {
+		unix.Munmap(mem)
 	}
 }
 

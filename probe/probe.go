@@ -314,6 +314,7 @@ func meets(w scenario.Outcome, got string) bool {
 		if w.Epoll != nil {
 			return got == strconv.FormatInt(w.Ret, 10)+" "+w.Epoll.String()
 		}
+		got, _, _ = strings.Cut(got, "  cmsgs [") // a zerocopy receive's control buffer
 		return got == strconv.FormatInt(w.Ret, 10)
 	case scenario.OutcomeErrno:
 		if w.AnyCode {
@@ -463,6 +464,9 @@ func renderEvent(e *sim.Event) string {
 	}
 	if e.Name != nil {
 		return strconv.Quote(*e.Name)
+	}
+	if e.ZcControl != "" {
+		return fmt.Sprint(*e.Ret) + "  " + e.ZcControl
 	}
 	return fmt.Sprint(*e.Ret)
 }

@@ -9,7 +9,10 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/zcsim/zcsim/kernel"
+	"github.com/zcsim/zcsim/sim"
 	"github.com/zcsim/zcsim/sim/scenario"
+	"github.com/zcsim/zcsim/sock"
 )
 
 // zcReceive is struct tcp_zerocopy_receive (include/uapi/linux/tcp.h).
@@ -68,7 +71,10 @@ func (h *host) unmapTCP(s scenario.Sock) error {
 // zerocopyReceive runs getsockopt(TCP_ZEROCOPY_RECEIVE) as the model's
 // interpreter fills the struct in (interp's zcArgs): the mapping's start
 // plus offset=, length= or the mapping's size, a copybuf of copybuf=
-// bytes, optlen= or the whole struct. It renders the length mapped.
+// bytes, flags=, msg_flags=, reserved=, a control buffer of control=
+// bytes (NULL without), optlen= or the whole struct. It renders the
+// length mapped and, when the call had a control buffer or was told
+// MSG_CTRUNC, what it wrote there (sim.ZcControlText).
 func (h *host) zerocopyReceive(s *scenario.Getsockopt) string {
 	mem := h.zmaps[s.Sock.String()]
 	var zc zcReceive
@@ -77,6 +83,16 @@ func (h *host) zerocopyReceive(s *scenario.Getsockopt) string {
 	}
 	zc.Address += optNumber(s.Options, "offset", 0)
 	zc.Length = uint32(optNumber(s.Options, "length", uint64(len(mem))))
+	zc.Flags = uint32(optNumber(s.Options, "flags", 0))
+	zc.MsgFlags = uint32(optNumber(s.Options, "msg_flags", 0))
+	zc.Reserved = uint32(optNumber(s.Options, "reserved", 0))
+	ctlOpt, hasCtl := s.Options.Lookup("control")
+	var ctl []byte
+	if hasCtl {
+		ctl = make([]byte, max(ctlOpt.Value.N, 1))
+		zc.MsgControl, zc.MsgControllen = uint64(uintptr(unsafe.Pointer(&ctl[0]))), ctlOpt.Value.N
+	}
+	start := zc.MsgControl
 	var copybuf []byte
 	if n := optNumber(s.Options, "copybuf", 0); n > 0 {
 		copybuf = make([]byte, n)
@@ -97,10 +113,38 @@ func (h *host) zerocopyReceive(s *scenario.Getsockopt) string {
 	_, _, e := unix.Syscall6(unix.SYS_GETSOCKOPT, uintptr(h.fd(s.Sock)), unix.IPPROTO_TCP, unix.TCP_ZEROCOPY_RECEIVE,
 		optval, uintptr(unsafe.Pointer(&optlen)), 0)
 	runtime.KeepAlive(copybuf)
+	runtime.KeepAlive(ctl)
 	if e != 0 {
 		return errRes(e)
 	}
-	return fmt.Sprint(buf[0].Length)
+	out := buf[0]
+	res := fmt.Sprint(out.Length)
+	if optlen >= zcEndMsgFlags && (hasCtl || out.MsgFlags&unix.MSG_CTRUNC != 0) {
+		used := int(out.MsgControl - start)
+		res += "  " + sim.ZcControlText(sock.RecvControl{Used: used, Left: int(out.MsgControllen),
+			Ctrunc: out.MsgFlags&unix.MSG_CTRUNC != 0, Cmsgs: rxCmsgs(ctl[:max(min(used, len(ctl)), 0)])})
+	}
+	return res
+}
+
+// zcEndMsgFlags is offsetofend(struct tcp_zerocopy_receive, msg_flags):
+// an optlen that reaches it gets the control buffer written.
+const zcEndMsgFlags = 60
+
+// rxCmsgs decodes the control messages a receive wrote into b: each
+// header's level, type and cmsg_len, as far as b holds them.
+func rxCmsgs(b []byte) []sock.RxCmsg {
+	var out []sock.RxCmsg
+	for len(b) >= unix.SizeofCmsghdr {
+		h := (*unix.Cmsghdr)(unsafe.Pointer(&b[0]))
+		out = append(out, sock.RxCmsg{Type: kernel.CmsgType{Level: kernel.Level(h.Level), Name: h.Type}, Len: int(h.Len)})
+		step := kernel.CmsgSpace(int(h.Len) - unix.SizeofCmsghdr)
+		if h.Len < unix.SizeofCmsghdr || step > len(b) {
+			break
+		}
+		b = b[step:]
+	}
+	return out
 }
 
 func optNumber(os scenario.Options, key string, def uint64) uint64 {

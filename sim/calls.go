@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strings"
@@ -58,6 +59,14 @@ type Result struct {
 	Revents kernel.PollEvents
 	// Batch is what each message a sendmmsg tried did to ids, in order.
 	Batch []sock.SendResult
+	// ZcControl is what a getsockopt(TCP_ZEROCOPY_RECEIVE) wrote of its
+	// control buffer (ZcControlText), when it had one or was told
+	// MSG_CTRUNC.
+	ZcControl string
+	// Undetermined, when set, says what of a call other than a send
+	// hangs on something the model does not have (a send says it in
+	// Send.Undetermined).
+	Undetermined string
 }
 
 // Cmsg is a struct cmsghdr as put_cmsg wrote it: cmsg_level, cmsg_type
@@ -133,7 +142,8 @@ func (w *World) record(c Call, op string, s *Socket, r Result) {
 		e.Socket = s.Name
 	}
 	e.call = callResult{text: c.Text, ret: r.Ret, errno: r.Errno, blocked: r.Blocked,
-		send: r.Send.ZC, id: r.Send.ID, outcome: r.Send.Outcome, undetermined: r.Send.Undetermined}
+		send: r.Send.ZC, id: r.Send.ID, outcome: r.Send.Outcome, undetermined: cmp.Or(r.Send.Undetermined, r.Undetermined),
+		zcControl: r.ZcControl}
 	if r.Record != nil {
 		e.call.rec, e.call.hasRec, e.call.ctrunc = *r.Record, true, r.Ctrunc
 	}

@@ -248,6 +248,10 @@ func (w *World) deliver(r *Socket, f frame) Event {
 	}
 	n := f.skb.Len
 	local := r.Dev.Kind == Loopback
+	// net_timestamp_check, as the packet entered the stack (netif_rx,
+	// __netif_receive_skb): stamped while the host's receive timestamps
+	// are on.
+	f.skb.RxTstamp = r.Sk.Host().Netstamp.Stamp(r.Sk.Host().Time())
 	accepted := r.tcp.Receive(f.skb, f.seq, f.endSeq, f.fin, f.gso, f.push)
 	e.said = line{kind: lineSegment, name: r.Name, lo: f.seq, hi: f.endSeq, fin: f.fin, dup: !accepted}
 	if !accepted {

@@ -17,8 +17,9 @@ import (
 // synchronize_net calls unhooking cost), and for TCP unsent
 // and unacked (skbs on the write and retransmit queues), queued (bytes
 // received and not read), mapped_pages (pages in its zerocopy receive
-// mapping) and recv_skip_hint, inq and copybuf_len (what the last
-// getsockopt(TCP_ZEROCOPY_RECEIVE) wrote back).
+// mapping) and recv_skip_hint, inq, copybuf_len, msg_controllen,
+// msg_flags (0 or MSG_CTRUNC) and cmsgs (the control messages written)
+// of what the last getsockopt(TCP_ZEROCOPY_RECEIVE) wrote back.
 func (w *World) State(s *Socket) map[string]string {
 	sk := s.Sk
 	itoa := strconv.Itoa
@@ -58,6 +59,10 @@ func (w *World) State(s *Socket) map[string]string {
 		}
 		z := s.zcrx
 		m["recv_skip_hint"], m["inq"], m["copybuf_len"] = itoa(int(z.RecvSkipHint)), itoa(int(z.Inq)), itoa(int(z.CopybufLen))
+		m["msg_controllen"], m["cmsgs"], m["msg_flags"] = itoa(z.Control.Left), itoa(len(z.Control.Cmsgs)), "0"
+		if z.Control.Ctrunc {
+			m["msg_flags"] = "MSG_CTRUNC"
+		}
 	} else if s.dgrm != nil {
 		m["queued"] = itoa(len(s.dgrm.rx))
 	}

@@ -155,6 +155,9 @@ type Event struct {
 	Name *string `json:"name,omitempty"`
 	// ZcInfo is what a sendmsg's SCM_ZC_NOTIFICATION returned.
 	ZcInfo *ZcInfoJSON `json:"zc_info,omitempty"`
+	// ZcControl is what a getsockopt(TCP_ZEROCOPY_RECEIVE) wrote of its
+	// control buffer (ZcControlText).
+	ZcControl string `json:"zc_control,omitempty"`
 	// Undetermined, when set, says that the call's result depends on
 	// something the scenario does not state, and what the model assumed
 	// to go on: the result is not a prediction.
@@ -216,8 +219,10 @@ type callResult struct {
 	// refusal is the entry that says why a failed call failed, with its
 	// numbers (kernel.Op.Refusal), or the zero Entry.
 	refusal kernel.Entry
-	// undetermined is sock.SendResult.Undetermined.
+	// undetermined is sock.SendResult.Undetermined or Result.Undetermined.
 	undetermined string
+	// zcControl is Result.ZcControl.
+	zcControl string
 }
 
 // Render words the event: for a system call it fills in the fields that
@@ -273,6 +278,10 @@ func (e *Event) renderCall() {
 	if c.epoll != nil {
 		e.Epoll = EpollText(c.epoll)
 		b = append(append(b, "  "...), e.Epoll...)
+	}
+	if c.zcControl != "" {
+		e.ZcControl = c.zcControl
+		b = append(append(b, "  "...), c.zcControl...)
 	}
 	if c.zc != nil {
 		e.ZcInfo = zcInfoOf(c.zc)

@@ -113,6 +113,7 @@ func New(p *kernel.Profile, seed uint64) *World {
 		lowFD:    3,
 	}
 	w.Host.Faults = w.Faults
+	w.Host.Now = func() int64 { return int64(w.Now()) }
 	w.Host.Trace = func(t *kernel.Tracked, e kernel.Entry) {
 		w.touched = append(w.touched, Touch{Object: t.Ident(), Entry: e})
 		if e.Op == kernel.OpUargCopied {

@@ -2,15 +2,20 @@ package sim
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/zcsim/zcsim/kernel"
+	"github.com/zcsim/zcsim/sock"
 	"github.com/zcsim/zcsim/tcp"
 )
 
 // ZerocopyReceive models getsockopt(IPPROTO_TCP, TCP_ZEROCOPY_RECEIVE)
 // (tcp.Conn.ZerocopyReceive) with the struct's in fields a. The result's
 // value is the length mapped; the timeline shows what the call wrote
-// back, and expect reads it (recv_skip_hint, inq, copybuf_len). Other
+// back, and expect reads it (recv_skip_hint, inq, copybuf_len,
+// msg_controllen, msg_flags, cmsgs). What it wrote of a control buffer
+// is Result.ZcControl; whether the data was timestamped is undetermined
+// when it arrived as the host switched its receive timestamps. Other
 // sockets answer as for any option at that level (GetsockoptBuf).
 func (w *World) ZerocopyReceive(c Call, s *Socket, a tcp.ZcArgs) Result {
 	if s.tcp == nil {
@@ -22,10 +27,36 @@ func (w *World) ZerocopyReceive(c Call, s *Socket, a tcp.ZcArgs) Result {
 			return fail(err)
 		}
 		s.zcrx = r
+		res := ok(int64(r.Length))
+		if r.Cmsg {
+			if !a.Control.Null || r.Control.Ctrunc {
+				res.ZcControl = ZcControlText(r.Control)
+			}
+			if r.Tstamp == kernel.RxStampUndetermined && len(s.Sk.RxTimestampCmsgs()) > 0 {
+				res.Undetermined = "whether the data was timestamped: it arrived as the host's receive timestamps were switched (net_enable_timestamp and net_disable_timestamp defer the switch to a work item)"
+			}
+		}
 		w.say(fmt.Sprintf("{length=%d, recv_skip_hint=%d, inq=%d, err=%d, copybuf_len=%d}, [%d]",
 			r.Length, r.RecvSkipHint, r.Inq, r.Err, r.CopybufLen, r.Optlen))
-		return ok(int64(r.Length))
+		return res
 	})
+}
+
+// ZcControlText renders what getsockopt(TCP_ZEROCOPY_RECEIVE) wrote of
+// its control buffer: the control messages (type and cmsg_len), how far
+// msg_control moved, msg_controllen and msg_flags, as in "cmsgs
+// [SO_TIMESTAMPNS/32 SO_TIMESTAMPING/64] msg_control+96 msg_controllen=32
+// msg_flags=0".
+func ZcControlText(c sock.RecvControl) string {
+	parts := make([]string, len(c.Cmsgs))
+	for i, m := range c.Cmsgs {
+		parts[i] = fmt.Sprintf("%s/%d", kernel.SockOptNames.Name(m.Type), m.Len)
+	}
+	flags := "0"
+	if c.Ctrunc {
+		flags = kernel.MSG_CTRUNC.String()
+	}
+	return fmt.Sprintf("cmsgs [%s] msg_control+%d msg_controllen=%d msg_flags=%s", strings.Join(parts, " "), c.Used, c.Left, flags)
 }
 
 // ZcResult returns what the socket's last getsockopt(TCP_ZEROCOPY_RECEIVE)

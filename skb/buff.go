@@ -133,6 +133,9 @@ type Buff struct {
 	Cloned bool
 	// Segs is the number of segments a GSO skb becomes (gso_segs).
 	Segs int
+	// RxTstamp is the software receive timestamp net_timestamp_check gave
+	// the skb as it entered the receiving host's stack (skb->tstamp).
+	RxTstamp kernel.RxStamp
 
 	users      int
 	shinfo     *SharedInfo

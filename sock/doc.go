@@ -36,11 +36,14 @@
 // read);
 // net/core/sock.c: sk_alloc, sock_setsockopt (SO_ZEROCOPY, SO_SNDBUF,
 // SO_RCVBUF and the FORCE forms, SO_TIMESTAMPING, SO_RCVLOWAT,
-// SO_MAX_PACING_RATE),
+// SO_MAX_PACING_RATE, SO_TIMESTAMP and SO_TIMESTAMPNS old and new:
+// sock_set_timestamp, sock_set_timestamping), sock_enable_timestamp,
+// sock_disable_timestamp (Rxts; the host's switch is kernel.Netstamp),
 // sock_getsockopt, sock_omalloc, sock_ofree, sock_wfree, sock_rfree,
 // sock_queue_err_skb, sock_recv_errqueue, sk_destruct, sock_orphan,
 // sock_kmalloc, sock_kfree_s, __sock_tx_timestamp, skb_setup_tx_timestamp
-// (SetupTxTimestamp); net/core/skbuff.c: __skb_tstamp_tx,
+// (SetupTxTimestamp); net/core/scm.c: put_cmsg (RecvControl);
+// net/core/skbuff.c: __skb_tstamp_tx,
 // __skb_complete_tx_timestamp (TstampTx: the key is the packet's tskey,
 // less sk_tskey on TCP); sock_cmsg_send and __sock_cmsg_send
 // (CmsgSend, SockCmsg: SO_MARK, SO_PRIORITY, SO_TIMESTAMPING, SCM_TXTIME,

@@ -128,6 +128,9 @@ type Sock struct {
 	// OPT_ID was switched on).
 	Tsflags kernel.Timestamping
 	Tskey   uint32
+	// Rxts are the socket's receive timestamp flags (sk_flags, see
+	// rxts.go).
+	Rxts RxtsFlags
 
 	// ErrQueue is sk_error_queue.
 	ErrQueue notify.Queue
@@ -366,6 +369,7 @@ func (s *Sock) maybeFree() {
 // destruct models sk_destruct: purge the error queue, then every charge
 // must be back to zero.
 func (s *Sock) destruct() {
+	s.disableTimestamp(RxtsTimestamp | RxtsTimestampingRxSoftware)
 	for _, r := range s.ErrQueue.Purge() {
 		s.freeRecord(r)
 	}

@@ -11,7 +11,9 @@ import (
 // (doubled, clamped to wmem_max/rmem_max and to the minimums, see bufSize),
 // their FORCE forms (not clamped to the maxima, and EPERM unless the task
 // has CAP_NET_ADMIN: sockopt_capable), SO_RCVLOWAT (capped for
-// TCP, see tcpSetRcvlowat), SO_TIMESTAMPING (see setTimestamping) and
+// TCP, see tcpSetRcvlowat), SO_TIMESTAMPING and SO_TIMESTAMPING_NEW (see
+// setTimestamping, setRxTimestamping), SO_TIMESTAMP and SO_TIMESTAMPNS,
+// old and new (setTimestamp), and
 // SO_MAX_PACING_RATE (see setMaxPacingRate) and SO_MARK (sk_mark, any
 // u32; EPERM without CAP_NET_ADMIN, as sockopt_ns_capable has it: the
 // model's tasks have no CAP_NET_RAW, which the kernel takes too),
@@ -43,10 +45,13 @@ func (s *Sock) Setsockopt(opt kernel.SockOpt, val int) kernel.Errno {
 		} else {
 			s.Rcvlowat = max(val, 1)
 		}
-	case kernel.SO_TIMESTAMPING:
+	case kernel.SO_TIMESTAMPING, kernel.SO_TIMESTAMPING_NEW:
 		if err := s.setTimestamping(kernel.Timestamping(val)); err != 0 {
 			return err
 		}
+		s.setRxTimestamping(opt == kernel.SO_TIMESTAMPING_NEW)
+	case kernel.SO_TIMESTAMP_OLD, kernel.SO_TIMESTAMP_NEW, kernel.SO_TIMESTAMPNS_OLD, kernel.SO_TIMESTAMPNS_NEW:
+		s.setTimestamp(opt, val != 0)
 	case kernel.SO_MAX_PACING_RATE:
 		s.setMaxPacingRate(val)
 	case kernel.SO_MARK:
@@ -188,8 +193,10 @@ func (s *Sock) Getsockopt(opt kernel.SockOpt) (int, kernel.Errno) {
 		return s.Rcvbuf, 0
 	case kernel.SO_RCVLOWAT:
 		return s.Rcvlowat, 0
-	case kernel.SO_TIMESTAMPING:
+	case kernel.SO_TIMESTAMPING, kernel.SO_TIMESTAMPING_NEW:
 		return int(s.Tsflags), 0
+	case kernel.SO_TIMESTAMP_OLD, kernel.SO_TIMESTAMP_NEW, kernel.SO_TIMESTAMPNS_OLD, kernel.SO_TIMESTAMPNS_NEW:
+		return s.timestampOpt(opt), 0
 	case kernel.SO_MAX_PACING_RATE:
 		// The 32-bit form: min_t(unsigned long, ~0U, sk_max_pacing_rate),
 		// which an int shows as -1 for no limit.

@@ -88,6 +88,10 @@ type Conn struct {
 	// notsentLowat is tp->notsent_lowat (TCP_NOTSENT_LOWAT; 0 for the
 	// sysctl's).
 	notsentLowat uint32
+	// recvmsgInq is tp->recvmsg_inq (TCP_INQ): recvmsg reports the bytes
+	// left unread (TCP_CM_INQ); getsockopt(TCP_ZEROCOPY_RECEIVE) does not
+	// look at it.
+	recvmsgInq bool
 	// sndSml is snd_sml, the end of the last segment sent shorter than
 	// the MSS (tcp_minshall_update).
 	sndSml            uint32
@@ -286,8 +290,8 @@ func (c *Conn) expandSndbuf() {
 // either pushes what waits), TCP_QUICKACK (setQuickack) and TCP_FASTOPEN
 // (fastopen_queue_tune: the most Fast Open children that may wait for
 // their handshake's ACK, capped at net.core.somaxconn, on a closed or
-// listening socket, else EINVAL, as for a negative value); other levels
-// go to the socket.
+// listening socket, else EINVAL, as for a negative value), TCP_INQ (0
+// or 1, else EINVAL); other levels go to the socket.
 func (c *Conn) Setsockopt(opt kernel.SockOpt, val int) kernel.Errno {
 	switch opt {
 	case kernel.TCP_NODELAY:
@@ -316,6 +320,11 @@ func (c *Conn) Setsockopt(opt kernel.SockOpt, val int) kernel.Errno {
 			return kernel.EINVAL
 		}
 		c.fastOpenQlen = min(val, c.Sk.Net.Somaxconn)
+	case kernel.TCP_INQ:
+		if val < 0 || val > 1 {
+			return kernel.EINVAL
+		}
+		c.recvmsgInq = val == 1
 	case kernel.TCP_NOTSENT_LOWAT:
 		// tp->notsent_lowat, a u32 (0: the sysctl's), then
 		// sk->sk_write_space: sk_stream_write_space wakes the writers if
@@ -349,6 +358,8 @@ func (c *Conn) Getsockopt(opt kernel.SockOpt) (int, kernel.Errno) {
 		return c.fastOpenQlen, 0
 	case kernel.TCP_NOTSENT_LOWAT:
 		return int(int32(c.notsentLowat)), 0
+	case kernel.TCP_INQ:
+		return boolInt(c.recvmsgInq), 0
 	}
 	return c.Sk.Getsockopt(opt)
 }

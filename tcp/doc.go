@@ -333,8 +333,12 @@
 // or unmapped, so it outlives its skb and is never reused while mapped.
 // Profile.TCPZerocopyRecv is the struct the kernel knows: none (ENODEV,
 // ENOPROTOOPT), v4.18's three fields (exact optlen, no copybuf, the
-// mapping looked up first), or the full struct of v5.12 on, whose optlen
-// decides which out fields (err, inq) are written. Measured on Linux 6.18
+// mapping looked up first), v5.7's inq and err, v5.11's copybuf and
+// flags, or the whole struct of v5.12 on, whose optlen decides which
+// fields are read (reserved must be 0 and msg_flags 0 or TCP_CMSG_TS as
+// far as it reaches; flags are never checked) and which out fields are
+// written (err and inq for an optlen that ends at a field from err on;
+// the control buffer from msg_flags on). Measured on Linux 6.18
 // (probe/testdata/tcp-zerocopy-receive.zcs): over loopback with an MSS of
 // twelve pages and a MSG_ZEROCOPY sender every page maps; a copying
 // sender's 32 KiB pages never do; writable or executable mappings are
@@ -342,10 +346,32 @@
 // more unread. MmapConsume is the seed's tcp_mmap (Profile.TCPMmapConsumes,
 // bug B8): mmap itself maps and consumes whole pages, or fails consuming
 // nothing, with the socket lock taken inside mmap_sem; both adjust the
-// receive buffer once (tcp_rcv_space_adjust). Not modelled:
-// TCP_RECEIVE_ZEROCOPY_FLAG_TLB_CLEAN_HINT
-// and receive timestamps (msg_control).
+// receive buffer once (tcp_rcv_space_adjust).
 //
+// # Receive timestamps of a zerocopy receive
+//
+// A received skb carries a software timestamp when the host stamped it
+// on arrival (skb.Buff.RxTstamp, kernel.Netstamp: the host stamps every
+// packet while any socket asks for timestamps), kept through
+// tcp_try_coalesce. A zerocopy receive notes TCP_CMSG_TS for each skb it
+// takes bytes from: each skb the mapping loop looks at (tcp_recv_skb,
+// tcp_update_recv_tstamps), the skbs receive_fallback_to_copy copies
+// (tcp_recvmsg_locked), the skb tcp_zc_handle_leftover copies from. With
+// an optlen that reaches msg_flags, tcp_zc_finalize_rx_tstamp then has
+// tcp_recv_timestamp write the socket's messages (sock.RxTimestampCmsgs:
+// SO_TIMESTAMP's or SO_TIMESTAMPNS's 16 bytes, then SO_TIMESTAMPING's
+// struct scm_timestamping when it reports software timestamps) into
+// msg_control with put_cmsg (sock.RecvControl), which moves msg_control
+// and msg_controllen on by what it wrote and sets MSG_CTRUNC in msg_flags
+// when a message does not fit or there is no buffer; without a
+// timestamped skb msg_flags is 0 and the buffer comes back as it went. A
+// call that maps nothing because less than a page is unread looks at no
+// skb. TCP_INQ (TCP_CM_INQ) is recvmsg's and plays no part. Measured on
+// Linux 6.18 (probe/testdata/tcp-zerocopy-receive-cmsg.zcs). The values
+// of the timestamps are wall-clock time, which the model does not
+// predict; whether data that arrived as the host switched its timestamps
+// was stamped is undetermined.
+
 // # Errnos
 //
 // What each failure returns under each profile:
@@ -467,7 +493,8 @@
 // tcp_sync_mss, tcp_minshall_update, tcp_nagle_check;
 // tcp_poll, tcp_stream_is_readable, tcp_data_ready, sock_rcvlowat,
 // tcp_mmap, tcp_zerocopy_receive, do_tcp_getsockopt (TCP_ZEROCOPY_RECEIVE),
-// receive_fallback_to_copy, tcp_zc_handle_leftover,
+// receive_fallback_to_copy, tcp_zc_handle_leftover, tcp_zc_finalize_rx_tstamp,
+// tcp_recv_timestamp, tcp_update_recv_tstamps, tcp_try_coalesce (tcp_input.c),
 // tcp_zerocopy_set_hint_for_skb, skb_advance_to_frag, can_map_frag,
 // find_next_mappable_frag, tcp_inq_hint;
 // include/net/tcp.h: tcp_epollin_ready, tcp_rmem_pressure;

@@ -12,6 +12,9 @@ import (
 type rcvSkb struct {
 	skb  *skb.Buff
 	read int
+	// tstamp is TCP_SKB_CB(skb)->has_rxtstamp: the skb's software
+	// receive timestamp, or any of those coalesced into it.
+	tstamp kernel.RxStamp
 	// segs[:nsegs]: each segment brings at least one frag, so at most
 	// MAX_SKB_FRAGS share an skb.
 	segs  [kernel.MaxSkbFrags]int32
@@ -102,6 +105,7 @@ func (c *Conn) queueRcv(b *skb.Buff) {
 		tail, size := c.rcvQueue[n-1], b.Len
 		if delta, ok := skb.TryCoalesce(tail.skb, b); ok {
 			c.Sk.RmemAlloc += delta
+			tail.tstamp = tail.tstamp.Merge(b.RxTstamp) // tcp_try_coalesce
 			if tail.nsegs < len(tail.segs) {
 				tail.segs[tail.nsegs] = int32(size)
 				tail.nsegs++
@@ -115,7 +119,7 @@ func (c *Conn) queueRcv(b *skb.Buff) {
 	c.Sk.RmemAlloc += b.Truesize
 	b.SetOwner(c.Sk, skb.SockRfree)
 	r := kernel.HostSlab[rcvSkb](c.host()).New()
-	r.skb, r.segs[0], r.nsegs = b, int32(b.Len), 1
+	r.skb, r.segs[0], r.nsegs, r.tstamp = b, int32(b.Len), 1, b.RxTstamp
 	c.rcvQueue = kernel.HostSlab[*rcvSkb](c.host()).Append(c.rcvQueue, r)
 }
 

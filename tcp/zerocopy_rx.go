@@ -162,7 +162,13 @@ type ZcArgs struct {
 	Length uint32
 	// CopybufLen is copybuf_len, with copybuf_address a valid buffer.
 	CopybufLen int32
-	Optlen     int
+	// Flags, MsgFlags and Reserved are flags, msg_flags and reserved as
+	// the program set them.
+	Flags, MsgFlags, Reserved uint32
+	// Control is msg_control and msg_controllen: Null, or a buffer of
+	// Control.Left bytes.
+	Control sock.RecvControl
+	Optlen  int
 	// Null says optval is NULL: EFAULT once optlen passed its checks.
 	Null bool
 }
@@ -172,28 +178,50 @@ type ZcArgs struct {
 type ZcResult struct {
 	Length, RecvSkipHint, Inq uint32
 	Err, CopybufLen           int32
-	Optlen                    int
+	// Cmsg says the call reached msg_flags (an optlen that ends at or
+	// past it): Control is then what tcp_zc_finalize_rx_tstamp left of
+	// msg_control (moved on by Control.Used) and msg_controllen
+	// (Control.Left), with the receive timestamps written into it, and
+	// Control.Ctrunc msg_flags' MSG_CTRUNC. Tstamp says whether the call
+	// took bytes from a timestamped skb (TCP_CMSG_TS), or may have.
+	Cmsg    bool
+	Control sock.RecvControl
+	Tstamp  kernel.RxStamp
+	Optlen  int
 }
 
 // Offsets of the ends of struct tcp_zerocopy_receive's fields
-// (offsetofend), as do_tcp_getsockopt switches on them.
+// (offsetofend), as do_tcp_getsockopt switches on them, and the offsets
+// of msg_flags and reserved.
 const (
 	zcEndLength     = 12
 	zcEndInq        = 20
 	zcEndErr        = 24
 	zcEndCopybufLen = 36
+	zcOffMsgFlags   = 56
 	zcEndMsgFlags   = 60
+	zcOffReserved   = 60
 )
 
+// tcpCmsgTS is TCP_CMSG_TS, the one msg_flags bit a program may pass
+// (TCP_VALID_ZC_MSG_FLAGS).
+const tcpCmsgTS = 2
+
 // ZerocopyReceive models getsockopt(IPPROTO_TCP, TCP_ZEROCOPY_RECEIVE),
-// do_tcp_getsockopt's case around tcp_zerocopy_receive: optlen must cover
-// length (on v4.18 equal the struct, Profile.TCPZerocopyRecv), then a
-// NULL optval is EFAULT; a longer
-// one is cut to the struct (its tail taken as zeroed). Fields beyond
-// optlen are neither read (copybuf_len is 0 then) nor written: err
-// (sock_error, which clears sk_err) and inq (tcp_inq_hint) come back only
-// for an optlen ending at err or a later field, inq alone for one ending
-// at inq. Without TCP zerocopy receive the option is ENOPROTOOPT.
+// do_tcp_getsockopt's case around tcp_zerocopy_receive, with the struct
+// the profile knows (Profile.TCPZerocopyRecv). optlen must equal the
+// struct on v4.18 and cover length since v5.7; a longer one is cut to the
+// struct (its tail taken as zeroed); then a NULL optval is EFAULT. Since
+// v5.12 a nonzero reserved, or a msg_flags other than 0 or TCP_CMSG_TS,
+// is EINVAL, as far as optlen reaches into them; flags are not checked
+// (TCP_RECEIVE_ZEROCOPY_FLAG_TLB_CLEAN_HINT only defers the zap to an
+// insert that finds the slot taken, which ends the same; measured on
+// 6.18: flags 2 and 0x80000000 are taken). Fields beyond optlen are
+// neither read (copybuf_len is 0 then) nor written: an optlen that
+// reaches msg_flags gets the receive timestamps (zcFinalizeTstamp), one
+// that reaches err gets err (sock_error, which clears sk_err) and inq
+// (tcp_inq_hint), one that ends at inq inq alone. Without TCP zerocopy
+// receive the option is ENOPROTOOPT.
 func (c *Conn) ZerocopyReceive(a ZcArgs) (ZcResult, kernel.Errno) {
 	size := c.host().Profile.TCPZerocopyRecv
 	var r ZcResult
@@ -208,24 +236,66 @@ func (c *Conn) ZerocopyReceive(a ZcArgs) (ZcResult, kernel.Errno) {
 		return r, kernel.EFAULT
 	}
 	n := min(a.Optlen, size)
+	if size == kernel.TCPZerocopyRecvFull &&
+		(readPart(a.Reserved, zcOffReserved, n) != 0 || readPart(a.MsgFlags, zcOffMsgFlags, n)&^tcpCmsgTS != 0) {
+		return r, kernel.EINVAL
+	}
 	r.Optlen = n
 	if n < zcEndCopybufLen {
 		a.CopybufLen = 0
 	}
-	err := c.zerocopyReceive(&r, a, size == kernel.TCPZerocopyRecvFull)
-	switch n {
-	case zcEndErr, 32, zcEndCopybufLen, 40, 48, 56, zcEndMsgFlags, size:
-		if size == kernel.TCPZerocopyRecv16 {
-			break
-		}
+	err := c.zerocopyReceive(&r, a, size >= kernel.TCPZerocopyRecv40)
+	if n >= zcEndMsgFlags {
+		r.Cmsg = true
+		c.zcFinalizeTstamp(&r, a.Control)
+	}
+	switch {
+	case size == kernel.TCPZerocopyRecv16:
+	case n >= zcEndMsgFlags || slices.Contains(zcEndsErrOn, n):
 		if err == 0 {
 			r.Err = -int32(c.takeError())
 		}
 		r.Inq = c.inqHint()
-	case zcEndInq:
+	case n == zcEndInq:
 		r.Inq = c.inqHint()
 	}
 	return r, err
+}
+
+// zcEndsErrOn are the ends of the fields from err to msg_controllen: an
+// optlen ending at one gets err and inq back, one ending elsewhere short
+// of msg_flags neither (measured on 6.18: optlen 28, 44 and 52 leave inq
+// as it was).
+var zcEndsErrOn = []int{zcEndErr, 32, zcEndCopybufLen, 40, 48, 56}
+
+// readPart is the part of the u32 field v at offset off that the first n
+// bytes of the struct hold (little-endian).
+func readPart(v uint32, off, n int) uint32 {
+	switch k := n - off; {
+	case k <= 0:
+		return 0
+	case k < 4:
+		return v & (1<<(8*k) - 1)
+	}
+	return v
+}
+
+// zcFinalizeTstamp models tcp_zc_finalize_rx_tstamp: when the call took
+// bytes from a timestamped skb, tcp_recv_timestamp writes the socket's
+// receive timestamp messages (sock.RxTimestampCmsgs) into msg_control
+// with put_cmsg, which moves msg_control and msg_controllen on and sets
+// MSG_CTRUNC in msg_flags when one does not fit (a NULL msg_control
+// included); else msg_flags is 0 and msg_control and msg_controllen come
+// back as they went. The values of the timestamps are wall-clock time,
+// which the model does not predict.
+func (c *Conn) zcFinalizeTstamp(r *ZcResult, ctl sock.RecvControl) {
+	r.Control = ctl
+	if r.Tstamp == kernel.RxStampNone {
+		return
+	}
+	for _, m := range c.Sk.RxTimestampCmsgs() {
+		r.Control.Put(m)
+	}
 }
 
 // inqHint models tcp_inq_hint: the bytes unread, or 1 after the FIN so
@@ -270,6 +340,9 @@ func (c *Conn) zerocopyReceive(zc *ZcResult, a ZcArgs, full bool) kernel.Errno {
 	inq := c.Queued()
 	if full {
 		if inq > 0 && inq <= int(a.CopybufLen) {
+			for _, r := range c.rcvQueue {
+				zc.Tstamp = zc.Tstamp.Merge(r.tstamp) // tcp_recvmsg_locked: TCP_CMSG_TS
+			}
 			c.host().MightFault("receive_fallback_to_copy", c.Sk.Ident())
 			got, _ := c.Recv(inq)
 			c.CleanupRbuf(got)
@@ -302,7 +375,7 @@ func (c *Conn) zerocopyReceive(zc *ZcResult, a ZcArgs, full bool) kernel.Errno {
 			skip = inq
 		}
 	}
-	pages, skip := c.mappable(want, skip, full)
+	pages, skip, visited := c.mappable(want, skip, full, &zc.Tstamp)
 	m.insert(a.Offset/kernel.PageSize, pages)
 	c.host().Release(kernel.MmapLock)
 	mapped := len(pages) * kernel.PageSize
@@ -313,6 +386,9 @@ func (c *Conn) zerocopyReceive(zc *ZcResult, a ZcArgs, full bool) kernel.Errno {
 		skip -= copylen
 	}
 	if copylen > 0 {
+		if !visited {
+			zc.Tstamp = zc.Tstamp.Merge(c.rcvQueue[0].tstamp) // the skb at copied_seq
+		}
 		c.host().MightFault("tcp_zc_handle_leftover", c.Sk.Ident())
 	}
 	var err kernel.Errno
@@ -333,8 +409,10 @@ func (c *Conn) zerocopyReceive(zc *ZcResult, a ZcArgs, full bool) kernel.Errno {
 
 // mappable walks the receive queue from copied_seq as
 // tcp_zerocopy_receive's loop does, for at most want bytes: it returns
-// the pages it would insert and the recv_skip_hint it leaves.
-func (c *Conn) mappable(want, skip int, full bool) ([]*mm.Page, int) {
+// the pages it would insert, the recv_skip_hint it leaves and whether it
+// looked at any skb (tcp_recv_skb), and merges the receive timestamp of
+// each skb it looked at into ts (TCP_CMSG_TS: tcp_update_recv_tstamps).
+func (c *Conn) mappable(want, skip int, full bool, ts *kernel.RxStamp) ([]*mm.Page, int, bool) {
 	var pages []*mm.Page
 	var frags []skb.Frag
 	i, fi := -1, 0
@@ -347,6 +425,7 @@ func (c *Conn) mappable(want, skip int, full bool) ([]*mm.Page, int) {
 				break
 			}
 			r := c.rcvQueue[i]
+			*ts = ts.Merge(r.tstamp)
 			off := 0
 			if i == 0 {
 				off = r.read
@@ -370,7 +449,7 @@ func (c *Conn) mappable(want, skip int, full bool) ([]*mm.Page, int) {
 		skip -= kernel.PageSize
 		fi++
 	}
-	return pages, skip
+	return pages, skip, i >= 0
 }
 
 // advanceToFrag models skb_advance_to_frag: the frag that starts at byte

@@ -23,7 +23,7 @@ func TestZerocopyReceiveMapsOnce(t *testing.T) {
 	p.deliverKernel()
 	r, err := p.peer.ZerocopyReceive(ZcArgs{Length: 1 << 20, Optlen: 64})
 	require.Zero(t, err)
-	require.Equal(t, ZcResult{Length: 3 * kernel.PageSize, Inq: 100, Optlen: 64}, r,
+	require.Equal(t, ZcResult{Length: 3 * kernel.PageSize, Inq: 100, Cmsg: true, Optlen: 64}, r,
 		"all that was asked (the whole pages) was mapped: no hint")
 	pages := p.peer.RxMap().Pages()
 	require.Len(t, pages, 3)
@@ -32,7 +32,7 @@ func TestZerocopyReceiveMapsOnce(t *testing.T) {
 	}
 	r, err = p.peer.ZerocopyReceive(ZcArgs{Length: 1 << 20, CopybufLen: 4096, Optlen: 64})
 	require.Zero(t, err)
-	require.Equal(t, ZcResult{CopybufLen: 100, Optlen: 64}, r, "what fits copybuf is copied")
+	require.Equal(t, ZcResult{CopybufLen: 100, Cmsg: true, Optlen: 64}, r, "what fits copybuf is copied")
 	for _, pg := range pages {
 		require.Equal(t, 1, pg.Refs(), "the skb is gone, only the mapping holds %v", pg)
 	}
@@ -64,7 +64,7 @@ func TestZerocopyReceiveZapAndSkip(t *testing.T) {
 	p.deliverKernel()
 	r, err := p.peer.ZerocopyReceive(ZcArgs{Length: 1 << 20, Optlen: 64})
 	require.Zero(t, err)
-	require.Equal(t, ZcResult{RecvSkipHint: 3 * kernel.PageSize, Inq: 3 * kernel.PageSize, Optlen: 64}, r)
+	require.Equal(t, ZcResult{RecvSkipHint: 3 * kernel.PageSize, Inq: 3 * kernel.PageSize, Cmsg: true, Optlen: 64}, r)
 	p.peer.Munmap()
 	p.closeAll()
 }
@@ -87,6 +87,9 @@ func TestZerocopyReceiveOptlen(t *testing.T) {
 		{"linux-6.18", 20, 0, true},
 		{"linux-6.18", 28, 0, false},
 		{"linux-6.18", 36, 0, true},
+		{"linux-6.18", 44, 0, false},
+		{"linux-6.18", 56, 0, true},
+		{"linux-6.18", 62, 0, true},
 		{"linux-6.18", 200, 0, true},
 	} {
 		p := newPair(t, tt.profile, true, pageMSS)
@@ -98,6 +101,46 @@ func TestZerocopyReceiveOptlen(t *testing.T) {
 		if err == 0 {
 			require.Equal(t, tt.inq, r.Inq == 100, "%s optlen %d: inq %d", tt.profile, tt.optlen, r.Inq)
 			require.Equal(t, min(tt.optlen, p.h.Profile.TCPZerocopyRecv), r.Optlen)
+		}
+	}
+}
+
+// The struct as it grew: v5.7's 24 bytes write inq and err back but
+// read no copybuf; v5.11's 40 copy into copybuf but have no msg_flags;
+// v5.12's check reserved and msg_flags as far as optlen reaches, and
+// never flags.
+func TestZerocopyReceiveStructVersions(t *testing.T) {
+	size := func(n int) func(*kernel.Profile, *sock.Route) {
+		return func(p *kernel.Profile, r *sock.Route) { pageMSS(p, r); p.TCPZerocopyRecv = n }
+	}
+	for _, tt := range []struct {
+		size    int
+		args    ZcArgs
+		err     kernel.Errno
+		copied  int32
+		optlen  int
+		hasCmsg bool
+	}{
+		{kernel.TCPZerocopyRecv24, ZcArgs{CopybufLen: 4096, Optlen: 64}, 0, 0, 24, false},
+		{kernel.TCPZerocopyRecv40, ZcArgs{CopybufLen: 4096, Reserved: 1, Optlen: 64}, 0, 100, 40, false},
+		{kernel.TCPZerocopyRecvFull, ZcArgs{CopybufLen: 4096, Reserved: 1, Optlen: 64}, kernel.EINVAL, 0, 0, false},
+		{kernel.TCPZerocopyRecvFull, ZcArgs{CopybufLen: 4096, Reserved: 0x100, Optlen: 61}, 0, 100, 61, true},
+		{kernel.TCPZerocopyRecvFull, ZcArgs{CopybufLen: 4096, Reserved: 0x100, Optlen: 62}, kernel.EINVAL, 0, 0, false},
+		{kernel.TCPZerocopyRecvFull, ZcArgs{CopybufLen: 4096, MsgFlags: 8, Optlen: 64}, kernel.EINVAL, 0, 0, false},
+		{kernel.TCPZerocopyRecvFull, ZcArgs{CopybufLen: 4096, MsgFlags: 8, Optlen: 56}, 0, 100, 56, false},
+		{kernel.TCPZerocopyRecvFull, ZcArgs{CopybufLen: 4096, MsgFlags: 2, Flags: 0xffffffff, Optlen: 64}, 0, 100, 64, true},
+	} {
+		p := newPair(t, "linux-6.18", true, size(tt.size))
+		p.peer.Mmap(4096, kernel.PROT_READ)
+		p.send(0, 100)
+		p.deliverKernel()
+		r, err := p.peer.ZerocopyReceive(tt.args)
+		require.Equal(t, tt.err, err, "%d bytes, %+v", tt.size, tt.args)
+		require.Equal(t, tt.copied, r.CopybufLen, "%d bytes, %+v", tt.size, tt.args)
+		require.Equal(t, tt.optlen, r.Optlen, "%d bytes, %+v", tt.size, tt.args)
+		require.Equal(t, tt.hasCmsg, r.Cmsg, "%d bytes, %+v", tt.size, tt.args)
+		if err == 0 {
+			require.Equal(t, uint32(100-tt.copied), r.Inq, "inq written back from 24 bytes on")
 		}
 	}
 }

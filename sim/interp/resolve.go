@@ -128,7 +128,7 @@ func sysctlLeast(key string) uint64 {
 var expectKeys = []string{"zckey", "zerocopy", "optmem", "wmem", "wmem_queued", "rmem",
 	"errqueue", "locked_vm", "sndbuf", "rcvbuf", "refcnt", "state", "unsent", "unacked", "queued", "notified",
 	"pending", "pending0", "pending1", "pending2", "pending3", "mapped", "rehooks", "hooked",
-	"mapped_pages", "recv_skip_hint", "inq", "copybuf_len"}
+	"mapped_pages", "recv_skip_hint", "inq", "copybuf_len", "msg_controllen", "msg_flags", "cmsgs"}
 
 // Bounds on the sizes a scenario may ask for: what the kernel itself
 // accepts or what a simulation can afford.

@@ -11,6 +11,7 @@ import (
 	"github.com/zcsim/zcsim/sim"
 	"github.com/zcsim/zcsim/sim/engine"
 	"github.com/zcsim/zcsim/sim/scenario"
+	"github.com/zcsim/zcsim/sock"
 	"github.com/zcsim/zcsim/tcp"
 )
 
@@ -66,16 +67,26 @@ func optOr(v scenario.Value, def uint64) uint64 {
 
 // zcArgs are the in fields of a TCP_ZEROCOPY_RECEIVE getsockopt: length
 // the socket's mapping when not given, copybuf_len 0, address the
-// mapping's start plus offset, optlen the profile's struct.
+// mapping's start plus offset, flags, msg_flags and reserved 0,
+// msg_control NULL unless control= gives it a buffer of that many bytes,
+// optlen the profile's struct.
 func (in *interp) zcArgs(s *scenario.Getsockopt) tcp.ZcArgs {
 	ov := optval(s.Options)
 	if _, ok := s.Options.Lookup("optlen"); !ok {
 		ov.Len = in.w.Profile().TCPZerocopyRecv
 	}
+	ctl := sock.RecvControl{Null: true}
+	if o, ok := s.Options.Lookup("control"); ok {
+		ctl = sock.RecvControl{Left: int(o.Value.N)}
+	}
 	return tcp.ZcArgs{
 		Offset:     int(optNum(s.Options, "offset", 0)),
 		Length:     uint32(optNum(s.Options, "length", uint64(in.sock(s.Sock).RxMapLen()))),
 		CopybufLen: int32(optNum(s.Options, "copybuf", 0)),
+		Flags:      uint32(optNum(s.Options, "flags", 0)),
+		MsgFlags:   uint32(optNum(s.Options, "msg_flags", 0)),
+		Reserved:   uint32(optNum(s.Options, "reserved", 0)),
+		Control:    ctl,
 		Optlen:     ov.Len,
 		Null:       ov.Null,
 	}

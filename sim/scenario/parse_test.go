@@ -119,6 +119,10 @@ var goodLines = []struct{ in, want string }{
 	{"mmap s PROT_READ|PROT_WRITE", "mmap s PROT_READ|PROT_WRITE"},
 	{"getsockopt s.peer IPPROTO_TCP TCP_ZEROCOPY_RECEIVE copybuf=4K length=64K offset=4096 => 61440",
 		"getsockopt s.peer IPPROTO_TCP TCP_ZEROCOPY_RECEIVE copybuf=4K length=64K offset=4096 => 61440"},
+	{"getsockopt s.peer IPPROTO_TCP TCP_ZEROCOPY_RECEIVE control=128 flags=1 msg_flags=2 reserved=0 => 0",
+		"getsockopt s.peer IPPROTO_TCP TCP_ZEROCOPY_RECEIVE control=128 flags=1 msg_flags=2 reserved=0 => 0"},
+	{"setsockopt s.peer SOL_SOCKET SO_TIMESTAMPNS_NEW 1", "setsockopt s.peer SOL_SOCKET SO_TIMESTAMPNS_NEW 1"},
+	{"getsockopt s.peer IPPROTO_TCP TCP_INQ => 0", "getsockopt s.peer IPPROTO_TCP TCP_INQ => 0"},
 	{"poll  s POLLIN|POLLOUT   100ms => 1", "poll s POLLIN|POLLOUT 100ms => 1"},
 	{"poll s POLLIN|POLLERR 0ms => 1 revents = POLLERR", "poll s POLLIN|POLLERR 0ms => 1 revents=POLLERR"},
 	{"poll s POLLIN => 0 revents=0", "poll s POLLIN => 0 revents=0"},
@@ -175,6 +179,7 @@ func TestParseGoodLines(t *testing.T) {
 
 // badLines maps a line to the exact error Parse reports for it.
 var badLines = []struct{ in, want string }{
+	{"getsockopt s IPPROTO_TCP TCP_ZEROCOPY_RECEIVE controls=8", "t.zcs:1:47: unknown option, did you mean control?, want length, copybuf, offset, flags, msg_flags, reserved, control, optlen, null (at \"controls\")"},
 	{"frobnicate s", "t.zcs:1:1: unknown statement (at \"frobnicate\")"},
 	{"sned s 1 0", "t.zcs:1:1: unknown statement, did you mean send? (at \"sned\")"},
 	{"[ s", "t.zcs:1:1: expected a statement keyword (at \"[\")"},

@@ -119,10 +119,13 @@ var (
 	optvalOpts  = []optSpec{{key: "optlen", kind: optSigned}, {key: "null", kind: optBare}}
 	recvmsgOpts = []optSpec{{key: "control", kind: optNumber}}
 	// zerocopyRecvOpts are getsockopt's for TCP_ZEROCOPY_RECEIVE: the
-	// struct's length, copybuf_len and address (as an offset into the
-	// socket's mapping), and optlen.
+	// struct's length, copybuf_len, address (as an offset into the
+	// socket's mapping), flags, msg_flags, reserved and msg_controllen
+	// (with a buffer that size), and optlen.
 	zerocopyRecvOpts = []optSpec{{key: "length", kind: optNumber}, {key: "copybuf", kind: optNumber},
-		{key: "offset", kind: optNumber}, {key: "optlen", kind: optSigned}, {key: "null", kind: optBare}}
+		{key: "offset", kind: optNumber}, {key: "flags", kind: optNumber}, {key: "msg_flags", kind: optNumber},
+		{key: "reserved", kind: optNumber}, {key: "control", kind: optNumber},
+		{key: "optlen", kind: optSigned}, {key: "null", kind: optBare}}
 	sendmsgOpts = []optSpec{{key: "zc_info", kind: optNumber}, {key: "zc_len", kind: optNumber}}
 	socketOpts  = []optSpec{
 		{key: "via", kind: optName},

@@ -137,7 +137,8 @@ type Getsockopt struct {
 	Level Ident
 	Opt   Ident
 	// Options describe the buffer, as Setsockopt's do; for
-	// TCP_ZEROCOPY_RECEIVE also the struct: length=, copybuf=, offset=.
+	// TCP_ZEROCOPY_RECEIVE also the struct: length=, copybuf=, offset=,
+	// flags=, msg_flags=, reserved=, control=.
 	Options Options
 }
 
