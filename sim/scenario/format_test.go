@@ -436,6 +436,8 @@ func genSetsockopt(t *rapid.T) Stmt {
 	s := &Setsockopt{Sock: genSock(t), Level: Ident{Name: rapid.SampledFrom(levels).Draw(t, "level")}, Opt: opt}
 	if opt.Name == "SO_TIMESTAMPING" && rapid.Bool().Draw(t, "flags") {
 		s.Flags = genFlags(t, timestampingNames, false)
+	} else if opt.Name == "TCP_CONGESTION" {
+		s.Value = Value{Kind: ValueString, Text: `"` + rapid.SampledFrom([]string{"cubic", "bbr", "reno"}).Draw(t, "cc") + `"`}
 	} else {
 		s.Value = genNumber(t)
 	}
