@@ -51,7 +51,7 @@
 //	writev, sendfile               World.Send (sendfile: what it returned, at most its count)
 //	sendmmsg                       one World.Send per printed message
 //	recv, recvfrom, recvmsg, read  World.Recv, or World.Recvmsg with MSG_ERRQUEUE
-//	getsockopt TCP_ZEROCOPY_RECEIVE World.ZerocopyReceive (see zcRecv: the request's length is inferred)
+//	getsockopt TCP_ZEROCOPY_RECEIVE World.ZerocopyReceive (see zcRecv: the request's length and the control buffer's are inferred)
 //	mmap, munmap                   World.Mmap/Munmap of a followed socket; the mapping is kept by address
 //	close, shutdown                World.Close/Shutdown
 //	poll, ppoll                    World.Poll of one followed socket, guided (poll)

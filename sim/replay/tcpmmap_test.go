@@ -38,7 +38,7 @@ func TestTcpMmapSelftestLog(t *testing.T) {
 	}
 	require.Greater(t, zc, 20)
 	require.NotZero(t, guided, "inq is explained by what had arrived")
-	require.Equal(t, "0 {length=32768, recv_skip_hint=15, inq=491535, err=0, copybuf_len=0} [64]", callAt(t, rep, 590).Predicted, "the 17th skb")
+	require.Equal(t, "0 {length=32768, recv_skip_hint=15, inq=491535, err=0, copybuf_len=0, msg_controllen=0, msg_flags=0} [64]", callAt(t, rep, 590).Predicted, "the 17th skb")
 	cut := callAt(t, rep, 630)
 	require.Equal(t, replay.Assumed, cut.Verdict)
 	require.Contains(t, cut.Assumption, "queuing 245760 of its 524288 bytes")

@@ -7,6 +7,7 @@ import (
 	"github.com/zcsim/zcsim/kernel"
 	"github.com/zcsim/zcsim/sim/engine"
 	"github.com/zcsim/zcsim/sim/strace"
+	"github.com/zcsim/zcsim/sock"
 	"github.com/zcsim/zcsim/tcp"
 )
 
@@ -112,13 +113,19 @@ func (r *replayer) zcRecv(o *strace.ZcRecv) {
 	}
 	if res.Errno == 0 {
 		out := e.s.ZcResult()
+		if ctlAssumption, ok := zcControlShown(o.Zc, &out); ok && ctlAssumption != "" {
+			assumption += "; " + ctlAssumption
+		}
+		if res.Undetermined != "" && o.Zc.MsgFlags != nil && undet == "" {
+			undet = res.Undetermined
+		}
 		if held := sum(queued) - arrived; o.Zc.Inq != nil && arrived > 0 && held > 0 && out.Inq == *o.Zc.Inq+uint32(held) && isSuffixSum(queued, held) {
 			// Only the model's first segments had arrived: the kernel's
 			// inq counted those.
 			out.Inq -= uint32(held)
 			assumption = fmt.Sprintf("only %d of the %d bytes the model had queued had arrived (its first segments; the rest stay queued): inq counts those; %s", arrived, sum(queued), assumption)
 		}
-		pred = "0" + zcShown(o.Zc, zcFields(out), int64(out.Optlen))
+		pred = "0" + zcShown(o.Zc, zcFields(o.Zc, out), int64(out.Optlen))
 	}
 	switch {
 	case undet != "":
@@ -181,6 +188,7 @@ func (r *replayer) zcRequest(o *strace.ZcRecv, e *fdEntry) (a tcp.ZcArgs, assump
 		a.Length = *z.Length
 		assumption = fmt.Sprintf("the request's length, which the kernel overwrote, was the %d bytes mapped", *z.Length)
 	}
+	a.Flags, a.Reserved, a.Control = deref32(z.Flags), deref32(z.Reserved), zcControlArg(z)
 	if o.Optlen >= 36 {
 		switch {
 		case z.CopybufLen == nil:
@@ -196,9 +204,79 @@ func (r *replayer) zcRequest(o *strace.ZcRecv, e *fdEntry) (a tcp.ZcArgs, assump
 	return a, assumption, ""
 }
 
-// zcFields turns what the model wrote back into strace's fields.
-func zcFields(r tcp.ZcResult) strace.ZcFields {
-	return strace.ZcFields{Length: &r.Length, RecvSkipHint: &r.RecvSkipHint, Inq: &r.Inq, Err: &r.Err, CopybufLen: &r.CopybufLen}
+// zcFields turns what the model wrote back into strace's fields; the
+// control buffer's as the log's moved on (zcControlShown).
+func zcFields(z strace.ZcFields, r tcp.ZcResult) strace.ZcFields {
+	f := strace.ZcFields{Length: &r.Length, RecvSkipHint: &r.RecvSkipHint, Inq: &r.Inq, Err: &r.Err, CopybufLen: &r.CopybufLen}
+	if r.Cmsg && z.MsgControl != nil {
+		left, flags := uint64(r.Control.Left), uint32(0)
+		if r.Control.Ctrunc {
+			flags = uint32(kernel.MSG_CTRUNC)
+		}
+		f.MsgControllen, f.MsgFlags = &left, &flags
+	}
+	return f
+}
+
+// zcControlArg is the control buffer the call is run with: NULL when the
+// log shows msg_control NULL (nothing is ever written there, so
+// msg_controllen is the program's), or a buffer of any size when it shows
+// one, which zcControlShown then sizes from what the kernel left; NULL
+// when strace did not show it.
+func zcControlArg(z strace.ZcFields) sock.RecvControl {
+	switch {
+	case z.MsgControl == nil || z.MsgControllen == nil:
+		return sock.RecvControl{Null: true}
+	case *z.MsgControl == 0:
+		return sock.RecvControl{Null: true, Left: int(min(*z.MsgControllen, 1<<20))}
+	}
+	return sock.RecvControl{Left: zcAmpleControl}
+}
+
+// zcAmpleControl is a control buffer larger than any receive's messages.
+const zcAmpleControl = 1 << 16
+
+// zcControlShown works out, for a call whose log shows msg_control, how
+// long the program's control buffer was: the kernel moved msg_control and
+// msg_controllen on past what it wrote, so the log shows neither as the
+// program passed them. It puts the messages the model wrote (into an
+// ample buffer) into buffers from msg_controllen as the kernel left it
+// up, and takes the first that leaves msg_controllen and MSG_CTRUNC as the
+// log shows them (r.Control becomes what that buffer holds); the
+// assumption says which. No such buffer leaves r as the model wrote it
+// into the smallest that holds its messages, for the comparison to show.
+// ok is false when the log does not show the control buffer.
+func zcControlShown(z strace.ZcFields, r *tcp.ZcResult) (assumption string, ok bool) {
+	if z.MsgControl == nil || z.MsgControllen == nil || z.MsgFlags == nil || !r.Cmsg || r.Control.Null {
+		return "", false
+	}
+	left, ctrunc := int(min(*z.MsgControllen, 1<<20)), *z.MsgFlags&uint32(kernel.MSG_CTRUNC) != 0
+	need := 0
+	for _, m := range r.Control.Cmsgs {
+		need += kernel.CmsgSpace(m.DataLen)
+	}
+	fill := func(n int) sock.RecvControl {
+		c := sock.RecvControl{Left: n}
+		for _, m := range r.Control.Cmsgs {
+			c.Put(sock.RxCmsg{Type: m.Type, DataLen: m.DataLen})
+		}
+		return c
+	}
+	for n := left; n <= left+need; n++ {
+		if c := fill(n); c.Left == left && c.Ctrunc == ctrunc {
+			r.Control = c
+			return fmt.Sprintf("msg_control, which the kernel moved on by what it wrote, was %d bytes at %#x", n, *z.MsgControl-uint64(c.Used)), true
+		}
+	}
+	r.Control = fill(left + need)
+	return "", true
+}
+
+func deref32(p *uint32) uint32 {
+	if p == nil {
+		return 0
+	}
+	return *p
 }
 
 // zcShown renders the out fields of v that strace showed in shown, and the
@@ -215,6 +293,8 @@ func zcShown(shown, v strace.ZcFields, optlen int64) string {
 	add("inq", shown.Inq != nil && v.Inq != nil, func() int64 { return int64(*v.Inq) })
 	add("err", shown.Err != nil && v.Err != nil, func() int64 { return int64(*v.Err) })
 	add("copybuf_len", shown.CopybufLen != nil && v.CopybufLen != nil, func() int64 { return int64(*v.CopybufLen) })
+	add("msg_controllen", shown.MsgControllen != nil && v.MsgControllen != nil, func() int64 { return int64(*v.MsgControllen) })
+	add("msg_flags", shown.MsgFlags != nil && v.MsgFlags != nil, func() int64 { return int64(*v.MsgFlags) })
 	return fmt.Sprintf(" {%s} [%d]", strings.Join(parts, ", "), optlen)
 }
 

@@ -33,7 +33,7 @@ func TestZerocopyReceive(t *testing.T) {
 	require.Contains(t, hidden.Why, "only the struct's pointer")
 	full := callAt(t, rep, 44)
 	require.Equal(t, replay.Assumed, full.Verdict)
-	require.Equal(t, "0 {length=0, recv_skip_hint=5000, inq=5000, err=0, copybuf_len=0} [64]", full.Observed)
+	require.Equal(t, "0 {length=0, recv_skip_hint=5000, inq=5000, err=0, copybuf_len=0, msg_controllen=0, msg_flags=0} [64]", full.Observed)
 	require.Equal(t, replay.Agree, callAt(t, rep, 45).Verdict, "tcp_mmap ignores the offset")
 	require.Equal(t, "munmap(fd 5's mapping)", callAt(t, rep, 46).Text)
 	require.Equal(t, replay.Agree, callAt(t, rep, 46).Verdict)

@@ -94,7 +94,8 @@
 // F_DUPFD_CLOEXEC ([Dup]), fcntl's F_SETFD ([SetFd]), fork, vfork, clone
 // and clone3 ([Fork], with CLONE_FILES), close_range ([CloseRange]),
 // execve and execveat ([Exec]); getsockopt(SOL_TCP, TCP_ZEROCOPY_RECEIVE)
-// ([ZcRecv]: the struct's fields that strace's bytes show), mmap of a
+// ([ZcRecv]: the struct's fields that strace's bytes show, through
+// msg_control, msg_controllen, msg_flags and reserved under -s 64), mmap of a
 // descriptor ([Mmap]; an anonymous one is ignored), munmap ([Munmap]) and
 // read (a [Recv] without flags); the close-on-exec flag of each new
 // descriptor (SOCK_CLOEXEC, O_CLOEXEC) is decoded with it. For recvmsg the

@@ -24,8 +24,11 @@ type ZcRecv struct {
 
 // ZcFields are the fields of struct tcp_zerocopy_receive (include/uapi/
 // linux/tcp.h) that the replay reads, as strace showed them; nil when not
-// shown. After the call, Address and CopybufAddress are still the
-// program's; the others are what the kernel wrote back.
+// shown. After the call, Address, CopybufAddress, Flags and Reserved are
+// still the program's; the others are what the kernel wrote back
+// (msg_control and msg_controllen moved on past the control messages it
+// wrote, msg_flags MSG_CTRUNC or 0). strace -s 64 or more shows all of a
+// 64-byte struct.
 type ZcFields struct {
 	Address        *uint64 `json:"address,omitempty"`
 	Length         *uint32 `json:"length,omitempty"`
@@ -35,6 +38,10 @@ type ZcFields struct {
 	CopybufAddress *uint64 `json:"copybuf_address,omitempty"`
 	CopybufLen     *int32  `json:"copybuf_len,omitempty"`
 	Flags          *uint32 `json:"flags,omitempty"`
+	MsgControl     *uint64 `json:"msg_control,omitempty"`
+	MsgControllen  *uint64 `json:"msg_controllen,omitempty"`
+	MsgFlags       *uint32 `json:"msg_flags,omitempty"`
+	Reserved       *uint32 `json:"reserved,omitempty"`
 }
 
 // zcField is one field of struct tcp_zerocopy_receive: its name, offset
@@ -47,6 +54,7 @@ type zcField struct {
 var zcLayout = []zcField{
 	{"address", 0, 8}, {"length", 8, 4}, {"recv_skip_hint", 12, 4}, {"inq", 16, 4},
 	{"err", 20, 4}, {"copybuf_address", 24, 8}, {"copybuf_len", 32, 4}, {"flags", 36, 4},
+	{"msg_control", 40, 8}, {"msg_controllen", 48, 8}, {"msg_flags", 56, 4}, {"reserved", 60, 4},
 }
 
 // set stores the raw bits of field f.
@@ -69,6 +77,14 @@ func (z *ZcFields) set(f zcField, bits uint64) {
 		z.CopybufLen = &s32
 	case "flags":
 		z.Flags = &u32
+	case "msg_control":
+		z.MsgControl = &bits
+	case "msg_controllen":
+		z.MsgControllen = &bits
+	case "msg_flags":
+		z.MsgFlags = &u32
+	case "reserved":
+		z.Reserved = &u32
 	}
 }
 
