@@ -116,22 +116,22 @@ func (p *Sock) Setsockopt(opt kernel.SockOpt, val int) kernel.Errno {
 // Sendmsg models packet_sendmsg: tpacket_snd when a TX ring is set up
 // (the iovecs are ignored then: the ring frames are the data), else
 // packet_snd. Both parse the control messages (sock_cmsg_send, Sk.CmsgSend)
-// before they build an skb, and fail with their errno.
+// before they build an skb, and fail with their errno; the cookie's
+// SO_TIMESTAMPING flags (the socket's, or a control message's for this
+// call) are what skb_setup_tx_timestamp asks for.
 func (p *Sock) Sendmsg(iov []mm.Iovec, flags kernel.MsgFlags) sock.SendResult {
 	holder := kernel.SendmsgCall(p.host().Step)
 	if p.Sk.Type&kernel.SOCK_NONBLOCK != 0 {
 		flags |= kernel.MSG_DONTWAIT
 	}
-	if p.Sk.Control != nil {
-		cm := p.Sk.InitSockcm()
-		if err := p.Sk.CmsgSend(&cm); err != 0 {
-			return sock.Fail(err)
-		}
+	cm := p.Sk.InitSockcm()
+	if err := p.Sk.CmsgSend(&cm); err != 0 {
+		return sock.Fail(err)
 	}
 	if p.ring != nil {
-		return p.tpacketSnd(flags)
+		return p.tpacketSnd(flags, cm.Tsflags)
 	}
-	return p.packetSnd(mm.NewIter(iov...), holder, flags)
+	return p.packetSnd(mm.NewIter(iov...), holder, flags, cm.Tsflags)
 }
 
 // Close models packet_release: the TX ring is torn down (frames still in
@@ -185,7 +185,7 @@ func (p *Sock) allocSendSkb(linear int, noblock bool) (*skb.Buff, kernel.Errno) 
 // uarg allocated for the whole length (skb_zerocopy_alloc: ENOMEM when
 // optmem or RLIMIT_MEMLOCK refuse) — also for an empty packet. A later
 // error aborts the id (skb_zcopy_abort) before the skb is freed.
-func (p *Sock) packetSnd(it *mm.Iter, holder kernel.ObjectID, flags kernel.MsgFlags) sock.SendResult {
+func (p *Sock) packetSnd(it *mm.Iter, holder kernel.ObjectID, flags kernel.MsgFlags, tsflags kernel.Timestamping) sock.SendResult {
 	h := p.host()
 	n := it.Count()
 	if n > p.Route.MTU+p.reserve()+VlanHLen {
@@ -237,7 +237,7 @@ func (p *Sock) packetSnd(it *mm.Iter, holder kernel.ObjectID, flags kernel.MsgFl
 		return sock.SendResult{N: -1, Err: err, Outcome: res.Outcome}
 	}
 	p.charge(b, p.Sk)
-	p.Sk.SetupTxTimestamp(b, p.Sk.Tsflags) // packet_snd: skb_setup_tx_timestamp
+	p.Sk.SetupTxTimestamp(b, tsflags) // packet_snd: skb_setup_tx_timestamp
 	p.Net.Xmit(sock.Packet{Skb: b, From: p.Sk})
 	return res
 }

@@ -177,7 +177,7 @@ func (p *Sock) Mapped() bool { return p.mapped > 0 }
 // Without MSG_DONTWAIT the call then waits until no frame is pending (see
 // Wait; ETIMEDOUT when the wait ends). It returns the bytes sent. No
 // notification is queued: completion is the frame's status.
-func (p *Sock) tpacketSnd(flags kernel.MsgFlags) sock.SendResult {
+func (p *Sock) tpacketSnd(flags kernel.MsgFlags, tsflags kernel.Timestamping) sock.SendResult {
 	r := p.ring
 	needWait := flags&kernel.MSG_DONTWAIT == 0
 	sizeMax := min(r.req.FrameSize-FrameDataOff, p.Route.MTU+p.reserve()+VlanHLen)
@@ -218,7 +218,7 @@ func (p *Sock) tpacketSnd(flags kernel.MsgFlags) sock.SendResult {
 		r.status[i] = TP_STATUS_SENDING
 		p.pending.inc(p.cpu())
 		p.checkPending()
-		r.xmit(p, b)
+		r.xmit(p, b, tsflags)
 		r.head = (i + 1) % len(r.status)
 		sum += tpLen
 	}
@@ -323,9 +323,9 @@ type earlyReturn struct {
 
 // xmit runs dev_queue_xmit for b, then judges the frames given back
 // during it: still a violation if an skb still shares sh's ring frags.
-func (r *Ring) xmit(p *Sock, b *skb.Buff) {
+func (r *Ring) xmit(p *Sock, b *skb.Buff, tsflags kernel.Timestamping) {
 	r.xmitting = true
-	p.Sk.SetupTxTimestamp(b, p.Sk.Tsflags) // tpacket_snd: skb_setup_tx_timestamp
+	p.Sk.SetupTxTimestamp(b, tsflags) // tpacket_snd: skb_setup_tx_timestamp
 	p.Net.Xmit(sock.Packet{Skb: b, From: p.Sk})
 	r.xmitting = false
 	for _, e := range r.early {

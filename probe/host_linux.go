@@ -673,8 +673,7 @@ func readErr(fd, controllen int, msg *map[string]int64) (notify.Record, error) {
 		return notify.Record{}, err
 	}
 	for _, cm := range cms {
-		isErr := (cm.Header.Level == unix.SOL_IP && cm.Header.Type == unix.IP_RECVERR) ||
-			(cm.Header.Level == unix.SOL_IPV6 && cm.Header.Type == unix.IPV6_RECVERR)
+		isErr := kernel.ErrqueueCmsgNames.Name(kernel.CmsgType{Level: kernel.Level(cm.Header.Level), Name: cm.Header.Type}) != ""
 		if isErr && len(cm.Data) >= 16 {
 			d := cm.Data
 			return notify.Record{Errno: kernel.Errno(binary.LittleEndian.Uint32(d[0:])), Origin: d[4], Type: d[5], Code: d[6],

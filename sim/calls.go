@@ -40,10 +40,6 @@ type Result struct {
 	// ZcInfo is what became of the call's SCM_ZC_NOTIFICATION, if it
 	// carried one (SendMsg).
 	ZcInfo *ZcReply
-	// Unmodelled, when set, says what the call did that the model does
-	// not predict (SendMsg: per-call TX timestamping flags on TCP): the
-	// result is the model's, the rest of its effect is not.
-	Unmodelled string
 	// Ctrunc is MSG_CTRUNC: an error-queue read dequeued Record but its
 	// control message did not fit, so the program never saw it.
 	Ctrunc bool

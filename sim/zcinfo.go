@@ -83,11 +83,7 @@ func (w *World) SendMsg(c Call, s *Socket, lens []int, flags kernel.MsgFlags, ct
 		s.zc = z
 	}
 	defer func() { s.Sk.Control, s.zc = nil, nil }()
-	res := w.send(c, s, lens, flags, ctl.To)
-	if s.tcp != nil || s.Sk.Class == kernel.ClassPacket {
-		res.Unmodelled = stampedBySocket(s, ctl.Msgs, res)
-	}
-	return res
+	return w.send(c, s, lens, flags, ctl.To)
 }
 
 // Control is what a sendmsg carries beside its data: its control
@@ -97,27 +93,6 @@ type Control struct {
 	Msgs []sock.Cmsg
 	Zc   *ZcInfo
 	To   bool
-}
-
-// stampedBySocket says why a successful TCP or packet send whose control
-// messages change its TX timestamping flags is not predicted: the model
-// stamps every packet of those sockets with the socket's flags as it
-// sends it, where tcp_tx_timestamp and packet_snd take the call's
-// (sockcm cookie) for the skbs it wrote.
-func stampedBySocket(s *Socket, msgs []sock.Cmsg, res Result) string {
-	if res.Errno != 0 {
-		return ""
-	}
-	cm := s.Sk.InitSockcm()
-	for _, m := range msgs {
-		if m.Type == kernel.SCM_TIMESTAMPING || m.Type == kernel.SCM_TIMESTAMPING_NEW {
-			s.Sk.SockCmsg(m, &cm)
-		}
-	}
-	if cm.Tsflags == s.Sk.Tsflags {
-		return ""
-	}
-	return "the model stamps a TCP or packet socket's packets with the socket's SO_TIMESTAMPING flags, not with the flags a control message gives one call (tcp_tx_timestamp)"
 }
 
 // zcHandler is the SCM_ZC_NOTIFICATION case of __sock_cmsg_send.

@@ -24,10 +24,10 @@ func TxFlags(tsflags kernel.Timestamping) kernel.SkbTx {
 	return f
 }
 
-// WantsTxRecord reports whether SO_TIMESTAMPING asks for any transmit
-// timestamp (SOF_TIMESTAMPING_TX_RECORD_MASK), the condition under which
-// tcp_tx_timestamp sets an skb's tskey.
-func (s *Sock) WantsTxRecord() bool { return s.Tsflags&txRecordMask != 0 }
+// WantsTxRecord reports whether SO_TIMESTAMPING flags ask for any
+// transmit timestamp (SOF_TIMESTAMPING_TX_RECORD_MASK), the condition
+// under which tcp_tx_timestamp sets an skb's tskey.
+func WantsTxRecord(tsflags kernel.Timestamping) bool { return tsflags&txRecordMask != 0 }
 
 // SetupTxTimestamp models skb_setup_tx_timestamp for a datagram's packet
 // (the first skb of a UDP or RAW datagram, which __ip_append_data gives

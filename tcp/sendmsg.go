@@ -33,6 +33,9 @@ type SendCall struct {
 	// processBacklog counts the skbs allocated since the backlog was
 	// last flushed (tcp_sendmsg_locked's process_backlog).
 	processBacklog int
+	// sockc is the call's sockcm cookie: the socket's SO_TIMESTAMPING
+	// flags, or those a control message gave this call.
+	sockc sock.Sockcm
 	// syn says the payload left is what tcp_send_syn_data put in the
 	// SYN, sent whatever sk_shutdown says.
 	syn bool
@@ -122,6 +125,7 @@ func (s *SendCall) start() {
 	c := s.c
 	sk := c.Sk
 	p := c.host().Profile
+	s.sockc = sk.InitSockcm() // sockcm_init
 	if s.wantsUarg() && !p.TCPZerocopyWaitRetry {
 		if p.TCPZerocopyStateCheck && !zerocopyState(p, sk.State) {
 			s.fail(kernel.EINVAL)
@@ -153,8 +157,7 @@ func (s *SendCall) start() {
 		// error until MSG_FASTOPEN has been processed"): as it is, or
 		// EINVAL before TCPCmsgErrno; the id is rolled back. Other
 		// levels than SOL_SOCKET are skipped: UDP_SEGMENT is ignored.
-		cm := sk.InitSockcm()
-		if err := sk.CmsgSend(&cm); err != 0 {
+		if err := sk.CmsgSend(&s.sockc); err != 0 {
 			if !p.TCPCmsgErrno {
 				err = kernel.EINVAL
 			}
@@ -579,11 +582,11 @@ func (s *SendCall) waitForSpace() {
 }
 
 // out is the out label: ask for the call's transmit timestamps
-// (txTimestamp), push what was queued and drop the call's uarg reference.
+// with its cookie's flags (txTimestamp), push what was queued and drop the call's uarg reference.
 func (s *SendCall) out() {
 	c := s.c
 	if s.copied > 0 {
-		c.txTimestamp()
+		c.txTimestamp(s.sockc.Tsflags)
 		c.push(s.flags, c.nonagle)
 	}
 	if s.uarg != nil {

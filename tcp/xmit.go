@@ -413,14 +413,16 @@ func fragmentTstamp(seg, ns *Segment) {
 // txTimestamp models tcp_tx_timestamp at the end of a call that queued
 // data, before its tcp_push: the write queue's tail skb, or the
 // retransmit queue's last when everything was sent already, asks for the
-// socket's transmit timestamps (sock_tx_timestamp: tx_flags), TX_ACK
+// transmit timestamps of the call's sockcm cookie, tsflags (the socket's
+// SO_TIMESTAMPING, or a control message's for this call;
+// sock_tx_timestamp: tx_flags), TX_ACK
 // marks it txstamp_ack, and any of them makes its last byte the key
 // (tskey = seq + len - 1). Only that skb is timestamped: a call that
 // fills several reports once, a FIN sent alone never. Measured on Linux
 // 6.18 over loopback: a 50000-byte send sent in two segments gives one
 // SCHED, one SND and one ACK record, key 50999.
-func (c *Conn) txTimestamp() {
-	if c.Sk.Tsflags == 0 {
+func (c *Conn) txTimestamp(tsflags kernel.Timestamping) {
+	if tsflags == 0 {
 		return
 	}
 	seg := c.writeTail()
@@ -431,11 +433,11 @@ func (c *Conn) txTimestamp() {
 		seg = c.rtx[len(c.rtx)-1]
 	}
 	sh := seg.Skb.Shinfo()
-	sh.TxFlags |= sock.TxFlags(c.Sk.Tsflags)
-	if c.Sk.Tsflags&kernel.SOF_TIMESTAMPING_TX_ACK != 0 {
+	sh.TxFlags |= sock.TxFlags(tsflags)
+	if tsflags&kernel.SOF_TIMESTAMPING_TX_ACK != 0 {
 		seg.TxstampAck = true
 	}
-	if c.Sk.WantsTxRecord() {
+	if sock.WantsTxRecord(tsflags) {
 		sh.Tskey = seg.EndSeq - 1
 	}
 }

@@ -715,8 +715,6 @@ func (r *replayer) send(o *strace.Send) {
 	}
 	pred := res.String()
 	switch {
-	case res.Unmodelled != "":
-		r.add(&o.Header, o.Fd, e.s.Name, text, obs, pred, res.Unmodelled, Undetermined)
 	case pred == obs && ahead > 0:
 		r.assume(&o.Header, e, text, obs, pred, "", fmt.Sprintf("the network ran %v ahead of the model's clock: %s", ahead, aheadWhy))
 	case pred != obs && noSchedule != "":
