@@ -46,6 +46,7 @@ var knobDocs = []Knob{
 	{"HdrinclMinIHL", "raw_send_hdrinc refuses an ihl below 5 with EINVAL (in 6.1's source, measured on 6.18); v4.14 sends it unfixed"},
 	{"TCPRmemMax", "default tcp_rmem[2], which sets the window scale: 6 MiB (scale 7), 32 MiB on 6.18 (scale 10, measured)"},
 	{"Somaxconn", "default net.core.somaxconn, listen's most backlog: 128, 4096 from v5.4 (19f92a030ca6; measured on 6.18)"},
+	{"SynLinearTimeouts", "SYN retransmissions at TCP_TIMEOUT_INIT before backoff doubles: 0, 4 from v6.5 (ccce324dabfe; measured on 6.18)"},
 	{"TCPPushedAtMSS", "a PSH segment exactly rcv_mss long marks the delayed ACK pushed, so a draining read ACKs (v6.14; measured on 6.18)"},
 	{"TCPSynDataFrag", "a Fast Open SYN's data goes into the page frag, up to its room (32768 measured on 6.18); 3456 linear bytes in 6.1's source"},
 	{"TCPGrowSkb", "tcp_write_xmit grows the head skb with the next one's payload up to the cwnd quota (tcp_grow_skb, v6.10; measured on 6.18)"},

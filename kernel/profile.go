@@ -239,6 +239,12 @@ type Profile struct {
 	// __sys_listen passes on as a backlog: 128 until v5.4, 4096 since
 	// ("net: increase SOMAXCONN to 4096", 19f92a030ca6; measured on 6.18).
 	Somaxconn int
+	// SynLinearTimeouts is the default net.ipv4.tcp_syn_linear_timeouts:
+	// how many SYN retransmissions keep TCP_TIMEOUT_INIT before the
+	// timeout doubles ("tcp: make the first N SYN RTO backoffs linear",
+	// ccce324dabfe, v6.5): 0 before, 4 since (measured on 6.18: SYNs at 0,
+	// 1, 2, 3, 4, 5, 7, 11 s).
+	SynLinearTimeouts int
 	// TCPPushedAtMSS: a segment with PSH exactly rcv_mss long marks the
 	// delayed ACK pushed (ICSK_ACK_PUSHED in tcp_measure_rcv_mss), so a
 	// read that empties the receive queue acknowledges at once
@@ -491,6 +497,7 @@ func builtinProfiles() []Profile {
 		p.HdrinclMinIHL = true
 		p.TCPRmemMax = 32 << 20
 		p.Somaxconn = 4096
+		p.SynLinearTimeouts = 4
 		p.TCPPushedAtMSS = true
 		p.TCPSynDataFrag = true
 		p.TCPGrowSkb = true

@@ -235,6 +235,7 @@ func TestDiff(t *testing.T) {
 		"HdrinclMinIHL: false -> true",
 		"TCPRmemMax: 6291456 -> 33554432",
 		"Somaxconn: 128 -> 4096",
+		"SynLinearTimeouts: 0 -> 4",
 		"TCPPushedAtMSS: false -> true",
 		"TCPSynDataFrag: false -> true",
 		"TCPGrowSkb: false -> true",

@@ -47,7 +47,8 @@
 // settle, wait, and sysctl net.core.optmem_max, net.ipv4.tcp_congestion_control, net.ipv4.tcp_fastopen,
 // net.ipv4.tcp_moderate_rcvbuf, net.ipv4.tcp_notsent_lowat,
 // net.ipv4.tcp_timestamps, net.ipv4.tcp_sack, net.core.somaxconn,
-// net.ipv4.tcp_abort_on_overflow, net.ipv4.tcp_early_retrans and
+// net.ipv4.tcp_abort_on_overflow, net.ipv4.tcp_early_retrans,
+// net.ipv4.tcp_syn_retries and
 // net.ipv4.ping_group_range
 // (a range with no group, or from 0 to at least 65534, so that every run's
 // task is in it or none is) before the first socket, and a packet

@@ -39,6 +39,8 @@ type hsock struct {
 	// listening says the socket itself listens (listen S): its peer is
 	// then a client that connects to it (connect S.peer, or at accept).
 	listening bool
+	// to is the listener a socket made with to= connects to.
+	to *hsock
 	// req and ring are a packet socket's TX ring and its mapping.
 	req  unix.TpacketReq
 	ring *hring
@@ -299,6 +301,10 @@ func (h *host) socket(s *scenario.Socket) string {
 	if proto != 0 && proto != unix.IPPROTO_TCP && proto != unix.IPPROTO_UDP {
 		return progFD
 	}
+	if o, ok := s.Options.Lookup("to"); ok {
+		hs.to = h.socks[o.Value.Text] // a client of that listener: no peer of its own
+		return progFD
+	}
 	// A v4-mapped socket's peer is an IPv4 socket on 127.0.0.1, reached
 	// at ::ffff:127.0.0.1.
 	_, mapped := s.Options.Lookup("mapped")
@@ -408,6 +414,13 @@ func (h *host) connect(s scenario.Sock) error {
 	if hs == nil || hs.fd < 0 {
 		return unix.Connect(h.fd(s), loAddr(unix.AF_INET)) // no descriptor: the kernel's EBADF
 	}
+	if hs.to != nil {
+		dst, err := listenerAddr(hs.to)
+		if err != nil {
+			return err
+		}
+		return unix.Connect(hs.fd, dst)
+	}
 	if hs.peerAddr == nil {
 		return unix.EOPNOTSUPP
 	}
@@ -446,9 +459,25 @@ func (h *host) listen(s scenario.Sock, backlog int) error {
 // S's peer until accept takes its connection, connects to S. A client
 // already connected is connected again, as the model's peer is (EISCONN).
 func (h *host) connectToListener(hs *hsock) error {
-	sa, err := unix.Getsockname(hs.fd)
+	dst, err := listenerAddr(hs)
 	if err != nil {
 		return err
+	}
+	if hs.peer < 0 {
+		c, err := unix.Socket(hs.family, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
+		if err != nil {
+			return err
+		}
+		hs.peer = h.track(c)
+	}
+	return unix.Connect(hs.peer, dst)
+}
+
+// listenerAddr is where the listener hs is reached over loopback.
+func listenerAddr(hs *hsock) (unix.Sockaddr, error) {
+	sa, err := unix.Getsockname(hs.fd)
+	if err != nil {
+		return nil, err
 	}
 	var port int
 	switch a := sa.(type) {
@@ -464,28 +493,24 @@ func (h *host) connectToListener(hs *hsock) error {
 	case *unix.SockaddrInet6:
 		a.Port = port
 	}
-	if hs.peer < 0 {
-		c, err := unix.Socket(hs.family, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
-		if err != nil {
-			return err
-		}
-		hs.peer = h.track(c)
-	}
-	return unix.Connect(hs.peer, dst)
+	return dst, nil
 }
 
-// accept takes the listener's connection as the socket s.New, whose peer
-// is the client: the one connect S.peer made, else one that connects now,
-// as the model assumes.
+// accept takes the listener's oldest connection as the socket s.New,
+// whose peer is its client: a socket made with to=, the one connect
+// S.peer made, or, with nothing queued, one that connects now, as the
+// model assumes.
 func (h *host) accept(s *scenario.Accept) string {
 	hs := h.socks[s.Sock.Name]
 	if hs == nil || s.Sock.Peer || !hs.listening {
 		_, _, err := unix.Accept4(h.fd(s.Sock), unix.SOCK_CLOEXEC|unix.SOCK_NONBLOCK)
 		return errRes(err)
 	}
-	if hs.peer < 0 {
-		if err := h.connectToListener(hs); err != nil {
-			return errRes(fmt.Errorf("connecting the peer: %w", err))
+	if queued := []unix.PollFd{{Fd: int32(hs.fd), Events: unix.POLLIN}}; hs.peer < 0 {
+		if n, _ := unix.Poll(queued, 0); n == 0 {
+			if err := h.connectToListener(hs); err != nil {
+				return errRes(fmt.Errorf("connecting the peer: %w", err))
+			}
 		}
 	}
 	c, err := h.acceptPeer(hs.fd)
@@ -493,9 +518,45 @@ func (h *host) accept(s *scenario.Accept) string {
 		return errRes(err)
 	}
 	h.track(c)
-	h.socks[s.New.Name] = &hsock{fd: c, peer: hs.peer, listener: -1, family: hs.family, typ: unix.SOCK_STREAM}
-	hs.peer = -1
+	peer := h.clientOf(c, hs)
+	h.socks[s.New.Name] = &hsock{fd: c, peer: peer, listener: -1, family: hs.family, typ: unix.SOCK_STREAM}
+	if peer == hs.peer {
+		hs.peer = -1
+	}
 	return h.progFD(s.New.Name)
+}
+
+// clientOf returns the client of the accepted connection c on the
+// listener l: the socket made with to= whose address is c's peer
+// address, else l's own peer.
+func (h *host) clientOf(c int, l *hsock) int {
+	remote, err := unix.Getpeername(c)
+	if err != nil {
+		return l.peer
+	}
+	for _, hs := range h.socks {
+		if hs.to != l {
+			continue
+		}
+		if local, err := unix.Getsockname(hs.fd); err == nil && sameAddr(local, remote) {
+			return hs.fd
+		}
+	}
+	return l.peer
+}
+
+// sameAddr reports whether two inet socket addresses are the same
+// address and port.
+func sameAddr(a, b unix.Sockaddr) bool {
+	switch a := a.(type) {
+	case *unix.SockaddrInet4:
+		b, ok := b.(*unix.SockaddrInet4)
+		return ok && a.Port == b.Port && a.Addr == b.Addr
+	case *unix.SockaddrInet6:
+		b, ok := b.(*unix.SockaddrInet6)
+		return ok && a.Port == b.Port && a.Addr == b.Addr
+	}
+	return false
 }
 
 // acceptPeer accepts the peer's connection on the listener, waiting at

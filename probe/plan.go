@@ -54,7 +54,7 @@ type sysctl struct{ path, value string }
 // net.core.somaxconn, net.ipv4.tcp_abort_on_overflow,
 // net.ipv4.tcp_congestion_control (a namespace but the first may make
 // only an unrestricted one its default: another fails the probe, EPERM),
-// net.ipv4.tcp_early_retrans, and
+// net.ipv4.tcp_early_retrans, net.ipv4.tcp_syn_retries, and
 // net.ipv4.ping_group_range when the range holds no group or every group
 // either run has (root's 0, the child's 65534, the model's main task
 // 1000), so that the model's task and the kernel's agree on ping sockets.
@@ -62,7 +62,7 @@ func nsSysctl(key string, values []scenario.Value) (string, bool) {
 	switch key {
 	case "net.core.optmem_max", "net.ipv4.tcp_fastopen", "net.ipv4.tcp_moderate_rcvbuf", "net.ipv4.tcp_notsent_lowat",
 		"net.ipv4.tcp_timestamps", "net.ipv4.tcp_sack", "net.core.somaxconn", "net.ipv4.tcp_abort_on_overflow",
-		"net.ipv4.tcp_early_retrans":
+		"net.ipv4.tcp_early_retrans", "net.ipv4.tcp_syn_retries":
 		return strings.ReplaceAll(key, ".", "/"), len(values) == 1
 	case "net.ipv4.tcp_congestion_control":
 		return "net/ipv4/tcp_congestion_control", len(values) == 1
@@ -90,12 +90,15 @@ type planner struct {
 	taint    map[string]string // socket → why it is not compared
 	stopped  int               // line of the stop, or 0
 	sockets  int               // socket statements so far
+	// blockingClients are the sockets made with to= and without
+	// SOCK_NONBLOCK.
+	blockingClients map[string]bool
 }
 
 // makePlan plans the live run of stmts against the model under profile.
 func makePlan(stmts []scenario.Stmt, profile string) plan {
 	pl := &planner{profile: profile, devices: map[string]string{"lo": "loopback"}, devTaint: map[string]string{},
-		sockDev: map[string]string{}, taint: map[string]string{}}
+		sockDev: map[string]string{}, taint: map[string]string{}, blockingClients: map[string]bool{}}
 	for _, st := range stmts {
 		// Whether the kernel run is the unprivileged child is settled
 		// before it starts: a capset must know it.
@@ -160,7 +163,7 @@ func (pl *planner) step(st scenario.Stmt) step {
 			pl.p.sysctls = append(pl.p.sysctls, sysctl{path, strings.Join(vals, " ")})
 			return step{run: true}
 		}
-		why := "only net.core.optmem_max, net.ipv4.tcp_fastopen, net.ipv4.tcp_moderate_rcvbuf, net.ipv4.tcp_notsent_lowat, net.ipv4.tcp_timestamps, net.ipv4.tcp_sack, net.core.somaxconn, net.ipv4.tcp_abort_on_overflow, net.ipv4.tcp_congestion_control, net.ipv4.tcp_early_retrans and net.ipv4.ping_group_range (empty, or from 0 to at least 65534) can be set, in the private namespace"
+		why := "only net.core.optmem_max, net.ipv4.tcp_fastopen, net.ipv4.tcp_moderate_rcvbuf, net.ipv4.tcp_notsent_lowat, net.ipv4.tcp_timestamps, net.ipv4.tcp_sack, net.core.somaxconn, net.ipv4.tcp_abort_on_overflow, net.ipv4.tcp_congestion_control, net.ipv4.tcp_early_retrans, net.ipv4.tcp_syn_retries and net.ipv4.ping_group_range (empty, or from 0 to at least 65534) can be set, in the private namespace"
 		if ok {
 			why = s.Key.Name + " is set when the namespace is made, before any socket"
 		}
@@ -215,6 +218,12 @@ func (pl *planner) step(st scenario.Stmt) step {
 	case *scenario.Bind:
 		return pl.taintSocket(s.Sock.Name, fmt.Sprintf("it was bound at line %d", line),
 			"the live run's sockets only connect to their implicit peer")
+	case *scenario.Connect:
+		if pl.blockingClients[s.Sock.Name] && !s.Sock.Peer {
+			return pl.taintSocket(s.Sock.Name, fmt.Sprintf("its blocking connect at line %d", line),
+				"the live run's SO_SNDTIMEO (1s) ends a blocking connect's wait for its SYN's answer, which the model waits out")
+		}
+		return step{run: true}
 	case *scenario.Accept:
 		// The child goes through its listener's device.
 		pl.sockDev[s.New.Name] = pl.sockDev[s.Sock.Name]
@@ -286,6 +295,15 @@ func (pl *planner) socket(s *scenario.Socket) step {
 	}
 	for _, o := range s.Options {
 		switch {
+		case o.Key == "to":
+			l := o.Value.Text
+			if why := pl.taint[l]; why != "" {
+				pl.taint[name] = name + ": its listener " + why
+				return skip("not compared: its listener %s", why)
+			}
+			pl.sockDev[name] = pl.sockDev[l]
+			_, typ, _ := s.Args()
+			pl.blockingClients[name] = typ&kernel.SOCK_NONBLOCK == 0
 		case o.Key == "via", o.Key == "mapped", o.Key == "ihl":
 		case o.Key == "peer_read" && o.Value.Text == "manual": // the live peer never reads by itself either
 		default:

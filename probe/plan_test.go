@@ -108,8 +108,8 @@ settle
 func TestPlanStops(t *testing.T) {
 	for _, c := range []struct{ stmt, why string }{
 		{"fault alloc_skb always", "fault sites exist only in the model"},
-		{"sysctl net.core.wmem_default 8192", "only net.core.optmem_max, net.ipv4.tcp_fastopen, net.ipv4.tcp_moderate_rcvbuf, net.ipv4.tcp_notsent_lowat, net.ipv4.tcp_timestamps, net.ipv4.tcp_sack, net.core.somaxconn, net.ipv4.tcp_abort_on_overflow, net.ipv4.tcp_congestion_control, net.ipv4.tcp_early_retrans and net.ipv4.ping_group_range"},
-		{"sysctl net.ipv4.ping_group_range 1000 1000", "only net.core.optmem_max, net.ipv4.tcp_fastopen, net.ipv4.tcp_moderate_rcvbuf, net.ipv4.tcp_notsent_lowat, net.ipv4.tcp_timestamps, net.ipv4.tcp_sack, net.core.somaxconn, net.ipv4.tcp_abort_on_overflow, net.ipv4.tcp_congestion_control, net.ipv4.tcp_early_retrans and net.ipv4.ping_group_range"},
+		{"sysctl net.core.wmem_default 8192", "only net.core.optmem_max, net.ipv4.tcp_fastopen, net.ipv4.tcp_moderate_rcvbuf, net.ipv4.tcp_notsent_lowat, net.ipv4.tcp_timestamps, net.ipv4.tcp_sack, net.core.somaxconn, net.ipv4.tcp_abort_on_overflow, net.ipv4.tcp_congestion_control, net.ipv4.tcp_early_retrans, net.ipv4.tcp_syn_retries and net.ipv4.ping_group_range"},
+		{"sysctl net.ipv4.ping_group_range 1000 1000", "only net.core.optmem_max, net.ipv4.tcp_fastopen, net.ipv4.tcp_moderate_rcvbuf, net.ipv4.tcp_notsent_lowat, net.ipv4.tcp_timestamps, net.ipv4.tcp_sack, net.core.somaxconn, net.ipv4.tcp_abort_on_overflow, net.ipv4.tcp_congestion_control, net.ipv4.tcp_early_retrans, net.ipv4.tcp_syn_retries and net.ipv4.ping_group_range"},
 		{"sysctl net.core.optmem_max 4096", "net.core.optmem_max is set when the namespace is made"},
 		{"sysctl net.ipv4.tcp_fastopen 0", "net.ipv4.tcp_fastopen is set when the namespace is made"},
 		{"capset main CAP_IPC_LOCK", "the live run cannot grant a capability"},

@@ -13,7 +13,8 @@ func (s *Socket) listening() bool {
 	return s.tcp != nil && s.Sk.State == sock.LISTEN && !s.scripted()
 }
 
-// handshakeArrives models the listener l's implicit peer connecting to it: the
+// handshakeArrives models client, the listener l's implicit peer or a
+// socket made with it as its listener, connecting to it: the
 // handshake completes, and tcp_check_req's inet_csk_clone_lock creates
 // the child there and then, its sk_flags (SOCK_ZEROCOPY, the
 // timestamping flags) copied from the listener by sk_clone_lock. The
@@ -21,22 +22,26 @@ func (s *Socket) listening() bool {
 // names it; the peer stays l.peer until then. Measured on Linux 6.18:
 // SO_ZEROCOPY set on the listener after the connection arrived but before
 // accept does not reach the child.
-func (w *World) handshakeArrives(l *Socket) {
+func (w *World) handshakeArrives(l, client *Socket) {
 	ls := l.listener()
 	ls.accepted++
-	client := l.Peer
 	child := w.newSocket(fmt.Sprintf("%s/%d", l.Name, ls.accepted), l.Task, l.Sk.Family, l.Sk.Type&^kernel.SOCK_NONBLOCK, l.Sk.Protocol, l.Dev)
 	child.Peer, client.Peer = client, child
 	child.Sk.InheritFlags(l.Sk)
 	child.tcp.InheritCongestion(l.tcp) // tcp_ca_openreq_child
-	client.tcp.Connect(child.tcp.SynWindow())
+	connect := client.tcp.Connect
+	if client.tcp.SynWaiting() {
+		connect = client.tcp.SynAcked
+	}
+	connect(child.tcp.SynWindow())
 	child.tcp.Connect(client.tcp.SynWindow())
 	ls.queue = append(ls.queue, child)
 	l.Sk.WakeUp(kernel.POLLIN | kernel.POLLPRI | kernel.POLLRDNORM | kernel.POLLRDBAND) // tcp_child_process: sk_data_ready
 }
 
 // acceptImplicit is accept(2) on a listener whose far side is its
-// implicit peer: the oldest queued child, or, when none is queued, the
+// implicit peer or a client of this host (Socket.to): the oldest queued
+// child, or, when none is queued, the
 // connection the peer makes now (the model's assumption for a program
 // that does not say when it connected). The child is renamed name and
 // its peer name.peer; the listener gets a fresh implicit peer, with the
@@ -44,11 +49,16 @@ func (w *World) handshakeArrives(l *Socket) {
 func (w *World) acceptImplicit(l *Socket, name string) *Socket {
 	ls := l.listener()
 	if len(ls.queue) == 0 {
-		w.handshakeArrives(l)
+		w.handshakeArrives(l, l.Peer)
 	}
 	child := ls.queue[0]
 	ls.queue = ls.queue[1:]
 	w.rename(child, name)
+	if child.Peer.to == l {
+		// A client of the scenario's keeps its name; name.peer names it too.
+		w.byName[name+".peer"] = child.Peer
+		return child
+	}
 	w.rename(child.Peer, name+".peer")
 	old := child.Peer
 	fresh := w.newSocket(l.Name+".peer", l.Task, l.Sk.Family, l.Sk.Type&^kernel.SOCK_NONBLOCK, l.Sk.Protocol, l.Dev)

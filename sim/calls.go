@@ -172,6 +172,9 @@ type PeerOptions struct {
 	// V4Mapped makes an AF_INET6 socket's peer address v4-mapped
 	// (sock.Sock.V4Mapped), and the peer's address the socket's.
 	V4Mapped bool
+	// To, if set, is the listener of this host a TCP socket connects to
+	// instead of an implicit peer (Socket.to).
+	To *Socket
 }
 
 // NewSocket models socket(2) by task on device dev: a socket named name
@@ -187,6 +190,10 @@ func (w *World) NewSocket(c Call, name string, t *Task, family kernel.Family, ty
 		s = w.newSocket(name, t, family, typ, proto, dev)
 		s.Sk.V4Mapped = po.V4Mapped
 		fd := w.allocFD(s)
+		if po.To != nil && s.tcp != nil {
+			s.to = po.To
+			return ok(fd)
+		}
 		if s.Sk.Class == kernel.ClassOther || s.Sk.Class == kernel.ClassRDS || s.scripted() {
 			return ok(fd)
 		}
@@ -403,8 +410,10 @@ func (w *World) Connect(c Call, s *Socket) Result {
 		switch {
 		case s.scripted():
 			return w.connectScripted(s)
+		case s.to != nil:
+			return w.connectTo(c, s)
 		case s.tcp != nil && s.Peer != nil && s.Peer.listening() && s.Sk.State == sock.CLOSE:
-			w.handshakeArrives(s.Peer)
+			w.handshakeArrives(s.Peer, s)
 			return ok(0)
 		case s.tcp != nil && s.Peer != nil:
 			if s.tcp.FinishConnect() {

@@ -88,7 +88,12 @@
 // net.ipv4.tcp_abort_on_overflow answered with a RST (tcp_check_req's
 // listen_overflow after tcp_v4_syn_recv_sock's exit_overflow). A
 // listener's implicit peer is one client at a time (a fresh one after
-// each accept), so its connect always finds room.
+// each accept), so its connect always finds room; further clients are
+// sockets made with the listener as PeerOptions.To, whose connect
+// (connectTo, tcp_v4_connect) completes the handshake at once or, with
+// the queue full, leaves them in SYN_SENT for their SYN retransmission
+// timer (tcp.Conn.SynDropped), a blocking connect sleeping meanwhile
+// (inet_wait_for_connect).
 //
 // # Socket calls
 //

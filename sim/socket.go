@@ -35,6 +35,9 @@ type Socket struct {
 	waiters []*epitem
 	// implicit marks the implicit peer NewSocket made (Far).
 	implicit bool
+	// to is the listener a client of this host connects to
+	// (PeerOptions.To); its peer is then the child the handshake made.
+	to *Socket
 
 	tcp  *tcp.Conn
 	dgrm *dgram

@@ -63,6 +63,12 @@ type Sysctl struct {
 	// TCPEarlyRetrans is net.ipv4.tcp_early_retrans, 0 to 4: 3 (the
 	// default) and 4 let tcp_schedule_loss_probe arm the tail loss probe.
 	TCPEarlyRetrans int
+	// TCPSynRetries is net.ipv4.tcp_syn_retries, 1 to 127: how long a
+	// connect waits for an answer to its SYN (tcp_write_timeout), 6 by
+	// default; TCPSynLinearTimeouts is net.ipv4.tcp_syn_linear_timeouts,
+	// the retransmissions before the SYN's timeout starts doubling
+	// (Profile.SynLinearTimeouts).
+	TCPSynRetries, TCPSynLinearTimeouts int
 }
 
 // SetCongestionDefault models a write of net.ipv4.tcp_congestion_control
@@ -107,6 +113,9 @@ func DefaultSysctl(p *kernel.Profile) *Sysctl {
 		TCPCongestion:     p.TCPCongestion,
 
 		TCPAllowedCongestion: []kernel.Congestion{kernel.CongestionReno, p.TCPCongestion},
+
+		TCPSynRetries:        6,
+		TCPSynLinearTimeouts: p.SynLinearTimeouts,
 	}
 }
 

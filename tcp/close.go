@@ -59,6 +59,8 @@ func (c *Conn) Close() (reset bool) {
 	switch {
 	case c.done:
 		c.purgeRcv() // __tcp_close: the reset or finished socket's unread data
+	case c.SynWaiting(): // tcp_close_state: SYN_SENT becomes TCP_CLOSE, nothing sent
+		c.finish()
 	case len(c.rcvQueue) > 0 || c.Sk.State == sock.LISTEN || c.Sk.State == sock.CLOSE:
 		reset = c.Sk.State != sock.LISTEN && c.Sk.State != sock.CLOSE
 		c.finish()

@@ -118,6 +118,8 @@ type Conn struct {
 	// inProgress is sock->state still SS_CONNECTING: a non-blocking
 	// connect returned EINPROGRESS (InProgress).
 	inProgress bool
+	// syn is the SYN retransmission of a connect whose SYN was dropped.
+	syn synState
 
 	// Receive side: in-order data not yet read by the application.
 	rcvQueue []*rcvSkb
@@ -197,14 +199,24 @@ func (c *Conn) Connect(window int) kernel.Errno {
 		return kernel.EISCONN
 	}
 	c.connected = true
+	c.establish(window)
+	return 0
+}
+
+// establish makes the connection ESTABLISHED with a peer whose receive
+// window is window.
+func (c *Conn) establish(window int) {
 	c.Sk.State = sock.ESTABLISHED
 	c.SynWindow()
 	c.sndWnd, c.maxWindow = window, window
 	c.rttSample(0) // the implicit handshake's round trip, taken as within a microsecond
 	c.expandSndbuf()
 	c.Sk.Note(kernel.Entry{Op: kernel.OpConnected, Args: [4]int64{int64(window), int64(c.Sk.Sndbuf)}})
-	return 0
 }
+
+// Connected reports whether a connect began on the socket (sock->state
+// no longer SS_UNCONNECTED in the model, which never returns to it).
+func (c *Conn) Connected() bool { return c.connected }
 
 // InProgress marks a connection a non-blocking connect made: the call
 // returned EINPROGRESS and sock->state stays SS_CONNECTING although the

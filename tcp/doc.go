@@ -180,6 +180,13 @@
 //     unacknowledged 2000-byte skb's last 1000 bytes go again 4 to 8ms
 //     later, a lone segment's at the RTO, 208ms, and the RTO 208ms after
 //     that; without SACK the RTO comes instead.
+//   - A connect whose SYN the implicit far side dropped (SynDropped: a
+//     listener's full accept queue) waits in SYN_SENT on the same timer:
+//     the SYN goes again after TCP_TIMEOUT_INIT, the timeout kept for the
+//     first net.ipv4.tcp_syn_linear_timeouts retransmissions, then
+//     doubling up to TCP_RTO_MAX, until one is answered (SynAcked) or
+//     tcp_model_timeout of net.ipv4.tcp_syn_retries has passed since the
+//     first SYN (ETIMEDOUT).
 //   - Received data is acknowledged by the connection's AckPolicy. The
 //     default, AckKernel, is the kernel's delayed-ACK engine (icsk_ack):
 //     the first data segment grants rcv_wnd / (2 × rcv_mss) quick ACKs,
@@ -468,7 +475,8 @@
 // tcp_push, tcp_mark_push, forced_push,
 // tcp_remove_empty_skb, tcp_close, tcp_shutdown, tcp_disconnect (of a listener),
 // inet_listen (af_inet.c: the backlog, and fastopen_queue_tune under
-// TFO_SERVER_WO_SOCKOPT1),
+// TFO_SERVER_WO_SOCKOPT1); net/ipv4/tcp_timer.c: tcp_retransmit_timer
+// and tcp_write_timeout in SYN_SENT, tcp_model_timeout (synsent.go);
 // tcp_recvmsg_locked (the order of its empty-queue answers: SOCK_DONE,
 // sk_err, RCV_SHUTDOWN, TCP_CLOSE);
 // net/ipv4/tcp_output.c: tcp_write_xmit, tcp_grow_skb, tcp_tso_segs,

@@ -3,6 +3,8 @@ package interp
 import (
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/require"
 )
 
 // handshake is the far side's SYN and ACK of one connection to the
@@ -74,4 +76,46 @@ packet tun0 none
 accept s c => 4
 accept s d => -1 EAGAIN
 `)
+}
+
+// A blocking connect whose SYN finds the accept queue full sleeps while
+// its SYN timer runs: with nothing to accept, the SYNs at 1, 2, 3, 4, 5,
+// 7, 11, 19, 35 and 67 s go unanswered and the connect fails with
+// ETIMEDOUT at 131 s (tcp_syn_retries 6: a budget of 127 s). Closing a
+// client that waits in SYN_SENT stops its timer.
+func TestClientSynTimeout(t *testing.T) {
+	tr := runSrc(t, `
+socket l AF_INET SOCK_STREAM
+listen l backlog=0 => 0
+socket a AF_INET SOCK_STREAM to=l
+connect a => 0
+socket b AF_INET SOCK_STREAM to=l
+connect b => -1 ETIMEDOUT
+socket c AF_INET SOCK_STREAM|SOCK_NONBLOCK to=l
+connect c => -1 EINPROGRESS
+close c => 0
+settle
+`)
+	requireOK(t, tr)
+	var fired []int64
+	for _, r := range tr.Records {
+		if r.Event != nil && strings.Contains(r.Event.Text, "SYN timer fires") {
+			fired = append(fired, r.Event.Time/1e9)
+		}
+	}
+	require.Equal(t, []int64{1, 2, 3, 4, 5, 7, 11, 19, 35, 67, 131}, fired)
+}
+
+// A client's to= names a TCP socket of its family defined before, and
+// takes no via=.
+func TestClientResolve(t *testing.T) {
+	for _, tc := range []struct{ src, want string }{
+		{"socket a AF_INET SOCK_STREAM to=l", `to= names no TCP socket defined before`},
+		{"socket l AF_INET6 SOCK_STREAM\nsocket a AF_INET SOCK_STREAM to=l", `to= names a socket of another family`},
+		{"socket l AF_INET SOCK_STREAM\nsocket a AF_INET SOCK_DGRAM to=l", `to= needs a TCP socket`},
+		{"socket l AF_INET SOCK_STREAM\nsocket a AF_INET SOCK_STREAM via=lo to=l", `to= and via= together`},
+	} {
+		_, err := Load("t.zcs", []byte(tc.src+"\n"), Options{})
+		require.ErrorContains(t, err, tc.want, tc.src)
+	}
 }

@@ -23,6 +23,9 @@ type resolver struct {
 	tasks   names
 	devices names
 	sockets names
+	// streams are the families of the TCP sockets defined so far, for
+	// the listener a socket's to= names.
+	streams map[string]kernel.Family
 	taps    names
 	epolls  names
 	started bool
@@ -43,6 +46,7 @@ func newResolver() *resolver {
 		tasks:   names{"main": nil},
 		devices: names{defaultDevice: nil},
 		sockets: names{},
+		streams: map[string]kernel.Family{},
 		taps:    names{},
 		epolls:  names{},
 		usesVar: map[*scenario.Repeat]bool{},
@@ -103,7 +107,7 @@ var sysctls = map[string]int{
 	"net.ipv4.tcp_congestion_control": 1, "net.ipv4.tcp_fastopen": 1, "net.ipv4.tcp_moderate_rcvbuf": 1, "net.ipv4.tcp_notsent_lowat": 1,
 	"net.ipv4.tcp_timestamps": 1, "net.ipv4.tcp_sack": 1,
 	"net.core.somaxconn": 1, "net.ipv4.tcp_abort_on_overflow": 1,
-	"net.ipv4.tcp_early_retrans": 1,
+	"net.ipv4.tcp_early_retrans": 1, "net.ipv4.tcp_syn_retries": 1,
 }
 
 // sysctlLeast is the smallest value the kernel's proc handler for key
@@ -143,6 +147,35 @@ const (
 	maxID     = 1<<32 - 1 // sk_zckey is 32 bits
 	maxBuf    = 1<<31 - 1 // INT_MAX, for buffer sizes and limits
 )
+
+// client checks a socket's to=: a TCP socket of the same family
+// defined before, through whose device the socket goes (no via=), and
+// records the socket's family if it is TCP.
+func (r *resolver) client(s *scenario.Socket) {
+	family, typ, proto := s.Args()
+	tcp := typ.Base() == kernel.SOCK_STREAM && (family == kernel.AF_INET || family == kernel.AF_INET6) &&
+		(proto == kernel.IPPROTO_IP || proto == kernel.IPPROTO_TCP)
+	if tcp {
+		r.streams[s.Name.Name] = family
+	}
+	o, ok := s.Options.Lookup("to")
+	if !ok {
+		return
+	}
+	lf, listener := r.streams[o.Value.Text]
+	_, mapped := s.Options.Lookup("mapped")
+	_, via := s.Options.Lookup("via")
+	switch {
+	case !tcp || mapped:
+		r.fail(o.Pos, o.Key, "to= needs a TCP socket of AF_INET or AF_INET6, not mapped: it connects to a listener of this host")
+	case !listener:
+		r.fail(o.Value.Pos, o.Value.Text, "to= names no TCP socket defined before")
+	case lf != family:
+		r.fail(o.Value.Pos, o.Value.Text, "to= names a socket of another family")
+	case via:
+		r.fail(o.Pos, o.Key, "to= and via= together: the socket goes through its listener's device")
+	}
+}
 
 // option checks that the value of option key, if given, names a defined
 // what.
@@ -223,6 +256,8 @@ func (r *resolver) sizes(st scenario.Stmt) {
 			most = math.MaxUint32 // proc_douintvec: any u32
 		case "net.ipv4.tcp_early_retrans":
 			most = 4 // proc_dou8vec_minmax to 4: EINVAL above (probed on Linux 6.18)
+		case "net.ipv4.tcp_syn_retries":
+			least, most = 1, 127 // 1 to MAX_TCP_SYNCNT, EINVAL outside (probed on Linux 6.18)
 		}
 		for _, v := range s.Values {
 			r.bound(v, s.Key.Name+"'s value", least, most)
@@ -455,6 +490,7 @@ func (r *resolver) stmt(st scenario.Stmt, bugs map[kernel.Bug]bool) {
 	case *scenario.Socket:
 		r.option(s.Options, "via", r.devices, "device")
 		r.option(s.Options, "task", r.tasks, "task")
+		r.client(s)
 		r.defineSocket(s.Name)
 	case *scenario.Accept:
 		r.sock(s.Sock)

@@ -137,6 +137,8 @@ func (in *interp) sysctl(s *scenario.Sysctl) {
 		n.TCPAbortOnOverflow = v(0)
 	case "net.ipv4.tcp_early_retrans":
 		n.TCPEarlyRetrans = v(0)
+	case "net.ipv4.tcp_syn_retries":
+		n.TCPSynRetries = v(0)
 	}
 }
 
@@ -222,6 +224,9 @@ func (in *interp) socket(c sim.Call, s *scenario.Socket) sim.Result {
 	}
 	po := sim.PeerOptions{Rcvbuf: int(optNum(s.Options, "peer_rcvbuf", 0)), AutoRead: optText(s.Options, "peer_read") == "auto"}
 	_, po.V4Mapped = s.Options.Lookup("mapped")
+	if l := w.Socket(optText(s.Options, "to")); l != nil {
+		po.To, dev = l, l.Dev
+	}
 	switch optText(s.Options, "peer_ack") {
 	case "immediate":
 		po.Ack = tcp.AckImmediate

@@ -121,7 +121,7 @@
 //	bind    proto=N, dev=DEVICE
 //	tap     on=DEVICE (required)
 //	socket  via=DEVICE, task=TASK, peer_ack=kernel|immediate|delayed|quickack,
-//	        peer_rcvbuf=SIZE, peer_read=manual|auto, mapped
+//	        peer_rcvbuf=SIZE, peer_read=manual|auto, mapped, ihl=N, to=SOCKET
 //	expect  any key, each value a number or a word
 //
 // # Rules beyond the grammar

@@ -62,6 +62,7 @@ var goodLines = []struct{ in, want string }{
 	{"connect s", "connect s"},
 	{"listen s.peer", "listen s.peer"},
 	{"listen s backlog=0 => 0", "listen s backlog=0 => 0"},
+	{"socket c AF_INET SOCK_STREAM|SOCK_NONBLOCK to=s", "socket c AF_INET SOCK_STREAM|SOCK_NONBLOCK to=s"},
 	{"listen s  backlog = -1", "listen s backlog=-1"},
 	{"bind s", "bind s"},
 	{"accept s.peer c", "accept s.peer c"},

@@ -135,6 +135,7 @@ var (
 		{key: "peer_read", kind: optWords, words: []string{"manual", "auto"}},
 		{key: "mapped", kind: optBare},
 		{key: "ihl", kind: optNumber},
+		{key: "to", kind: optName},
 	}
 )
 
