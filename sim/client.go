@@ -34,11 +34,19 @@ func (w *World) connectTo(c Call, s *Socket) Result {
 	case s.Sk.State != sock.CLOSE:
 		return fail(kernel.EISCONN)
 	case t.Connected():
-		return Result{Unmodelled: fmt.Sprintf("%s connects again after its connect failed: the kernel starts a new one (sock->state SS_UNCONNECTED again), which the model does not", s.Name)}
+		return Result{Ret: -1, Undetermined: fmt.Sprintf("%s connects again after its connect failed: the kernel starts a new one (sock->state SS_UNCONNECTED again), which the model does not", s.Name)}
 	case l.scripted():
-		return Result{Unmodelled: fmt.Sprintf("%s connects to %s, whose far side the scenario plays: the model has no client of this host there", s.Name, l.Name)}
+		return Result{Ret: -1, Undetermined: fmt.Sprintf("%s connects to %s, whose far side the scenario plays: the model has no client of this host there", s.Name, l.Name)}
 	case l.Sk.State != sock.LISTEN:
-		return Result{Unmodelled: fmt.Sprintf("%s connects to %s, which does not listen: the kernel would answer the SYN with a RST (ECONNREFUSED), which the model does not", s.Name, l.Name)}
+		// Nobody listens: the SYN is answered with a RST (tcp_v4_send_reset),
+		// which tcp_rcv_synsent_state_process takes (tcp_reset: ECONNREFUSED)
+		// inside the call over loopback; a non-blocking connect still says
+		// EINPROGRESS, the next one the error (measured on Linux 6.18).
+		t.SynDropped(func() bool { return false })
+		t.Reset()
+		if !nonblock {
+			return connectError(s)
+		}
 	case !l.acceptqFull():
 		w.handshakeArrives(l, s)
 	default:
