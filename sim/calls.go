@@ -21,6 +21,11 @@ import (
 type Call struct {
 	Source string
 	Text   string
+	// Background lets a blocking TCP send that runs out of send buffer
+	// return while it sleeps in sk_stream_wait_memory (Result.Asleep),
+	// so that the calls of the program's other threads and processes run
+	// while it sleeps; see Asleep.
+	Background bool
 }
 
 // Result is what a system call returned.
@@ -37,6 +42,9 @@ type Result struct {
 	Send sock.SendResult
 	// Blocked is set when a blocking call could never complete.
 	Blocked bool
+	// Asleep is set, and nothing else, when a Background send returned
+	// asleep: its result comes once it wakes with everything queued.
+	Asleep *Asleep
 	// ZcInfo is what became of the call's SCM_ZC_NOTIFICATION, if it
 	// carried one (SendMsg).
 	ZcInfo *ZcReply
@@ -634,8 +642,14 @@ func (w *World) send(c Call, s *Socket, lens []int, flags kernel.MsgFlags, to bo
 	}
 	buf.Head = s.SendHead
 	// The model forgets the buffer once the call returns: pages the stack
-	// still pins live on until their last put_page.
-	defer buf.Unmap()
+	// still pins live on until their last put_page. A send asleep keeps it
+	// until it returns.
+	asleep := false
+	defer func() {
+		if !asleep {
+			buf.Unmap()
+		}
+	}()
 	iov := kernel.HostSlab[mm.Iovec](w.Host).Carve(len(lens))
 	off := 0
 	for _, n := range lens {
@@ -648,7 +662,9 @@ func (w *World) send(c Call, s *Socket, lens []int, flags kernel.MsgFlags, to bo
 		if to {
 			dest = w.fastOpenDest(s)
 		}
-		return w.sendTCP(c, s, iov, flags, buf, dest)
+		res := w.sendTCP(c, s, iov, flags, buf, dest)
+		asleep = res.Asleep != nil
+		return res
 	case s.dgrm != nil && s.dgrm.udp != nil:
 		u := s.dgrm.udp
 		send := u.Sendmsg
@@ -774,12 +790,23 @@ func (w *World) sendTCP(c Call, s *Socket, iov []mm.Iovec, flags kernel.MsgFlags
 	blocked := false
 	if !call.Done() {
 		w.end(Event{Source: c.Source, Op: "send", Socket: s.Name, Text: c.Text + " blocks in sk_stream_wait_memory"})
+		if c.Background {
+			a := &Asleep{w: w, c: c, s: s, call: call, buf: buf}
+			w.asleep = append(w.asleep, a)
+			return Result{Asleep: a}
+		}
 		blocked = !w.sleepTCP(c, s, call)
 		if blocked {
 			w.beginOn(s)
 			call.Interrupt(kernel.EAGAIN)
 		}
 	}
+	return w.sentTCP(c, s, call, buf, blocked)
+}
+
+// sentTCP ends a TCP send call: its socket released, its result checked
+// and recorded in the step begun.
+func (w *World) sentTCP(c Call, s *Socket, call *tcp.SendCall, buf *mm.Buffer, blocked bool) Result {
 	w.releaseSock(s)
 	r := call.Result()
 	w.Monitor.Sent(s.Sk, c.Source, r, buf)
@@ -792,25 +819,35 @@ func (w *World) sendTCP(c Call, s *Socket, iov []mm.Iovec, flags kernel.MsgFlags
 
 // sleepTCP lets the network run while call sleeps in
 // sk_stream_wait_memory, the woken call going on after each event in the
-// sender's own context. What a wake-up does — the segments it queues and
-// sends, the frags it fills — is a step of its own, "goes on", unless it
-// does nothing; the wake-up that finishes the call is the step its result
-// ends, begun when sleepTCP returns true. It returns false when the
-// network went idle first: the call could never wake.
+// sender's own context (wakeTCP); the wake-up that finishes the call is
+// the step its result ends, begun when sleepTCP returns true. It returns
+// false when the network went idle first: the call could never wake.
 func (w *World) sleepTCP(c Call, s *Socket, call *tcp.SendCall) bool {
 	for w.Loop.Step() {
-		w.beginOn(s)
-		s.lockSock()
-		call.Resume()
-		w.releaseSock(s)
-		switch {
-		case call.Done():
+		if w.wakeTCP(c, s, call) {
 			return true
-		case len(w.touched) == 0 && len(w.narration) == 0 && w.work == w.workBefore:
-			w.Host.Step-- // woke to no space: nothing to record
-		default:
-			w.end(Event{Source: c.Source, Op: "send", Socket: s.Name, Text: c.Text + " goes on, then blocks again in sk_stream_wait_memory"})
 		}
+	}
+	return false
+}
+
+// wakeTCP lets a call asleep in sk_stream_wait_memory go on after a
+// network event, in its own context. What it does — the segments it
+// queues and sends, the frags it fills — is a step of its own, "goes on",
+// unless it does nothing. It reports whether the call is done; the step
+// its result ends is then begun.
+func (w *World) wakeTCP(c Call, s *Socket, call *tcp.SendCall) bool {
+	w.beginOn(s)
+	s.lockSock()
+	call.Resume()
+	w.releaseSock(s)
+	switch {
+	case call.Done():
+		return true
+	case len(w.touched) == 0 && len(w.narration) == 0 && w.work == w.workBefore:
+		w.Host.Step-- // woke to no space: nothing to record
+	default:
+		w.end(Event{Source: c.Source, Op: "send", Socket: s.Name, Text: c.Text + " goes on, then blocks again in sk_stream_wait_memory"})
 	}
 	return false
 }

@@ -83,6 +83,8 @@ type World struct {
 	// work counts the packets this host handled (Work); workBefore is
 	// what it was when the step began.
 	work, workBefore Work
+	// asleep are the Background sends asleep, woken after each event.
+	asleep []*Asleep
 }
 
 // Task is a process: a named ubuf.Task.
@@ -301,6 +303,9 @@ func (w *World) runEvent(op string, fn func() Event) {
 		e.Op = op
 	}
 	w.end(e)
+	if len(w.asleep) > 0 {
+		w.wake()
+	}
 }
 
 // OutOfTime reports whether the model had to leave out an event that

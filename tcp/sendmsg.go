@@ -101,6 +101,9 @@ func (s *SendCall) Blocked() bool { return s.blocked }
 // Done reports that the call has returned.
 func (s *SendCall) Done() bool { return s.done }
 
+// Copied returns the bytes the call has queued so far.
+func (s *SendCall) Copied() int { return s.copied }
+
 // Result returns what the call returned. Valid once Done.
 func (s *SendCall) Result() sock.SendResult { return s.res }
 

@@ -21,6 +21,10 @@ func (r *replayer) op(op strace.Op) {
 	r.clock(h)
 	r.use(r.table(h.Pid))
 	r.learnDecor(op)
+	if sl := r.resumed(h); sl != nil {
+		r.resumeSend(op, sl)
+		return
+	}
 	if noResult(h) {
 		r.unresolved(op)
 		return

@@ -134,6 +134,12 @@ type replayer struct {
 	names  map[int]int // how many sockets each fd number has named
 	// pending lists traced TCP clients connected but not yet accepted.
 	pending []*fdEntry
+	// sleeping holds, per pid, the send started at its unfinished line
+	// and not yet resumed (startSend).
+	sleeping map[int]*sleeping
+	// cuts are the split sends that returned less than their buffers
+	// (survey.cuts).
+	cuts map[int]int
 	// clock: the absolute log time of the last call, when the log has
 	// timestamps.
 	timed    bool
@@ -197,10 +203,11 @@ func newReplayer(file string, p *kernel.Profile, sv *survey, opts Options) *repl
 	}
 	cfg.MTU = dev.MTU
 	w.AddDevice(dev)
-	r := &replayer{w: w, task: task, dev: dev, file: file, tables: map[int]*fdTable{}, names: map[int]int{},
+	r := &replayer{w: w, task: task, dev: dev, file: file, tables: map[int]*fdTable{}, names: map[int]int{}, sleeping: map[int]*sleeping{},
 		ignored: map[string]int{}, maxBytes: opts.MaxCallBytes, dgrams: map[uint16][]*fdEntry{}, unknownFds: map[int]int{},
 		out: opts.Out, progress: opts.Progress, lines: sv.lines}
 	r.rep = &Report{Config: cfg, listed: map[Verdict][]Call{}}
+	r.cuts = sv.cuts
 	r.timed = cfg.Timestamps != "none"
 	w.Trace().Sink = &r.events
 	return r
@@ -250,8 +257,9 @@ func (r *replayer) between(h *strace.Header) {
 	}
 }
 
-// clock reads the time of every call in the log, modelled or not: -r
-// times count from the previous line.
+// clock reads the time of every call in the log, modelled or not: a call
+// strace split is at its resumed line, where it returned; -r times count
+// from the previous line.
 func (r *replayer) clock(h *strace.Header) {
 	switch h.Time.Kind {
 	case strace.TimeNone:
@@ -261,6 +269,9 @@ func (r *replayer) clock(h *strace.Header) {
 		r.haveNow = true
 	default:
 		r.now, r.haveNow = h.Time.Nanos, true
+		if h.End.Kind == h.Time.Kind {
+			r.now = h.End.Nanos
+		}
 	}
 }
 

@@ -146,10 +146,16 @@ func replay(file string, merged bool, open opener, opts Options) (*Report, error
 		return nil, err
 	}
 	defer in.Close()
+	sc.ReportStarts()
 	dec := decoders{}
 	next := progressEvery
 	for r.err == nil && sc.Scan() {
 		it := sc.Item()
+		if it.Start != nil {
+			r.raw = it.Start
+			r.startSend(dec.start(it))
+			continue
+		}
 		if it.Note != nil {
 			if it.Note.Kind == strace.NoteExit || it.Note.Kind == strace.NoteKilled {
 				r.exit(*it.Note)
@@ -180,13 +186,19 @@ func replay(file string, merged bool, open opener, opts Options) (*Report, error
 // an error names the file of its line.
 type decoders map[string]*strace.Decoder
 
-func (d decoders) op(it strace.Item) strace.Op {
-	dec := d[it.File]
+func (d decoders) op(it strace.Item) strace.Op { return d.of(it.File).Op(it.Call) }
+
+// start decodes the first half of an unfinished call (Decoder.Start).
+func (d decoders) start(it strace.Item) strace.Op { return d.of(it.File).Start(it.Start) }
+
+// of returns the Decoder of file's calls.
+func (d decoders) of(file string) *strace.Decoder {
+	dec := d[file]
 	if dec == nil {
-		dec = strace.NewDecoder(it.File)
-		d[it.File] = dec
+		dec = strace.NewDecoder(file)
+		d[file] = dec
 	}
-	return dec.Op(it.Call)
+	return dec
 }
 
 // err returns the decoders' errors, in the order of the files' names.
@@ -219,7 +231,14 @@ type survey struct {
 	// getsockname showed yet; ports counts the ports listed.
 	anyPort []int
 	ports   int
+	// cuts holds, by first line, what the sends strace split returned
+	// when that was less than their buffers and more than nothing (the
+	// first maxCuts): startSend starts them with what they queued.
+	cuts map[int]int
 }
+
+// maxCuts bounds the cut sends a survey keeps.
+const maxCuts = 4096
 
 // fixPort is the kind of an ephemeral port's inference: nothing a caller
 // fixes, only listed.
@@ -310,6 +329,13 @@ func timestampKind(k strace.TimeKind) string {
 func (sv *survey) learn(op strace.Op, c *strace.Call) {
 	h := op.Head()
 	switch o := op.(type) {
+	case *strace.Send:
+		if n, ok := o.Result.Ret(); ok && n > 0 && uint64(n) < o.Len && len(h.Lines) > 1 && len(sv.cuts) < maxCuts {
+			if sv.cuts == nil {
+				sv.cuts = map[int]int{}
+			}
+			sv.cuts[line(h)] = int(n)
+		}
 	case *strace.Bind:
 		if o.Addr.Addr.IsValid() && o.Addr.Addr.Port() == 0 {
 			sv.anyPort = append(sv.anyPort, o.Fd)

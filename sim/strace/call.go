@@ -19,11 +19,13 @@ type Log struct {
 // Call is one system call. A call that strace split over an
 // "<unfinished ...>" line and a "<... name resumed>" line is merged into
 // one Call whose Lines holds both line numbers, unfinished first; Time is
-// the start time, Duration comes from the resumed line.
+// the start time, End the resumed line's, Duration comes from the resumed
+// line.
 type Call struct {
 	Lines    []int         `json:"lines"`
 	Pid      int           `json:"pid,omitempty"` // 0 when the line had no pid prefix
 	Time     Time          `json:"time,omitzero"`
+	End      Time          `json:"end,omitzero"` // the resumed line's time; zero for a call on one line
 	Name     string        `json:"name"`
 	Args     []Value       `json:"args"`
 	Result   Result        `json:"result"`

@@ -41,6 +41,34 @@ func NewDecoder(file string) *Decoder { return &Decoder{decoder{file: file}} }
 // Reason says why, and its error is kept for Err.
 func (d *Decoder) Op(c *Call) Op { return d.d.call(c) }
 
+// Start decodes the first half of a call strace printed unfinished
+// ([Item].Start): a send, whose arguments strace prints in full on entry
+// (send, sendto, sendmsg, write, writev; [StartDecoded]), becomes the Op
+// its whole call will, with the first half's ResultUnfinished result;
+// any other call, or one whose arguments do not decode, is nil. Errors
+// are left to the whole call, which Op decodes once it resumes.
+func (d *Decoder) Start(c *Call) Op {
+	dec, ok := decoders[c.Name]
+	if !ok || !StartDecoded(c.Name) || len(c.Args) != dec.n {
+		return nil
+	}
+	op, bad := dec.f(header(c), c.Args)
+	if bad != nil {
+		return nil
+	}
+	return op
+}
+
+// StartDecoded reports whether [Decoder.Start] decodes the first half of
+// a call of the syscall name.
+func StartDecoded(name string) bool {
+	switch name {
+	case "send", "sendto", "sendmsg", "write", "writev":
+		return true
+	}
+	return false
+}
+
 // Err returns the *ErrorList of the calls Op could not decode, nil when
 // there were none.
 func (d *Decoder) Err() error { return d.d.errs.err() }
@@ -85,7 +113,7 @@ type badArg struct {
 }
 
 func header(c *Call) Header {
-	return Header{Lines: c.Lines, Pid: c.Pid, Time: c.Time, Duration: c.Duration, Syscall: c.Name, Result: c.Result}
+	return Header{Lines: c.Lines, Pid: c.Pid, Time: c.Time, End: c.End, Duration: c.Duration, Syscall: c.Name, Result: c.Result}
 }
 
 type decodeFunc func(h Header, args []Value) (Op, *badArg)

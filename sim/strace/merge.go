@@ -16,6 +16,9 @@ type Source interface {
 	// Unterminated reports a last line without a line end.
 	Unterminated() bool
 	Err() error
+	// ReportStarts asks for the first halves of unfinished calls as
+	// items of their own ([Scanner.ReportStarts]).
+	ReportStarts()
 }
 
 // Merged interleaves the logs strace -ff writes, one file per process
@@ -69,28 +72,45 @@ func (m *Merged) Scan() bool {
 		return false
 	}
 	m.item, m.have[pick] = m.heads[pick], false
-	if m.item.Call != nil {
-		m.item.Call.Pid = m.pids[pick]
-	} else {
-		m.item.Note.Pid = m.pids[pick]
+	switch it := m.item; {
+	case it.Call != nil:
+		it.Call.Pid = m.pids[pick]
+	case it.Start != nil:
+		it.Start.Pid = m.pids[pick]
+	default:
+		it.Note.Pid = m.pids[pick]
 	}
 	return true
 }
 
+// ReportStarts asks every file for the first halves of unfinished calls
+// (Scanner.ReportStarts).
+func (m *Merged) ReportStarts() {
+	for _, sc := range m.files {
+		sc.ReportStarts()
+	}
+}
+
 // itemTime is the absolute time of an item, if it has one.
 func itemTime(it Item) (int64, bool) {
-	t := Time{}
-	if it.Call != nil {
+	var t Time
+	switch {
+	case it.Call != nil:
 		t = it.Call.Time
-	} else {
+	case it.Start != nil:
+		t = it.Start.Time
+	default:
 		t = it.Note.Time
 	}
 	return t.Nanos, t.Kind == TimeOfDay || t.Kind == TimeEpoch
 }
 
 func itemLine(it Item) int {
-	if it.Call != nil {
+	switch {
+	case it.Call != nil:
 		return it.Call.Line()
+	case it.Start != nil:
+		return it.Start.Line()
 	}
 	return it.Note.Line
 }

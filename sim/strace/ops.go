@@ -11,6 +11,7 @@ type Header struct {
 	Lines    []int         `json:"lines"`
 	Pid      int           `json:"pid,omitempty"`
 	Time     Time          `json:"time,omitzero"`
+	End      Time          `json:"-"` // the resumed line's time (Call.End)
 	Duration time.Duration `json:"duration,omitempty"`
 	Syscall  string        `json:"syscall"`
 	Result   Result        `json:"result"`

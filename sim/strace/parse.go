@@ -79,6 +79,10 @@ type parser struct {
 	pending map[int]*pending
 	seq     int
 	mem     carver
+	// starts, when set, asks for the first half of each call that
+	// StartDecoded names, in started, as its line shows it.
+	starts  bool
+	started []Call
 }
 
 func (p *parser) errorf(line, col int, at string, format string, args ...any) {
@@ -245,6 +249,24 @@ func (p *parser) unfinished(c *cursor, head Call, text string) {
 	head.Lines = lineSet(c.segs)
 	p.seq++
 	p.pending[head.Pid] = &pending{head: head, text: text, segs: c.segs, argStart: c.i, order: p.seq}
+	if p.starts && StartDecoded(head.Name) {
+		p.start(c, head, text)
+	}
+}
+
+// start lists the first half of a call, its arguments parsed as far as
+// they go and a ResultUnfinished result. A half that does not parse is
+// left out, its errors too: the whole call reports them once resumed.
+func (p *parser) start(c *cursor, head Call, text string) {
+	errs, dropped := len(p.errs.Errs), p.errs.Dropped
+	part := cursor{s: text, segs: c.segs, i: c.i, mem: &p.mem}
+	args, ok := p.args(&part, true)
+	if !ok {
+		p.errs.Errs, p.errs.Dropped = p.errs.Errs[:errs], dropped
+		return
+	}
+	head.Args, head.Result = args, Result{Kind: ResultUnfinished}
+	p.started = append(p.started, head)
 }
 
 // resumed joins a "<... name resumed>" line with its unfinished half and
@@ -281,6 +303,7 @@ func (p *parser) resumed(c *cursor, pid int, when Time, name string, line int) {
 	joined := cursor{s: pd.text + c.s[c.i:], segs: segs, i: pd.argStart, mem: &p.mem}
 	call := pd.head
 	call.Lines = lineSet(segs)
+	call.End = when
 	if p.finish(&joined, &call) {
 		p.log.Calls = append(p.log.Calls, call)
 	}

@@ -7,10 +7,16 @@ import (
 )
 
 // Item is one record of a log in source order: a Call (in the order calls
-// completed, as in [Log.Calls]) or a Note. Exactly one is set.
+// completed, as in [Log.Calls]), a Note, or when [Scanner.ReportStarts]
+// asked for them a Start. Exactly one is set.
 type Item struct {
 	Call *Call
 	Note *Note
+	// Start is the first half of a call strace printed unfinished
+	// ("name(args <unfinished ...>"), at its line: its arguments so far
+	// and a ResultUnfinished result. The whole call comes later as a
+	// Call, at its resumed line, with the same first line.
+	Start *Call
 	// File names the log the item came from.
 	File string
 }
@@ -49,6 +55,11 @@ func NewScanner(name string, r io.Reader) *Scanner {
 	return &Scanner{p: &parser{log: &Log{File: name}, file: name, pending: map[int]*pending{}, mem: carver{reuse: true}},
 		in: bufio.NewReaderSize(r, 64<<10)}
 }
+
+// ReportStarts makes Scan yield, as Items of their own, the first halves
+// of the unfinished calls that [Decoder.Start] decodes ([StartDecoded]),
+// so that a replay can start a call where it began.
+func (s *Scanner) ReportStarts() { s.p.starts = true }
 
 // Scan advances to the next item and reports whether there is one.
 func (s *Scanner) Scan() bool {
@@ -109,13 +120,18 @@ func (s *Scanner) read() {
 	s.collect()
 }
 
-// collect moves what the parser completed into the queue, calls before
-// notes: a line completes at most one call, or flushes an exiting
+// collect moves what the parser completed into the queue, starts and
+// calls before notes: a line starts or completes at most one call, or
+// flushes an exiting
 // process's unfinished call just before its exit note. The parser's lists
 // keep their storage for the next line: read runs once the queue is
 // consumed, when the items it handed out are no longer the caller's.
 func (s *Scanner) collect() {
 	log := s.p.log
+	for i := range s.p.started {
+		s.queue = append(s.queue, Item{Start: &s.p.started[i], File: log.File})
+	}
+	s.p.started = s.p.started[:0]
 	for i := range log.Calls {
 		s.queue = append(s.queue, Item{Call: &log.Calls[i], File: log.File})
 	}

@@ -1,0 +1,80 @@
+package sim
+
+import (
+	"slices"
+
+	"github.com/zcsim/zcsim/kernel"
+	"github.com/zcsim/zcsim/mm"
+	"github.com/zcsim/zcsim/tcp"
+)
+
+// Asleep is a blocking TCP send asleep in sk_stream_wait_memory while the
+// program's other threads and processes make their calls: a Send, SendTo
+// or SendMsg whose Call was Background returned it (Result.Asleep) once
+// the call had queued what fitted and had to wait for send buffer. As the
+// kernel's sk_stream_write_space wakes the sleeping task when an ACK
+// frees memory, the World lets it go on after every network event, in
+// its own context (wakeTCP), whatever call or wait runs the network: each
+// wake-up that queues something is a step of its own, and the one that
+// queues the last byte ends the call with its result, recorded then.
+// Wait and Interrupt end it from the program's side.
+type Asleep struct {
+	w    *World
+	c    Call
+	s    *Socket
+	call *tcp.SendCall
+	buf  *mm.Buffer
+	done bool
+	res  Result
+}
+
+// Done reports whether the call has returned.
+func (a *Asleep) Done() bool { return a.done }
+
+// Copied returns the bytes the call has queued so far.
+func (a *Asleep) Copied() int { return a.call.Copied() }
+
+// Wait lets the network run until the call returns, as Send waits. If
+// the network goes idle first the call could never return: it ends as
+// Send's does then, with Result.Blocked set.
+func (a *Asleep) Wait() Result {
+	for !a.done && a.w.Loop.Step() {
+	}
+	if !a.done {
+		a.w.beginOn(a.s)
+		a.call.Interrupt(kernel.EAGAIN)
+		a.end(true)
+	}
+	return a.res
+}
+
+// Interrupt ends the call now, as a signal or SO_SNDTIMEO ends
+// sk_stream_wait_memory (sock_intr_errno): it returns the bytes queued so
+// far, or err when there are none (tcp_sendmsg_locked's do_error). A call
+// that has returned keeps its result.
+func (a *Asleep) Interrupt(err kernel.Errno) Result {
+	if !a.done {
+		a.w.beginOn(a.s)
+		a.call.Interrupt(err)
+		a.end(false)
+	}
+	return a.res
+}
+
+// end records the call's result in the step begun and forgets it.
+func (a *Asleep) end(blocked bool) {
+	a.done = true
+	a.res = a.w.sentTCP(a.c, a.s, a.call, a.buf, blocked)
+	a.buf.Unmap()
+	a.w.asleep = slices.DeleteFunc(a.w.asleep, func(b *Asleep) bool { return b == a })
+}
+
+// wake lets every send asleep go on after a network event, the last
+// asleep first (one that returns leaves the list).
+func (w *World) wake() {
+	for i := len(w.asleep) - 1; i >= 0; i-- {
+		if a := w.asleep[i]; w.wakeTCP(a.c, a.s, a.call) {
+			a.end(false)
+		}
+	}
+}

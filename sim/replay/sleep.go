@@ -1,0 +1,165 @@
+package replay
+
+import (
+	"fmt"
+
+	"github.com/zcsim/zcsim/kernel"
+	"github.com/zcsim/zcsim/sim"
+	"github.com/zcsim/zcsim/sim/engine"
+	"github.com/zcsim/zcsim/sim/strace"
+)
+
+// sleeping is a blocking TCP send the replay started at its
+// "<unfinished ...>" line (startSend): the model's call, asleep in
+// sk_stream_wait_memory (asleep) or already returned (res), waits for its
+// "<... resumed>" line.
+type sleeping struct {
+	// line is the call's first line, which its resumed half shares.
+	line int
+	o    *strace.Send
+	e    *fdEntry
+	text string
+	size int
+	// cut, when not 0, is what the call returned, less than size: the
+	// model's call was given that much (survey.cuts).
+	cut int
+	// charged is sk_wmem_queued's charge when the call began.
+	charged uint64
+	asleep  *sim.Asleep
+	res     sim.Result
+}
+
+// startSend starts, at its "<unfinished ...>" line, a blocking send on a
+// followed TCP socket, as tcp_sendmsg_locked begins it: it queues what
+// the send buffer takes, then sleeps in sk_stream_wait_memory (a
+// Background call), and the calls the log shows from other threads and
+// processes run while it sleeps — a read of the peer's frees the window
+// whose ACK wakes it, and it queues more (sim.Asleep). Its resumed line
+// ends it (resumeSend). A send whose result the replay guides by what
+// the log observed (a zerocopy send the model would refuse, a send
+// strace abbreviated, control messages, sendfile) is left to its resumed
+// line, as is every call of a log with -r timestamps, whose gaps count
+// from the line before.
+func (r *replayer) startSend(op strace.Op) {
+	o, ok := op.(*strace.Send)
+	if !ok || o.Abbrev != "" || o.ZcInfo != nil || len(o.Control) > 0 || o.Time.Kind == strace.TimeRelative {
+		return
+	}
+	h := &o.Header
+	r.clock(h)
+	r.use(r.table(h.Pid))
+	e := r.fds[o.Fd]
+	flags := msgFlags(o.Flags)
+	if e == nil || e.s == nil || !e.inet() || !e.s.IsTCP() || e.s.Sk.NoWait(flags) {
+		return
+	}
+	im := importBuffers(o.Syscall, o.Iov)
+	size := im.total()
+	if im.errno != 0 || im.undet || size > r.maxBytes ||
+		flags&kernel.MSG_ZEROCOPY != 0 && e.s.Sk.Zerocopy() && refuses(e, uint64(size)) {
+		return
+	}
+	r.between(h)
+	text := fmt.Sprintf("%s(%d, %v, %v)", o.Syscall, o.Fd, o.Iov, flags)
+	send := r.w.Send
+	if o.To.Addr.IsValid() {
+		send = r.w.SendTo
+	}
+	c := r.call(h, text)
+	c.Background = true
+	sl := &sleeping{line: line(h), o: o, e: e, text: text, size: size, charged: e.s.Sk.WmemQueuedCharged}
+	lens := im.lens
+	if n, ok := r.cuts[sl.line]; ok {
+		// Its wait for send buffer ended once it had queued n bytes (a
+		// signal, SO_SNDTIMEO): the model's call takes those.
+		lens, sl.cut = []int{n}, n
+	}
+	sl.res = send(c, e.s, lens, flags)
+	sl.asleep = sl.res.Asleep
+	r.sleeping[h.Pid] = sl
+}
+
+// resumed returns the send startSend began for the call of h, if it did.
+func (r *replayer) resumed(h *strace.Header) *sleeping {
+	sl := r.sleeping[h.Pid]
+	if sl == nil || sl.line != line(h) {
+		return nil
+	}
+	delete(r.sleeping, h.Pid)
+	return sl
+}
+
+// resumeSend ends, at its resumed line, a send startSend began, with the
+// result the kernel gave:
+//
+//   - the model's call returned (at once, or woken while the other calls
+//     ran): its result is the prediction;
+//   - still asleep, and the log shows it returning its whole buffer: the
+//     network runs until the model's call returns too (the kernel's ACKs
+//     came sooner: the time it runs is taken off the next gaps, as
+//     runAhead's is);
+//   - the log shows it returning m of its n bytes: its wait ended (a
+//     signal, SO_SNDTIMEO) once m were queued, and the model's call,
+//     started with those m bytes (survey.cuts), sent them, as cutSend
+//     assumes;
+//   - no result (a signal's ERESTART*, the process's end): the call is
+//     interrupted where the model has it, and undetermined.
+func (r *replayer) resumeSend(op strace.Op, sl *sleeping) {
+	h, o, e := op.Head(), sl.o, sl.e
+	obs := h.Result.String()
+	if noResult(h) {
+		res := sl.end(kernel.EINTR)
+		r.sentAsleep(h, sl, res, int64(res.Ret))
+		r.add(h, o.Fd, e.s.Name, sl.text, obs, notReplayed,
+			fmt.Sprintf("%s; the model's call, asleep, was interrupted there, having queued %d bytes", unresolvedWhy(h, o.Fd), sl.copied()), Undetermined)
+		return
+	}
+	r.between(h)
+	n, _ := h.Result.Ret()
+	var ahead engine.Duration
+	if sl.asleep != nil && !sl.asleep.Done() {
+		ahead, _ = r.runAhead(sl.asleep.Done)
+	}
+	res := sl.end(kernel.EINTR)
+	r.sentAsleep(h, sl, res, n)
+	pred := res.String()
+	switch {
+	case pred != obs:
+		r.compare(h, o.Fd, e.s.Name, sl.text, obs, pred, why(res))
+	case sl.cut != 0:
+		r.assume(h, e, sl.text, obs, pred, "", fmt.Sprintf("the call returned after queuing %d of its %d bytes: its wait for send buffer ended (a signal, SO_SNDTIMEO) or an error came, which the log does not time; the model's call, started at line %d, sent those %d bytes", n, sl.size, sl.line, n))
+	case ahead > 0:
+		r.assume(h, e, sl.text, obs, pred, "", fmt.Sprintf("the network ran %v ahead of the model's clock: the work that let the call, asleep since line %d, queue its last bytes (the peer's ACKs and window updates, paced transmissions) had run sooner in the kernel", ahead, sl.line))
+	default:
+		r.compare(h, o.Fd, e.s.Name, sl.text, obs, pred, why(res))
+	}
+}
+
+// copied is what the model's call has queued.
+func (sl *sleeping) copied() int {
+	if sl.asleep == nil {
+		return int(sl.res.Ret)
+	}
+	return sl.asleep.Copied()
+}
+
+// end returns the model call's result, interrupting it with err if it
+// is still asleep.
+func (sl *sleeping) end(err kernel.Errno) sim.Result {
+	if sl.asleep == nil {
+		return sl.res
+	}
+	return sl.asleep.Interrupt(err)
+}
+
+// sentAsleep books what a send that slept did, as send does for one
+// that ran at once: its uarg, its send-buffer charge, and n bytes
+// written to a traced peer's stream.
+func (r *replayer) sentAsleep(h *strace.Header, sl *sleeping, res sim.Result, n int64) {
+	e := sl.e
+	e.held.sent(e, res.Send, uint64(sl.size))
+	e.unacked.sent(e, res.Send, e.s.Sk.WmemQueuedCharged-sl.charged, sl.line)
+	if n > 0 {
+		e.out.wrote(n)
+	}
+}
