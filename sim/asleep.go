@@ -13,8 +13,9 @@ import (
 // or SendMsg whose Call was Background returned it (Result.Asleep) once
 // the call had queued what fitted and had to wait for send buffer. As the
 // kernel's sk_stream_write_space wakes the sleeping task when an ACK
-// frees memory, the World lets it go on after every network event, in
-// its own context (wakeTCP), whatever call or wait runs the network: each
+// frees memory, the World lets it go on after every step — a network
+// event, or another call whose ACKs loopback delivered within it — in its
+// own context (wakeTCP), whatever call or wait runs the network: each
 // wake-up that queues something is a step of its own, and the one that
 // queues the last byte ends the call with its result, recorded then.
 // Wait and Interrupt end it from the program's side.
@@ -61,6 +62,16 @@ func (a *Asleep) Interrupt(err kernel.Errno) Result {
 	return a.res
 }
 
+// Wake lets the call go on now, as sk_stream_write_space's wake-up does,
+// after a front end changed what it waits for (a send buffer it assumes
+// larger); it reports whether the call returned.
+func (a *Asleep) Wake() bool {
+	if !a.done && a.w.wakeTCP(a.c, a.s, a.call) {
+		a.end(false)
+	}
+	return a.done
+}
+
 // end records the call's result in the step begun and forgets it.
 func (a *Asleep) end(blocked bool) {
 	a.done = true
@@ -69,12 +80,17 @@ func (a *Asleep) end(blocked bool) {
 	a.w.asleep = slices.DeleteFunc(a.w.asleep, func(b *Asleep) bool { return b == a })
 }
 
-// wake lets every send asleep go on after a network event, the last
-// asleep first (one that returns leaves the list).
+// wake lets every send asleep go on after a step, the last asleep first
+// (one that returns leaves the list): a network event's, or a call's of
+// another thread that freed send buffer (its read's window update,
+// acknowledged on loopback within the call). A send whose socket another
+// call holds (lock_sock) waits for it.
 func (w *World) wake() {
+	w.waking = true
+	defer func() { w.waking = false }()
 	for i := len(w.asleep) - 1; i >= 0; i-- {
-		if a := w.asleep[i]; w.wakeTCP(a.c, a.s, a.call) {
-			a.end(false)
+		if a := w.asleep[i]; !a.s.owned {
+			a.Wake()
 		}
 	}
 }

@@ -83,8 +83,10 @@ type World struct {
 	// work counts the packets this host handled (Work); workBefore is
 	// what it was when the step began.
 	work, workBefore Work
-	// asleep are the Background sends asleep, woken after each event.
+	// asleep are the Background sends asleep, woken after each step
+	// (wake), waking while they are.
 	asleep []*Asleep
+	waking bool
 }
 
 // Task is a process: a named ubuf.Task.
@@ -229,6 +231,9 @@ func (w *World) end(e Event) {
 	w.trace.add(Record{Event: &w.event})
 	w.touched, w.narration = w.touched[:0], w.narration[:0]
 	w.checkInvariants(false)
+	if len(w.asleep) > 0 && !w.waking {
+		w.wake()
+	}
 }
 
 // checkInvariants runs the checkers and records their findings.
@@ -303,9 +308,6 @@ func (w *World) runEvent(op string, fn func() Event) {
 		e.Op = op
 	}
 	w.end(e)
-	if len(w.asleep) > 0 {
-		w.wake()
-	}
 }
 
 // OutOfTime reports whether the model had to leave out an event that

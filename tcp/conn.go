@@ -274,9 +274,20 @@ func (c *Conn) Listen(backlog int) kernel.Errno {
 // loopback under bbr: 3 × 10 × 131328 = 3939840 bytes after connect,
 // 8273664 with tcp_reordering 20, 69120 with TCP_MAXSEG 1000; under
 // cubic at MTU 49204, 2 × 10 × 65792.
-func (c *Conn) expandSndbuf() {
+func (c *Conn) expandSndbuf() { c.ExpandSndbufFor(c.cwnd) }
+
+// Cwnd returns the congestion window in segments (tp->snd_cwnd).
+func (c *Conn) Cwnd() int { return c.cwnd }
+
+// ExpandSndbufFor grows sk_sndbuf as tcp_sndbuf_expand does for a
+// congestion window of cwnd segments: the model's own (expandSndbuf), or
+// a larger one a front end assumes the kernel's congestion control had
+// opened (bbr sets it from a delivery rate and an RTT measured in
+// wall-clock time). It reports whether sk_sndbuf grew; SO_SNDBUF's lock
+// and tcp_wmem[2] bound it.
+func (c *Conn) ExpandSndbufFor(cwnd int) bool {
 	if c.Sk.SndbufLocked {
-		return
+		return false
 	}
 	mss := c.MSS()
 	if c.neg.set {
@@ -289,13 +300,15 @@ func (c *Conn) expandSndbuf() {
 		perMSS <<= 1
 	}
 	perMSS += skbSize
-	nrSegs := max(initCwnd, c.cwnd, tcpReordering+1)
+	nrSegs := max(initCwnd, cwnd, tcpReordering+1)
 	factor := 2
 	if c.ca == kernel.CongestionBBR {
 		factor = 3
 	}
 	want := factor * nrSegs * perMSS
+	old := c.Sk.Sndbuf
 	c.Sk.Sndbuf = min(max(c.Sk.Sndbuf, want), c.Sk.Net.TCPWmem[2])
+	return c.Sk.Sndbuf > old
 }
 
 // Setsockopt models do_tcp_setsockopt for TCP_NODELAY and TCP_CORK (clearing

@@ -117,8 +117,12 @@ func (r *replayer) resumeSend(op strace.Op, sl *sleeping) {
 	r.between(h)
 	n, _ := h.Result.Ret()
 	var ahead engine.Duration
+	grown := ""
 	if sl.asleep != nil && !sl.asleep.Done() {
 		ahead, _ = r.runAhead(sl.asleep.Done)
+	}
+	if sl.asleep != nil && !sl.asleep.Done() && n > 0 {
+		grown = r.growSndbuf(sl)
 	}
 	res := sl.end(kernel.EINTR)
 	r.sentAsleep(h, sl, res, n)
@@ -126,6 +130,8 @@ func (r *replayer) resumeSend(op strace.Op, sl *sleeping) {
 	switch {
 	case pred != obs:
 		r.compare(h, o.Fd, e.s.Name, sl.text, obs, pred, why(res))
+	case grown != "":
+		r.assume(h, e, sl.text, obs, pred, "", grown)
 	case sl.cut != 0:
 		r.assume(h, e, sl.text, obs, pred, "", fmt.Sprintf("the call returned after queuing %d of its %d bytes: its wait for send buffer ended (a signal, SO_SNDTIMEO) or an error came, which the log does not time; the model's call, started at line %d, sent those %d bytes", n, sl.size, sl.line, n))
 	case ahead > 0:
@@ -162,4 +168,32 @@ func (r *replayer) sentAsleep(h *strace.Header, sl *sleeping, res sim.Result, n 
 	if n > 0 {
 		e.out.wrote(n)
 	}
+}
+
+// maxCwnd bounds the congestion windows growSndbuf tries.
+const maxCwnd = 1 << 16
+
+// growSndbuf explains a send the kernel returned while the model's call
+// still waits for send buffer with nothing left to wake it (its peer's
+// window is closed until a read the log shows later): the kernel's
+// sk_sndbuf was larger. tcp_sndbuf_expand sizes it from the congestion
+// window (tcp.Conn.ExpandSndbufFor), which the congestion control opens
+// from ACK timing, and under bbr from a delivery rate and an RTT
+// measured in wall-clock time, that the log does not show. The model's
+// window is assumed one segment larger at a time until the call returns
+// or sk_sndbuf reaches tcp_wmem[2] (or SO_SNDBUF locked it); it returns
+// the assumption, or "" when no window lets the call return.
+func (r *replayer) growSndbuf(sl *sleeping) string {
+	conn, sk := sl.e.s.Conn(), sl.e.s.Sk
+	from, before := conn.Cwnd(), sk.Sndbuf
+	for cw := from + 1; cw <= maxCwnd && !sk.SndbufLocked && sk.Sndbuf < sk.Net.TCPWmem[2]; cw++ {
+		if !conn.ExpandSndbufFor(cw) {
+			continue
+		}
+		if _, done := r.runAhead(sl.asleep.Done); done || sl.asleep.Wake() {
+			return fmt.Sprintf("the kernel's send buffer was larger than the model's %d bytes: tcp_sndbuf_expand sizes it from the congestion window (the model's: %d segments), which the congestion control opens from ACK timing the log does not show; with a window of %d segments, sk_sndbuf %d, the call, asleep since line %d, queued its last bytes",
+				before, from, cw, sk.Sndbuf, sl.line)
+		}
+	}
+	return ""
 }

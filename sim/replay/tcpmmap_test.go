@@ -1,6 +1,7 @@
 package replay_test
 
 import (
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -73,4 +74,27 @@ func TestReplayMTU(t *testing.T) {
 	rep, err := replay.Replay("x.log", []byte("socket(AF_INET, SOCK_STREAM, IPPROTO_IP) = 3\n"), replay.Options{MTU: 9000})
 	require.NoError(t, err)
 	require.Equal(t, 9000, rep.Config.MTU)
+}
+
+// TestTcpMmapSleepingLogs replays two more recordings of the same
+// selftest (testdata/tcp_mmap/selftest_tcp_mmap_zc_*.log.gz) that
+// diverged while the replay ran each send at its resumed line. In _sleep
+// the server's getsockopt calls found what the client's sends had queued
+// while they slept; in _sndbuf a send the kernel returned at once found
+// the model's send buffer full with the peer's window closed until the
+// next reads: the kernel's congestion window, which sizes sk_sndbuf
+// (tcp_sndbuf_expand), was larger.
+func TestTcpMmapSleepingLogs(t *testing.T) {
+	want := map[string]string{
+		"selftest_tcp_mmap_zc_sleep.log.gz":  "asleep since line",
+		"selftest_tcp_mmap_zc_sndbuf.log.gz": "the kernel's send buffer was larger than the model's 3552768 bytes",
+	}
+	replayRecorded(t, "testdata/tcp_mmap/selftest_tcp_mmap_zc_*.log.gz", ".log.gz", func(t *testing.T, log string, rep *replay.Report) {
+		require.True(t, rep.OK())
+		found := false
+		for _, c := range rep.Calls {
+			found = found || c.Syscall == "sendto" && strings.Contains(c.Assumption, want[filepath.Base(log)])
+		}
+		require.True(t, found, "a send agrees under: %s", want[filepath.Base(log)])
+	})
 }

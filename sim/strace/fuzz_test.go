@@ -55,17 +55,41 @@ func FuzzParse(f *testing.F) {
 }
 
 // checkScanner requires a Scanner to yield what Parse returned: the same
-// calls and notes in the same orders, and the same errors.
+// calls and notes in the same orders, and the same errors, whether or
+// not it also yields the first halves of unfinished calls; each of those
+// comes before its whole call, and decoding it never panics.
 func checkScanner(t *testing.T, src []byte, want *Log, wantErr error) {
 	t.Helper()
+	checkScan(t, src, want, wantErr, false)
+	checkScan(t, src, want, wantErr, true)
+}
+
+func checkScan(t *testing.T, src []byte, want *Log, wantErr error, starts bool) {
+	t.Helper()
 	sc := NewScanner("fuzz", bytes.NewReader(src))
+	if starts {
+		sc.ReportStarts()
+	}
+	dec := NewDecoder("fuzz")
 	got := &Log{File: "fuzz", Calls: []Call{}}
+	started := map[int]bool{}
 	for sc.Scan() {
-		if it := sc.Item(); it.Call != nil {
+		switch it := sc.Item(); {
+		case it.Start != nil:
+			if !StartDecoded(it.Start.Name) || it.Start.Result.Kind != ResultUnfinished {
+				t.Fatalf("start of %s with result %v", it.Start.Name, it.Start.Result)
+			}
+			dec.Start(it.Start)
+			started[it.Start.Line()] = true
+		case it.Call != nil:
+			delete(started, it.Call.Line())
 			got.Calls = append(got.Calls, it.Call.Clone())
-		} else {
+		default:
 			got.Notes = append(got.Notes, *it.Note)
 		}
+	}
+	if len(started) > 0 {
+		t.Fatalf("starts without their call: %v", started)
 	}
 	if !reflect.DeepEqual(want.Calls, got.Calls) && (len(want.Calls) > 0 || len(got.Calls) > 0) {
 		t.Fatalf("the scanner's calls differ from Parse's:\n%+v\n%+v", got.Calls, want.Calls)

@@ -2,6 +2,7 @@ package strace
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -416,6 +417,41 @@ func TestScannerMatchesParse(t *testing.T) {
 	for sc.Scan() {
 	}
 	require.False(t, sc.Unterminated())
+}
+
+// With ReportStarts the Scanner also yields, at its line, the first half
+// of an unfinished send, which Decoder.Start decodes from the arguments
+// strace printed on entry; the whole call still comes at its resumed
+// line, its End the resumed line's time. An unfinished call whose first
+// half is not a send (accept) has no start.
+func TestScannerStarts(t *testing.T) {
+	src := "101 12:00:00.000001 sendto(4, \"x\"..., 100, MSG_ZEROCOPY, NULL, 0 <unfinished ...>\n" +
+		"100 12:00:00.000002 accept(3,  <unfinished ...>\n" +
+		"101 12:00:00.000003 <... sendto resumed>) = 100\n" +
+		"100 12:00:00.000004 <... accept resumed>NULL, NULL) = 5\n"
+	sc := NewScanner("t.log", strings.NewReader(src))
+	sc.ReportStarts()
+	dec := NewDecoder("t.log")
+	var got []string
+	for sc.Scan() {
+		switch it := sc.Item(); {
+		case it.Start != nil:
+			s, ok := dec.Start(it.Start).(*Send)
+			require.True(t, ok, "the start of a send decodes to a Send")
+			got = append(got, fmt.Sprintf("start %s line %d fd %d len %d zerocopy %v", s.Syscall, s.Lines[0], s.Fd, s.Len, s.ZeroCopy))
+		case it.Call != nil:
+			got = append(got, fmt.Sprintf("call %s lines %v at %d end %d", it.Call.Name, it.Call.Lines, it.Call.Time.Nanos, it.Call.End.Nanos))
+		}
+	}
+	require.NoError(t, sc.Err())
+	const at = 12 * 3600e9
+	require.Equal(t, []string{
+		"start sendto line 1 fd 4 len 100 zerocopy true",
+		fmt.Sprintf("call sendto lines [1 3] at %d end %d", int64(at+1000), int64(at+3000)),
+		fmt.Sprintf("call accept lines [2 4] at %d end %d", int64(at+2000), int64(at+4000)),
+	}, got)
+	require.Nil(t, dec.Start(&Call{Name: "accept", Args: []Value{{Kind: KindInt, Int: 3}}}), "only sends decode from their first half")
+	require.NoError(t, dec.Err())
 }
 
 // A process killed inside a call: strace closes the arguments printed
