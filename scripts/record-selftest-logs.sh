@@ -147,9 +147,9 @@ done
 # replay's --mtu). The client sends 32 GiB unless stopped: it is paced at
 # 4 MB/s (-P) and stopped after a second (timeout's SIGTERM, which cuts
 # its last send short), a few MB; the server is then killed. Its log goes
-# to OUTDIR/tcp_mmap: its replay depends on how the client's sleeping
-# sends and the server's reads overlapped, so the log there is the one
-# the tests were written against (docs/replay.md).
+# to OUTDIR/tcp_mmap: each recording overlaps the client's sleeping sends
+# and the server's reads differently, and the logs there are the ones the
+# tests were written against (docs/replay.md).
 if want tcp_mmap_zc; then
 	ip -n "$ns" link set lo mtu 49204
 	mkdir -p "$out/tcp_mmap"

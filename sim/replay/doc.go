@@ -102,15 +102,40 @@
 // under an assumption the report states whenever some schedule explains
 // it; it diverges only when none does.
 //
+// # Sleeping calls
+//
+// strace -f prints a call that another pid's line interrupted in two
+// halves, "<unfinished ...>" and "<... name resumed>", the other pids'
+// calls between them. A blocking send on a followed TCP socket starts at
+// its unfinished line (strace.Item.Start, startSend), with the arguments
+// strace printed on entry, as a Background call (sim.Asleep): it queues
+// what the send buffer takes and sleeps in sk_stream_wait_memory, the
+// calls logged after it run while it sleeps, and the World wakes it after
+// every step, as sk_stream_write_space does, to queue more. It completes
+// at its resumed line (resumeSend) with the result the kernel gave: the
+// model's result when its call had returned; else its pending work runs
+// ahead until it returns (an assumption); with nothing left to wake it,
+// the kernel's send buffer was larger (growSndbuf: tcp_sndbuf_expand from
+// a congestion window the log does not show, one segment more at a time
+// up to tcp_wmem[2]; diverge beyond). A send that returned part of its
+// buffer had its wait ended by a signal or SO_SNDTIMEO: the survey reads
+// every result first (survey.cuts), so its call starts with what it
+// queued. A split send the replay guides by its result (a zerocopy send
+// the model would refuse, abbreviated buffers, control messages,
+// sendfile), every split call of a -r log, and every other split call
+// run at the resumed line, where the call returned: a wait in accept,
+// poll, recv or getsockopt changed nothing in the model before it woke.
+//
 // # Time
 //
 // Between two replayed calls the network settles (sim.World.Settle),
 // unless the log has timestamps (-t, -tt, -ttt or -r): then virtual time
 // advances by the real gap between the two calls and the network runs
 // only that far (sim.World.Advance), so a delayed ACK still pending in the
-// real run is still pending in the model. A send that sleeps in the model
-// runs the network until it returns; the log's next gap, counted from the
-// call's start, holds that time again, so it is taken off the next gaps
+// real run is still pending in the model. A call strace split is at its
+// resumed line's time. A send that sleeps in the model past its resumed
+// line, or that a call runs whole, runs the network until it returns; the
+// log's next gap holds that time again, so it is taken off the next gaps
 // as the time runAhead ran is.
 //
 // # Comparison

@@ -39,9 +39,13 @@
 //	strace: Process 4024 attached               Note, NoteMessage
 //
 // An unfinished call and its resumed half become one Call with both line
-// numbers; the text of the two halves is joined and parsed as one line.
-// Calls are listed in the order they completed, so a blocking accept that
-// a connect on another thread unblocked comes after the connect. A call
+// numbers and the resumed line's time as End; the text of the two halves
+// is joined and parsed as one line. Calls are listed in the order they
+// completed, so a blocking accept that a connect on another thread
+// unblocked comes after the connect. [Scanner.ReportStarts] also yields
+// the first half of an unfinished send at its line ([Item].Start, decoded
+// by [Decoder.Start] from the arguments strace prints on entry), so that
+// a replay can start the call where it began. A call
 // still unfinished when its process exits or the log ends gets a
 // [ResultUnfinished] result and stands where the exit or the end is. A
 // resumed half without a first half (a capture that starts mid-call) is
