@@ -18,7 +18,7 @@ import (
 // own context (wakeTCP), whatever call or wait runs the network: each
 // wake-up that queues something is a step of its own, and the one that
 // queues the last byte ends the call with its result, recorded then.
-// Wait and Interrupt end it from the program's side.
+// Interrupt ends it from the program's side.
 type Asleep struct {
 	w    *World
 	c    Call
@@ -35,20 +35,6 @@ func (a *Asleep) Done() bool { return a.done }
 // Copied returns the bytes the call has queued so far.
 func (a *Asleep) Copied() int { return a.call.Copied() }
 
-// Wait lets the network run until the call returns, as Send waits. If
-// the network goes idle first the call could never return: it ends as
-// Send's does then, with Result.Blocked set.
-func (a *Asleep) Wait() Result {
-	for !a.done && a.w.Loop.Step() {
-	}
-	if !a.done {
-		a.w.beginOn(a.s)
-		a.call.Interrupt(kernel.EAGAIN)
-		a.end(true)
-	}
-	return a.res
-}
-
 // Interrupt ends the call now, as a signal or SO_SNDTIMEO ends
 // sk_stream_wait_memory (sock_intr_errno): it returns the bytes queued so
 // far, or err when there are none (tcp_sendmsg_locked's do_error). A call
@@ -57,7 +43,7 @@ func (a *Asleep) Interrupt(err kernel.Errno) Result {
 	if !a.done {
 		a.w.beginOn(a.s)
 		a.call.Interrupt(err)
-		a.end(false)
+		a.end()
 	}
 	return a.res
 }
@@ -67,15 +53,15 @@ func (a *Asleep) Interrupt(err kernel.Errno) Result {
 // larger); it reports whether the call returned.
 func (a *Asleep) Wake() bool {
 	if !a.done && a.w.wakeTCP(a.c, a.s, a.call) {
-		a.end(false)
+		a.end()
 	}
 	return a.done
 }
 
 // end records the call's result in the step begun and forgets it.
-func (a *Asleep) end(blocked bool) {
+func (a *Asleep) end() {
 	a.done = true
-	a.res = a.w.sentTCP(a.c, a.s, a.call, a.buf, blocked)
+	a.res = a.w.sentTCP(a.c, a.s, a.call, a.buf, false)
 	a.buf.Unmap()
 	a.w.asleep = slices.DeleteFunc(a.w.asleep, func(b *Asleep) bool { return b == a })
 }
