@@ -41,8 +41,8 @@
 //
 // # What is generated
 //
-// The setup: sysctls (optmem_max, wmem/rmem defaults and maxima,
-// tcp_wmem/tcp_rmem), users and tasks (memlock sizes or unlimited,
+// The setup: sysctls (tcp_timestamps and tcp_sack off now and then,
+// optmem_max, wmem/rmem defaults and maxima, tcp_wmem/tcp_rmem), users and tasks (memlock sizes or unlimited,
 // cap_ipc_lock, cap_net_admin, hugepages), devices (nic, tun, a second
 // loopback; sg, csum, gso, tso, gso_max_size, mtu from 1280 to 65536,
 // delay, loss, txcomplete as a delay or manual, orphan_rx on a loopback or
@@ -119,8 +119,8 @@
 // sockets, and only to send (not sendto) on and read from (poll, epoll,
 // mmap and TCP_ZEROCOPY_RECEIVE among the reads); SO_ZEROCOPY,
 // options, connect, calls, shutdown and close, settle and waits of at
-// most 250ms, no epoll_wait for ever, net.core.optmem_max before the
-// first socket; with ZcRecv sometimes a loopback lz with a page-sized
+// most 250ms, no epoll_wait for ever, net.ipv4.tcp_timestamps,
+// tcp_sack and net.core.optmem_max before the first socket; with ZcRecv sometimes a loopback lz with a page-sized
 // MSS declared before any socket, whose MTU the live run gives the
 // namespace's lo, and every socket through it. With Memlock
 // the file drops task main's CAP_IPC_LOCK first (the live run is then

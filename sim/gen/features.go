@@ -64,7 +64,8 @@ const AllFeatures Features = 1<<numFeatures - 1
 // hand-set sk_zckey, BIG TCP and loops, and PF_PACKET sockets (the live
 // run leaves them unbound, where the model's are on their device). Even
 // these mean less on a host: Memlock is only setrlimit and capdrop of the
-// task main, Sysctl only net.core.optmem_max, Connect only connect, Peer
+// task main, Sysctl only the namespace's own (net.ipv4.tcp_timestamps,
+// tcp_sack, net.core.optmem_max), Connect only connect, Peer
 // only sends and reads on S.peer, and ZcRecv's one device is a loopback
 // whose MTU the namespace's lo takes.
 const HostFeatures = TCP | UDP | Raw | Unix | Inet6 | Nonblock | Memlock | Sysctl | Timestamps |

@@ -28,6 +28,7 @@ func (g *gen) setup() {
 }
 
 func (g *gen) sysctls() {
+	g.tcpOptions()
 	if g.cfg.Host { // a private namespace has its own optmem_max, and only that
 		g.line("sysctl net.core.optmem_max %s", g.size(pick(g, 1, 1024, 2240, 4096, 10240, 20480, 81920)))
 		return
@@ -54,6 +55,18 @@ func (g *gen) sysctls() {
 			g.line("sysctl net.ipv4.%s %s %s %s", pick(g, "tcp_wmem", "tcp_rmem"), g.size(lo), g.size(def),
 				g.size(def+pick(g, 0, 16384, 4<<20)))
 		}
+	}
+}
+
+// tcpOptions sometimes switches off the TCP options a namespace's SYNs
+// offer: net.ipv4.tcp_timestamps (every segment then carries 12 bytes
+// more of payload) and tcp_sack, per network namespace, so on a host too.
+func (g *gen) tcpOptions() {
+	if g.chance(4) {
+		g.line("sysctl net.ipv4.tcp_timestamps 0")
+	}
+	if g.chance(8) {
+		g.line("sysctl net.ipv4.tcp_sack 0")
 	}
 }
 
