@@ -108,22 +108,25 @@
 // skbs keep their references until acknowledged, and their completions
 // queue no notification.
 //
-// The sysctls net.ipv4.tcp_timestamps and tcp_sack (u8s, 1 by default;
-// 2 is timestamps without the random TSval offset, which the model does
-// not keep) decide what this end offers and takes: a SYN offers the
-// timestamp option and SACK permitted only when they are not 0
-// (tcp_syn_options in tcp_connect_init), tcp_parse_options reads neither
-// of a peer's SYN or SYN-ACK when they are 0 (saw_tstamp, sack_ok), so a
-// SYN-ACK sends only what the SYN offered and the sysctls took
-// (tcp_openreq_init, tcp_synack_options). With timestamps every segment
-// carries them (tcp_established_options) and tcp_header_len (HeaderLen)
-// is 32 bytes, else 20: the MSS (tcp_current_mss), tcp_bound_to_half_wnd's
-// floor, tcp_measure_rcv_mss, the window's rounding to whole MSS
-// (tcp_select_initial_window: tcp_openreq_init_rwin rounds by the MSS
-// less the timestamps when tstamp_ok) and advmss in rcvq_space
-// (tcp_init_buffer_space, set again when the handshake completes) follow.
-// The implicit handshake uses this end's sysctls at Connect, the implicit
-// peer taken to offer both. The model sends no SACK blocks, so tcp_sack
+// The sysctls net.ipv4.tcp_timestamps and tcp_sack (u8s, 1 by default, any
+// value to 255 taken on Linux 6.18; 2 is timestamps without the random
+// TSval offset, secure_tcp_ts_off, which the model does not keep) decide
+// what this end offers and takes: a SYN offers the timestamp option and
+// SACK permitted only when they are not 0 (tcp_syn_options;
+// tcp_connect_init sizes tcp_header_len by the same sysctl),
+// tcp_parse_options reads neither of a peer's SYN or SYN-ACK when they are
+// 0 (saw_tstamp, sack_ok), so a SYN-ACK sends only what the SYN offered
+// and the sysctls took (tcp_openreq_init, tcp_synack_options). With
+// timestamps every segment carries them (tcp_established_options) and
+// tcp_header_len (HeaderLen) is 32 bytes, else 20: the MSS
+// (tcp_current_mss), tcp_bound_to_half_wnd's floor, tcp_measure_rcv_mss,
+// the window's rounding to whole MSS (tcp_select_initial_window:
+// tcp_openreq_init_rwin rounds by the MSS less the timestamps when
+// tstamp_ok) and advmss in rcvq_space (tcp_init_buffer_space, set again
+// when the handshake completes) follow. The implicit handshake uses this
+// end's sysctls as they are when it is made (SynWindow), the implicit peer
+// taken to offer both; a later change of the sysctls leaves the connection
+// as it is, as in the kernel. The model sends no SACK blocks, so tcp_sack
 // changes only the SYNs.
 //
 // A handshake on the wire (handshake.go, for a far side a scenario plays)
