@@ -16,7 +16,10 @@
 // connect (also after a non-blocking connect's EINPROGRESS), for UDP a
 // bound receiver with the default receive buffer, as the model's. RAW sockets connect and send to 127.0.0.1 (::1), as
 // the model's do, their peer too, which is a RAW socket of the same
-// family and protocol; PF_PACKET and AF_UNIX sockets have neither. Every socket has SO_SNDTIMEO of 1s, so a send that would block
+// family and protocol; PF_PACKET and AF_UNIX sockets have neither. A
+// TCP socket made with to=L has no peer of its own: its connect goes to
+// L's port on loopback, and accept on L pairs each connection with the
+// client whose address it has. Every socket has SO_SNDTIMEO of 1s, so a send that would block
 // forever returns.
 //
 // settle polls SIOCOUTQ of every socket until nothing is in flight twice
@@ -157,7 +160,12 @@
 // UDP_SEGMENT per call, corked appends that skip them, SO_TIMESTAMPING per
 // call, unknown levels and types, TCP's order and errnos
 // (sendmsg-cmsg.zcs), SO_MARK and SO_PRIORITY with and without
-// CAP_NET_ADMIN (so-mark.zcs, so-mark-admin.zcs). Its expectations hold on the model
+// CAP_NET_ADMIN (so-mark.zcs, so-mark-admin.zcs), listen's backlog
+// against net.core.somaxconn, negative and relistened, as the Fast Open
+// queue shows it (listen-backlog.zcs), and the accept queue full: the
+// dropped SYN of a client, EALREADY, its retransmission after accept,
+// ETIMEDOUT under tcp_syn_retries 1, a refused connect
+// (listen-queue.zcs). Its expectations hold on the model
 // everywhere and, when root on a kernel with loopback MSG_ZEROCOPY
 // ([Supported]),
 // on the kernel, with 100% agreement on what is compared.

@@ -140,6 +140,17 @@ func TestPlanAccept(t *testing.T) {
 		"8 skip: not compared: after line 7")
 }
 
+// A client made with to= runs, but its blocking connect, which the live
+// run's SO_SNDTIMEO would cut short, spoils it; a client of a listener
+// the run does not compare is not compared either.
+func TestPlanClients(t *testing.T) {
+	got, _ := planned(t, "socket l AF_INET SOCK_STREAM\nlisten l backlog=0\nsocket a AF_INET SOCK_STREAM|SOCK_NONBLOCK to=l\nconnect a\n"+
+		"socket b AF_INET SOCK_STREAM to=l\nconnect b\nsend b 1 0\nbind l\nsocket c AF_INET SOCK_STREAM to=l\n")
+	requirePlan(t, got, "1 run", "2 run", "3 run", "4 run", "5 run",
+		"6 skip: the live run's SO_SNDTIMEO (1s) ends a blocking connect's wait", "7 skip: not compared: b: its blocking connect at line 6",
+		"8 skip: the live run's sockets only connect to their implicit peer", "9 skip: not compared: its listener l: it was bound at line 8")
+}
+
 // Taps and hand-driven drivers spoil the sockets through their device,
 // those that exist and those made later.
 func TestPlanTaintsDevices(t *testing.T) {
