@@ -265,18 +265,19 @@ epoll_wait fd4 8 => 1 [fd3 EPOLLOUT] # from t.pkt:8
 // listen's backlog carries over as backlog=, but for the statement's
 // default, 1; the export writes it back.
 func TestImportListenBacklog(t *testing.T) {
-	src := "0 socket(..., SOCK_STREAM, IPPROTO_TCP) = 3\n" +
+	src := "`sysctl -q net.ipv4.tcp_abort_on_overflow=1`\n0 socket(..., SOCK_STREAM, IPPROTO_TCP) = 3\n" +
 		"+0 listen(3, 0) = 0\n+0 listen(3, -1) = 0\n+0 listen(3, 1) = 0\n"
 	r, err := Import("t.pkt", []byte(src))
 	require.NoError(t, err)
 	require.Equal(t, header+
-		"socket fd3 AF_INET SOCK_STREAM IPPROTO_TCP via=tun0 => 3 # from t.pkt:1\n"+
-		"listen fd3 backlog=0 => 0 # from t.pkt:2\n"+
-		"listen fd3 backlog=-1 => 0 # from t.pkt:3\n"+
-		"listen fd3 => 0 # from t.pkt:4\n", string(r.Scenario))
+		"sysctl net.ipv4.tcp_abort_on_overflow 1 # from t.pkt:1\n"+
+		"socket fd3 AF_INET SOCK_STREAM IPPROTO_TCP via=tun0 => 3 # from t.pkt:2\n"+
+		"listen fd3 backlog=0 => 0 # from t.pkt:3\n"+
+		"listen fd3 backlog=-1 => 0 # from t.pkt:4\n"+
+		"listen fd3 => 0 # from t.pkt:5\n", string(r.Scenario))
 	out, err := Export("t.pkt.zcs", r.Scenario, scenario.Inet)
 	require.NoError(t, err)
-	for _, call := range []string{"listen(3, 0) = 0", "listen(3, -1) = 0", "listen(3, 1) = 0"} {
+	for _, call := range []string{"`sysctl -q net.ipv4.tcp_abort_on_overflow=1`", "listen(3, 0) = 0", "listen(3, -1) = 0", "listen(3, 1) = 0"} {
 		require.Contains(t, string(out), call)
 	}
 	for _, tc := range []struct{ src, want string }{

@@ -12,6 +12,7 @@ import (
 var shellSysctls = map[string]bool{
 	"net.ipv4.tcp_fastopen": true, "net.ipv4.tcp_timestamps": true, "net.ipv4.tcp_sack": true,
 	"net.ipv4.tcp_notsent_lowat": true, "net.ipv4.tcp_moderate_rcvbuf": true, "net.core.optmem_max": true,
+	"net.core.somaxconn": true, "net.ipv4.tcp_abort_on_overflow": true, "net.ipv4.tcp_syn_retries": true,
 }
 
 // shell translates a shell command: "sysctl [-q] [-w] KEY=VALUE" for a
