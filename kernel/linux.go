@@ -225,6 +225,7 @@ var (
 	SO_ZEROCOPY          = SockOpt{SOL_SOCKET, 60}
 	TCP_NODELAY          = SockOpt{SOL_TCP, 1}
 	TCP_CORK             = SockOpt{SOL_TCP, 3}
+	TCP_INFO             = SockOpt{SOL_TCP, 11}
 	TCP_QUICKACK         = SockOpt{SOL_TCP, 12}
 	TCP_CONGESTION       = SockOpt{SOL_TCP, 13}
 	TCP_FASTOPEN         = SockOpt{SOL_TCP, 23}
@@ -256,6 +257,7 @@ var SockOptNames = NewSymbols(
 	Symbol[SockOpt]{"TCP_NODELAY", TCP_NODELAY}, Symbol[SockOpt]{"TCP_CORK", TCP_CORK},
 	Symbol[SockOpt]{"TCP_QUICKACK", TCP_QUICKACK}, Symbol[SockOpt]{"TCP_FASTOPEN", TCP_FASTOPEN},
 	Symbol[SockOpt]{"TCP_NOTSENT_LOWAT", TCP_NOTSENT_LOWAT}, Symbol[SockOpt]{"TCP_CONGESTION", TCP_CONGESTION},
+	Symbol[SockOpt]{"TCP_INFO", TCP_INFO},
 	Symbol[SockOpt]{"TCP_ZEROCOPY_RECEIVE", TCP_ZEROCOPY_RECEIVE}, Symbol[SockOpt]{"TCP_INQ", TCP_INQ},
 	Symbol[SockOpt]{"UDP_CORK", UDP_CORK}, Symbol[SockOpt]{"UDP_SEGMENT", UDP_SEGMENT},
 	Symbol[SockOpt]{"IP_HDRINCL", IP_HDRINCL}, Symbol[SockOpt]{"IP_RECVERR", IP_RECVERR},

@@ -156,7 +156,9 @@
 // SO_EE_ORIGIN_LOCAL record of a datagram too long for IP, per family
 // (udp-local-error.zcs), a half-closed peer that still acknowledges data
 // (tcp-half-close.zcs), TCP_CONGESTION and net.ipv4.tcp_congestion_control
-// with and without CAP_NET_ADMIN (tcp-congestion*.zcs), and the control messages of one sendmsg:
+// with and without CAP_NET_ADMIN (tcp-congestion*.zcs), the struct tcp_info
+// fields the model knows (tcp-info.zcs: getsockopt(TCP_INFO) decodes them
+// into Obs.Msg for the outcome's field checks), and the control messages of one sendmsg:
 // UDP_SEGMENT per call, corked appends that skip them, SO_TIMESTAMPING per
 // call, unknown levels and types, TCP's order and errnos
 // (sendmsg-cmsg.zcs), SO_MARK and SO_PRIORITY with and without

@@ -187,6 +187,9 @@ func (h *host) exec(st scenario.Stmt) (res string, isCall bool) {
 		if o == kernel.TCP_ZEROCOPY_RECEIVE && h.socks[s.Sock.Name] != nil && h.socks[s.Sock.Name].typ == unix.SOCK_STREAM {
 			return h.zerocopyReceive(s), true
 		}
+		if o == kernel.TCP_INFO {
+			return h.tcpInfo(s), true
+		}
 		return getsockopt(h.fd(s.Sock), o, s.Options), true
 	case *scenario.Connect:
 		if hs := h.socks[s.Sock.Name]; s.Sock.Peer && hs != nil && hs.listening {
@@ -404,6 +407,28 @@ func getsockopt(fd int, o kernel.SockOpt, os scenario.Options) string {
 		v = v<<8 | uint32(buf[i])
 	}
 	return fmt.Sprint(int32(v))
+}
+
+// tcpInfo reads a struct tcp_info into a buffer of optlen= bytes
+// (kernel.TCPInfoSize by default) and decodes the fields the model
+// offers (kernel.TCPInfoFields) that the kernel wrote into h.msg for the
+// outcome's field checks; the result is the call's, 0.
+func (h *host) tcpInfo(s *scenario.Getsockopt) string {
+	buf := make([]byte, 2*kernel.TCPInfoSize)
+	p, n := optBuf(buf, s.Options, kernel.TCPInfoSize)
+	ln := int32(n)
+	_, _, e := unix.Syscall6(unix.SYS_GETSOCKOPT, uintptr(h.fd(s.Sock)), unix.IPPROTO_TCP, unix.TCP_INFO, p, uintptr(unsafe.Pointer(&ln)), 0)
+	runtime.KeepAlive(buf)
+	if e != 0 {
+		return errRes(e)
+	}
+	h.msg = map[string]int64{}
+	for _, f := range kernel.TCPInfoFields {
+		if v, ok := f.Decode(buf, int(ln)); ok {
+			h.msg[f.Key] = int64(v)
+		}
+	}
+	return "0"
 }
 
 // connect connects a socket to its peer; TCP then accepts the peer, also

@@ -36,6 +36,9 @@ type Result struct {
 	// Name is the string a getsockopt returned (TCP_CONGESTION's name,
 	// GetsockoptName), nil for any other call.
 	Name *string
+	// TCPInfo is what a getsockopt(TCP_INFO) wrote (GetsockoptBuf), nil
+	// for any other call.
+	TCPInfo tcp.Info
 	// Record is the record an error-queue read returned.
 	Record *notify.Record
 	// Send is what a send call did to ids (zero for other calls).
@@ -151,7 +154,7 @@ func (w *World) record(c Call, op string, s *Socket, r Result) {
 	if r.Record != nil {
 		e.call.rec, e.call.hasRec, e.call.ctrunc = *r.Record, true, r.Ctrunc
 	}
-	e.call.zc, e.call.epoll, e.call.name = r.ZcInfo, r.Epoll, r.Name
+	e.call.zc, e.call.epoll, e.call.name, e.call.tcpInfo = r.ZcInfo, r.Epoll, r.Name, r.TCPInfo
 	if r.Errno != 0 {
 		e.call.refusal = w.refusal()
 	}

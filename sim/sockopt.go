@@ -144,7 +144,9 @@ func (w *World) Getsockopt(c Call, s *Socket, opt kernel.SockOpt) Result {
 // copy is at most an int (struct so_timestamping, 8 bytes, for
 // SO_TIMESTAMPING), and do_ip_getsockopt returns a value below 256 as one
 // byte when the buffer is shorter than an int; a NULL optval with a
-// non-zero optlen is EFAULT. Probed on Linux 6.18.
+// non-zero optlen is EFAULT. Probed on Linux 6.18. TCP_INFO returns 0
+// and the struct tcp_info fields that fit in optlen (Result.TCPInfo,
+// tcp.Conn.Info).
 func (w *World) GetsockoptBuf(c Call, s *Socket, opt kernel.SockOpt, ov Optval) Result {
 	return w.syscall(c, "getsockopt", s, func() Result {
 		lvl, err := optLevel4(s, opt.Level, false)
@@ -157,6 +159,12 @@ func (w *World) GetsockoptBuf(c Call, s *Socket, opt kernel.SockOpt, ov Optval) 
 			n = 4
 		case n < 0:
 			return fail(kernel.EINVAL)
+		}
+		if lvl == levelTCP && opt == kernel.TCP_INFO {
+			if ov.Null && n > 0 {
+				return fail(kernel.EFAULT)
+			}
+			return Result{TCPInfo: s.tcp.Info(n)} // do_tcp_getsockopt: 0, min(len, sizeof) bytes written
 		}
 		v, err := w.getOpt(s, lvl, opt)
 		if err != 0 {

@@ -12,6 +12,7 @@ import (
 	"github.com/zcsim/zcsim/kernel"
 	"github.com/zcsim/zcsim/notify"
 	"github.com/zcsim/zcsim/sim/engine"
+	"github.com/zcsim/zcsim/tcp"
 	"github.com/zcsim/zcsim/ubuf"
 )
 
@@ -153,6 +154,9 @@ type Event struct {
 	// Name is the string a getsockopt returned (TCP_CONGESTION's
 	// name), absent for any other call.
 	Name *string `json:"name,omitempty"`
+	// TCPInfo are the struct tcp_info fields a getsockopt(TCP_INFO)
+	// wrote that the model offers (kernel.TCPInfoFields).
+	TCPInfo map[string]uint64 `json:"tcp_info,omitempty"`
 	// ZcInfo is what a sendmsg's SCM_ZC_NOTIFICATION returned.
 	ZcInfo *ZcInfoJSON `json:"zc_info,omitempty"`
 	// ZcControl is what a getsockopt(TCP_ZEROCOPY_RECEIVE) wrote of its
@@ -215,7 +219,8 @@ type callResult struct {
 	ctrunc  bool // the record did not fit the control buffer
 	zc      *ZcReply
 	epoll   []EpollEvent
-	name    *string // Result.Name
+	name    *string  // Result.Name
+	tcpInfo tcp.Info // Result.TCPInfo
 	// refusal is the entry that says why a failed call failed, with its
 	// numbers (kernel.Op.Refusal), or the zero Entry.
 	refusal kernel.Entry
@@ -274,6 +279,15 @@ func (e *Event) renderCall() {
 	if c.name != nil {
 		e.Name = c.name
 		b = strconv.AppendQuote(append(b, "  "...), *c.name)
+	}
+	if c.tcpInfo != nil {
+		e.TCPInfo = c.tcpInfo
+		b = append(b, ' ')
+		for _, f := range kernel.TCPInfoFields {
+			if v, ok := c.tcpInfo[f.Key]; ok {
+				b = strconv.AppendUint(append(append(append(b, ' '), f.Key...), '='), v, 10)
+			}
+		}
 	}
 	if c.epoll != nil {
 		e.Epoll = EpollText(c.epoll)

@@ -98,8 +98,9 @@ type Conn struct {
 	sndWnd, maxWindow int
 	cwnd              int
 	// delivered is tp->delivered: segments the peer has acknowledged,
-	// the SYN (or SYN-ACK) included.
-	delivered int
+	// the SYN (or SYN-ACK) included; totalRetrans is tp->total_retrans,
+	// the segments retransmitted.
+	delivered, totalRetrans int
 	// maxPacketsOut, cwndUsageSeq and isCwndLimited are what
 	// tcp_cwnd_validate keeps of the window's use (cwndValidate).
 	maxPacketsOut int

@@ -251,6 +251,14 @@
 //     one byte).
 //   - tcp_done stops every timer (inet_csk_clear_xmit_timers).
 //
+// # TCP_INFO
+//
+// Conn.Info models tcp_get_info for the struct tcp_info fields the model
+// knows exactly (kernel.TCPInfoFields: state, options, receive window
+// scale, MSS, segments in flight, window, retransmissions, bytes
+// received, bytes not sent, segments delivered); times, the RTT and rates
+// hang on wall-clock time and are not offered (probe/testdata/tcp-info.zcs).
+//
 // # Congestion window
 //
 // The window starts at TCP_INIT_CWND. Each ACK that frees skbs counts

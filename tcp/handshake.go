@@ -37,6 +37,9 @@ type negotiated struct {
 	mssClamp  int
 	ts, sack  bool
 	sndWscale uint
+	// noWscale says the peer's SYN offered no window scale, so neither
+	// end scales (wscale_ok 0).
+	noWscale bool
 }
 
 // SynOffer models tcp_syn_options for this end's SYN (tcp_connect_init):
@@ -218,7 +221,8 @@ func (c *Conn) takeOptions(peer SynOptions) {
 	}
 	c.neg.ts = peer.TS
 	c.neg.sack = peer.SackOK
-	if peer.Wscale == NoWscale {
+	c.neg.noWscale = peer.Wscale == NoWscale
+	if c.neg.noWscale {
 		c.neg.sndWscale, c.rw.wscale = 0, 0
 		c.rw.clamp = min(c.rw.clamp, u16Max)
 	} else {

@@ -478,7 +478,9 @@ func (c *Conn) transmit(seg *Segment, retrans bool) bool {
 	seg.Sent++
 	seg.lost = false
 	seg.sentAt = c.Net.Now()
-	if !retrans {
+	if retrans {
+		c.totalRetrans += c.pcount(seg) // tcp_retransmit_skb: tp->total_retrans
+	} else {
 		c.write = c.write[1:]
 		c.rtx = kernel.HostSlab[*Segment](c.host()).Append(c.rtx, seg)
 		if after(seg.end(), c.sndNxt) {

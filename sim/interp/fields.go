@@ -16,6 +16,10 @@ import (
 // ee_* fields.
 func gotField(key string, r sim.Result) (int64, bool) {
 	c, rec := r.Cmsg, r.Record
+	if strings.HasPrefix(key, "tcpi_") {
+		v, ok := r.TCPInfo[key]
+		return int64(v), ok
+	}
 	switch key {
 	case "msg_flags":
 		return int64(r.MsgFlags), true

@@ -306,7 +306,7 @@ func (in *interp) exec(st scenario.Stmt, c sim.Call) {
 		}
 		opt, val := s.Option()
 		if opt == kernel.TCP_CONGESTION {
-			r = w.SetsockoptName(c, in.sock(s.Sock), opt, s.Value.Unquoted(), nameOptval(s.Options, len(s.Value.Unquoted())))
+			r = w.SetsockoptName(c, in.sock(s.Sock), opt, s.Value.Unquoted(), bufOptval(s.Options, len(s.Value.Unquoted())))
 			break
 		}
 		r = w.SetsockoptBuf(c, in.sock(s.Sock), opt, val, optval(s.Options))
@@ -317,7 +317,11 @@ func (in *interp) exec(st scenario.Stmt, c sim.Call) {
 			break
 		}
 		if opt == kernel.TCP_CONGESTION {
-			r = w.GetsockoptName(c, in.sock(s.Sock), opt, nameOptval(s.Options, tcp.CANameMax))
+			r = w.GetsockoptName(c, in.sock(s.Sock), opt, bufOptval(s.Options, tcp.CANameMax))
+			break
+		}
+		if opt == kernel.TCP_INFO {
+			r = w.GetsockoptBuf(c, in.sock(s.Sock), opt, bufOptval(s.Options, kernel.TCPInfoSize))
 			break
 		}
 		r = w.GetsockoptBuf(c, in.sock(s.Sock), opt, optval(s.Options))

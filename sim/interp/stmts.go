@@ -46,10 +46,10 @@ func optval(os scenario.Options) sim.Optval {
 	return ov
 }
 
-// nameOptval is the buffer of a TCP_CONGESTION name: n bytes unless
-// optlen= says otherwise (a program passes strlen of the name to
-// setsockopt, a TCP_CA_NAME_MAX buffer to getsockopt).
-func nameOptval(os scenario.Options, n int) sim.Optval {
+// bufOptval is a buffer of n bytes unless optlen= says otherwise: a
+// program passes strlen of a TCP_CONGESTION name to setsockopt, a
+// TCP_CA_NAME_MAX buffer to getsockopt, a struct tcp_info for TCP_INFO.
+func bufOptval(os scenario.Options, n int) sim.Optval {
 	ov := optval(os)
 	if _, ok := os.Lookup("optlen"); !ok {
 		ov.Len = n

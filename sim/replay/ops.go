@@ -342,7 +342,7 @@ func (r *replayer) socketPair(o *strace.SocketPair) {
 
 func (r *replayer) sockopt(o *strace.SockOpt) {
 	opt, known := sockOpt(o.Level, o.Name)
-	if !known || opt == kernel.TCP_CONGESTION { // a name, which the replay does not decode
+	if !known || opt == kernel.TCP_CONGESTION || opt == kernel.TCP_INFO { // a name or a struct, which the replay does not decode
 		r.ignore(o.Syscall, o.Name+" not modelled")
 		return
 	}

@@ -256,7 +256,7 @@ func genFields(t *rapid.T, record bool) Fields {
 }
 
 func genBaseOutcome(t *rapid.T) Outcome {
-	switch rapid.IntRange(0, 5).Draw(t, "outcome") {
+	switch rapid.IntRange(0, 6).Draw(t, "outcome") {
 	case 1:
 		return Outcome{Kind: OutcomeReturn, Ret: rapid.Int64().Draw(t, "ret")}
 	case 2:
@@ -272,6 +272,8 @@ func genBaseOutcome(t *rapid.T) Outcome {
 		return o
 	case 5:
 		return Outcome{Kind: OutcomeCtrunc}
+	case 6:
+		return Outcome{Kind: OutcomeName, Name: genName.Draw(t, "name")}
 	}
 	return Outcome{}
 }
@@ -283,6 +285,9 @@ func genStmt(t *rapid.T) Stmt {
 		func(t *rapid.T) Stmt { return &Note{Text: genText.Draw(t, "text")} },
 		func(t *rapid.T) Stmt { return &Bug{Name: Ident{Name: genDots.Draw(t, "bug")}} },
 		func(t *rapid.T) Stmt {
+			if rapid.IntRange(0, 5).Draw(t, "congestion") == 0 {
+				return &Sysctl{Key: Ident{Name: "net.ipv4.tcp_congestion_control"}, Values: []Value{{Kind: ValueWord, Text: genName.Draw(t, "cc")}}}
+			}
 			return &Sysctl{Key: Ident{Name: genDots.Draw(t, "key")}, Values: rapid.SliceOfN(rapid.Custom(genNumber), 1, 3).Draw(t, "v")}
 		},
 		func(t *rapid.T) Stmt {
@@ -434,11 +439,12 @@ func genSetsockopt(t *rapid.T) Stmt {
 		}
 	}
 	s := &Setsockopt{Sock: genSock(t), Level: Ident{Name: rapid.SampledFrom(levels).Draw(t, "level")}, Opt: opt}
-	if opt.Name == "SO_TIMESTAMPING" && rapid.Bool().Draw(t, "flags") {
+	switch {
+	case opt.Name == "SO_TIMESTAMPING" && rapid.Bool().Draw(t, "flags"):
 		s.Flags = genFlags(t, timestampingNames, false)
-	} else if opt.Name == "TCP_CONGESTION" {
-		s.Value = Value{Kind: ValueString, Text: `"` + rapid.SampledFrom([]string{"cubic", "bbr", "reno"}).Draw(t, "cc") + `"`}
-	} else {
+	case opt.Name == "TCP_CONGESTION":
+		s.Value = Value{Kind: ValueString, Text: `"` + genName.Draw(t, "congestion") + `"`}
+	default:
 		s.Value = genNumber(t)
 	}
 	s.Options = genOptions(t, optvalOpts)

@@ -12,7 +12,9 @@ import (
 // recvmsg wrote into the struct msghdr (msg_flags), the header of the
 // control message (cmsg_level, cmsg_type) and the struct
 // sock_extended_err in it (ee_errno, ee_origin, ee_type, ee_code,
-// ee_info, ee_data), and the revents a poll returned. Flags holds
+// ee_info, ee_data), the revents a poll returned, and the struct
+// tcp_info a getsockopt(TCP_INFO) wrote (tcpi_state, tcpi_snd_cwnd, ...:
+// kernel.TCPInfoFields). Flags holds
 // msg_flags and revents; Value every other value, a
 // number or a kernel name (a ValueWord: ENOBUFS, SO_EE_ORIGIN_ZEROCOPY,
 // SOL_IPV6, IPV6_RECVERR).
@@ -94,7 +96,7 @@ var (
 	// hold the whole record), the record forms (zerocopy, icmp, ...)
 	// already say what they hold.
 	recordKeys = []string{"ee_errno", "ee_origin", "ee_type", "ee_code", "ee_info", "ee_data"}
-	fieldKeys  = append([]string{"msg_flags", "cmsg_level", "cmsg_type", "revents"}, recordKeys...)
+	fieldKeys  = append(append([]string{"msg_flags", "cmsg_level", "cmsg_type", "revents"}, recordKeys...), tcpInfoKeys()...)
 
 	eeOrigins = tableOf[int]("ee_origin", setOf("SO_EE_ORIGIN_NONE", "SO_EE_ORIGIN_LOCAL", "SO_EE_ORIGIN_ICMP",
 		"SO_EE_ORIGIN_ICMP6", "SO_EE_ORIGIN_TIMESTAMPING", "SO_EE_ORIGIN_ZEROCOPY", "SO_EE_ORIGIN_TXTIME"))
@@ -144,8 +146,10 @@ func (p *lineParser) fields(record bool) Fields {
 			f.Value = p.numberOrName(eeCodes, math.MaxUint8)
 		case "ee_type":
 			f.Value = p.numberOrName(table{}, math.MaxUint8)
-		default: // ee_info, ee_data
+		case "ee_info", "ee_data":
 			f.Value = p.numberOrName(table{}, math.MaxUint32)
+		default: // a tcpi_ field
+			f.Value = p.numberOrName(table{}, math.MaxInt64)
 		}
 		fs = append(fs, f)
 	}
@@ -153,6 +157,16 @@ func (p *lineParser) fields(record bool) Fields {
 		return nil
 	}
 	return fs
+}
+
+// tcpInfoKeys are the struct tcp_info fields a getsockopt(TCP_INFO)
+// outcome may check after its return value (kernel.TCPInfoFields).
+func tcpInfoKeys() []string {
+	var out []string
+	for _, f := range kernel.TCPInfoFields {
+		out = append(out, f.Key)
+	}
+	return out
 }
 
 func (p *lineParser) nameValue(id Ident) Value {
