@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"math"
 	"runtime"
 	"slices"
 	"strconv"
@@ -409,6 +410,10 @@ func getsockopt(fd int, o kernel.SockOpt, os scenario.Options) string {
 	return fmt.Sprint(int32(v))
 }
 
+// closedFD is a descriptor number no run opens: what a closed
+// descriptor of the program names.
+const closedFD = math.MaxInt32
+
 // tcpInfo reads a struct tcp_info into a buffer of optlen= bytes
 // (kernel.TCPInfoSize by default) and decodes the fields the model
 // offers (kernel.TCPInfoFields) that the kernel wrote into h.msg for the
@@ -717,7 +722,14 @@ func (h *host) recv(s *scenario.Recv) string {
 // poll runs poll(2) on the socket for the statement's events and timeout
 // (bounded by waitLimit) and renders what it returns.
 func (h *host) poll(s *scenario.Poll) string {
-	fds := []unix.PollFd{{Fd: int32(h.fd(s.Sock)), Events: int16(s.PollEvents())}}
+	fd := h.fd(s.Sock)
+	if hs := h.socks[s.Sock.Name]; hs != nil && fd < 0 {
+		// The program's descriptor was closed: it still polls that
+		// number, which names nothing now (POLLNVAL); -1, which poll
+		// skips, stands only for a socket whose creation failed.
+		fd = closedFD
+	}
+	fds := []unix.PollFd{{Fd: int32(fd), Events: int16(s.PollEvents())}}
 	n, err := unix.Poll(fds, int(min(time.Duration(s.Timeout.N), waitLimit)/time.Millisecond))
 	if err != nil {
 		return errRes(err)

@@ -11,10 +11,13 @@ import (
 // socket's poll mask (pollMask) meets events or POLLERR or POLLHUP, and 0
 // if the timeout passes or the network goes idle first, with revents
 // (Result.Revents, told in the timeline too). A closed descriptor is
-// POLLNVAL (1, never a failure).
+// POLLNVAL (1, never a failure). A nil s is an fd of -1 (the descriptor
+// of a socket whose creation failed), which do_pollfd skips: revents 0,
+// and the call returns 0 once the timeout passed (measured on Linux
+// 6.18).
 func (w *World) Poll(c Call, s *Socket, events kernel.PollEvents, timeout engine.Duration) Result {
 	filter := events | kernel.PollAlways
-	ready := func() bool { return s.closed || w.pollMask(s)&filter != 0 }
+	ready := func() bool { return s != nil && (s.closed || w.pollMask(s)&filter != 0) }
 	deadline := w.Now().Add(min(timeout, endOfTime.Sub(w.Now())))
 	for !ready() {
 		ev, ok := w.Loop.Peek()
@@ -26,8 +29,12 @@ func (w *World) Poll(c Call, s *Socket, events kernel.PollEvents, timeout engine
 		w.Advance(deadline.Sub(w.Now())) // within virtual time: cannot fail
 	}
 	w.beginOn(s)
-	revents := kernel.POLLNVAL
-	if !s.closed {
+	var revents kernel.PollEvents
+	switch {
+	case s == nil:
+	case s.closed:
+		revents = kernel.POLLNVAL
+	default:
 		revents = w.pollMask(s) & filter
 	}
 	r := ok(0)

@@ -426,12 +426,16 @@ func (in *interp) verify(st scenario.Stmt, r sim.Result) {
 }
 
 // noSocket runs a statement on a socket whose socket(2) failed: a system
-// call gets EBADF, anything else cannot be done.
+// call on its fd of -1 gets EBADF, but poll, which skips a negative fd,
+// returns 0; anything else cannot be done.
 func (in *interp) noSocket(c sim.Call, st scenario.Stmt, ss scenario.Sock) {
-	switch st.(type) {
+	switch s := st.(type) {
 	case *scenario.Hold, *scenario.Release, *scenario.Drop, *scenario.Zckey, *scenario.Expect, *scenario.Txframe, *scenario.Txskew:
 		in.w.Control(c, "control", c.Text, nil)
 		in.mismatch(st, "socket "+ss.String()+" to exist", "its socket(2) call failed")
+		return
+	case *scenario.Poll:
+		in.verify(st, in.w.Poll(c, nil, s.PollEvents(), engine.Duration(s.Timeout.N)))
 		return
 	}
 	in.verify(st, in.w.FailCall(c, "badf", kernel.EBADF))
