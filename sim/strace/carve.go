@@ -3,9 +3,9 @@ package strace
 // carver hands out the exact-length slices a call's values need (argument
 // lists, array elements, struct fields, flag names), carved from large
 // blocks instead of grown one append at a time. A call built by [Parse]
-// keeps its block for as long as the Log lives; a [Scanner] reuses one
-// block line after line (reuse), which is why a Scanner's Item is valid
-// only until the next Scan. Values and fields are built on a stack first
+// keeps its block for as long as the Log lives; a [Scanner] reuses its
+// blocks of values and fields line after line (reuse), which is why a
+// Scanner's Item is valid only until the next Scan. Values and fields are built on a stack first
 // (push, then carve from a mark), because a nested value finishes before
 // the one around it.
 type carver struct {
@@ -76,14 +76,13 @@ func (p *pile[T]) lineDone(reuse bool) {
 	}
 }
 
-// lineDone readies the carver for the next line: a Scanner's slabs are
-// reused, a Parse's kept.
+// lineDone readies the carver for the next line: a Scanner's slabs of
+// values and fields are reused, a Parse's kept. Flag names are never
+// reused, so that a decoded Op may keep a value's names without a copy
+// of its own (flagList).
 func (m *carver) lineDone() {
 	m.vals.lineDone(m.reuse)
 	m.fields.lineDone(m.reuse)
-	if m.reuse {
-		m.names.reset()
-	}
 }
 
 func (m *carver) valMark() int               { return m.vals.mark() }
@@ -94,5 +93,6 @@ func (m *carver) fieldMark() int               { return m.fields.mark() }
 func (m *carver) pushField(f Field)            { m.fields.push(f) }
 func (m *carver) carveFields(mark int) []Field { return m.fields.carve(mark, m.reuse) }
 
-// carveNames copies a flag union's names into the slab.
-func (m *carver) carveNames(names []string) []string { return m.names.cut(names, m.reuse) }
+// carveNames copies a flag union's names into the slab, which is never
+// reused.
+func (m *carver) carveNames(names []string) []string { return m.names.cut(names, false) }

@@ -301,12 +301,14 @@ func decodeAccept(h Header, a []Value) (Op, *badArg) {
 	return op, nil
 }
 
-// flagList returns the names of a flags argument, nil for 0.
+// flagList returns the names of a flags argument, nil for 0. The list
+// may share the Value's names, which a Scanner does not reuse (carver).
 func flagList(v Value) []string {
 	if n, ok := v.AsInt(); ok && n == 0 && v.Comment == "" {
 		return nil
 	}
-	return v.Symbols()
+	names, _ := v.symbols()
+	return names
 }
 
 func decodeSockOpt(h Header, a []Value) (Op, *badArg) {

@@ -12,18 +12,31 @@ func sprintf(format string, args ...any) string { return fmt.Sprintf(format, arg
 // "8192*1024", shifts.
 var binaryOps = []string{"&&", "||", "==", "!=", "<<", ">>", "*"}
 
-// value parses one argument value: an operand, then binary operators (the
-// whole becomes an Expr), a -X verbose comment and an "=> exit" part.
-func (c *cursor) value() (Value, *Error) {
+// The parsing functions below write the value they parse into *v, which
+// each successful path sets whole (at), so that a value is built where
+// its caller keeps it instead of being copied out through every level of
+// the descent. On an error *v holds nothing of use.
+
+// value parses one argument value into *v: an operand, then binary
+// operators (the whole becomes an Expr), a -X verbose comment and an
+// "=> exit" part.
+func (c *cursor) value(v *Value) *Error {
 	if c.depth >= maxDepth {
-		return Value{}, c.fail(c.i, "values nested deeper than %d", maxDepth)
+		return c.fail(c.i, "values nested deeper than %d", maxDepth)
 	}
 	c.depth++
-	defer func() { c.depth-- }()
+	err := c.valueAt(v)
+	c.depth--
+	return err
+}
+
+func (c *cursor) valueAt(v *Value) *Error {
 	start := c.i
-	v, err := c.operand()
-	if err != nil {
-		return v, err
+	if err := c.operand(v); err != nil {
+		return err
+	}
+	if !c.mayContinue() {
+		return nil
 	}
 	for {
 		op := c.lookaheadOp()
@@ -33,37 +46,61 @@ func (c *cursor) value() (Value, *Error) {
 		c.skipSpaces()
 		c.i += len(op)
 		c.skipSpaces()
-		if _, err := c.operand(); err != nil {
-			return v, err
+		// The whole is an Expr of its text: the operand's value is
+		// not kept, so it may take v's place.
+		if err := c.operand(v); err != nil {
+			return err
 		}
-		v = c.expr(start)
+		c.at(v, start, KindExpr)
 	}
-	if err := c.comments(&v); err != nil {
-		return v, err
+	if err := c.comments(v); err != nil {
+		return err
 	}
 	for v.Comment != "" && (v.Kind == KindInt || v.Kind == KindFlags) &&
 		c.peek() == '|' && !strings.HasPrefix(c.s[c.i:], "||") {
-		if err := c.verboseUnion(&v, start); err != nil {
-			return v, err
+		if err := c.verboseUnion(v, start); err != nil {
+			return err
 		}
 	}
 	if c.lookahead("=>") {
 		c.skipSpaces()
 		c.i += 2
 		c.skipSpaces()
-		out, err := c.value()
-		if err != nil {
-			return v, err
+		var out Value
+		if err := c.value(&out); err != nil {
+			return err
 		}
-		in := v
-		v = c.at(start, KindInOut)
+		in := *v
+		c.at(v, start, KindInOut)
 		mark := c.mem.valMark()
 		c.mem.pushVal(in)
 		c.mem.pushVal(out)
 		v.Elems = c.mem.carveVals(mark)
 	}
-	return v, nil
+	return nil
 }
+
+// mayContinue reports whether what follows an operand, after optional
+// spaces, may continue its value: a binary operator, a comment, "|" or
+// "=>". Most values end at a ",", a closing bracket or the line's end.
+func (c *cursor) mayContinue() bool {
+	j := c.i
+	for j < len(c.s) && c.s[j] == ' ' {
+		j++
+	}
+	return j < len(c.s) && continues[c.s[j]]
+}
+
+// continues holds the bytes that may start what mayContinue looks for.
+var continues = func() (t [256]bool) {
+	for _, op := range binaryOps {
+		t[op[0]] = true
+	}
+	for _, b := range []byte("/|=") {
+		t[b] = true
+	}
+	return t
+}()
 
 // lookahead reports whether tok follows after optional spaces, without
 // consuming anything.
@@ -130,8 +167,8 @@ func (c *cursor) comment() (string, *Error) {
 // are joined with "|" so that Symbols reads them as one union.
 func (c *cursor) verboseUnion(v *Value, start int) *Error {
 	c.i++
-	next, err := c.operand()
-	if err != nil {
+	var next Value
+	if err := c.operand(&next); err != nil {
 		return err
 	}
 	if err := c.comments(&next); err != nil {
@@ -140,7 +177,8 @@ func (c *cursor) verboseUnion(v *Value, start int) *Error {
 	if next.Kind != KindInt && next.Kind != KindFlags {
 		return c.fail(c.i, "malformed flag")
 	}
-	merged := c.at(start, KindFlags)
+	var merged Value
+	c.at(&merged, start, KindFlags)
 	for _, part := range []Value{*v, next} {
 		if part.Kind == KindInt {
 			merged.Rem |= part.Uint()
@@ -156,80 +194,82 @@ func (c *cursor) verboseUnion(v *Value, start int) *Error {
 	return nil
 }
 
-// at returns a Value of kind k whose text runs from start to c.i.
-func (c *cursor) at(start int, k Kind) Value {
+// at makes *v a Value of kind k, and nothing else yet, whose text runs
+// from start to c.i.
+func (c *cursor) at(v *Value, start int, k Kind) {
 	line, col := c.pos(start)
-	return Value{Kind: k, Text: c.s[start:c.i], Line: line, Col: col}
+	*v = Value{Kind: k, Text: c.s[start:c.i], Line: line, Col: col}
 }
 
-func (c *cursor) expr(start int) Value { return c.at(start, KindExpr) }
-
 // operand parses one value without operators.
-func (c *cursor) operand() (Value, *Error) {
+func (c *cursor) operand(v *Value) *Error {
 	start := c.i
 	switch b := c.peek(); {
 	case b == '"':
-		return c.stringValue(start)
+		return c.stringValue(v, start)
 	case b == '@' && strings.HasPrefix(c.s[c.i+1:], "\""):
 		c.i++
-		return c.stringValue(start)
+		return c.stringValue(v, start)
 	case b == '[':
-		return c.array(start)
+		return c.array(v, start)
 	case b == '{':
-		return c.structValue(start)
+		return c.structValue(v, start)
 	case b == '~' || b == '&' || b == '!':
 		c.i++
-		if _, err := c.operand(); err != nil {
-			return Value{}, err
+		if err := c.operand(v); err != nil {
+			return err
 		}
-		return c.expr(start), nil
+		c.at(v, start, KindExpr)
+		return nil
 	case b == '-' || isDigit(b):
-		return c.number(start)
+		return c.number(v, start)
 	case strings.HasPrefix(c.s[c.i:], "..."):
 		c.i += 3
-		return c.at(start, KindOmitted), nil
+		c.at(v, start, KindOmitted)
+		return nil
 	case strings.HasPrefix(c.s[c.i:], "/*"):
 		text, err := c.comment()
-		v := c.at(start, KindComment)
+		c.at(v, start, KindComment)
 		v.Comment = text
-		return v, err
+		return err
 	case b == '<':
 		if !c.skipBalanced('<', '>') {
-			return Value{}, c.fail(start, "unterminated <...>")
+			return c.fail(start, "unterminated <...>")
 		}
-		return c.expr(start), nil
+		c.at(v, start, KindExpr)
+		return nil
 	case isIdentStart(b):
-		return c.name(start)
+		return c.name(v, start)
 	case b == 0:
-		return Value{}, c.fail(start, "missing value")
+		return c.fail(start, "missing value")
 	}
-	return Value{}, c.fail(start, "unexpected %q", c.s[c.i])
+	return c.fail(start, "unexpected %q", c.s[c.i])
 }
 
-func (c *cursor) stringValue(start int) (Value, *Error) {
+func (c *cursor) stringValue(v *Value, start int) *Error {
 	str, err := c.quoted()
 	if err != nil {
-		return Value{}, err
+		return err
 	}
 	trunc := c.eat("...")
-	v := c.at(start, KindString)
+	c.at(v, start, KindString)
 	v.Str, v.Truncated = str, trunc
-	return v, nil
+	return nil
 }
 
 // number parses an integer, an fd with its -y decoration, a flag union
 // that starts with a number, or a decimal fraction (kept as Expr).
-func (c *cursor) number(start int) (Value, *Error) {
+func (c *cursor) number(v *Value, start int) *Error {
 	c.eat("-")
 	if !isDigit(c.peek()) {
-		return Value{}, c.fail(start, "expected a number")
+		return c.fail(start, "expected a number")
 	}
 	for c.i < len(c.s) && (isHex(c.s[c.i]) || c.s[c.i] == 'x' || c.s[c.i] == 'X') {
 		c.i++
 	}
 	n, ok := parseNumber(c.s[start:c.i])
 	if !ok {
-		return Value{}, c.fail(start, "malformed number")
+		return c.fail(start, "malformed number")
 	}
 	switch {
 	case c.peek() == '.' && c.i+1 < len(c.s) && isDigit(c.s[c.i+1]):
@@ -237,23 +277,31 @@ func (c *cursor) number(start int) (Value, *Error) {
 		for c.i < len(c.s) && isDigit(c.s[c.i]) {
 			c.i++
 		}
-		return c.expr(start), nil
+		c.at(v, start, KindExpr)
+		return nil
 	case c.peek() == '<' && !strings.HasPrefix(c.s[c.i:], "<<"):
-		return c.fd(start, n)
+		decor, err := c.decor()
+		if err != nil {
+			return err
+		}
+		c.at(v, start, KindFd)
+		v.Int, v.Decor = n, decor
+		return nil
 	case c.peek() == '|' && !strings.HasPrefix(c.s[c.i:], "||"):
-		return c.union(start)
+		return c.union(v, start)
 	case c.i < len(c.s) && isIdentByte(c.s[c.i]):
-		return Value{}, c.fail(start, "malformed number")
+		return c.fail(start, "malformed number")
 	}
-	v := c.at(start, KindInt)
+	c.at(v, start, KindInt)
 	v.Int = n
-	return v, nil
+	return nil
 }
 
-// fd parses the -y/-yy decoration after a descriptor number: the text up
-// to the first ">" outside square and angle brackets; strace 6.1 nests a
-// device's numbers, as in 1</dev/null<char 1:3>>.
-func (c *cursor) fd(start int, n int64) (Value, *Error) {
+// decor consumes the -y/-yy decoration at c.i, after a descriptor number,
+// and returns the text between its brackets: up to the first ">" outside
+// square and angle brackets; strace 6.1 nests a device's numbers, as in
+// 1</dev/null<char 1:3>>.
+func (c *cursor) decor() (string, *Error) {
 	open := c.i
 	depth := 0
 	for c.i++; c.i < len(c.s); c.i++ {
@@ -265,18 +313,16 @@ func (c *cursor) fd(start int, n int64) (Value, *Error) {
 		case '>':
 			if depth <= 0 {
 				c.i++
-				v := c.at(start, KindFd)
-				v.Int, v.Decor = n, c.s[open+1:c.i-1]
-				return v, nil
+				return c.s[open+1 : c.i-1], nil
 			}
 			depth--
 		}
 	}
-	return Value{}, c.fail(open, "unterminated fd decoration")
+	return "", c.fail(open, "unterminated fd decoration")
 }
 
 // union parses NAME|NAME|0x10 from start.
-func (c *cursor) union(start int) (Value, *Error) {
+func (c *cursor) union(v *Value, start int) *Error {
 	c.i = start
 	var stack [8]string
 	names := stack[:0]
@@ -292,7 +338,7 @@ func (c *cursor) union(start int) (Value, *Error) {
 			}
 			n, ok := parseNumber(c.s[partStart:c.i])
 			if !ok {
-				return Value{}, c.fail(partStart, "malformed flag")
+				return c.fail(partStart, "malformed flag")
 			}
 			rem |= uint64(n)
 			hasRem = true
@@ -302,52 +348,52 @@ func (c *cursor) union(start int) (Value, *Error) {
 		}
 		c.i++
 	}
-	v := c.at(start, KindFlags)
+	c.at(v, start, KindFlags)
 	if len(names) > 0 {
 		v.Names = c.mem.carveNames(names)
 	}
 	v.Rem, v.HasRem = rem, hasRem
-	return v, nil
+	return nil
 }
 
 // name parses an identifier: a macro call, a flag union or a lone name.
-func (c *cursor) name(start int) (Value, *Error) {
+func (c *cursor) name(v *Value, start int) *Error {
 	id := c.ident()
 	if c.peek() == '(' {
-		return c.macro(start, id)
+		return c.macro(v, start, id)
 	}
 	if c.peek() == '|' && !strings.HasPrefix(c.s[c.i:], "||") {
-		return c.union(start)
+		return c.union(v, start)
 	}
-	v := c.at(start, KindFlags)
-	v.Names = c.mem.carveNames([]string{id})
+	decor := ""
 	if c.peek() == '<' && !strings.HasPrefix(c.s[c.i:], "<<") {
 		// -y decorates AT_FDCWD with the working directory, as it does a
 		// descriptor: openat(AT_FDCWD</home/u>, ...).
-		d, err := c.fd(c.i, 0)
+		d, err := c.decor()
 		if err != nil {
-			return Value{}, err
+			return err
 		}
-		v = c.at(start, KindFlags)
-		v.Names, v.Decor = c.mem.carveNames([]string{id}), d.Decor
+		decor = d
 	}
-	return v, nil
+	c.at(v, start, KindFlags)
+	v.Names, v.Decor = c.mem.carveNames([]string{id}), decor
+	return nil
 }
 
 // macro parses name(args). Arguments that are not values (sizeof(struct
 // x)) make the whole macro an Expr.
-func (c *cursor) macro(start int, name string) (Value, *Error) {
+func (c *cursor) macro(v *Value, start int, name string) *Error {
 	open := c.i
 	c.i++
 	mark := c.mem.valMark()
 	ok := name != "sizeof"
+	var a Value // each argument in turn (declared out of the loop so that it stays on the stack)
 	for ok {
 		c.skipSpaces()
 		if c.eat(")") {
 			break
 		}
-		a, err := c.value()
-		if err != nil {
+		if err := c.value(&a); err != nil {
 			ok = false
 			break
 		}
@@ -364,28 +410,29 @@ func (c *cursor) macro(start int, name string) (Value, *Error) {
 	if !ok {
 		c.i = open
 		if !c.skipBalanced('(', ')') {
-			return Value{}, c.fail(open, "unbalanced parenthesis")
+			return c.fail(open, "unbalanced parenthesis")
 		}
-		return c.expr(start), nil
+		c.at(v, start, KindExpr)
+		return nil
 	}
-	v := c.at(start, KindMacro)
+	c.at(v, start, KindMacro)
 	v.Name, v.Elems = name, args
-	return v, nil
+	return nil
 }
 
 // array parses [a, b], [HUP INT] (sigsets use spaces) and [].
-func (c *cursor) array(start int) (Value, *Error) {
+func (c *cursor) array(v *Value, start int) *Error {
 	c.i++
 	mark := c.mem.valMark()
+	var e Value // each element in turn (out of the loop: on the stack)
 	for {
 		c.skipSpaces()
 		if c.eat("]") {
 			break
 		}
-		e, err := c.value()
-		if err != nil {
+		if err := c.value(&e); err != nil {
 			c.mem.carveVals(mark)
-			return Value{}, err
+			return err
 		}
 		c.mem.pushVal(e)
 		spaced := c.peek() == ' '
@@ -396,42 +443,46 @@ func (c *cursor) array(start int) (Value, *Error) {
 		case spaced:
 		default:
 			c.mem.carveVals(mark)
-			return Value{}, c.fail(c.i, "expected \",\" or \"]\" in array")
+			return c.fail(c.i, "expected \",\" or \"]\" in array")
 		}
 	}
-	v := c.at(start, KindArray)
+	c.at(v, start, KindArray)
 	v.Elems = c.mem.carveVals(mark)
-	return v, nil
+	return nil
 }
 
 // structValue parses {name=value, ...}; members without "name=" are
 // positional.
-func (c *cursor) structValue(start int) (Value, *Error) {
+func (c *cursor) structValue(v *Value, start int) *Error {
 	c.i++
 	mark := c.mem.fieldMark()
+	var f Field // each member in turn (out of the loop: on the stack)
 	for {
 		c.skipSpaces()
 		if c.eat("}") {
 			break
 		}
-		f, err := c.field()
+		name, err := c.field(&f.Value)
 		if err != nil {
 			c.mem.carveFields(mark)
-			return Value{}, err
+			return err
 		}
+		f.Name = name
 		c.mem.pushField(f)
 		c.skipSpaces()
 		if !c.eat(",") && c.peek() != '}' {
 			c.mem.carveFields(mark)
-			return Value{}, c.fail(c.i, "expected \",\" or \"}\" in struct")
+			return c.fail(c.i, "expected \",\" or \"}\" in struct")
 		}
 	}
-	v := c.at(start, KindStruct)
+	c.at(v, start, KindStruct)
 	v.Fields = c.mem.carveFields(mark)
-	return v, nil
+	return nil
 }
 
-func (c *cursor) field() (Field, *Error) {
+// field parses a member, name=value or a positional value, into *v and
+// returns its name ("" for a positional one).
+func (c *cursor) field(v *Value) (string, *Error) {
 	save := c.i
 	name := c.ident()
 	for name != "" && c.peek() == '.' && c.i+1 < len(c.s) && isIdentStart(c.s[c.i+1]) {
@@ -441,10 +492,8 @@ func (c *cursor) field() (Field, *Error) {
 	if name != "" && c.peek() == '=' && !strings.HasPrefix(c.s[c.i:], "==") &&
 		!strings.HasPrefix(c.s[c.i:], "=>") {
 		c.i++
-		v, err := c.value()
-		return Field{Name: name, Value: v}, err
+		return name, c.value(v)
 	}
 	c.i = save
-	v, err := c.value()
-	return Field{Value: v}, err
+	return "", c.value(v)
 }

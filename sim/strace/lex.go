@@ -64,11 +64,30 @@ func (c *cursor) skipSpaces() {
 	}
 }
 
-func isIdentStart(b byte) bool {
-	return b == '_' || b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' || b == '?'
-}
+// identClass classes each byte for identifiers: identStart for the bytes
+// one may start with (letters, _ and the ? of "????"), identByte for the
+// bytes it may hold (those and digits).
+var identClass = func() (t [256]uint8) {
+	for b := range 256 {
+		start := b == '_' || b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' || b == '?'
+		if start {
+			t[b] |= identStart
+		}
+		if start || b >= '0' && b <= '9' {
+			t[b] |= identByte
+		}
+	}
+	return t
+}()
 
-func isIdentByte(b byte) bool { return isIdentStart(b) || b >= '0' && b <= '9' }
+const (
+	identStart = 1 << iota
+	identByte
+)
+
+func isIdentStart(b byte) bool { return identClass[b]&identStart != 0 }
+
+func isIdentByte(b byte) bool { return identClass[b]&identByte != 0 }
 
 func isDigit(b byte) bool { return b >= '0' && b <= '9' }
 

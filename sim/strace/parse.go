@@ -369,20 +369,20 @@ func (p *parser) args(c *cursor, partial bool) ([]Value, bool) {
 	if c.eat(")") {
 		return c.mem.carveVals(mark), true
 	}
+	var v Value // each argument in turn (out of the loop: on the stack)
 	for {
 		c.skipSpaces()
 		if partial && c.i >= len(c.s) {
 			return c.mem.carveVals(mark), true
 		}
-		f, err := c.field()
+		name, err := c.field(&v)
 		if err != nil {
 			p.errs.add(p.withFile(err))
 			return nil, false
 		}
-		v := f.Value
-		if f.Name != "" {
+		if name != "" {
 			// clone(child_stack=NULL, flags=CLONE_VM|..., ...)
-			v.Name, v.Text = f.Name, f.Name+"="+v.Text
+			v.Name, v.Text = name, name+"="+v.Text
 		}
 		c.mem.pushVal(v)
 		c.skipSpaces()
@@ -426,12 +426,12 @@ func (p *parser) result(c *cursor, call *Call) bool {
 			r.Kind, r.Errno = ResultInterrupted, name
 		}
 	default:
-		v, err := c.value()
-		if err != nil {
+		if err := c.value(&r.Value); err != nil {
+			r.Value = Value{}
 			p.errs.add(p.withFile(err))
 			return false
 		}
-		r.Value = v
+		v := &r.Value
 		if v.Kind != KindInt && v.Kind != KindFd {
 			p.errorf(v.Line, v.Col, v.Text, "result is not a number")
 			return false

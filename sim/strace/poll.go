@@ -82,8 +82,8 @@ func decodePoll(h Header, a []Value) (Op, *badArg) {
 // the pollfds; at is the argument an error is reported at.
 func (op *Poll) revents(at Value) *badArg {
 	c := &cursor{s: op.Result.Comment, segs: []segment{{}}, mem: &carver{}}
-	list, err := c.value()
-	if err != nil || list.Kind != KindArray {
+	var list Value
+	if err := c.value(&list); err != nil || list.Kind != KindArray {
 		return &badArg{at, "the ready descriptors after the result are not an array of struct pollfd"}
 	}
 	for _, e := range list.Elems {

@@ -1,6 +1,7 @@
 package strace
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -145,28 +146,51 @@ func (v Value) Uint() uint64 { return uint64(v.Int) }
 // and the numeric remainder as a hexadecimal string ("0x80000") after the
 // names. It returns nil for other kinds.
 func (v Value) Symbols() []string {
-	if (v.Kind == KindInt || v.Kind == KindFlags && len(v.Names) == 0) && v.Comment != "" {
+	names, shared := v.symbols()
+	if shared {
+		return append([]string(nil), names...)
+	}
+	return names
+}
+
+// symbols is Symbols, without a copy when the names are v.Names as they
+// are (shared reports it): the caller must then not change them.
+func (v *Value) symbols() (names []string, shared bool) {
+	if v.namedByComment() {
 		if names, ok := commentNames(v.Comment); ok {
-			return names
+			return names, false
 		}
 	}
 	switch v.Kind {
 	case KindFlags:
-		out := append([]string(nil), v.Names...)
-		if v.HasRem && (v.Rem != 0 || len(v.Names) == 0) {
-			out = append(out, "0x"+strconv.FormatUint(v.Rem, 16))
+		if !v.remShown() {
+			return v.Names, true
 		}
-		return out
+		out := make([]string, len(v.Names), len(v.Names)+1)
+		copy(out, v.Names)
+		return append(out, v.remName()), false
 	case KindInt:
-		return []string{v.Text}
+		return []string{v.Text}, false
 	}
-	return nil
+	return nil, false
 }
+
+// namedByComment reports whether a -X verbose comment may name v: v is
+// numeric and has one.
+func (v *Value) namedByComment() bool {
+	return (v.Kind == KindInt || v.Kind == KindFlags && len(v.Names) == 0) && v.Comment != ""
+}
+
+// remShown reports whether a flags value's symbols end in its numeric
+// remainder, which remName spells.
+func (v *Value) remShown() bool { return v.HasRem && (v.Rem != 0 || len(v.Names) == 0) }
+
+func (v *Value) remName() string { return "0x" + strconv.FormatUint(v.Rem, 16) }
 
 // Symbol returns the single name of v (SOL_SOCKET), or its text when v is
 // not a single name ("0x1" under -X raw).
 func (v Value) Symbol() string {
-	s := v.Symbols()
+	s, _ := v.symbols()
 	if len(s) == 1 {
 		return s[0]
 	}
@@ -179,13 +203,22 @@ func (v Value) Symbol() string {
 // commentNames splits a -X verbose comment such as "MSG_MORE|MSG_ZEROCOPY"
 // into names; it fails for comments that are not a flag union.
 func commentNames(c string) ([]string, bool) {
-	parts := strings.Split(strings.TrimSpace(c), "|")
-	for _, p := range parts {
-		if !isIdent(p) {
-			return nil, false
-		}
+	if ok, _ := commentHas(c, ""); !ok {
+		return nil, false
 	}
-	return parts, true
+	return strings.Split(strings.TrimSpace(c), "|"), true
+}
+
+// commentHas reports whether a -X verbose comment is a flag union (ok)
+// and whether name is one of its names.
+func commentHas(c, name string) (ok, has bool) {
+	for p := range strings.SplitSeq(strings.TrimSpace(c), "|") {
+		if !isIdent(p) {
+			return false, false
+		}
+		has = has || p == name
+	}
+	return true, has
 }
 
 func isIdent(s string) bool {
@@ -213,16 +246,31 @@ func (v Value) Field(name string) (Value, bool) {
 // Has reports whether the flags value v contains the name, either spelled
 // out or, when the value is numeric, as the given bit.
 func (v Value) Has(name string, bit uint64) bool {
-	for _, n := range v.Symbols() {
-		if n == name {
-			return true
-		}
+	if v.hasSymbol(name) {
+		return true
 	}
 	switch v.Kind {
 	case KindFlags:
 		return v.HasRem && v.Rem&bit != 0
 	case KindInt:
 		return v.Uint()&bit != 0
+	}
+	return false
+}
+
+// hasSymbol reports whether name is one of v's Symbols, without listing
+// them.
+func (v *Value) hasSymbol(name string) bool {
+	if v.namedByComment() {
+		if ok, has := commentHas(v.Comment, name); ok {
+			return has
+		}
+	}
+	switch v.Kind {
+	case KindFlags:
+		return slices.Contains(v.Names, name) || v.remShown() && strings.HasPrefix(name, "0x") && name == v.remName()
+	case KindInt:
+		return v.Text == name
 	}
 	return false
 }
@@ -259,12 +307,34 @@ func parseNumber(s string) (int64, bool) {
 	if s == "" {
 		return 0, false
 	}
-	u, err := strconv.ParseUint(s, 0, 64)
-	if err != nil {
-		return 0, false
+	u, ok := parseDecimal(s)
+	if !ok {
+		var err error
+		if u, err = strconv.ParseUint(s, 0, 64); err != nil {
+			return 0, false
+		}
 	}
 	if neg {
 		return -int64(u), true
 	}
 	return int64(u), true
+}
+
+// parseDecimal parses the plain decimal numbers most arguments are, of
+// at most 19 digits (below 10^19, so no overflow) and no leading 0 (an
+// octal number), without strconv's general path; ok is false for
+// anything else, which strconv then reads.
+func parseDecimal(s string) (uint64, bool) {
+	if len(s) > 19 || len(s) > 1 && s[0] == '0' {
+		return 0, false
+	}
+	var u uint64
+	for i := 0; i < len(s); i++ {
+		d := s[i] - '0'
+		if d > 9 {
+			return 0, false
+		}
+		u = u*10 + uint64(d)
+	}
+	return u, true
 }
