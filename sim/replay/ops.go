@@ -599,7 +599,7 @@ func (r *replayer) send(o *strace.Send) {
 	}
 	r.feed(e, o.To.Addr)
 	flags := msgFlags(o.Flags)
-	text := fmt.Sprintf("%s(%d, %v, %v)", o.Syscall, o.Fd, o.Iov, flags)
+	text := sendText(o.Syscall, o.Fd, o.Iov, flags)
 	send := r.w.Send
 	if o.To.Addr.IsValid() {
 		send = r.w.SendTo
@@ -724,7 +724,7 @@ func (r *replayer) send(o *strace.Send) {
 	case pred != obs && noSchedule != "":
 		r.compare(&o.Header, o.Fd, e.s.Name, text, obs, pred, noSchedule+"; the model: "+why(res))
 	default:
-		r.compare(&o.Header, o.Fd, e.s.Name, text, obs, pred, why(res))
+		r.compare(&o.Header, o.Fd, e.s.Name, text, obs, pred, whyDiverged(obs, pred, res))
 	}
 }
 
@@ -880,7 +880,7 @@ func (r *replayer) recv(o *strace.Recv) {
 		return
 	}
 	flags := msgFlags(o.Flags)
-	text := fmt.Sprintf("%s(%d, %d, %v)", o.Syscall, o.Fd, o.Len, flags)
+	text := recvText(o.Syscall, o.Fd, o.Len, flags)
 	if !o.ErrQueue {
 		r.recvData(o, e, text, flags)
 		return
@@ -936,7 +936,8 @@ func (r *replayer) recvData(o *strace.Recv, e *fdEntry, text string, flags kerne
 		return
 	}
 	res := r.w.Recv(r.call(&o.Header, text), target, im.total(), flags)
-	r.compare(&o.Header, o.Fd, target.Name, text, obs, res.String(), why(res))
+	pred := res.String()
+	r.compare(&o.Header, o.Fd, target.Name, text, obs, pred, whyDiverged(obs, pred, res))
 }
 
 // unknownDgramPort says why a datagram read that the log shows returning
@@ -1098,6 +1099,40 @@ func (r *replayer) emit(c Call) {
 	case r.err == nil:
 		r.err = r.out.Call(c)
 	}
+}
+
+// sendText is how the report shows a send: name(fd, [iov lengths],
+// flags), as fmt's %v prints them.
+func sendText(syscall string, fd int, iov []uint64, flags kernel.MsgFlags) string {
+	b := make([]byte, 0, 64)
+	b = append(append(b, syscall...), '(')
+	b = append(strconv.AppendInt(b, int64(fd), 10), ", ["...)
+	for i, n := range iov {
+		if i > 0 {
+			b = append(b, ' ')
+		}
+		b = strconv.AppendUint(b, n, 10)
+	}
+	return string(append(append(append(b, "], "...), flags.String()...), ')'))
+}
+
+// recvText is how the report shows a read: name(fd, length, flags).
+func recvText(syscall string, fd int, n uint64, flags kernel.MsgFlags) string {
+	b := make([]byte, 0, 48)
+	b = append(append(b, syscall...), '(')
+	b = append(strconv.AppendInt(b, int64(fd), 10), ", "...)
+	b = append(strconv.AppendUint(b, n, 10), ", "...)
+	return string(append(append(b, flags.String()...), ')'))
+}
+
+// whyDiverged is why(res) for a call whose prediction pred differs from
+// what the log observed, the only call a report gives the reason of;
+// "" for one that agrees.
+func whyDiverged(obs, pred string, res sim.Result) string {
+	if obs == pred {
+		return ""
+	}
+	return why(res)
 }
 
 // why is the model's reason for a send's result: what
