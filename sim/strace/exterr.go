@@ -13,12 +13,12 @@ const extErrSize = 16
 // Symbolic names strace may print inside sock_extended_err
 // (include/uapi/linux/errqueue.h, asm-generic/errno.h).
 var (
-	eeOrigins = map[string]uint8{
+	eeOrigins = map[string]uint32{
 		"SO_EE_ORIGIN_NONE": 0, "SO_EE_ORIGIN_LOCAL": 1, "SO_EE_ORIGIN_ICMP": 2,
 		"SO_EE_ORIGIN_ICMP6": 3, "SO_EE_ORIGIN_TXSTATUS": 4, "SO_EE_ORIGIN_TIMESTAMPING": 4,
 		"SO_EE_ORIGIN_ZEROCOPY": 5, "SO_EE_ORIGIN_TXTIME": 6,
 	}
-	eeCodes = map[string]uint8{
+	eeCodes = map[string]uint32{
 		"SO_EE_CODE_ZEROCOPY_COPIED": 1, "SO_EE_CODE_TXTIME_INVALID_PARAM": 1,
 		"SO_EE_CODE_TXTIME_MISSED": 2,
 	}
@@ -84,13 +84,6 @@ func extErrStruct(v Value) (ExtErr, *badArg) {
 		}
 		return 0, &badArg{f, "unknown " + name + " " + f.Symbol()}
 	}
-	widen := func(m map[string]uint8) map[string]uint32 {
-		out := make(map[string]uint32, len(m))
-		for k, x := range m {
-			out[k] = uint32(x)
-		}
-		return out
-	}
 	fields := []struct {
 		name  string
 		names map[string]uint32
@@ -98,9 +91,9 @@ func extErrStruct(v Value) (ExtErr, *badArg) {
 		set   func(uint32)
 	}{
 		{"ee_errno", eeErrnos, 1<<32 - 1, func(x uint32) { ee.Errno = x }},
-		{"ee_origin", widen(eeOrigins), 255, func(x uint32) { ee.Origin = uint8(x) }},
+		{"ee_origin", eeOrigins, 255, func(x uint32) { ee.Origin = uint8(x) }},
 		{"ee_type", nil, 255, func(x uint32) { ee.Type = uint8(x) }},
-		{"ee_code", widen(eeCodes), 255, func(x uint32) { ee.Code = uint8(x) }},
+		{"ee_code", eeCodes, 255, func(x uint32) { ee.Code = uint8(x) }},
 		{"ee_info", nil, 1<<32 - 1, func(x uint32) { ee.Info = x }},
 		{"ee_data", nil, 1<<32 - 1, func(x uint32) { ee.Data = x }},
 	}
