@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/zcsim/zcsim/kernel"
@@ -99,9 +100,9 @@ func fail(err kernel.Errno) Result {
 // String renders the result as strace does: "4096", "-1 ENOBUFS".
 func (r Result) String() string {
 	if r.Errno != 0 {
-		return fmt.Sprintf("-1 %v", r.Errno)
+		return "-1 " + r.Errno.String()
 	}
-	return fmt.Sprint(r.Ret)
+	return strconv.FormatInt(r.Ret, 10)
 }
 
 // syscall runs fn as one step and records it with its result. A call on

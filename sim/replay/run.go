@@ -465,7 +465,8 @@ func (l *lastEvent) Put(rec *sim.Record) error {
 	if e == nil {
 		return nil
 	}
-	for _, t := range e.Touched {
+	for i := range e.Touched {
+		t := &e.Touched[i] // not a copy: a step touches many objects
 		if t.Entry.Op != kernel.OpRcvbufUndetermined {
 			continue
 		}

@@ -13,6 +13,7 @@ type carver struct {
 	vals   pile[Value]
 	fields pile[Field]
 	names  block[string]
+	lines  block[int]
 }
 
 // block is one growing slab of T that exact-length slices are cut from.
@@ -58,7 +59,8 @@ type pile[T any] struct {
 // mark is where the elements of a value about to be parsed start.
 func (p *pile[T]) mark() int { return len(p.stack) }
 
-func (p *pile[T]) push(v T) { p.stack = append(p.stack, v) }
+// push copies *v onto the stack (by pointer: a Value is large).
+func (p *pile[T]) push(v *T) { p.stack = append(p.stack, *v) }
 
 // carve pops the elements from mark on into their slice.
 func (p *pile[T]) carve(mark int, reuse bool) []T {
@@ -86,11 +88,11 @@ func (m *carver) lineDone() {
 }
 
 func (m *carver) valMark() int               { return m.vals.mark() }
-func (m *carver) pushVal(v Value)            { m.vals.push(v) }
+func (m *carver) pushVal(v *Value)           { m.vals.push(v) }
 func (m *carver) carveVals(mark int) []Value { return m.vals.carve(mark, m.reuse) }
 
 func (m *carver) fieldMark() int               { return m.fields.mark() }
-func (m *carver) pushField(f Field)            { m.fields.push(f) }
+func (m *carver) pushField(f *Field)           { m.fields.push(f) }
 func (m *carver) carveFields(mark int) []Field { return m.fields.carve(mark, m.reuse) }
 
 // carveNames copies a flag union's names into the slab, which is never

@@ -73,8 +73,8 @@ func (c *cursor) valueAt(v *Value) *Error {
 		in := *v
 		c.at(v, start, KindInOut)
 		mark := c.mem.valMark()
-		c.mem.pushVal(in)
-		c.mem.pushVal(out)
+		c.mem.pushVal(&in)
+		c.mem.pushVal(&out)
 		v.Elems = c.mem.carveVals(mark)
 	}
 	return nil
@@ -397,7 +397,7 @@ func (c *cursor) macro(v *Value, start int, name string) *Error {
 			ok = false
 			break
 		}
-		c.mem.pushVal(a)
+		c.mem.pushVal(&a)
 		c.skipSpaces()
 		if !c.eat(",") && c.peek() != ')' {
 			ok = false
@@ -434,7 +434,7 @@ func (c *cursor) array(v *Value, start int) *Error {
 			c.mem.carveVals(mark)
 			return err
 		}
-		c.mem.pushVal(e)
+		c.mem.pushVal(&e)
 		spaced := c.peek() == ' '
 		c.skipSpaces()
 		switch {
@@ -468,7 +468,7 @@ func (c *cursor) structValue(v *Value, start int) *Error {
 			return err
 		}
 		f.Name = name
-		c.mem.pushField(f)
+		c.mem.pushField(&f)
 		c.skipSpaces()
 		if !c.eat(",") && c.peek() != '}' {
 			c.mem.carveFields(mark)

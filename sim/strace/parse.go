@@ -223,21 +223,24 @@ func (p *parser) callLine(c *cursor, pid int, when Time) {
 		p.unfinished(c, Call{Pid: pid, Time: when, Name: name}, trimmed)
 		return
 	}
-	call := Call{Lines: lineSet(c.segs), Pid: pid, Time: when, Name: name}
+	call := Call{Lines: p.lineSet(c.segs), Pid: pid, Time: when, Name: name}
 	if p.finish(c, &call) {
 		p.log.Calls = append(p.log.Calls, call)
 	}
 }
 
-// lineSet returns the distinct source lines of segs in order.
-func lineSet(segs []segment) []int {
-	out := make([]int, 0, len(segs))
+// lineSet returns the distinct source lines of segs in order, carved
+// from the carver's slab of line numbers, which is never reused: a call's
+// Lines go with its decoded Op.
+func (p *parser) lineSet(segs []segment) []int {
+	var stack [4]int
+	out := stack[:0]
 	for _, s := range segs {
 		if len(out) == 0 || out[len(out)-1] != s.line {
 			out = append(out, s.line)
 		}
 	}
-	return out
+	return p.mem.lines.cut(out, false)
 }
 
 // unfinished stores the first half of a call until its resumed half.
@@ -246,7 +249,7 @@ func (p *parser) unfinished(c *cursor, head Call, text string) {
 		p.errorAt(c, "pid %d starts %s while %s (line %d) is unfinished", head.Pid, head.Name, old.head.Name, old.head.Lines[0])
 		p.flushOne(old)
 	}
-	head.Lines = lineSet(c.segs)
+	head.Lines = p.lineSet(c.segs)
 	p.seq++
 	p.pending[head.Pid] = &pending{head: head, text: text, segs: c.segs, argStart: c.i, order: p.seq}
 	if p.starts && StartDecoded(head.Name) {
@@ -302,7 +305,7 @@ func (p *parser) resumed(c *cursor, pid int, when Time, name string, line int) {
 	}
 	joined := cursor{s: pd.text + c.s[c.i:], segs: segs, i: pd.argStart, mem: &p.mem}
 	call := pd.head
-	call.Lines = lineSet(segs)
+	call.Lines = p.lineSet(segs)
 	call.End = when
 	if p.finish(&joined, &call) {
 		p.log.Calls = append(p.log.Calls, call)
@@ -384,7 +387,7 @@ func (p *parser) args(c *cursor, partial bool) ([]Value, bool) {
 			// clone(child_stack=NULL, flags=CLONE_VM|..., ...)
 			v.Name, v.Text = name, name+"="+v.Text
 		}
-		c.mem.pushVal(v)
+		c.mem.pushVal(&v)
 		c.skipSpaces()
 		switch {
 		case c.eat(","):
