@@ -83,6 +83,12 @@ type parser struct {
 	// StartDecoded names, in started, as its line shows it.
 	starts  bool
 	started []Call
+	// repeated is the text after the pid and timestamp of the last line,
+	// when that line was a whole call a Scanner parsed (last, whose text
+	// started at offset lastAt); "" otherwise. See repeat.
+	repeated string
+	last     Call
+	lastAt   int
 }
 
 func (p *parser) errorf(line, col int, at string, format string, args ...any) {
@@ -100,7 +106,6 @@ func (p *parser) line(text string, lineNo int, stitch *stitched) *stitched {
 	if strings.TrimSpace(text) == "" {
 		return stitch
 	}
-	p.mem.lineDone()
 	c := cursor{s: text, segs: []segment{{0, lineNo, 1}}, mem: &p.mem}
 	pid := c.pidPrefix()
 	when, ok := c.timestamp()
@@ -110,6 +115,12 @@ func (p *parser) line(text string, lineNo int, stitch *stitched) *stitched {
 	}
 	c.skipSpaces()
 	rest := c.s[c.i:]
+	if stitch == nil && p.repeated != "" && rest == p.repeated {
+		p.repeat(c.i, lineNo, pid, when)
+		return nil
+	}
+	p.repeated = ""
+	p.mem.lineDone()
 	if strings.HasPrefix(rest, "strace: ") || strings.HasPrefix(rest, "+++ ") ||
 		strings.HasPrefix(rest, "--- ") {
 		p.note(&c, pid, when, lineNo)
@@ -124,8 +135,43 @@ func (p *parser) line(text string, lineNo int, stitch *stitched) *stitched {
 		p.note(&msg, pid, when, lineNo)
 		return &stitched{text: text[:cut], segs: c.segs, pid: pid, when: when}
 	}
-	p.callLine(&c, pid, when)
+	if at := c.i; p.callLine(&c, pid, when) && p.mem.reuse {
+		p.last, p.lastAt, p.repeated = p.log.Calls[len(p.log.Calls)-1], at, rest
+	}
 	return nil
+}
+
+// repeat lists again the call the line before completed, for a line that
+// repeats its text after the pid and the timestamp (a program's loop of
+// identical calls): parsed alike, it would give the same call, but for
+// its line, pid and time and its values' positions, which move by the
+// difference between the prefixes' widths; at is where this line's call
+// starts. Only a Scanner repeats, as its carver keeps the last line's
+// values until it parses another: a Log's calls keep their own.
+func (p *parser) repeat(at, lineNo, pid int, when Time) {
+	call := p.last
+	call.Lines = p.lineSet([]segment{{0, lineNo, 1}})
+	call.Pid, call.Time = pid, when
+	for i := range call.Args {
+		call.Args[i].moveTo(lineNo, at-p.lastAt)
+	}
+	if call.Result.Value.IsValid() {
+		call.Result.Value.moveTo(lineNo, at-p.lastAt)
+	}
+	p.last, p.lastAt = call, at
+	p.log.Calls = append(p.log.Calls, call)
+}
+
+// moveTo gives v and the values in it the position of the same text on
+// another line, shift columns to the right.
+func (v *Value) moveTo(line, shift int) {
+	v.Line, v.Col = line, v.Col+shift
+	for i := range v.Elems {
+		v.Elems[i].moveTo(line, shift)
+	}
+	for i := range v.Fields {
+		v.Fields[i].Value.moveTo(line, shift)
+	}
 }
 
 // continueStitch joins the continuation of a cut call line to its start
@@ -198,35 +244,38 @@ const (
 )
 
 // callLine parses a call, an unfinished call or a resumed call, starting
-// at the syscall name or at "<... ".
-func (p *parser) callLine(c *cursor, pid int, when Time) {
+// at the syscall name or at "<... ". It reports whether the line was a
+// whole call, which it lists.
+func (p *parser) callLine(c *cursor, pid int, when Time) bool {
 	line, _ := c.pos(c.i)
 	if rest, ok := strings.CutPrefix(c.s[c.i:], "<... "); ok {
 		name, _, found := strings.Cut(rest, resumedMark)
 		if !found || !isSyscallName(name) {
 			p.errorAt(c, "malformed resumed marker")
-			return
+			return false
 		}
 		c.i += len("<... ") + len(name) + len(resumedMark)
 		p.resumed(c, pid, when, name, line)
-		return
+		return false
 	}
 	start := c.i
 	name := c.ident()
 	if name == "" || !c.eat("(") {
 		c.i = start
 		p.errorAt(c, "expected a system call, signal, exit or strace message")
-		return
+		return false
 	}
 	if strings.HasSuffix(c.s, unfinishedMark) {
 		trimmed := strings.TrimRight(c.s[:len(c.s)-len(unfinishedMark)], " ")
 		p.unfinished(c, Call{Pid: pid, Time: when, Name: name}, trimmed)
-		return
+		return false
 	}
 	call := Call{Lines: p.lineSet(c.segs), Pid: pid, Time: when, Name: name}
-	if p.finish(c, &call) {
-		p.log.Calls = append(p.log.Calls, call)
+	if !p.finish(c, &call) {
+		return false
 	}
+	p.log.Calls = append(p.log.Calls, call)
+	return true
 }
 
 // lineSet returns the distinct source lines of segs in order, carved
