@@ -27,7 +27,9 @@ type Item struct {
 // call once complete (an unfinished call with its resumed half, or with a
 // [ResultUnfinished] result when its process exits or the log ends), each
 // note as it comes. Errors are collected as Parse collects them and
-// returned by Err once the log is read.
+// returned by Err once the log is read. A line whose text after the pid
+// and timestamp repeats the line before it, a whole call, is not parsed
+// again: its Call is that call with its own line, pid, time and columns.
 //
 //	sc := strace.NewScanner("app.strace", f)
 //	for sc.Scan() {
