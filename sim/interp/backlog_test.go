@@ -84,7 +84,18 @@ accept s d => -1 EAGAIN
 // ETIMEDOUT at 131 s (tcp_syn_retries 6: a budget of 127 s). Closing a
 // client that waits in SYN_SENT stops its timer.
 func TestClientSynTimeout(t *testing.T) {
-	tr := runSrc(t, `
+	requireSynTimers(t, "", 1, 2, 3, 4, 5, 7, 11, 19, 35, 67, 131)
+	// Before v6.5 the timeout doubles from the first retransmission.
+	requireSynTimers(t, "profile linux-5.0\n", 1, 3, 7, 15, 31, 63, 127)
+	// tcp_syn_retries 8: 127 s of doublings, then TCP_RTO_MAX twice (tcp_model_timeout), the timeout capped at it.
+	requireSynTimers(t, "profile linux-5.0\nsysctl net.ipv4.tcp_syn_retries 8\n", 1, 3, 7, 15, 31, 63, 127, 247, 367)
+}
+
+// requireSynTimers runs a blocking client whose SYN finds the accept
+// queue full and checks when its SYN timer fired, in seconds.
+func requireSynTimers(t *testing.T, head string, want ...int64) {
+	t.Helper()
+	tr := runSrc(t, head+`
 socket l AF_INET SOCK_STREAM
 listen l backlog=0 => 0
 socket a AF_INET SOCK_STREAM to=l
@@ -103,7 +114,7 @@ settle
 			fired = append(fired, r.Event.Time/1e9)
 		}
 	}
-	require.Equal(t, []int64{1, 2, 3, 4, 5, 7, 11, 19, 35, 67, 131}, fired)
+	require.Equal(t, want, fired)
 }
 
 // A client's to= names a TCP socket of its family defined before, and
