@@ -216,22 +216,44 @@ func checkUargHolders(h *kernel.Host, w *world) []kernel.Violation {
 func uargHolderViolations(h *kernel.Host, u *ubuf.Info) []kernel.Violation {
 	var out []kernel.Violation
 	for id := range u.AllHolders() {
-		if id.Kind != "shinfo" {
-			continue
-		}
-		t := h.Object(id)
-		if t == nil {
-			out = append(out, violation(h, kernel.RuleRefcount, &u.Tracked, "held by freed %v", id))
-			continue
-		}
-		if s, ok := t.Self().(*skb.SharedInfo); !ok || !holdsUarg(s) || s.Uarg != u {
-			out = append(out, violation(h, kernel.RuleRefcount, &u.Tracked, "held by %v, which does not point at it", id))
+		if v, bad := holderViolation(h, u, id); bad {
+			out = append(out, v)
 		}
 	}
+	return append(out, uargSocketViolations(h, u)...)
+}
+
+// holderViolation reports u held by id if holderBad says so.
+func holderViolation(h *kernel.Host, u *ubuf.Info, id kernel.ObjectID) (kernel.Violation, bool) {
+	if !holderBad(h, u, id) {
+		return kernel.Violation{}, false
+	}
+	if h.Object(id) == nil {
+		return violation(h, kernel.RuleRefcount, &u.Tracked, "held by freed %v", id), true
+	}
+	return violation(h, kernel.RuleRefcount, &u.Tracked, "held by %v, which does not point at it", id), true
+}
+
+// holderBad reports whether a shared info holding a reference of u is
+// freed or does not point at u (holders of other kinds are not checked).
+func holderBad(h *kernel.Host, u *ubuf.Info, id kernel.ObjectID) bool {
+	if id.Kind != "shinfo" {
+		return false
+	}
+	t := h.Object(id)
+	if t == nil {
+		return true
+	}
+	s, ok := t.Self().(*skb.SharedInfo)
+	return !ok || !holdsUarg(s) || s.Uarg != u
+}
+
+// uargSocketViolations checks that u does not outlive its socket.
+func uargSocketViolations(h *kernel.Host, u *ubuf.Info) []kernel.Violation {
 	if sk, ok := u.Socket().(*sock.Sock); ok && sk.Freed() {
-		out = append(out, violation(h, kernel.RuleRefcount, &u.Tracked, "outlives its socket %v", sk.Ident()))
+		return []kernel.Violation{violation(h, kernel.RuleRefcount, &u.Tracked, "outlives its socket %v", sk.Ident())}
 	}
-	return out
+	return nil
 }
 
 // shinfoUargViolations checks that a shared info holding a uarg is one of

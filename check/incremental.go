@@ -53,10 +53,15 @@ type rec struct {
 	// creation order.
 	owned []*skb.Buff
 	uargs []*ubuf.Info
-	// uarg: its socket and charge.
-	sk      *sock.Sock
-	charge  ubuf.MMPin
-	charged bool
+	// uarg: its socket and charge; how many references it had taken
+	// (ubuf.Info.Taken) at this Check and at the one before, whose holders
+	// since are checked; the Check whose dirty set found a bad holder.
+	sk        *sock.Sock
+	charge    ubuf.MMPin
+	charged   bool
+	taken     uint64
+	checkFrom uint64
+	suspect   uint64
 }
 
 // recChunk is how many records one chunk of the index holds.
@@ -145,13 +150,24 @@ type dirty struct {
 	skbs    []*skb.Buff
 	shinfos []*skb.SharedInfo
 	pages   []*mm.Page
+	// holds pairs each shared info with the uarg it pointed at before the
+	// step and the one it points at now: the holders of those uargs whose
+	// state the step may have changed.
+	holds []hold
 	// gen numbers the Check; an object is on the lists once it was
 	// visited in this generation (kernel.Tracked.Visit).
 	gen uint64
 }
 
+// hold is a shared info and a uarg it may hold a reference of.
+type hold struct {
+	s *skb.SharedInfo
+	u *ubuf.Info
+}
+
 func (d *dirty) reset() {
 	d.socks, d.uargs, d.skbs, d.shinfos, d.pages = d.socks[:0], d.uargs[:0], d.skbs[:0], d.shinfos[:0], d.pages[:0]
+	d.holds = d.holds[:0]
 	d.gen++
 }
 
@@ -327,6 +343,7 @@ func sameFrags(seen []*mm.Page, frags []skb.Frag) bool {
 
 func (ix *index) uarg(u *ubuf.Info) {
 	r := ix.of(&u.Tracked)
+	r.checkFrom, r.taken = r.taken, u.Taken()
 	var sk *sock.Sock
 	if !u.Freed() && u.Flavour == ubuf.MsgZerocopy {
 		sk, _ = u.Socket().(*sock.Sock)
@@ -431,6 +448,7 @@ func (m *Monitor) collect(h *kernel.Host) *dirty {
 			}
 			if r.uarg != nil {
 				d.add(&r.uarg.Tracked)
+				d.holds = append(d.holds, hold{s, r.uarg})
 			}
 		}
 	}
@@ -468,6 +486,7 @@ func (m *Monitor) collect(h *kernel.Host) *dirty {
 		}
 		if s.Uarg != nil {
 			d.add(&s.Uarg.Tracked)
+			d.holds = append(d.holds, hold{s, s.Uarg})
 		}
 	}
 	for _, u := range d.uargs {
@@ -476,7 +495,37 @@ func (m *Monitor) collect(h *kernel.Host) *dirty {
 		}
 	}
 	ix.update(d, updated)
+	m.suspectHolders(h, d)
 	return d
+}
+
+// suspectHolders marks the uargs of d that may have a holder that is freed
+// or does not point at them, so that checkIncremental checks their every
+// holder (uargHolderViolations) and reports them in a full sweep's order:
+// a holder's state can only have changed if the uarg took the reference
+// since the last Check (the end of its holders list) or if the holder is
+// one of the step's shared infos (d.holds). Otherwise every holder was
+// found good when it was taken or last changed, so the cost is what the
+// step touched, not how many holders a uarg has.
+func (m *Monitor) suspectHolders(h *kernel.Host, d *dirty) {
+	ix := &m.index
+	for _, p := range d.holds {
+		if !p.u.Freed() && p.u.HeldBy(p.s.Ident()) > 0 && holderBad(h, p.u, p.s.Ident()) {
+			ix.of(&p.u.Tracked).suspect = d.gen
+		}
+	}
+	for _, u := range d.uargs {
+		if u.Freed() {
+			continue
+		}
+		r := ix.of(&u.Tracked)
+		for id := range u.HoldersSince(r.checkFrom) {
+			if holderBad(h, u, id) {
+				r.suspect = d.gen
+				break
+			}
+		}
+	}
 }
 
 // done forgets what the Check that used d no longer needs.
@@ -499,8 +548,12 @@ func (m *Monitor) checkIncremental(h *kernel.Host, d *dirty) []kernel.Violation 
 		}
 	}
 	for _, u := range d.uargs {
-		if !u.Freed() {
+		switch {
+		case u.Freed():
+		case ix.peek(&u.Tracked).suspect == d.gen:
 			out = append(out, uargHolderViolations(h, u)...)
+		default:
+			out = append(out, uargSocketViolations(h, u)...)
 		}
 	}
 	for _, s := range d.shinfos {

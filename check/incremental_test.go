@@ -55,6 +55,25 @@ func TestIncrementalFreedHolder(t *testing.T) {
 	requireRule(t, vs, kernel.RuleRefcount, "uses freed shinfo")
 }
 
+// With many holders, a step that touches one old holder is checked
+// through it, not through the uarg's newest holders.
+func TestIncrementalOldHolder(t *testing.T) {
+	f := newFixture(t, "linux-6.18")
+	f.m.Full = false
+	c := f.send(100)
+	var held []*skb.Buff
+	for range 20 {
+		b := skb.Alloc(f.h, 0)
+		b.ZcopySet(c.uarg, c.id, nil)
+		held = append(held, b)
+	}
+	requireClean(t, f.check(false))
+	held[3].Shinfo().Free()
+	vs := f.check(false)
+	requireRule(t, vs, kernel.RuleRefcount, "held by freed "+held[3].Shinfo().Ident().String())
+	requireRule(t, vs, kernel.RuleRefcount, "uses freed shinfo")
+}
+
 // A socket freed under a live uarg (bug no-sock-ref) is what its step
 // touched; through it the check reaches the uarg.
 func TestIncrementalUargOutlivesSocket(t *testing.T) {

@@ -106,6 +106,11 @@ type Info struct {
 	sk      Socket
 	refcnt  int
 	holders []kernel.ObjectID
+	// taken counts the references ever taken (every holder recorded);
+	// heldBy counts each holder's references once there are more than
+	// fewHolders, so that HeldBy does not scan them (nil until then).
+	taken  uint64
+	heldBy map[kernel.ObjectID]int32
 	// Done and Success record a Legacy completion.
 	Done, Success bool
 }
@@ -120,8 +125,31 @@ func (u *Info) Holders() []kernel.ObjectID { return append([]kernel.ObjectID(nil
 // copying them. The uarg must not change while it is iterated.
 func (u *Info) AllHolders() iter.Seq[kernel.ObjectID] { return slices.Values(u.holders) }
 
+// Taken returns how many references have ever been taken, the creator's
+// included: a mark for HoldersSince.
+func (u *Info) Taken() uint64 { return u.taken }
+
+// HoldersSince yields the holders of the references taken since Taken
+// returned mark that are still held, and possibly some older ones: the
+// holders list is in the order taken, so these are at its end. It costs
+// what was taken since mark, not what is held.
+func (u *Info) HoldersSince(mark uint64) iter.Seq[kernel.ObjectID] {
+	n := u.taken - mark
+	if n > uint64(len(u.holders)) {
+		n = uint64(len(u.holders))
+	}
+	return slices.Values(u.holders[len(u.holders)-int(n):])
+}
+
+// fewHolders is how many holders HeldBy scans before the uarg counts them
+// in a map.
+const fewHolders = 8
+
 // HeldBy returns how many references holder holds.
 func (u *Info) HeldBy(holder kernel.ObjectID) int {
+	if u.heldBy != nil {
+		return int(u.heldBy[holder])
+	}
 	n := 0
 	for _, h := range u.holders {
 		if h == holder {
@@ -228,14 +256,44 @@ func newInfo(h *kernel.Host, kind string, holder kernel.ObjectID, n Info) *Info 
 // addHolder records one more reference held by holder, in the Host's slab.
 func (u *Info) addHolder(holder kernel.ObjectID) {
 	u.holders = kernel.HostSlab[kernel.ObjectID](u.Host()).Append(u.holders, holder)
+	u.taken++
+	switch {
+	case u.heldBy != nil:
+		u.heldBy[holder]++
+	case len(u.holders) > fewHolders:
+		u.heldBy = make(map[kernel.ObjectID]int32, 2*len(u.holders))
+		for _, h := range u.holders {
+			u.heldBy[h]++
+		}
+	}
 }
 
+// dropHolder forgets the oldest reference holder holds, reporting whether
+// it held one.
 func (u *Info) dropHolder(holder kernel.ObjectID) bool {
-	for i, h := range u.holders {
-		if h == holder {
-			u.holders = append(u.holders[:i], u.holders[i+1:]...)
-			return true
+	if u.heldBy != nil {
+		switch n := u.heldBy[holder]; n {
+		case 0:
+			return false
+		case 1:
+			delete(u.heldBy, holder)
+		default:
+			u.heldBy[holder] = n - 1
 		}
+	}
+	for i, h := range u.holders {
+		switch {
+		case h != holder:
+			continue
+		case i == 0 && u.heldBy != nil:
+			// The oldest of many, as ACKs free a write queue: drop it
+			// without moving the others (addHolder moves them to new
+			// storage when the end is reached).
+			u.holders = u.holders[1:]
+		default:
+			u.holders = append(u.holders[:i], u.holders[i+1:]...)
+		}
+		return true
 	}
 	return false
 }

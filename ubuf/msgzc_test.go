@@ -402,6 +402,36 @@ func TestTransfer(t *testing.T) {
 	require.Equal(t, 2, u.HeldBy(skbA))
 }
 
+// A uarg with many holders counts them the same way as with few, and
+// HoldersSince yields those taken since a mark, oldest first.
+func TestManyHolders(t *testing.T) {
+	e := skbtest.NewEnv(t, "linux-6.18")
+	u, _ := ubuf.Alloc(e.H, e.TCP(), e.Task, 100, call1)
+	shinfo := func(i int) kernel.ObjectID { return kernel.ObjectID{Kind: "shinfo", Serial: uint64(1000 + i)} }
+	for i := range 20 {
+		u.Get(shinfo(i))
+	}
+	u.Get(shinfo(3))
+	mark := u.Taken()
+	require.Equal(t, uint64(22), mark)
+	require.Equal(t, 2, u.HeldBy(shinfo(3)))
+	require.Equal(t, 1, u.HeldBy(call1))
+	require.Zero(t, u.HeldBy(shinfo(20)))
+	require.Empty(t, slices.Collect(u.HoldersSince(mark)))
+
+	u.Complete(shinfo(3), true)
+	require.Equal(t, 1, u.HeldBy(shinfo(3)))
+	u.Complete(shinfo(3), true)
+	require.Zero(t, u.HeldBy(shinfo(3)))
+	u.Get(shinfo(21))
+	u.Transfer(call1, shinfo(22))
+	require.Equal(t, []kernel.ObjectID{shinfo(21), shinfo(22)}, slices.Collect(u.HoldersSince(mark)))
+	require.Equal(t, []kernel.ObjectID{shinfo(22)}, slices.Collect(u.HoldersSince(mark+1)))
+	require.Equal(t, 1, u.HeldBy(shinfo(22)))
+	require.Zero(t, u.HeldBy(call1))
+	require.Equal(t, u.Refcnt(), len(u.Holders()))
+}
+
 func TestLegacy(t *testing.T) {
 	e := skbtest.NewEnv(t, "linux-6.18")
 	u := ubuf.NewLegacy(e.H, skbA)
