@@ -376,10 +376,16 @@ func notifyCharges(sk *sock.Sock, w *world) int { return notifyChargesOf(sk, w.u
 // notifyChargesOf is the optmem of uargs and of sk's queued zerocopy
 // records.
 func notifyChargesOf(sk *sock.Sock, uargs []*ubuf.Info) int {
-	n := 0
+	n := queuedCharges(sk)
 	for _, u := range uargs {
 		n += u.Truesize
 	}
+	return n
+}
+
+// queuedCharges is the optmem of sk's queued zerocopy records.
+func queuedCharges(sk *sock.Sock) int {
+	n := 0
 	for r := range sk.ErrQueue.All() {
 		if r.IsZerocopy() {
 			n += r.Truesize

@@ -37,10 +37,12 @@ type index struct {
 // rec is the index's record of one object; which fields it uses depends on
 // the object's type.
 type rec struct {
-	// skb: its shared info and owning socket, and its position in the
-	// owner's owned list.
+	// skb: its shared info and owning socket, whether it is charged to
+	// the owner's optmem (sock_ofree) and then its position in the
+	// owner's ofree list.
 	shinfo   *skb.SharedInfo
 	owner    *sock.Sock
+	ofree    bool
 	ownedPos int
 	// shared info: the live skbs that use it, its frag pages and the uarg
 	// it pointed at.
@@ -49,14 +51,16 @@ type rec struct {
 	uarg  *ubuf.Info
 	// page: the frags of live shared infos on it.
 	frags int
-	// socket: the skbs it owns and its live msg_zerocopy uargs, in
-	// creation order.
-	owned []*skb.Buff
-	uargs []*ubuf.Info
-	// uarg: its socket and charge; how many references it had taken
+	// socket: the skbs charged to its optmem and its live msg_zerocopy
+	// uargs (in no order), and the sum of those uargs' truesize.
+	owned     []*skb.Buff
+	uargs     []*ubuf.Info
+	uargBytes int
+	// uarg: its socket, its position in the socket's uargs, and charge; how many references it had taken
 	// (ubuf.Info.Taken) at this Check and at the one before, whose holders
 	// since are checked; the Check whose dirty set found a bad holder.
 	sk        *sock.Sock
+	uargPos   int
 	charge    ubuf.MMPin
 	charged   bool
 	taken     uint64
@@ -133,8 +137,16 @@ func (ix *index) uargsOf(sk *sock.Sock) []*ubuf.Info {
 	return nil
 }
 
-// ownedBy is the skbs sk owns.
-func (ix *index) ownedBy(sk *sock.Sock) []*skb.Buff {
+// uargBytesOf is the truesize of sk's live msg_zerocopy uargs.
+func (ix *index) uargBytesOf(sk *sock.Sock) int {
+	if r := ix.peek(&sk.Tracked); r != nil {
+		return r.uargBytes
+	}
+	return 0
+}
+
+// ofreeBy is the skbs charged to sk's optmem.
+func (ix *index) ofreeBy(sk *sock.Sock) []*skb.Buff {
 	if r := ix.peek(&sk.Tracked); r != nil {
 		return r.owned
 	}
@@ -270,10 +282,12 @@ func (ix *index) skb(b *skb.Buff) {
 	r := ix.of(&b.Tracked)
 	var now *skb.SharedInfo
 	var owner *sock.Sock
+	ofree := false
 	if !b.Freed() {
 		now = b.Shinfo()
-		o, _ := b.Owner()
+		o, d := b.Owner()
 		owner = sock.OwnerSock(o)
+		ofree = owner != nil && d == skb.SockOfree
 	}
 	if r.shinfo != now {
 		if r.shinfo != nil {
@@ -286,21 +300,22 @@ func (ix *index) skb(b *skb.Buff) {
 		}
 		r.shinfo = now
 	}
-	if r.owner != owner {
-		if r.owner != nil {
-			or := ix.of(&r.owner.Tracked)
-			last := or.owned[len(or.owned)-1]
-			or.owned[r.ownedPos] = last
-			ix.of(&last.Tracked).ownedPos = r.ownedPos
-			or.owned = or.owned[:len(or.owned)-1]
-		}
-		if owner != nil {
-			or := ix.of(&owner.Tracked)
-			r.ownedPos = len(or.owned)
-			or.owned = append(or.owned, b)
-		}
-		r.owner = owner
+	if r.owner == owner && r.ofree == ofree {
+		return
 	}
+	if r.ofree {
+		or := ix.of(&r.owner.Tracked)
+		last := or.owned[len(or.owned)-1]
+		or.owned[r.ownedPos] = last
+		ix.of(&last.Tracked).ownedPos = r.ownedPos
+		or.owned = or.owned[:len(or.owned)-1]
+	}
+	if ofree {
+		or := ix.of(&owner.Tracked)
+		r.ownedPos = len(or.owned)
+		or.owned = append(or.owned, b)
+	}
+	r.owner, r.ofree = owner, ofree
 }
 
 func (ix *index) shinfo(s *skb.SharedInfo) {
@@ -353,7 +368,11 @@ func (ix *index) uarg(u *ubuf.Info) {
 	}
 	if r.sk != nil {
 		sr := ix.of(&r.sk.Tracked)
-		sr.uargs = remove(sr.uargs, u)
+		last := sr.uargs[len(sr.uargs)-1]
+		sr.uargs[r.uargPos] = last
+		ix.of(&last.Tracked).uargPos = r.uargPos
+		sr.uargs = sr.uargs[:len(sr.uargs)-1]
+		sr.uargBytes -= u.Truesize
 		r.sk = nil
 	}
 	if r.charged {
@@ -366,7 +385,9 @@ func (ix *index) uarg(u *ubuf.Info) {
 	if sk != nil {
 		r.sk = sk
 		sr := ix.of(&sk.Tracked)
-		sr.uargs = insertByID(sr.uargs, u)
+		r.uargPos = len(sr.uargs)
+		sr.uargs = append(sr.uargs, u)
+		sr.uargBytes += u.Truesize
 	}
 	r.charge, r.charged = u.Mmp, true
 	ix.addCharge(u.Mmp, 1)
@@ -388,15 +409,6 @@ func remove[T comparable](s []T, x T) []T {
 		return slices.Delete(s, i, i+1)
 	}
 	return s
-}
-
-// insertByID keeps a socket's uargs in creation order.
-func insertByID(s []*ubuf.Info, u *ubuf.Info) []*ubuf.Info {
-	i := len(s)
-	for i > 0 && s[i-1].Ident().Serial > u.Ident().Serial {
-		i--
-	}
-	return slices.Insert(s, i, u)
 }
 
 // build fills the index from every live object: the first Check, after
@@ -596,13 +608,13 @@ func (m *Monitor) checkIncremental(h *kernel.Host, d *dirty) []kernel.Violation 
 // the index: the skbs it owns are re-read, not remembered.
 func (m *Monitor) optmemOwed(sk *sock.Sock) int {
 	n := 0
-	for _, b := range m.index.ownedBy(sk) {
+	for _, b := range m.index.ofreeBy(sk) {
 		if o, d := b.Owner(); sock.OwnerSock(o) == sk && d == skb.SockOfree {
 			n += b.Truesize
 		}
 	}
 	if !sk.Host().Profile.Bugs.Has(kernel.BugNotifyWmem) {
-		n += notifyChargesOf(sk, m.index.uargsOf(sk))
+		n += m.index.uargBytesOf(sk) + queuedCharges(sk)
 	}
 	return n
 }

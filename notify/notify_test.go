@@ -189,6 +189,36 @@ func TestLedger(t *testing.T) {
 	require.Empty(t, l.Outstanding())
 }
 
+// Ranges notified out of order release the sends they cover, and a range
+// over released ids says how many it found.
+func TestLedgerOutOfOrder(t *testing.T) {
+	var l notify.Ledger
+	for id := range uint32(10) {
+		require.NoError(t, l.Sent(id, fmt.Sprint(id), 1))
+	}
+	ids := func(ss []notify.Send) []uint32 {
+		var out []uint32
+		for _, s := range ss {
+			out = append(out, s.ID)
+		}
+		return out
+	}
+	done, err := l.Complete(notify.Range{Lo: 3, Hi: 5})
+	require.NoError(t, err)
+	require.Equal(t, []uint32{3, 4, 5}, ids(done))
+	done, err = l.Complete(notify.Range{Lo: 0, Hi: 0})
+	require.NoError(t, err)
+	require.Equal(t, []uint32{0}, ids(done))
+	done, err = l.Complete(notify.Range{Lo: 2, Hi: 7})
+	require.EqualError(t, err, "notification [2,7] covers 6 ids but only 3 are outstanding")
+	require.Equal(t, []uint32{2, 6, 7}, ids(done))
+	require.Equal(t, []uint32{1, 8, 9}, ids(l.Outstanding()))
+	done, err = l.Complete(notify.Range{Lo: 0, Hi: 9})
+	require.EqualError(t, err, "notification [0,9] covers 10 ids but only 3 are outstanding")
+	require.Equal(t, []uint32{1, 8, 9}, ids(done))
+	require.Zero(t, l.Len())
+}
+
 // An id given twice (the counter set back under an unread notification)
 // is released once per notification, oldest send first.
 func TestLedgerReusedID(t *testing.T) {
