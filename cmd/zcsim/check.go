@@ -41,10 +41,11 @@ violation is a defect of the model; --bug ID (a catalog id or switch name, see
 zcsim bugs) switches that bug on, and may be repeated. Without --profile each
 seed draws one of the profiles.
 
-A failing run (a violation, a panic, or a run over its step or time budget, a
+A failing run (a violation, a panic, or a run over its budget of steps, a
 hang) is shrunk to a minimal scenario that fails the same way and written to
 DIR/<invariant>-<seed>.zcs with a header saying the profile, the bug switches,
-the seed and the failure. Without --keep-going the search stops there; with
+the seed and the failure. A run in which no step ends for a minute of wall
+time is written unshrunk as a timeout, which depends on the machine. Without --keep-going the search stops there; with
 it, it goes on and writes each distinct failure once.
 
 The budget is --runs N runs or --for DURATION of wall time (default 1m).

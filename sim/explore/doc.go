@@ -26,11 +26,14 @@
 //
 // A run fails when it reports a violation (the first one, in trace
 // order), panics (recovered; the panic value and the innermost frame
-// outside the runtime), or exceeds its budget: more than MaxSteps steps,
-// or more than MaxTime of wall time, both checked as each step is
-// recorded (a hang). A run that takes longer than twice MaxTime without
-// recording a step is abandoned (its goroutine cannot be stopped) and
-// reported as a hang that is not shrunk; the search stops after it.
+// outside the runtime), or exceeds its budget of MaxSteps steps, counted
+// as each step is recorded (a hang: deterministic, shrunk like a
+// violation). The only wall-time limit on a run is a guard of last
+// resort: a run in which no step ends for StallTime (a step that never
+// returns, which no step count can see) is abandoned, its goroutine left
+// to itself, and reported as a timeout that is not shrunk, whose message
+// says that it depends on the machine; the search stops after it. A
+// step takes microseconds, so no load makes a sound run reach it.
 // Expectation mismatches are not failures: generated expect statements
 // guess.
 //
@@ -50,15 +53,18 @@
 //
 // Runs bounds the number of runs (of this shard); Stop, polled before
 // each run, ends the search early (the CLI's --for). With neither, Run
-// searches until it finds something. One run is bounded by MaxSteps and
-// MaxTime (DefaultMaxSteps, DefaultMaxTime), one shrink by ShrinkTime
-// (DefaultShrinkTime): past it, every further candidate is refused and
-// the smallest scenario so far is the result.
+// searches until it finds something. One run is bounded by MaxSteps
+// (DefaultMaxSteps), one shrink by gen.MaxShrinkTries candidates. Behind
+// them, StallTime (DefaultStallTime) guards a run and ShrinkTime
+// (DefaultShrinkTime) a shrink: past it, every further candidate is
+// refused, the smallest scenario so far is the result, and the Finding
+// says so (ShrinkCut, and a line of its file's header).
 //
 // # Determinism
 //
 // For a given Config and Runs, the runs, their findings, the shrunk
 // scenarios and the Summary's counts are the same on every machine and
-// every execution; only the wall time, Stop, the time budget of a run and
-// a shrink that outlasts ShrinkTime depend on the clock.
+// every execution, whatever the machine's load; only the wall time, Stop
+// and the two guards (a timeout, a ShrinkCut), each reported as such,
+// depend on the clock.
 package explore

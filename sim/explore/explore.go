@@ -6,6 +6,7 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/zcsim/zcsim/kernel"
@@ -17,8 +18,8 @@ import (
 // Defaults of Config's zero budget fields.
 const (
 	DefaultMaxSteps   = 200000
-	DefaultMaxTime    = 10 * time.Second
-	DefaultShrinkTime = 2 * time.Minute
+	DefaultStallTime  = time.Minute
+	DefaultShrinkTime = 10 * time.Minute
 )
 
 // stmtSizes are the statement bounds the runs cycle through.
@@ -43,11 +44,14 @@ type Config struct {
 	// KeepGoing searches on after a finding, reporting each distinct Key
 	// once.
 	KeepGoing bool
-	// MaxSteps and MaxTime bound one run (a hang); MaxTime also abandons a
-	// run stuck inside one step after twice as long. ShrinkTime bounds one
-	// Shrink. Zero means the Default.
+	// MaxSteps bounds one run (a hang). StallTime and ShrinkTime are
+	// wall-time guards of last resort, which a run or a shrink reaches only
+	// when something is broken: a run in which no step ends for StallTime
+	// is abandoned (a timeout), and a shrink that lasts longer than
+	// ShrinkTime stops where it got (Finding.ShrinkCut). Zero means the
+	// Default.
 	MaxSteps   int
-	MaxTime    time.Duration
+	StallTime  time.Duration
 	ShrinkTime time.Duration
 	// Progress, if set, is called after each run.
 	Progress func(Progress)
@@ -81,7 +85,7 @@ type Finding struct {
 	Profile string
 	Bugs    []kernel.Bug
 	Off     []kernel.Bug
-	// Kind is "violation", "panic" or "hang"; Rule the invariant's name
+	// Kind is "violation", "panic", "hang" or "timeout"; Rule the invariant's name
 	// ("refcount"), or the kind for the others; Message
 	// the failure as first seen.
 	Kind    string
@@ -93,12 +97,15 @@ type Finding struct {
 	Original, Shrunk []byte
 	// Replays says that zcsim run --seed Seed replays Shrunk to the same
 	// failure (false where that needs a default bug switched off, or for
-	// an abandoned hang, which is not shrunk).
+	// a timeout, which is not shrunk).
 	Replays bool
+	// ShrinkCut says that the shrink was stopped by its wall-time guard
+	// (Config.ShrinkTime), so that Shrunk may not be minimal.
+	ShrinkCut bool
 }
 
 // Name is the finding's file name: "<rule>-<seed>.zcs", the rule as its
-// short name ("refcount"), or "panic" or "hang".
+// short name ("refcount"), or "panic", "hang" or "timeout".
 func (f Finding) Name() string {
 	slug := f.Kind
 	if f.Kind == "violation" {
@@ -114,9 +121,15 @@ func (f Finding) File() []byte {
 	fmt.Fprintf(&b, "# zcsim check: %s\n", oneLine(f.Message))
 	fmt.Fprintf(&b, "# profile: %s; bugs on: %s; switched off: %s\n", f.Profile, bugList(f.Bugs), bugList(f.Off))
 	fmt.Fprintf(&b, "# seed: %d; shrunk from %d to %d lines\n", f.Seed, lineCount(f.Original), lineCount(f.Shrunk))
-	if f.Replays {
+	if f.ShrinkCut {
+		b.WriteString("# shrinking was stopped by its wall-time guard: smaller files may fail the same way\n")
+	}
+	switch {
+	case f.Kind == "timeout":
+		fmt.Fprintf(&b, "# replay: a timeout depends on the machine; zcsim check --seed %d --runs 1 runs it again\n", f.Seed)
+	case f.Replays:
 		fmt.Fprintf(&b, "# replay: zcsim run --seed %d FILE\n", f.Seed)
-	} else {
+	default:
 		fmt.Fprintf(&b, "# replay: zcsim run --seed %d FILE does not show it: it needs %s switched off (zcsim check --seed %d --runs 1)\n",
 			f.Seed, bugList(f.Off), f.Seed)
 	}
@@ -160,7 +173,7 @@ func (c Config) Validate() error {
 		return fmt.Errorf("shard %d/%d: the shard must be below the count", c.Shard, c.Shards)
 	case c.Shards <= 1 && c.Shard != 0:
 		return fmt.Errorf("shard %d/%d: the count must be above the shard", c.Shard, c.Shards)
-	case c.Runs < 0 || c.MaxSteps < 0 || c.MaxTime < 0 || c.ShrinkTime < 0:
+	case c.Runs < 0 || c.MaxSteps < 0 || c.StallTime < 0 || c.ShrinkTime < 0:
 		return fmt.Errorf("negative budget")
 	}
 	return nil
@@ -215,8 +228,8 @@ func newExplorer(c Config) *explorer {
 	if c.MaxSteps == 0 {
 		c.MaxSteps = DefaultMaxSteps
 	}
-	if c.MaxTime == 0 {
-		c.MaxTime = DefaultMaxTime
+	if c.StallTime == 0 {
+		c.StallTime = DefaultStallTime
 	}
 	if c.ShrinkTime == 0 {
 		c.ShrinkTime = DefaultShrinkTime
@@ -283,7 +296,7 @@ func (x *explorer) finding(seed uint64, profile string, src []byte, opts interp.
 	deadline := time.Now().Add(x.c.ShrinkTime)
 	body = gen.Shrink(body, func(c []byte) bool {
 		c = append(config[:len(config):len(config)], c...)
-		if time.Now().After(deadline) || !x.has(c, opts, first.key) {
+		if f.ShrinkCut = f.ShrinkCut || time.Now().After(deadline); f.ShrinkCut || !x.has(c, opts, first.key) {
 			return false
 		}
 		return !f.Replays || len(opts.Off) == 0 || x.has(c, asRun, first.key)
@@ -326,9 +339,11 @@ type failure struct {
 const maxViolations = 64
 
 // attempt runs src and returns its failures: its violations in trace
-// order, or a panic or hang (after the violations before it).
+// order, or a panic or hang (after the violations before it), or a
+// timeout when no step ends for StallTime.
 func (x *explorer) attempt(src []byte, opts interp.Options) []failure {
-	s := &sink{maxSteps: x.c.MaxSteps, maxTime: x.c.MaxTime, start: time.Now()}
+	s := &sink{maxSteps: x.c.MaxSteps}
+	s.lastStep.Store(time.Now().UnixNano())
 	opts.Sink = s
 	done := make(chan []failure, 1)
 	go func() {
@@ -348,14 +363,22 @@ func (x *explorer) attempt(src []byte, opts interp.Options) []failure {
 			ended.key = keyOf(ended.rule, ended.message)
 		}
 	}()
-	t := time.NewTimer(2 * x.c.MaxTime)
+	t := time.NewTimer(x.c.StallTime)
 	defer t.Stop()
-	select {
-	case out := <-done:
-		return out
-	case <-t.C:
-		msg := fmt.Sprintf("hang: a run stuck for over %v in one step", 2*x.c.MaxTime)
-		return []failure{{kind: "hang", rule: "hang", message: msg, key: "hang", abandoned: true}}
+	for {
+		select {
+		case out := <-done:
+			return out
+		case <-t.C:
+			idle := time.Since(time.Unix(0, s.lastStep.Load()))
+			if idle < x.c.StallTime {
+				t.Reset(x.c.StallTime - idle)
+				continue
+			}
+			msg := fmt.Sprintf("timeout: no step ended for %v of wall time after step %d (the wall-time guard, which depends on the machine: a step that never returns, or a machine too loaded to run one)",
+				x.c.StallTime, s.steps.Load())
+			return []failure{{kind: "timeout", rule: "timeout", message: msg, key: "timeout", abandoned: true}}
+		}
 	}
 }
 
@@ -394,12 +417,12 @@ func panicFrame() string {
 	}
 }
 
-// sink keeps a run's violations and enforces its budget.
+// sink keeps a run's violations and enforces its budget, and tells
+// attempt's guard when the last step ended.
 type sink struct {
 	maxSteps int
-	maxTime  time.Duration
-	start    time.Time
-	steps    int
+	steps    atomic.Int64
+	lastStep atomic.Int64 // Unix nanoseconds
 	fails    []failure
 }
 
@@ -407,12 +430,9 @@ type sink struct {
 func (s *sink) Put(r *sim.Record) error {
 	switch {
 	case r.Event != nil:
-		s.steps++
-		if s.steps > s.maxSteps {
+		s.lastStep.Store(time.Now().UnixNano())
+		if s.steps.Add(1) > int64(s.maxSteps) {
 			panic(hangSignal{fmt.Sprintf("hang: over %d steps", s.maxSteps)})
-		}
-		if s.steps%64 == 0 && time.Since(s.start) > s.maxTime {
-			panic(hangSignal{fmt.Sprintf("hang: over %v of wall time", s.maxTime)})
 		}
 	case r.Violation != nil && len(s.fails) < maxViolations:
 		v := r.Violation

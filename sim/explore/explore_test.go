@@ -4,6 +4,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/stretchr/testify/require"
@@ -89,6 +90,29 @@ func TestHang(t *testing.T) {
 	require.LessOrEqual(t, strings.Count(string(fs[0].Shrunk), "\n"), 4, "%s", fs[0].Shrunk)
 }
 
+// A run in which no step ends for StallTime is abandoned as a timeout, not
+// shrunk, and ends the search; its file says it depends on the machine.
+func TestTimeout(t *testing.T) {
+	fs, sum := search(t, explore.Config{Profile: "linux-6.18", Seed: 3, Runs: 5, StallTime: time.Nanosecond})
+	require.Len(t, fs, 1)
+	require.Equal(t, 1, sum.Runs, "the search stops")
+	f := fs[0]
+	require.Equal(t, "timeout", f.Kind)
+	require.Contains(t, f.Message, "timeout: no step ended for 1ns of wall time after step ")
+	require.Equal(t, "timeout-3.zcs", f.Name())
+	require.Equal(t, f.Original, f.Shrunk, "not shrunk")
+	require.False(t, f.Replays)
+	require.Contains(t, string(f.File()), "# replay: a timeout depends on the machine; zcsim check --seed 3 --runs 1 runs it again\n")
+}
+
+// A shrink stopped by its wall-time guard says so in its file.
+func TestShrinkCut(t *testing.T) {
+	fs, _ := search(t, explore.Config{Profile: "linux-6.18", Seed: 3, Runs: 5, MaxSteps: 2, ShrinkTime: time.Nanosecond})
+	require.Len(t, fs, 1)
+	require.True(t, fs[0].ShrinkCut)
+	require.Contains(t, string(fs[0].File()), "# shrinking was stopped by its wall-time guard")
+}
+
 // Validate refuses what cannot run.
 func TestValidate(t *testing.T) {
 	for _, c := range []explore.Config{
@@ -97,6 +121,7 @@ func TestValidate(t *testing.T) {
 		{Shard: 2, Shards: 2},
 		{Shard: 1},
 		{Runs: -1},
+		{StallTime: -time.Second},
 	} {
 		require.Error(t, c.Validate(), "%+v", c)
 		_, err := explore.Run(c, func(explore.Finding) error { return nil })
