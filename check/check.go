@@ -158,7 +158,7 @@ func somePages(pages []*mm.Page) string {
 func (m *Monitor) outstandingPages() map[*mm.Page]bool {
 	pages := make(map[*mm.Page]bool)
 	for _, st := range m.socks {
-		for _, s := range st.sends {
+		for s := range st.sends.all() {
 			if s.buf != nil {
 				for _, p := range s.buf.Present() {
 					pages[p] = true
@@ -569,7 +569,7 @@ func (m *Monitor) checkUnnotified(h *kernel.Host, w *world) []kernel.Violation {
 			out = append(out, violation(h, kernel.RuleIDs, &sk.Tracked,
 				"at quiescence sk_zckey is %d, but the last call left it at %d", k, st.ledger.Next()))
 		}
-		for _, s := range sortedSends(st.sends) {
+		for _, s := range sortedSends(&st.sends) {
 			if !coveredByLive(w.uargsOf[sk], s.id) {
 				out = append(out, violation(h, kernel.RuleNotifyOnce, &sk.Tracked,
 					"%s (id %d) was never notified, and no live uarg covers it", s.label, s.id))
@@ -592,9 +592,9 @@ func (m *Monitor) checkUnnotified(h *kernel.Host, w *world) []kernel.Violation {
 	return out
 }
 
-func sortedSends(sends map[uint32]*sendRec) []*sendRec {
-	out := make([]*sendRec, 0, len(sends))
-	for _, s := range sends {
+func sortedSends(sends *sendSet) []*sendRec {
+	out := make([]*sendRec, 0, sends.len())
+	for s := range sends.all() {
 		out = append(out, s)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].seq < out[j].seq })
@@ -813,7 +813,7 @@ func leakedUarg(u *ubuf.Info, reached bool, leak func(*kernel.Tracked, string, .
 // still queued. It counts before it looks, so a socket with nothing lost
 // costs as many steps as it has queued records.
 func (st *sockState) lost() []notify.Send {
-	held := uint64(len(st.sends))
+	held := uint64(st.sends.len())
 	for _, q := range st.queue {
 		held += q.r.Len()
 	}
@@ -822,7 +822,7 @@ func (st *sockState) lost() []notify.Send {
 	}
 	var out []notify.Send
 	for _, s := range st.ledger.Outstanding() {
-		if _, waiting := st.sends[s.ID]; waiting || st.queued(s.ID) {
+		if _, waiting := st.sends.get(s.ID); waiting || st.queued(s.ID) {
 			continue
 		}
 		out = append(out, s)

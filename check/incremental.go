@@ -29,6 +29,11 @@ type index struct {
 	byTask    map[*ubuf.Task]uint64
 	userOrder []*ubuf.User // users seen charged, in order of first charge
 	taskOrder []*ubuf.Task // tasks seen charged, in order of first charge
+	// charged says that a charge moved, or a task was registered, since
+	// the last Check: the counters the lockedVM rule compares move with
+	// the charges (mm_account_pinned_pages with a uarg's allocation, its
+	// unaccounting with the uarg's end), so it is checked only then.
+	charged bool
 	// userScratch and taskScratch are reused by every lockedVM check.
 	userScratch []*ubuf.User
 	taskScratch []*ubuf.Task
@@ -324,36 +329,38 @@ func (ix *index) shinfo(s *skb.SharedInfo) {
 	if !s.Freed() {
 		r.uarg = s.Uarg
 	}
-	if !s.Freed() && sameFrags(r.pages, s.Frags) {
-		return
+	var frags []skb.Frag
+	if !s.Freed() {
+		frags = s.Frags
 	}
-	for _, p := range r.pages {
+	// Only the frags after those still on the pages seen changed (a send
+	// appending to an skb adds frags at its end).
+	k := samePrefix(r.pages, frags)
+	for _, p := range r.pages[k:] {
 		ix.of(&p.Tracked).frags--
 	}
-	r.pages = r.pages[:0]
-	if s.Freed() {
+	r.pages = r.pages[:k]
+	if len(frags) == k {
 		return
 	}
 	// Room for a full frag array at once: the slot's storage is kept for
 	// whatever record uses it next.
-	r.pages = slices.Grow(r.pages, max(len(s.Frags), kernel.MaxSkbFrags))
-	for _, f := range s.Frags {
+	r.pages = slices.Grow(r.pages, max(len(frags), kernel.MaxSkbFrags)-k)
+	for _, f := range frags[k:] {
 		r.pages = append(r.pages, f.Page)
 		ix.of(&f.Page.Tracked).frags++
 	}
 }
 
-// sameFrags reports whether frags are on the pages seen.
-func sameFrags(seen []*mm.Page, frags []skb.Frag) bool {
-	if len(seen) != len(frags) {
-		return false
-	}
-	for i, f := range frags {
-		if seen[i] != f.Page {
-			return false
+// samePrefix is how many of frags, from the first, are on the pages seen.
+func samePrefix(seen []*mm.Page, frags []skb.Frag) int {
+	n := min(len(seen), len(frags))
+	for i := range n {
+		if seen[i] != frags[i].Page {
+			return i
 		}
 	}
-	return true
+	return n
 }
 
 func (ix *index) uarg(u *ubuf.Info) {
@@ -394,6 +401,7 @@ func (ix *index) uarg(u *ubuf.Info) {
 }
 
 func (ix *index) addCharge(c ubuf.MMPin, sign int) {
+	ix.charged = true
 	switch {
 	case c.Task != nil:
 		ix.taskOrder = appendNew(ix.taskOrder, c.Task)
@@ -522,7 +530,9 @@ func (m *Monitor) collect(h *kernel.Host) *dirty {
 func (m *Monitor) suspectHolders(h *kernel.Host, d *dirty) {
 	ix := &m.index
 	for _, p := range d.holds {
-		if !p.u.Freed() && p.u.HeldBy(p.s.Ident()) > 0 && holderBad(h, p.u, p.s.Ident()) {
+		// holderBad(h, p.u, p.s.Ident()), from the pointer at hand.
+		bad := p.s.Freed() || !holdsUarg(p.s) || p.s.Uarg != p.u
+		if bad && !p.u.Freed() && p.u.HeldBy(p.s.Ident()) > 0 {
 			ix.of(&p.u.Tracked).suspect = d.gen
 		}
 	}
@@ -541,7 +551,10 @@ func (m *Monitor) suspectHolders(h *kernel.Host, d *dirty) {
 }
 
 // done forgets what the Check that used d no longer needs.
-func (m *Monitor) done(d *dirty) { m.index.forgetFreed(d) }
+func (m *Monitor) done(d *dirty) {
+	m.index.forgetFreed(d)
+	m.index.charged = false
+}
 
 // checkIncremental is Check's per-step sweep when not quiescent: the state
 // invariants of rules 2, 4 and 5, on the objects the step touched. It only
@@ -593,7 +606,9 @@ func (m *Monitor) checkIncremental(h *kernel.Host, d *dirty) []kernel.Violation 
 			out = append(out, optmemViolations(h, sk, m.optmemOwed(sk), m.OtherOptmem)...)
 		}
 	}
-	out = append(out, lockedVMViolations(h, m.chargedUsers(), m.chargedTasks(), ix.byUser, ix.byTask)...)
+	if ix.charged {
+		out = append(out, lockedVMViolations(h, m.chargedUsers(), m.chargedTasks(), ix.byUser, ix.byTask)...)
+	}
 	for _, sk := range d.socks {
 		if st := m.bySock[sk]; st != nil && !sk.Freed() {
 			if v, bad := compareQueue(h, st, m.zerocopyRecords(sk)); bad {

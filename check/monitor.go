@@ -62,7 +62,7 @@ type Monitor struct {
 type sockState struct {
 	sk          *sock.Sock
 	ledger      notify.Ledger
-	sends       map[uint32]*sendRec   // sent, not yet notified
+	sends       sendSet               // sent, not yet notified
 	early       map[uint32]earlyNotif // notified before their call returned
 	zckeyAtCall uint32                // sk_zckey as the call in progress started
 	inCall      bool
@@ -129,7 +129,7 @@ func (m *Monitor) Tracked(sk *sock.Sock, task *ubuf.Task) {
 	if sk.Task != nil {
 		m.addTask(sk.Task)
 	}
-	st := &sockState{sk: sk, sends: make(map[uint32]*sendRec), early: make(map[uint32]earlyNotif)}
+	st := &sockState{sk: sk, early: make(map[uint32]earlyNotif)}
 	st.ledger.Expect(sk.ZCKey())
 	for r := range sk.ErrQueue.All() {
 		if r.IsZerocopy() {
@@ -154,6 +154,7 @@ func (m *Monitor) addTask(t *ubuf.Task) {
 		}
 	}
 	m.tasks = append(m.tasks, t)
+	m.index.charged = true
 }
 
 func (m *Monitor) state(sk *sock.Sock) *sockState {
@@ -168,7 +169,7 @@ func (m *Monitor) state(sk *sock.Sock) *sockState {
 // not been queued yet.
 func (m *Monitor) Outstanding(sk *sock.Sock) int {
 	if st := m.bySock[sk]; st != nil {
-		return len(st.sends)
+		return st.sends.len()
 	}
 	return 0
 }
@@ -217,12 +218,17 @@ func (m *Monitor) Sent(sk *sock.Sock, label string, r sock.SendResult, buf *mm.B
 	m.seq++
 	rec := m.newSendRec()
 	*rec = sendRec{id: r.ID, label: label, buf: buf, copied: r.Copied, seq: m.seq}
-	if e, ok := st.early[r.ID]; ok {
+	var e earlyNotif
+	ok := false
+	if len(st.early) > 0 { // no lookup in the usual empty map
+		e, ok = st.early[r.ID]
+	}
+	if ok {
 		delete(st.early, r.ID)
 		m.checkSendCode(h, sk, e.uarg, e.copied, rec)
 		m.settle = append(m.settle, settled{rec, e.uarg, sk})
 	} else {
-		st.sends[r.ID] = rec
+		st.sends.put(r.ID, rec)
 	}
 	m.checkMemlock(sk, r)
 	m.checkAdmission(st, r)
@@ -323,8 +329,7 @@ func (m *Monitor) Notified(sk *sock.Sock, n ubuf.Notification, merged bool) {
 	var bad []uint32
 	for i := uint32(0); i < n.Len; i++ {
 		id := n.Lo + i
-		if s, ok := st.sends[id]; ok {
-			delete(st.sends, id)
+		if s, ok := st.sends.take(id); ok {
 			covered = append(covered, s)
 			continue
 		}
