@@ -89,7 +89,8 @@
 //	SO_ZEROCOPY on RAW                   ENOPROTOOPT ENOTSUPP    ENOTSUPP    EOPNOTSUPP
 //	MSG_ZEROCOPY without SO_ZEROCOPY     —           ignored     ignored     ignored
 //	payload > 65535 (UDPv4, RAW)         EMSGSIZE    EMSGSIZE    EMSGSIZE    EMSGSIZE
-//	  (these two before EDESTADDRREQ)
+//	  (these two before EDESTADDRREQ on AF_INET; udpv6_sendmsg, for a
+//	  v4-mapped socket too, says EDESTADDRREQ before udp_sendmsg runs)
 //	datagram > 65507 v4 / 65527 v6       EMSGSIZE    EMSGSIZE    EMSGSIZE    EMSGSIZE
 //	optmem, sock_omalloc failure         ENOBUFS     —           ENOBUFS     ENOBUFS
 //	RLIMIT_MEMLOCK                       ENOBUFS     —           ENOBUFS     ENOBUFS

@@ -12,12 +12,18 @@ import (
 // EDESTADDRREQ right after the first checks (sendChecks) — unless UDP has
 // a corked datagram pending, which takes the append without an address
 // (udp_sendmsg's and udpv6_sendmsg's up->pending, before the address;
-// raw_sendmsg has no such shortcut). Otherwise it is Sendto.
+// raw_sendmsg has no such shortcut). Otherwise it is Sendto. An AF_INET6
+// UDP socket, v4-mapped too, fails with EDESTADDRREQ before any check:
+// udpv6_sendmsg looks at the destination before it hands a v4-mapped one
+// to udp_sendmsg, whose length check would say EMSGSIZE.
 func (u *Sock) Sendmsg(iov []mm.Iovec, flags kernel.MsgFlags) sock.SendResult {
 	if u.connected || u.pending && !u.raw() {
 		return u.Sendto(iov, flags)
 	}
 	a := u.newCall(iov)
+	if u.Sk.Family == kernel.AF_INET6 && !u.raw() {
+		return a.result(-1, kernel.EDESTADDRREQ)
+	}
 	if err := u.sendChecks(a.it.Count(), flags); err != 0 {
 		return a.result(-1, err)
 	}

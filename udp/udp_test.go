@@ -500,6 +500,29 @@ func TestSendWithoutAddress(t *testing.T) {
 	e.finish(t)
 }
 
+// An unconnected AF_INET6 socket, v4-mapped too, fails a send without an
+// address with EDESTADDRREQ whatever its length and flags: udpv6_sendmsg
+// checks the destination before it hands a v4-mapped socket's datagram to
+// udp_sendmsg, whose length and MSG_OOB checks come first on AF_INET
+// (measured on 6.18: 104793 bytes is EDESTADDRREQ on a mapped socket,
+// EMSGSIZE on AF_INET).
+func TestSendWithoutAddressV6ChecksDestinationFirst(t *testing.T) {
+	for _, mapped := range []bool{false, true} {
+		e := newEnv(t, "linux-6.18", kernel.AF_INET6, kernel.SOCK_DGRAM, kernel.IPPROTO_UDP, loRoute, hold)
+		e.sk.V4Mapped = mapped
+		for _, flags := range []kernel.MsgFlags{0, kernel.MSG_OOB} {
+			r := e.u.Sendmsg([]mm.Iovec{{Buf: e.buf, Len: e.buf.Len()}, {Buf: e.buf, Len: 104793 - e.buf.Len()}}, flags)
+			require.Equal(t, kernel.EDESTADDRREQ, r.Err, "mapped=%v flags=%v", mapped, flags)
+			require.Equal(t, -1, r.N)
+		}
+		e.finish(t)
+	}
+	e := newUDP(t, "linux-6.18", loRoute, hold)
+	require.Equal(t, kernel.EMSGSIZE, e.u.Sendmsg([]mm.Iovec{{Buf: e.buf, Len: e.buf.Len()}, {Buf: e.buf, Len: 104793 - e.buf.Len()}}, 0).Err)
+	require.Equal(t, kernel.EOPNOTSUPP, e.u.Sendmsg([]mm.Iovec{{Buf: e.buf, Len: 100}}, kernel.MSG_OOB).Err)
+	e.finish(t)
+}
+
 // The last append of a cork takes an id, then udp_push_pending_frames →
 // udp_send_skb refuses the datagram (more than UDP_MAX_SEGMENTS segments
 // of gso_size 1): the call fails with EINVAL, its id stays consumed and is
