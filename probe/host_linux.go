@@ -48,6 +48,9 @@ type hsock struct {
 	// ihl, if not nil, is the IP header length (ihl=) every send's
 	// buffer starts with: its first byte is version 4 and this ihl.
 	ihl *byte
+	// peerClosed says close S.peer closed the peer's descriptor; a
+	// TCP peer no connection has made yet never had one.
+	peerClosed bool
 }
 
 // host runs statements on the live kernel, in the calling thread's
@@ -143,7 +146,7 @@ func (h *host) close(s scenario.Sock) error {
 	fd := h.fd(s)
 	if hs := h.socks[s.Name]; hs != nil {
 		if s.Peer {
-			hs.peer = -1
+			hs.peer, hs.peerClosed = -1, true
 		} else {
 			hs.fd = -1
 		}
@@ -723,10 +726,11 @@ func (h *host) recv(s *scenario.Recv) string {
 // (bounded by waitLimit) and renders what it returns.
 func (h *host) poll(s *scenario.Poll) string {
 	fd := h.fd(s.Sock)
-	if hs := h.socks[s.Sock.Name]; hs != nil && fd < 0 {
+	if hs := h.socks[s.Sock.Name]; hs != nil && fd < 0 && !unmadePeer(s.Sock, hs) {
 		// The program's descriptor was closed: it still polls that
 		// number, which names nothing now (POLLNVAL); -1, which poll
-		// skips, stands only for a socket whose creation failed.
+		// skips, stands for a socket whose creation failed and for a
+		// TCP peer no connection has made.
 		fd = closedFD
 	}
 	fds := []unix.PollFd{{Fd: int32(fd), Events: int16(s.PollEvents())}}
@@ -735,6 +739,12 @@ func (h *host) poll(s *scenario.Poll) string {
 		return errRes(err)
 	}
 	return fmt.Sprint(n)
+}
+
+// unmadePeer reports whether s names the peer of a TCP socket that
+// neither listens nor has connected: no descriptor ever named it.
+func unmadePeer(s scenario.Sock, hs *hsock) bool {
+	return s.Peer && hs.typ == unix.SOCK_STREAM && !hs.listening && !hs.peerClosed
 }
 
 func (h *host) recvData(fd, n int, flags int) string {

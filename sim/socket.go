@@ -80,6 +80,15 @@ func (s *Socket) String() string { return s.Name }
 // IsTCP reports whether the socket is a TCP socket.
 func (s *Socket) IsTCP() bool { return s.tcp != nil }
 
+// Unmade reports whether s is the implicit peer of a TCP socket that has
+// begun no connection (tcp.Conn.Connected) and does not listen: on the
+// kernel that peer is the child the handshake makes (tcp_v4_syn_recv_sock,
+// handed out by inet_accept), so until then no descriptor names it.
+func (s *Socket) Unmade() bool {
+	o := s.Peer
+	return s.implicit && s.tcp != nil && o != nil && o.tcp != nil && !o.tcp.Connected() && o.Sk.State != sock.LISTEN
+}
+
 // Conn returns the TCP connection of a TCP socket, or nil.
 func (s *Socket) Conn() *tcp.Conn { return s.tcp }
 

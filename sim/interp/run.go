@@ -263,9 +263,10 @@ func (in *interp) exec(st scenario.Stmt, c sim.Call) {
 		in.verify(st, w.CloseEpoll(c, in.epolls[cl.Sock.String()]))
 		return
 	}
-	if ss, ok := scenario.SockOf(st); ok && in.sock(ss) == nil {
-		// The socket call that should have made it failed: as for an fd
-		// of -1, every call on it fails with EBADF.
+	if ss, ok := scenario.SockOf(st); ok && (in.sock(ss) == nil || in.sock(ss).Unmade()) {
+		// The socket call that should have made it failed, or it is the
+		// peer of a TCP socket not yet connected: as for an fd of -1,
+		// every call on it fails with EBADF.
 		in.noSocket(c, st, ss)
 		return
 	}
@@ -432,7 +433,11 @@ func (in *interp) noSocket(c sim.Call, st scenario.Stmt, ss scenario.Sock) {
 	switch s := st.(type) {
 	case *scenario.Hold, *scenario.Release, *scenario.Drop, *scenario.Zckey, *scenario.Expect, *scenario.Txframe, *scenario.Txskew:
 		in.w.Control(c, "control", c.Text, nil)
-		in.mismatch(st, "socket "+ss.String()+" to exist", "its socket(2) call failed")
+		why := "its socket(2) call failed"
+		if ss.Peer {
+			why = "no connection has made it yet"
+		}
+		in.mismatch(st, "socket "+ss.String()+" to exist", why)
 		return
 	case *scenario.Poll:
 		in.verify(st, in.w.Poll(c, nil, s.PollEvents(), engine.Duration(s.Timeout.N)))
