@@ -6,8 +6,10 @@ import (
 )
 
 // unixSend is the send of n bytes with flags on an AF_UNIX socket, which
-// has no peer in the model. unix_stream_sendmsg and unix_seqpacket_sendmsg
-// say ENOTCONN before anything else. unix_dgram_sendmsg refuses MSG_OOB
+// has no peer in the model. unix_seqpacket_sendmsg says ENOTCONN before
+// anything else; unix_stream_sendmsg too, but for MSG_OOB with zero bytes,
+// which has no byte to send out of band (EOPNOTSUPP, before the peer is
+// looked up; CONFIG_AF_UNIX_OOB, measured on Linux 6.18). unix_dgram_sendmsg refuses MSG_OOB
 // (EOPNOTSUPP), then a datagram longer than sk_sndbuf - 32 (EMSGSIZE),
 // then, in sock_alloc_send_pskb, a socket shut down for writing (EPIPE,
 // zero bytes too); only then does it look for the peer (ENOTCONN), when
@@ -16,7 +18,12 @@ import (
 // ENOTCONN comes before EMSGSIZE and EPIPE.
 func unixSend(sk *sock.Sock, n int, flags kernel.MsgFlags) kernel.Errno {
 	switch sk.Type.Base() {
-	case kernel.SOCK_STREAM, kernel.SOCK_SEQPACKET:
+	case kernel.SOCK_STREAM:
+		if flags&kernel.MSG_OOB != 0 && n == 0 {
+			return kernel.EOPNOTSUPP
+		}
+		return kernel.ENOTCONN
+	case kernel.SOCK_SEQPACKET:
 		return kernel.ENOTCONN
 	}
 	switch {
