@@ -47,14 +47,11 @@
 // sendto, sendmsg (its cmsg control messages laid out as a program does),
 // sendmmsg (sendmmsg(2) itself), recvmsg (MSG_ERRQUEUE reads one record), recv (on a socket or
 // its peer), shutdown, close, setrlimit and capdrop of the task main,
-// settle, wait, and sysctl net.core.optmem_max, net.ipv4.tcp_congestion_control, net.ipv4.tcp_fastopen,
-// net.ipv4.tcp_moderate_rcvbuf, net.ipv4.tcp_notsent_lowat,
-// net.ipv4.tcp_timestamps, net.ipv4.tcp_sack, net.core.somaxconn,
-// net.ipv4.tcp_abort_on_overflow, net.ipv4.tcp_early_retrans,
-// net.ipv4.tcp_syn_retries and
-// net.ipv4.ping_group_range
-// (a range with no group, or from 0 to at least 65534, so that every run's
-// task is in it or none is) before the first socket, and a packet
+// settle, wait, and the sysctl of every key a network namespace has its
+// own of (sock.SysctlKey.Netns: net.core.optmem_max and somaxconn, the
+// net.ipv4.tcp_* keys; net.ipv4.ping_group_range only as a range with no
+// group, or from 0 to at least 65534, so that every run's task is in it
+// or none is) before the first socket, and a packet
 // socket's TX ring: setsockopt PACKET_TX_RING with its tpacket_req, mmap,
 // munmap, txframe (a write into the mapping) and txstatus (a read),
 // epoll_create, epoll_ctl (the socket's descriptor as the event's data),

@@ -7,6 +7,7 @@ import (
 
 	"github.com/zcsim/zcsim/kernel"
 	"github.com/zcsim/zcsim/sim/scenario"
+	"github.com/zcsim/zcsim/sock"
 )
 
 // step is what the live run does with one statement.
@@ -48,32 +49,24 @@ type plan struct {
 type sysctl struct{ path, value string }
 
 // nsSysctl says whether the live run can set sysctl key to values in its
-// private namespace, and where: net.core.optmem_max,
-// net.ipv4.tcp_fastopen, net.ipv4.tcp_moderate_rcvbuf,
-// net.ipv4.tcp_notsent_lowat, net.ipv4.tcp_timestamps, net.ipv4.tcp_sack,
-// net.core.somaxconn, net.ipv4.tcp_abort_on_overflow,
-// net.ipv4.tcp_congestion_control (a namespace but the first may make
-// only an unrestricted one its default: another fails the probe, EPERM),
-// net.ipv4.tcp_early_retrans, net.ipv4.tcp_syn_retries, and
-// net.ipv4.ping_group_range when the range holds no group or every group
-// either run has (root's 0, the child's 65534, the model's main task
-// 1000), so that the model's task and the kernel's agree on ping sockets.
+// private namespace, and where: every key a namespace has its own of
+// (sock.SysctlKey.Netns; tcp_congestion_control too, though a namespace
+// but the first may make only an unrestricted one its default: another
+// fails the probe, EPERM), net.ipv4.ping_group_range only when the range
+// holds no group or every group either run has (root's 0, the child's
+// 65534, the model's main task 1000), so that the model's task and the
+// kernel's agree on ping sockets.
 func nsSysctl(key string, values []scenario.Value) (string, bool) {
-	switch key {
-	case "net.core.optmem_max", "net.ipv4.tcp_fastopen", "net.ipv4.tcp_moderate_rcvbuf", "net.ipv4.tcp_notsent_lowat",
-		"net.ipv4.tcp_timestamps", "net.ipv4.tcp_sack", "net.core.somaxconn", "net.ipv4.tcp_abort_on_overflow",
-		"net.ipv4.tcp_early_retrans", "net.ipv4.tcp_syn_retries":
-		return strings.ReplaceAll(key, ".", "/"), len(values) == 1
-	case "net.ipv4.tcp_congestion_control":
-		return "net/ipv4/tcp_congestion_control", len(values) == 1
-	case "net.ipv4.ping_group_range":
-		if len(values) != 2 {
+	k, ok := sock.LookupSysctl(key)
+	if !ok || !k.Netns || len(values) != k.Values {
+		return "", false
+	}
+	if key == "net.ipv4.ping_group_range" {
+		if lo, hi := values[0].N, values[1].N; lo <= hi && (lo != 0 || hi < 65534) {
 			return "", false
 		}
-		lo, hi := values[0].N, values[1].N
-		return "net/ipv4/ping_group_range", lo > hi || lo == 0 && hi >= 65534
 	}
-	return "", false
+	return strings.ReplaceAll(key, ".", "/"), true
 }
 
 // planner decides, statement by statement, what the live kernel can run
@@ -163,7 +156,7 @@ func (pl *planner) step(st scenario.Stmt) step {
 			pl.p.sysctls = append(pl.p.sysctls, sysctl{path, strings.Join(vals, " ")})
 			return step{run: true}
 		}
-		why := "only net.core.optmem_max, net.ipv4.tcp_fastopen, net.ipv4.tcp_moderate_rcvbuf, net.ipv4.tcp_notsent_lowat, net.ipv4.tcp_timestamps, net.ipv4.tcp_sack, net.core.somaxconn, net.ipv4.tcp_abort_on_overflow, net.ipv4.tcp_congestion_control, net.ipv4.tcp_early_retrans, net.ipv4.tcp_syn_retries and net.ipv4.ping_group_range (empty, or from 0 to at least 65534) can be set, in the private namespace"
+		why := "only " + strings.Join(sock.SysctlNames(true), ", ") + " (ping_group_range empty, or from 0 to at least 65534) can be set, in the private namespace"
 		if ok {
 			why = s.Key.Name + " is set when the namespace is made, before any socket"
 		}

@@ -108,8 +108,8 @@ settle
 func TestPlanStops(t *testing.T) {
 	for _, c := range []struct{ stmt, why string }{
 		{"fault alloc_skb always", "fault sites exist only in the model"},
-		{"sysctl net.core.wmem_default 8192", "only net.core.optmem_max, net.ipv4.tcp_fastopen, net.ipv4.tcp_moderate_rcvbuf, net.ipv4.tcp_notsent_lowat, net.ipv4.tcp_timestamps, net.ipv4.tcp_sack, net.core.somaxconn, net.ipv4.tcp_abort_on_overflow, net.ipv4.tcp_congestion_control, net.ipv4.tcp_early_retrans, net.ipv4.tcp_syn_retries and net.ipv4.ping_group_range"},
-		{"sysctl net.ipv4.ping_group_range 1000 1000", "only net.core.optmem_max, net.ipv4.tcp_fastopen, net.ipv4.tcp_moderate_rcvbuf, net.ipv4.tcp_notsent_lowat, net.ipv4.tcp_timestamps, net.ipv4.tcp_sack, net.core.somaxconn, net.ipv4.tcp_abort_on_overflow, net.ipv4.tcp_congestion_control, net.ipv4.tcp_early_retrans, net.ipv4.tcp_syn_retries and net.ipv4.ping_group_range"},
+		{"sysctl net.core.wmem_default 8192", "only net.core.optmem_max, net.core.somaxconn, net.ipv4.ping_group_range, net.ipv4.tcp_abort_on_overflow, net.ipv4.tcp_congestion_control, net.ipv4.tcp_early_retrans, net.ipv4.tcp_fastopen, net.ipv4.tcp_moderate_rcvbuf, net.ipv4.tcp_notsent_lowat, net.ipv4.tcp_rmem, net.ipv4.tcp_sack, net.ipv4.tcp_syn_retries, net.ipv4.tcp_timestamps, net.ipv4.tcp_wmem (ping_group_range empty, or from 0 to at least 65534)"},
+		{"sysctl net.ipv4.ping_group_range 1000 1000", "only net.core.optmem_max, net.core.somaxconn, net.ipv4.ping_group_range, net.ipv4.tcp_abort_on_overflow, net.ipv4.tcp_congestion_control, net.ipv4.tcp_early_retrans, net.ipv4.tcp_fastopen, net.ipv4.tcp_moderate_rcvbuf, net.ipv4.tcp_notsent_lowat, net.ipv4.tcp_rmem, net.ipv4.tcp_sack, net.ipv4.tcp_syn_retries, net.ipv4.tcp_timestamps, net.ipv4.tcp_wmem (ping_group_range empty, or from 0 to at least 65534)"},
 		{"sysctl net.core.optmem_max 4096", "net.core.optmem_max is set when the namespace is made"},
 		{"sysctl net.ipv4.tcp_fastopen 0", "net.ipv4.tcp_fastopen is set when the namespace is made"},
 		{"capset main CAP_IPC_LOCK", "the live run cannot grant a capability"},
@@ -171,10 +171,10 @@ func TestPlanTaintsDevices(t *testing.T) {
 // The namespace sysctls before the first socket, RLIMIT_MEMLOCK and capdrop
 // of main run, the last two in the unprivileged child.
 func TestPlanRuns(t *testing.T) {
-	got, pl := planned(t, "profile linux-6.18\nsysctl net.core.optmem_max 20K\nsysctl net.ipv4.tcp_fastopen 1027\nsysctl net.ipv4.ping_group_range 0 2147483647\nsetrlimit main RLIMIT_MEMLOCK 64K\ncapdrop main CAP_IPC_LOCK\nsysctl net.ipv4.tcp_congestion_control reno\nsocket s AF_INET SOCK_STREAM\nwait 1ms\nsettle\n")
-	requirePlan(t, got, "1 -", "2 run", "3 run", "4 run", "5 run", "6 run", "7 run", "8 run", "9 run", "10 run")
+	got, pl := planned(t, "profile linux-6.18\nsysctl net.core.optmem_max 20K\nsysctl net.ipv4.tcp_fastopen 1027\nsysctl net.ipv4.ping_group_range 0 2147483647\nsetrlimit main RLIMIT_MEMLOCK 64K\ncapdrop main CAP_IPC_LOCK\nsysctl net.ipv4.tcp_congestion_control reno\nsysctl net.ipv4.tcp_wmem 4K 16K 64K\nsocket s AF_INET SOCK_STREAM\nwait 1ms\nsettle\n")
+	requirePlan(t, got, "1 -", "2 run", "3 run", "4 run", "5 run", "6 run", "7 run", "8 run", "9 run", "10 run", "11 run")
 	require.Equal(t, []sysctl{{"net/core/optmem_max", "20480"}, {"net/ipv4/tcp_fastopen", "1027"}, {"net/ipv4/ping_group_range", "0 2147483647"},
-		{"net/ipv4/tcp_congestion_control", "reno"}}, pl.sysctls)
+		{"net/ipv4/tcp_congestion_control", "reno"}, {"net/ipv4/tcp_wmem", "4096 16384 65536"}}, pl.sysctls)
 	require.True(t, pl.child)
 	require.False(t, pl.noExpectations)
 }

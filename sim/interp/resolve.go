@@ -98,36 +98,6 @@ func (r *resolver) sock(s scenario.Sock) {
 	}
 }
 
-// sysctls are the keys the sysctl statement accepts and how many values
-// each takes.
-var sysctls = map[string]int{
-	"net.core.optmem_max": 1, "net.core.wmem_max": 1, "net.core.rmem_max": 1,
-	"net.core.wmem_default": 1, "net.core.rmem_default": 1,
-	"net.ipv4.tcp_wmem": 3, "net.ipv4.tcp_rmem": 3, "net.ipv4.ping_group_range": 2,
-	"net.ipv4.tcp_congestion_control": 1, "net.ipv4.tcp_fastopen": 1, "net.ipv4.tcp_moderate_rcvbuf": 1, "net.ipv4.tcp_notsent_lowat": 1,
-	"net.ipv4.tcp_timestamps": 1, "net.ipv4.tcp_sack": 1,
-	"net.core.somaxconn": 1, "net.ipv4.tcp_abort_on_overflow": 1,
-	"net.ipv4.tcp_early_retrans": 1, "net.ipv4.tcp_syn_retries": 1,
-}
-
-// sysctlLeast is the smallest value the kernel's proc handler for key
-// accepts (proc_dointvec_minmax's extra1); a smaller one is refused with
-// EINVAL and changes nothing. Probed on Linux 6.18 for the per-namespace
-// keys: tcp_wmem and tcp_rmem refuse 0 (SYSCTL_ONE), optmem_max takes 0
-// and refuses -5 (SYSCTL_ZERO). net/core/sysctl_net_core.c bounds the
-// buffer sizes by SOCK_MIN_SNDBUF and SOCK_MIN_RCVBUF.
-func sysctlLeast(key string) uint64 {
-	switch key {
-	case "net.ipv4.tcp_wmem", "net.ipv4.tcp_rmem":
-		return 1
-	case "net.core.wmem_max", "net.core.wmem_default":
-		return sock.MinSndbuf
-	case "net.core.rmem_max", "net.core.rmem_default":
-		return sock.MinRcvbuf
-	}
-	return 0
-}
-
 // expectKeys are the state an expect statement can check.
 var expectKeys = []string{"zckey", "zerocopy", "optmem", "wmem", "wmem_queued", "rmem",
 	"errqueue", "locked_vm", "sndbuf", "rcvbuf", "refcnt", "state", "unsent", "unacked", "queued", "notified",
@@ -242,25 +212,19 @@ func (r *resolver) sizes(st scenario.Stmt) {
 			}
 		}
 	case *scenario.Sysctl:
-		if s.Key.Name == "net.ipv4.tcp_congestion_control" {
+		k, _ := sock.LookupSysctl(s.Key.Name)
+		if k.Named {
 			if v := s.Values; len(v) == 1 && !kernel.KnownCongestion(v[0].Text) {
 				r.fail(v[0].Pos, v[0].Text, "the kernel has no congestion control %s (ENOENT): the model knows reno, cubic and bbr", v[0].Text)
 			}
 			break
 		}
-		least, most := sysctlLeast(s.Key.Name), uint64(maxBuf)
-		switch s.Key.Name {
-		case "net.ipv4.tcp_moderate_rcvbuf", "net.ipv4.tcp_timestamps", "net.ipv4.tcp_sack", "net.ipv4.tcp_abort_on_overflow":
-			most = math.MaxUint8 // proc_dou8vec_minmax: a u8, EINVAL above (probed on Linux 6.18)
-		case "net.ipv4.tcp_notsent_lowat":
-			most = math.MaxUint32 // proc_douintvec: any u32
-		case "net.ipv4.tcp_early_retrans":
-			most = 4 // proc_dou8vec_minmax to 4: EINVAL above (probed on Linux 6.18)
-		case "net.ipv4.tcp_syn_retries":
-			least, most = 1, 127 // 1 to MAX_TCP_SYNCNT, EINVAL outside (probed on Linux 6.18)
+		most := k.Most
+		if most == 0 {
+			most = maxBuf
 		}
 		for _, v := range s.Values {
-			r.bound(v, s.Key.Name+"'s value", least, most)
+			r.bound(v, s.Key.Name+"'s value", k.Least, most)
 		}
 	case *scenario.Setsockopt:
 		r.signed(s.Value, "an option value")
@@ -470,12 +434,12 @@ func (r *resolver) stmt(st scenario.Stmt, bugs map[kernel.Bug]bool) {
 	}
 	switch s := st.(type) {
 	case *scenario.Sysctl:
-		want, ok := sysctls[s.Key.Name]
+		k, ok := sock.LookupSysctl(s.Key.Name)
 		switch {
 		case !ok:
-			r.fail(s.Key.Pos, s.Key.Name, "unknown sysctl (known: %s)", strings.Join(sortedKeys(sysctls), ", "))
-		case len(s.Values) != want:
-			r.fail(s.Key.Pos, s.Key.Name, "%s takes %d value(s)", s.Key.Name, want)
+			r.fail(s.Key.Pos, s.Key.Name, "unknown sysctl (known: %s)", strings.Join(sock.SysctlNames(false), ", "))
+		case len(s.Values) != k.Values:
+			r.fail(s.Key.Pos, s.Key.Name, "%s takes %d value(s)", s.Key.Name, k.Values)
 		}
 	case *scenario.User:
 		r.define(r.users, "user", s.Name)

@@ -3,7 +3,6 @@ package interp
 import (
 	"fmt"
 	"math"
-	"sort"
 
 	"github.com/zcsim/zcsim/kernel"
 	"github.com/zcsim/zcsim/sim"
@@ -595,15 +594,6 @@ func bugStrings(bugs []kernel.Bug) []string {
 }
 
 func bugNames() []string { return bugStrings(kernel.KnownBugs()) }
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
-}
 
 // callLen is the length of a send's or read's one buffer as the call takes
 // it: import_ubuf (import_single_range before 6.3) cuts any size_t to

@@ -100,46 +100,12 @@ func optOn(os scenario.Options, key string, def bool) bool {
 }
 
 func (in *interp) sysctl(s *scenario.Sysctl) {
-	n := in.w.Net
-	v := func(i int) int { return int(s.Values[i].N) }
-	switch s.Key.Name {
-	case "net.core.optmem_max":
-		n.OptmemMax = v(0)
-	case "net.core.wmem_max":
-		n.WmemMax = v(0)
-	case "net.core.rmem_max":
-		n.RmemMax = v(0)
-	case "net.core.wmem_default":
-		n.WmemDefault = v(0)
-	case "net.core.rmem_default":
-		n.RmemDefault = v(0)
-	case "net.ipv4.tcp_wmem":
-		n.TCPWmem = [3]int{v(0), v(1), v(2)}
-	case "net.ipv4.tcp_rmem":
-		n.TCPRmem = [3]int{v(0), v(1), v(2)}
-	case "net.ipv4.ping_group_range":
-		n.PingGroupRange = [2]int{v(0), v(1)}
-	case "net.ipv4.tcp_fastopen":
-		n.TCPFastOpen = v(0)
-	case "net.ipv4.tcp_moderate_rcvbuf":
-		n.TCPModerateRcvbuf = v(0)
-	case "net.ipv4.tcp_notsent_lowat":
-		n.TCPNotsentLowat = uint32(v(0))
-	case "net.ipv4.tcp_congestion_control":
-		n.SetCongestionDefault(kernel.Congestion(s.Values[0].Text))
-	case "net.ipv4.tcp_timestamps":
-		n.TCPTimestamps = v(0)
-	case "net.ipv4.tcp_sack":
-		n.TCPSack = v(0)
-	case "net.core.somaxconn":
-		n.Somaxconn = v(0)
-	case "net.ipv4.tcp_abort_on_overflow":
-		n.TCPAbortOnOverflow = v(0)
-	case "net.ipv4.tcp_early_retrans":
-		n.TCPEarlyRetrans = v(0)
-	case "net.ipv4.tcp_syn_retries":
-		n.TCPSynRetries = v(0)
+	k, _ := sock.LookupSysctl(s.Key.Name)
+	numbers := make([]int64, len(s.Values))
+	for i, v := range s.Values {
+		numbers[i] = int64(v.N)
 	}
+	k.Set(in.w.Net, numbers, s.Values[0].Text)
 }
 
 func (in *interp) task(s *scenario.Task) {

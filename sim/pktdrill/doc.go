@@ -57,9 +57,9 @@
 //     outbound packet written without options is then not checked for
 //     them either, where packetdrill wants none);
 //   - a shell command "sysctl [-q] [-w] KEY=V" becomes sysctl KEY V for
-//     the per-namespace keys of one value the scenario language has
-//     (net.ipv4.tcp_fastopen, tcp_timestamps, tcp_sack,
-//     tcp_notsent_lowat, tcp_moderate_rcvbuf, net.core.optmem_max);
+//     the keys of one value the scenario language has whose network
+//     namespace has its own (sock.SysctlKey.Netns: net.core.optmem_max
+//     and somaxconn, the single-valued net.ipv4.tcp_* keys);
 //   - what the model cannot run becomes a note and is listed in
 //     Result.NotRun: other shell commands (`...`), --tolerance_usecs (the
 //     model's times are exact), --send_omit_free (every send of the model

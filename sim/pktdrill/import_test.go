@@ -210,14 +210,17 @@ func TestRunFromImport(t *testing.T) {
 
 // A shell command setting a per-namespace sysctl the language has runs
 // as the sysctl statement; one reading a sysctl, setting another (a
-// global one, such as net.core.wmem_max) and any other shell command is a
-// note.
+// global one, such as net.core.wmem_max, or one of three values) and any
+// other shell command is a note.
 func TestImportShellSysctl(t *testing.T) {
 	src := "`sysctl -q -w net.ipv4.tcp_fastopen=0x603`\n" +
 		"`sysctl -q net.ipv4.tcp_timestamps=0`\n" +
 		"`sysctl -w net.ipv4.tcp_sack=0`\n" +
 		"`sysctl net.ipv4.tcp_fastopen`\n" +
-		"`sysctl -q net.core.wmem_max=1000000`\n"
+		"`sysctl -q net.core.wmem_max=1000000`\n" +
+		"`sysctl -q net.ipv4.tcp_congestion_control=reno`\n" +
+		"`sysctl -q net.ipv4.tcp_early_retrans=0`\n" +
+		"`sysctl -q net.ipv4.tcp_wmem=4096`\n"
 	r, err := Import("t.pkt", []byte(src))
 	require.NoError(t, err)
 	require.Equal(t, header+
@@ -225,8 +228,11 @@ func TestImportShellSysctl(t *testing.T) {
 		"sysctl net.ipv4.tcp_timestamps 0 # from t.pkt:2\n"+
 		"sysctl net.ipv4.tcp_sack 0 # from t.pkt:3\n"+
 		"note not run: shell command `sysctl net.ipv4.tcp_fastopen` # from t.pkt:4\n"+
-		"note not run: shell command `sysctl -q net.core.wmem_max=1000000` # from t.pkt:5\n", string(r.Scenario))
-	require.Len(t, r.NotRun, 2)
+		"note not run: shell command `sysctl -q net.core.wmem_max=1000000` # from t.pkt:5\n"+
+		"sysctl net.ipv4.tcp_congestion_control reno # from t.pkt:6\n"+
+		"sysctl net.ipv4.tcp_early_retrans 0 # from t.pkt:7\n"+
+		"note not run: shell command `sysctl -q net.ipv4.tcp_wmem=4096` # from t.pkt:8\n", string(r.Scenario))
+	require.Len(t, r.NotRun, 3)
 }
 
 // A poll of one descriptor becomes the poll statement with its revents

@@ -2,24 +2,26 @@ package pktdrill
 
 import (
 	"strings"
+
+	"github.com/zcsim/zcsim/sock"
 )
 
-// shellSysctls are the sysctl keys whose setting by a shell command the
-// importer runs, as the scenario's sysctl statement: the per-namespace
-// ones of one value the scenario language has, which a packetdrill run
-// in a private network namespace sets there too. A shell command setting
-// another, and any other command, is a note.
-var shellSysctls = map[string]bool{
-	"net.ipv4.tcp_fastopen": true, "net.ipv4.tcp_timestamps": true, "net.ipv4.tcp_sack": true,
-	"net.ipv4.tcp_notsent_lowat": true, "net.ipv4.tcp_moderate_rcvbuf": true, "net.core.optmem_max": true,
-	"net.core.somaxconn": true, "net.ipv4.tcp_abort_on_overflow": true, "net.ipv4.tcp_syn_retries": true,
+// shellSysctl says whether the importer runs a shell command's setting
+// of key as the scenario's sysctl statement: a key of one value the
+// scenario language has whose network namespace has its own
+// (sock.SysctlKey.Netns), which a packetdrill run in a private namespace
+// sets there too. A shell command setting another, and any other
+// command, is a note.
+func shellSysctl(key string) bool {
+	k, ok := sock.LookupSysctl(key)
+	return ok && k.Netns && k.Values == 1
 }
 
 // shell translates a shell command: "sysctl [-q] [-w] KEY=VALUE" for a
-// key of shellSysctls becomes sysctl KEY VALUE, anything else a note.
+// key shellSysctl takes becomes sysctl KEY VALUE, anything else a note.
 func (t *translator) shell(ev event) {
 	cmd := strings.TrimSpace(ev.shell)
-	if key, val, ok := sysctlCommand(cmd); ok && shellSysctls[key] {
+	if key, val, ok := sysctlCommand(cmd); ok && shellSysctl(key) {
 		t.emit(ev.pos, "sysctl %s %s", key, val)
 		return
 	}
