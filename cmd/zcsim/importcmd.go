@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/zcsim/zcsim/sim/interp"
 	"github.com/zcsim/zcsim/sim/pktdrill"
 	"github.com/zcsim/zcsim/sim/scenario"
 )
@@ -56,15 +57,23 @@ func importPacketdrill(file string) (pktdrill.Result, error) {
 	return pktdrill.Import(file, src)
 }
 
-// scenarioSource reads a file run takes: a scenario, or a packetdrill
-// script (FILE.pkt) translated, named FILE.pkt.zcs.
-func scenarioSource(file string) (string, []byte, error) {
+// loadScenario reads and loads a file run takes: a scenario, or a
+// packetdrill script (FILE.pkt) translated, named FILE.pkt.zcs, whose
+// input errors are reported at the script's lines.
+func loadScenario(file string, opts interp.Options) (*interp.Scenario, error) {
 	if !strings.HasSuffix(file, ".pkt") {
 		src, err := os.ReadFile(file)
-		return file, src, err
+		if err != nil {
+			return nil, err
+		}
+		return interp.Load(file, src, opts)
 	}
 	r, err := importPacketdrill(file)
-	return file + ".zcs", r.Scenario, err
+	if err != nil {
+		return nil, err
+	}
+	sc, err := interp.Load(file+".zcs", r.Scenario, opts)
+	return sc, r.Locate(err)
 }
 
 func newExportCmd() *cobra.Command {

@@ -423,4 +423,15 @@ func TestPacketdrill(t *testing.T) {
 		require.Equal(t, bad+":1:3: system call select is not one the importer translates (at \"select\")\n", z.stderr)
 	}
 	runCLI("import", bad).requireStatus(t, 2, "import without --packetdrill")
+
+	// A translation the parser takes but loading refuses (a value out of
+	// the sysctl's range) is reported at the script's line, by run and
+	// by run with a picture alike.
+	bad = filepath.Join(t.TempDir(), "range.pkt")
+	require.NoError(t, os.WriteFile(bad, []byte("0 socket(..., SOCK_STREAM, IPPROTO_TCP) = 3\n`sysctl -q net.ipv4.tcp_timestamps=999`\n"), 0o644))
+	for _, args := range [][]string{{"run", bad}, {"run", "--html", filepath.Join(t.TempDir(), "p"), bad}} {
+		z := runCLI(args...)
+		z.requireStatus(t, 2, args...)
+		require.Equal(t, bad+":2:1: net.ipv4.tcp_timestamps's value must be between 0 and 255 (translated as \"sysctl net.ipv4.tcp_timestamps 999\") (at \"999\")\n", z.stderr)
+	}
 }

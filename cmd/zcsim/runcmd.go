@@ -63,11 +63,7 @@ violation, 2 when a file cannot be read or parsed.`,
 			}
 			var loaded []*interp.Scenario
 			for _, f := range files {
-				name, src, err := scenarioSource(f)
-				if err != nil {
-					return fail(cmd, err)
-				}
-				sc, err := interp.Load(name, src, opts)
+				sc, err := loadScenario(f, opts)
 				if err != nil {
 					return fail(cmd, err)
 				}
@@ -105,14 +101,11 @@ func (p pictures) any() bool { return p.html != "" || p.mermaid != "" || p.perfe
 // run runs one scenario keeping its whole trace, prints the timeline as
 // run does, and draws each picture asked for.
 func (p pictures) run(cmd *cobra.Command, out *bufio.Writer, file string, opts interp.Options, asJSON, brief bool) error {
-	name, src, err := scenarioSource(file)
+	sc, err := loadScenario(file, opts)
 	if err != nil {
 		return fail(cmd, err)
 	}
-	trace, err := interp.Run(name, src, opts)
-	if err != nil {
-		return fail(cmd, err)
-	}
+	trace := sc.Run()
 	if asJSON {
 		err = trace.WriteJSON(out)
 	} else {

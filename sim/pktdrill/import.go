@@ -14,6 +14,10 @@ import (
 type Result struct {
 	Scenario []byte
 	NotRun   []string
+	// file and lines are the script's name and the scenario's lines
+	// with the script position each comes from, for Locate.
+	file  string
+	lines []line
 }
 
 // Import translates the packetdrill script src, read from file, into a
@@ -47,28 +51,34 @@ func Import(file string, src []byte) (Result, error) {
 		}
 		b.WriteByte('\n')
 	}
-	out := []byte(b.String())
-	if err := t.check(out); err != nil {
-		return Result{}, err
+	r := Result{Scenario: []byte(b.String()), NotRun: t.notes, file: file, lines: t.out}
+	if _, err := scenario.Parse("import", r.Scenario); err != nil {
+		return Result{}, r.Locate(err)
 	}
-	return Result{Scenario: out, NotRun: t.notes}, nil
+	return r, nil
 }
 
-// check parses the translation: an error the scenario language finds in
-// it is reported at the script line the statement comes from.
-func (t *translator) check(out []byte) error {
-	_, err := scenario.Parse("import", out)
+// Locate reports an input error found in the translated scenario (by
+// the parser, or by a front end resolving or loading it) at the script
+// line the offending statement comes from, quoting the translation;
+// other errors it returns as they are.
+func (r Result) Locate(err error) error {
 	var list scenario.ErrorList
-	if err == nil || !errors.As(err, &list) {
+	var one *scenario.Error
+	switch {
+	case errors.As(err, &list):
+	case errors.As(err, &one):
+		list = scenario.ErrorList{one}
+	default:
 		return err
 	}
-	var mapped scenario.ErrorList
+	mapped := make(scenario.ErrorList, 0, len(list))
 	for _, e := range list {
-		pos := scenario.Pos{File: t.l.file}
-		if i := e.Pos.Line - 1; i >= 0 && i < len(t.out) && t.out[i].pos.IsValid() {
-			pos = t.out[i].pos
+		pos := scenario.Pos{File: r.file}
+		if i := e.Pos.Line - 1; i >= 0 && i < len(r.lines) && r.lines[i].pos.IsValid() {
+			pos = r.lines[i].pos
 		}
-		mapped = append(mapped, &scenario.Error{Pos: pos, Msg: e.Msg + " (translated as " + quoteLine(t.out, e.Pos.Line) + ")", Near: e.Near})
+		mapped = append(mapped, &scenario.Error{Pos: pos, Msg: e.Msg + " (translated as " + quoteLine(r.lines, e.Pos.Line) + ")", Near: e.Near})
 	}
 	return mapped
 }
