@@ -148,6 +148,7 @@ const (
 	IPPROTO_IPV6    Protocol = 41
 	IPPROTO_ICMPV6  Protocol = 58
 	IPPROTO_SCTP    Protocol = 132
+	IPPROTO_MH      Protocol = 135 // the IPv6 mobility header (<linux/in6.h>)
 	IPPROTO_UDPLITE Protocol = 136
 	IPPROTO_RAW     Protocol = 255
 	IPPROTO_MPTCP   Protocol = 262

@@ -124,7 +124,8 @@
 // MSG_ZEROCOPY without SO_ZEROCOPY, shutdown of every socket kind and what
 // later sends and reads see, calls on closed descriptors, UDP to a closed
 // port (ICMP errors and what they quote, icmp-quoted.zcs), RAW datagrams
-// read back over loopback (raw-rcv.zcs), a RAW socket's peer and the UDP
+// read back over loopback (raw-rcv.zcs), RAW ICMP and ICMPv6 messages
+// too short for their header (raw-short.zcs), a RAW socket's peer and the UDP
 // datagrams and ICMP errors RAW sockets read (raw-peer.zcs), socket(2) across families, types and protocols,
 // SO_ZEROCOPY on RAW, PF_PACKET and
 // AF_UNIX, optmem exhaustion with TX timestamps between notifications,

@@ -107,6 +107,8 @@
 //	IP_HDRINCL: uarg alloc failure       EINVAL      —           —           —
 //	IP_HDRINCL: frags exhausted          EMSGSIZE    —           —           —
 //	RAW ENOBUFS without IP_RECVERR       0 (success, any profile)
+//	RAW ICMP < 2 bytes (IPv6 MH < 4)     EFAULT (raw_probe_proto_opt, any profile)
+//	RAW ICMPv6 < 4 bytes (MH < 6)        EINVAL (rawv6_push_pending_frames, any profile)
 //	SOL_UDP control message not a u16    —           —           EINVAL      EINVAL
 //	  UDP_SEGMENT, or another SOL_UDP type (udp_cmsg_send; skipped before)
 //	SOL_SOCKET control message refused   EINVAL / EPERM (__sock_cmsg_send, any profile)
@@ -127,7 +129,9 @@
 // ip_do_fragment; net/ipv6/ip6_output.c: __ip6_append_data;
 // net/ipv4/ip_sockglue.c: ip_local_error; net/ipv6/datagram.c:
 // ipv6_local_error;
-// net/ipv4/raw.c: raw_sendmsg, raw_send_hdrinc; net/core/sock.c:
+// net/ipv4/raw.c: raw_sendmsg, raw_probe_proto_opt, raw_send_hdrinc;
+// net/ipv6/raw.c: rawv6_probe_proto_opt, rawv6_push_pending_frames (its
+// checksum offset check); net/core/sock.c:
 // sock_alloc_send_pskb, skb_page_frag_refill, sock_wfree;
 // net/core/skbuff.c: msg_zerocopy_realloc, skb_zerocopy_iter_dgram,
 // net_zcopy_put_abort.
