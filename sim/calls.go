@@ -682,7 +682,7 @@ func (w *World) send(c Call, s *Socket, lens []int, flags kernel.MsgFlags, to bo
 	}
 	return w.syscall(c, "send", s, func() Result {
 		if s.Sk.Family == kernel.AF_UNIX {
-			return fail(unixSend(s.Sk, total, flags))
+			return w.unixSend(s, total, flags)
 		}
 		return fail(kernel.EOPNOTSUPP)
 	})

@@ -165,7 +165,7 @@ profile rfc-v2
 socket s AF_INET SOCK_RAW 1
 connect s => 0
 sendmsg s [16384, 1] MSG_MORE|MSG_ZEROCOPY => 16385
-send s 0 0 => 0
+send s 2 0 => 2
 recvmsg s MSG_ERRQUEUE => zerocopy [0,0]
 `))
 }
