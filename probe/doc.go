@@ -19,7 +19,9 @@
 // family and protocol; PF_PACKET and AF_UNIX sockets have neither. A
 // TCP socket made with to=L has no peer of its own: its connect goes to
 // L's port on loopback, and accept on L pairs each connection with the
-// client whose address it has. Every socket has SO_SNDTIMEO of 1s, so a send that would block
+// client whose address it has. A listener's peer is its next client, a
+// TCP socket made at listen and after each accept, as the model's is,
+// and connected by connect S.peer or accept. Every peer is blocking. Every socket has SO_SNDTIMEO of 1s, so a send that would block
 // forever returns.
 //
 // settle polls SIOCOUTQ of every socket until nothing is in flight twice
@@ -125,7 +127,8 @@
 // later sends and reads see, calls on closed descriptors, UDP to a closed
 // port (ICMP errors and what they quote, icmp-quoted.zcs), RAW datagrams
 // read back over loopback (raw-rcv.zcs), RAW ICMP and ICMPv6 messages
-// too short for their header (raw-short.zcs), a RAW socket's peer and the UDP
+// too short for their header (raw-short.zcs), the implicit peer's file
+// flags and a listener's client before it connects (peer-fd.zcs), a RAW socket's peer and the UDP
 // datagrams and ICMP errors RAW sockets read (raw-peer.zcs), socket(2) across families, types and protocols,
 // SO_ZEROCOPY on RAW, PF_PACKET and
 // AF_UNIX, optmem exhaustion with TX timestamps between notifications,

@@ -51,6 +51,9 @@ type hsock struct {
 	// peerClosed says close S.peer closed the peer's descriptor; a
 	// TCP peer no connection has made yet never had one.
 	peerClosed bool
+	// clientConnected says a listener's peer, its next client, has
+	// connected to it (connect S.peer).
+	clientConnected bool
 }
 
 // host runs statements on the live kernel, in the calling thread's
@@ -484,12 +487,30 @@ func (h *host) listen(s scenario.Sock, backlog int) error {
 	}
 	if hs := h.socks[s.Name]; hs != nil && !s.Peer {
 		hs.listening = true
+		if hs.peer < 0 && !hs.peerClosed {
+			return h.newClient(hs)
+		}
 	}
 	return nil
 }
 
-// connectToListener is connect S.peer on a listener S: a client socket,
-// S's peer until accept takes its connection, connects to S. A client
+// newClient makes the listener hs's peer its next client, a blocking
+// TCP socket of its family not yet connected, as the model's S.peer is
+// from listen on and after each accept: calls on it before connect S.peer
+// (or accept) find a socket, not EBADF.
+func (h *host) newClient(hs *hsock) error {
+	c, err := unix.Socket(hs.family, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		return err
+	}
+	tv := unix.NsecToTimeval(sndTimeo.Nanoseconds())
+	unix.SetsockoptTimeval(c, unix.SOL_SOCKET, unix.SO_SNDTIMEO, &tv)
+	hs.peer, hs.clientConnected = h.track(c), false
+	return nil
+}
+
+// connectToListener is connect S.peer on a listener S: its client, S's
+// peer until accept takes its connection, connects to S. A client
 // already connected is connected again, as the model's peer is (EISCONN).
 func (h *host) connectToListener(hs *hsock) error {
 	dst, err := listenerAddr(hs)
@@ -497,12 +518,11 @@ func (h *host) connectToListener(hs *hsock) error {
 		return err
 	}
 	if hs.peer < 0 {
-		c, err := unix.Socket(hs.family, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
-		if err != nil {
+		if err := h.newClient(hs); err != nil {
 			return err
 		}
-		hs.peer = h.track(c)
 	}
+	hs.clientConnected = true
 	return unix.Connect(hs.peer, dst)
 }
 
@@ -539,7 +559,7 @@ func (h *host) accept(s *scenario.Accept) string {
 		_, _, err := unix.Accept4(h.fd(s.Sock), unix.SOCK_CLOEXEC|unix.SOCK_NONBLOCK)
 		return errRes(err)
 	}
-	if queued := []unix.PollFd{{Fd: int32(hs.fd), Events: unix.POLLIN}}; hs.peer < 0 {
+	if queued := []unix.PollFd{{Fd: int32(hs.fd), Events: unix.POLLIN}}; !hs.clientConnected {
 		if n, _ := unix.Poll(queued, 0); n == 0 {
 			if err := h.connectToListener(hs); err != nil {
 				return errRes(fmt.Errorf("connecting the peer: %w", err))
@@ -554,7 +574,9 @@ func (h *host) accept(s *scenario.Accept) string {
 	peer := h.clientOf(c, hs)
 	h.socks[s.New.Name] = &hsock{fd: c, peer: peer, listener: -1, family: hs.family, typ: unix.SOCK_STREAM}
 	if peer == hs.peer {
-		hs.peer = -1
+		if err := h.newClient(hs); err != nil {
+			return errRes(fmt.Errorf("the listener's next client: %w", err))
+		}
 	}
 	return h.progFD(s.New.Name)
 }

@@ -209,7 +209,10 @@ func (w *World) NewSocket(c Call, name string, t *Task, family kernel.Family, ty
 		if s.Sk.Class == kernel.ClassOther || s.Sk.Class == kernel.ClassRDS || s.scripted() {
 			return ok(fd)
 		}
-		p := w.newSocket(name+".peer", t, family, typ, proto, dev)
+		// The peer is the far side's own socket: a listener's accepted
+		// child or a receiver opened without SOCK_NONBLOCK, blocking
+		// whatever s is (accept takes no O_NONBLOCK from the listener).
+		p := w.newSocket(name+".peer", t, family, typ&^kernel.SOCK_NONBLOCK, proto, dev)
 		p.Sk.V4Mapped = po.V4Mapped
 		p.implicit, p.autoRead = true, po.AutoRead
 		if p.tcp != nil {

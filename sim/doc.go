@@ -62,7 +62,8 @@
 // steps say so (Event.FarHost).
 //
 // A TCP or UDP socket "s" gets an implicit peer "s.peer" on the far side of
-// its device. On loopback the peer is on this host and receives the
+// its device, a socket of that side's own, opened without SOCK_NONBLOCK
+// whatever s was (F_GETFL: O_RDWR; measured on Linux 6.18). On loopback the peer is on this host and receives the
 // sender's own skbs (after their frags were copied); across a NIC or tun it
 // receives skbs the far side builds in its own memory. A RAW socket's
 // peer is a RAW socket of the same family and protocol: on loopback no
