@@ -128,7 +128,10 @@
 // port (ICMP errors and what they quote, icmp-quoted.zcs), RAW datagrams
 // read back over loopback (raw-rcv.zcs), RAW ICMP and ICMPv6 messages
 // too short for their header (raw-short.zcs), the implicit peer's file
-// flags and a listener's client before it connects (peer-fd.zcs), a RAW socket's peer and the UDP
+// flags and a listener's client before it connects (peer-fd.zcs), the
+// receive timestamps recvmsg writes on TCP, UDP and RAW and an accepted
+// socket inherits, rendered after the length as the model renders them
+// (recv-timestamp.zcs), a RAW socket's peer and the UDP
 // datagrams and ICMP errors RAW sockets read (raw-peer.zcs), socket(2) across families, types and protocols,
 // SO_ZEROCOPY on RAW, PF_PACKET and
 // AF_UNIX, optmem exhaustion with TX timestamps between notifications,

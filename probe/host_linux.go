@@ -18,7 +18,9 @@ import (
 
 	"github.com/zcsim/zcsim/kernel"
 	"github.com/zcsim/zcsim/notify"
+	"github.com/zcsim/zcsim/sim"
 	"github.com/zcsim/zcsim/sim/scenario"
+	"github.com/zcsim/zcsim/sock"
 	"github.com/zcsim/zcsim/tcp"
 )
 
@@ -715,12 +717,15 @@ func (h *host) sendmmsg(s *scenario.Sendmmsg) string {
 
 func (h *host) recvErr(s *scenario.Recvmsg) string {
 	flags := int(s.Flags.MsgFlags())
-	if flags&unix.MSG_ERRQUEUE == 0 {
-		return h.recvData(h.fd(s.Sock), 1<<16, flags)
-	}
-	controllen := 512
+	controllen := sim.ControlRoom
 	if o, ok := s.Options.Lookup("control"); ok {
 		controllen = int(o.Value.N)
+	}
+	if flags&unix.MSG_ERRQUEUE == 0 {
+		if flags&unix.MSG_DONTWAIT == 0 {
+			h.settle() // a blocking read: the model lets the network run first
+		}
+		return recvmsgData(h.fd(s.Sock), controllen, flags)
 	}
 	rec, err := readErr(h.fd(s.Sock), controllen, &h.msg)
 	if errors.Is(err, errCtrunc) {
@@ -767,6 +772,22 @@ func (h *host) poll(s *scenario.Poll) string {
 // neither listens nor has connected: no descriptor ever named it.
 func unmadePeer(s scenario.Sock, hs *hsock) bool {
 	return s.Peer && hs.typ == unix.SOCK_STREAM && !hs.listening && !hs.peerClosed
+}
+
+// recvmsgData is a recvmsg(2) reading up to 64 KiB of data with a
+// control buffer of controllen bytes: its length and, if it wrote a
+// control message or set MSG_CTRUNC, what it wrote (sim.RecvControlText).
+func recvmsgData(fd, controllen, flags int) string {
+	buf, oob := make([]byte, 1<<16), make([]byte, controllen)
+	n, oobn, rflags, _, err := unix.Recvmsg(fd, buf, oob, flags|unix.MSG_DONTWAIT)
+	if err != nil {
+		return errRes(err)
+	}
+	res := fmt.Sprint(n)
+	if oobn > 0 || rflags&unix.MSG_CTRUNC != 0 {
+		res += "  " + sim.RecvControlText(sock.RecvControl{Used: oobn, Ctrunc: rflags&unix.MSG_CTRUNC != 0, Cmsgs: rxCmsgs(oob[:oobn])})
+	}
+	return res
 }
 
 func (h *host) recvData(fd, n int, flags int) string {

@@ -468,6 +468,9 @@ func renderEvent(e *sim.Event) string {
 	if e.ZcControl != "" {
 		return fmt.Sprint(*e.Ret) + "  " + e.ZcControl
 	}
+	if e.RecvControl != "" {
+		return fmt.Sprint(*e.Ret) + "  " + e.RecvControl
+	}
 	return fmt.Sprint(*e.Ret)
 }
 

@@ -71,6 +71,10 @@ type Result struct {
 	// control buffer (ZcControlText), when it had one or was told
 	// MSG_CTRUNC.
 	ZcControl string
+	// RecvControl is what a recvmsg reading data wrote into its control
+	// buffer (RecvControlText), when it wrote a message or was told
+	// MSG_CTRUNC.
+	RecvControl string
 	// Undetermined, when set, says what of a call other than a send
 	// hangs on something the model does not have (a send says it in
 	// Send.Undetermined).
@@ -151,7 +155,7 @@ func (w *World) record(c Call, op string, s *Socket, r Result) {
 	}
 	e.call = callResult{text: c.Text, ret: r.Ret, errno: r.Errno, blocked: r.Blocked,
 		send: r.Send.ZC, id: r.Send.ID, outcome: r.Send.Outcome, undetermined: cmp.Or(r.Send.Undetermined, r.Undetermined),
-		zcControl: r.ZcControl}
+		zcControl: r.ZcControl, recvControl: r.RecvControl}
 	if r.Record != nil {
 		e.call.rec, e.call.hasRec, e.call.ctrunc = *r.Record, true, r.Ctrunc
 	}
@@ -942,7 +946,7 @@ const ControlRoom = 512
 // has no error queue: the read is an ordinary one (unixRecv).
 func (w *World) RecvmsgControl(c Call, s *Socket, n int, flags kernel.MsgFlags, controllen int) Result {
 	if flags&kernel.MSG_ERRQUEUE == 0 || s.Sk.Family == kernel.AF_UNIX {
-		return w.Recv(c, s, n, flags)
+		return w.recv(c, s, n, flags, &sock.RecvControl{Left: controllen})
 	}
 	return w.syscall(c, "recvmsg", s, func() Result {
 		rec, err := s.Sk.RecvErrqueue()
@@ -1010,9 +1014,15 @@ func errCmsgLen(f kernel.Family) int {
 // blocking read first lets the network run until data arrives (for TCP,
 // until tcp_data_ready wakes it, see recvStream).
 func (w *World) Recv(c Call, s *Socket, n int, flags kernel.MsgFlags) Result {
+	return w.recv(c, s, n, flags, nil)
+}
+
+// recv is a read of data by recv(2), or by recvmsg(2) with the control
+// buffer ctl, into which it writes its control messages (rxControl).
+func (w *World) recv(c Call, s *Socket, n int, flags kernel.MsgFlags, ctl *sock.RecvControl) Result {
 	blocking := !s.Sk.NoWait(flags)
 	if blocking && !s.closed && s.tcp != nil {
-		return w.recvStream(c, s, n, flags)
+		return w.recvStream(c, s, n, flags, ctl)
 	}
 	if blocking && !s.closed {
 		for !w.readable(s) && w.Loop.Step() {
@@ -1021,13 +1031,18 @@ func (w *World) Recv(c Call, s *Socket, n int, flags kernel.MsgFlags) Result {
 	return w.syscall(c, "recv", s, func() Result {
 		switch {
 		case s.tcp != nil:
-			return w.recvCopy(s, 0, n, flags)
+			r, stamp := w.recvCopy(s, 0, n, flags)
+			w.rxControl(s, &r, stamp, ctl)
+			return r
 		case s.dgrm != nil:
+			stamp := s.dgrm.headStamp()
 			got, err := s.dgrm.recv(n, flags)
 			if err != 0 {
 				return fail(err)
 			}
-			return ok(int64(got))
+			r := ok(int64(got))
+			w.rxControl(s, &r, stamp, ctl)
+			return r
 		case s.Sk.Family == kernel.AF_UNIX:
 			return fail(unixRecv(s.Sk.Type.Base()))
 		}
@@ -1038,16 +1053,20 @@ func (w *World) Recv(c Call, s *Socket, n int, flags kernel.MsgFlags) Result {
 // recvCopy is one pass of tcp_recvmsg_locked over the receive queue:
 // copy up to n bytes, then tcp_cleanup_rbuf. With MSG_PEEK it copies
 // the bytes after the first peeked ones a blocking read already copied,
-// and consumes nothing.
-func (w *World) recvCopy(s *Socket, peeked, n int, flags kernel.MsgFlags) Result {
+// and consumes nothing. It returns too whether an skb it read from was
+// stamped (tcp.Conn.ReadStamp).
+func (w *World) recvCopy(s *Socket, peeked, n int, flags kernel.MsgFlags) (Result, kernel.RxStamp) {
 	got, err := 0, kernel.Errno(0)
+	var stamp kernel.RxStamp
 	if flags&kernel.MSG_PEEK != 0 {
+		stamp = s.tcp.ReadStamp(peeked, n)
 		got, err = s.tcp.Peek(peeked, n)
 	} else {
+		stamp = s.tcp.ReadStamp(0, n)
 		got, err = s.tcp.Recv(n)
 	}
 	if err != 0 {
-		return fail(err)
+		return fail(err), kernel.RxStampNone
 	}
 	if got > 0 {
 		w.Host.MightFault("tcp_recvmsg_locked", s.Sk.Ident()) // skb_copy_datagram_msg to the user
@@ -1055,7 +1074,7 @@ func (w *World) recvCopy(s *Socket, peeked, n int, flags kernel.MsgFlags) Result
 	if s.Peer != nil {
 		s.tcp.CleanupRbuf(got)
 	}
-	return ok(int64(got))
+	return ok(int64(got)), stamp
 }
 
 // recvStream models a blocking tcp_recvmsg: with nothing queued the
@@ -1064,15 +1083,17 @@ func (w *World) recvCopy(s *Socket, peeked, n int, flags kernel.MsgFlags) Result
 // it copies what is queued and, short of the target of sock_rcvlowat
 // (min(SO_RCVLOWAT, n)), sleeps again. If the network goes idle first the
 // read returns what it copied, or EAGAIN, as if SO_RCVTIMEO had ended it.
-func (w *World) recvStream(c Call, s *Socket, n int, flags kernel.MsgFlags) Result {
+func (w *World) recvStream(c Call, s *Socket, n int, flags kernel.MsgFlags, ctl *sock.RecvControl) Result {
 	for s.tcp.Queued() == 0 && !s.tcp.DataReady() && w.Loop.Step() {
 	}
 	target := s.tcp.RecvTarget(n, flags)
 	got, last := 0, false
+	var stamps kernel.RxStamp
 	for {
 		w.beginOn(s)
 		s.lockSock()
-		r := w.recvCopy(s, got, n-got, flags)
+		r, stamp := w.recvCopy(s, got, n-got, flags)
+		stamps = stamps.Merge(stamp)
 		w.releaseSock(s)
 		done := last || r.Errno != 0 || r.Ret == 0 || got+int(r.Ret) >= target
 		if r.Errno == 0 {
@@ -1081,6 +1102,7 @@ func (w *World) recvStream(c Call, s *Socket, n int, flags kernel.MsgFlags) Resu
 			r = ok(int64(got))
 		}
 		if done {
+			w.rxControl(s, &r, stamps, ctl)
 			w.record(c, "recv", s, r)
 			return r
 		}

@@ -51,6 +51,9 @@ func (d *dgram) waitHook(w *World, s *Socket) func() bool {
 type datagram struct {
 	skb *skb.Buff
 	len int
+	// tstamp is the software receive timestamp net_timestamp_check gave
+	// it as it entered the stack.
+	tstamp kernel.RxStamp
 }
 
 // ipq is one datagram being reassembled: the fragments that arrived, how
@@ -179,7 +182,7 @@ func (d *dgram) queue(w *World, r *Socket, b *skb.Buff, n int) line {
 	}
 	sk.RmemAlloc += b.Truesize
 	b.SetOwner(sk, skb.SockRfree)
-	d.rx = kernel.HostSlab[datagram](w.Host).Append(d.rx, datagram{b, n})
+	d.rx = kernel.HostSlab[datagram](w.Host).Append(d.rx, datagram{b, n, w.Host.Netstamp.Stamp(w.Host.Time())})
 	sk.WakeUp(kernel.POLLIN | kernel.POLLPRI | kernel.POLLRDNORM | kernel.POLLRDBAND) // sock_def_readable
 	if r.Dev.Kind == Loopback {
 		w.rxQueued(r, b)
@@ -212,6 +215,14 @@ func (d *dgram) recv(n int, flags kernel.MsgFlags) (int, kernel.Errno) {
 		return g.len, 0
 	}
 	return min(n, g.len), 0
+}
+
+// headStamp is the receive timestamp of the datagram a read takes next.
+func (d *dgram) headStamp() kernel.RxStamp {
+	if len(d.rx) == 0 {
+		return kernel.RxStampNone
+	}
+	return d.rx[0].tstamp
 }
 
 // purge frees unread datagrams and incomplete reassemblies when the

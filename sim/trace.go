@@ -162,6 +162,9 @@ type Event struct {
 	// ZcControl is what a getsockopt(TCP_ZEROCOPY_RECEIVE) wrote of its
 	// control buffer (ZcControlText).
 	ZcControl string `json:"zc_control,omitempty"`
+	// RecvControl is what a recvmsg reading data wrote into its control
+	// buffer (RecvControlText).
+	RecvControl string `json:"recv_control,omitempty"`
 	// Undetermined, when set, says that the call's result depends on
 	// something the scenario does not state, and what the model assumed
 	// to go on: the result is not a prediction.
@@ -226,8 +229,8 @@ type callResult struct {
 	refusal kernel.Entry
 	// undetermined is sock.SendResult.Undetermined or Result.Undetermined.
 	undetermined string
-	// zcControl is Result.ZcControl.
-	zcControl string
+	// zcControl is Result.ZcControl, recvControl Result.RecvControl.
+	zcControl, recvControl string
 }
 
 // Render words the event: for a system call it fills in the fields that
@@ -296,6 +299,10 @@ func (e *Event) renderCall() {
 	if c.zcControl != "" {
 		e.ZcControl = c.zcControl
 		b = append(append(b, "  "...), c.zcControl...)
+	}
+	if c.recvControl != "" {
+		e.RecvControl = c.recvControl
+		b = append(append(b, "  "...), c.recvControl...)
 	}
 	if c.zc != nil {
 		e.ZcInfo = zcInfoOf(c.zc)

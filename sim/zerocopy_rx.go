@@ -48,15 +48,26 @@ func (w *World) ZerocopyReceive(c Call, s *Socket, a tcp.ZcArgs) Result {
 // [SO_TIMESTAMPNS/32 SO_TIMESTAMPING/64] msg_control+96 msg_controllen=32
 // msg_flags=0".
 func ZcControlText(c sock.RecvControl) string {
+	return fmt.Sprintf("cmsgs [%s] msg_control+%d msg_controllen=%d msg_flags=%s", cmsgsText(c), c.Used, c.Left, ctruncText(c))
+}
+
+// cmsgsText lists the control messages a receive wrote: each one's type
+// and cmsg_len, as in "SO_TIMESTAMPNS/32 SO_TIMESTAMPING/64".
+func cmsgsText(c sock.RecvControl) string {
 	parts := make([]string, len(c.Cmsgs))
 	for i, m := range c.Cmsgs {
 		parts[i] = fmt.Sprintf("%s/%d", kernel.SockOptNames.Name(m.Type), m.Len)
 	}
-	flags := "0"
+	return strings.Join(parts, " ")
+}
+
+// ctruncText is msg_flags as a receive's control buffer leaves it:
+// MSG_CTRUNC or 0.
+func ctruncText(c sock.RecvControl) string {
 	if c.Ctrunc {
-		flags = kernel.MSG_CTRUNC.String()
+		return kernel.MSG_CTRUNC.String()
 	}
-	return fmt.Sprintf("cmsgs [%s] msg_control+%d msg_controllen=%d msg_flags=%s", strings.Join(parts, " "), c.Used, c.Left, flags)
+	return "0"
 }
 
 // ZcResult returns what the socket's last getsockopt(TCP_ZEROCOPY_RECEIVE)

@@ -43,6 +43,10 @@
 // sock_queue_err_skb, sock_recv_errqueue, sk_destruct, sock_orphan,
 // sock_kmalloc, sock_kfree_s, __sock_tx_timestamp, skb_setup_tx_timestamp
 // (SetupTxTimestamp); net/core/scm.c: put_cmsg (RecvControl);
+// net/socket.c: __sock_recv_timestamp and include/net/sock.h:
+// sock_recv_timestamp (DgramRxTimestampCmsgs); net/ipv4/tcp.c:
+// tcp_recv_timestamp (RxTimestampCmsgs); sk_clone_lock's copy of sk_flags
+// and its net_enable_timestamp (InheritFlags);
 // net/core/skbuff.c: __skb_tstamp_tx,
 // __skb_complete_tx_timestamp (TstampTx: the key is the packet's tskey,
 // less sk_tskey on TCP); sock_cmsg_send and __sock_cmsg_send

@@ -113,30 +113,78 @@ func (s *Sock) disableTimestamp(f RxtsFlags) {
 // SO_TIMESTAMPING's struct scm_timestamping (old or new) when the flags
 // ask to report software timestamps (SOF_TIMESTAMPING_SOFTWARE; RX_SOFTWARE
 // alone generates but reports nothing). Each is its type and the length
-// of its data on x86-64.
+// of its data on x86-64. Data without a timestamp gets none.
 func (s *Sock) RxTimestampCmsgs() []RxCmsg {
-	isNew := s.Rxts&RxtsTstampNew != 0
 	var out []RxCmsg
-	if s.Rxts&RxtsRcvtstamp != 0 {
-		t := kernel.SO_TIMESTAMP_OLD
-		switch {
-		case s.Rxts&RxtsRcvtstampns != 0 && isNew:
-			t = kernel.SO_TIMESTAMPNS_NEW
-		case s.Rxts&RxtsRcvtstampns != 0:
-			t = kernel.SO_TIMESTAMPNS_OLD
-		case isNew:
-			t = kernel.SO_TIMESTAMP_NEW
-		}
-		out = append(out, RxCmsg{Type: t, DataLen: 16}) // a struct timeval or timespec
+	if m, ok := s.rcvTstampCmsg(); ok {
+		out = append(out, m)
 	}
 	if s.Tsflags&kernel.SOF_TIMESTAMPING_SOFTWARE != 0 {
-		t := kernel.SO_TIMESTAMPING
-		if isNew {
-			t = kernel.SO_TIMESTAMPING_NEW
-		}
-		out = append(out, RxCmsg{Type: t, DataLen: 48}) // three struct timespec
+		out = append(out, s.timestampingCmsg())
 	}
 	return out
+}
+
+// DgramRxTimestampCmsgs models sock_recv_timestamp and
+// __sock_recv_timestamp, which a datagram read (udp_recvmsg, raw_recvmsg,
+// packet_recvmsg through sock_recv_cmsgs) runs for the datagram it takes,
+// whose skb carries stamp: with SOCK_RCVTSTAMP an skb without a
+// timestamp is given the current time ("race occurred between timestamp
+// enabling and packet receiving"), so SO_TIMESTAMP's or SO_TIMESTAMPNS's
+// message is always written; SO_TIMESTAMPING's when
+// SOF_TIMESTAMPING_SOFTWARE is set and the skb has a timestamp by then
+// (and, for one without, only if SOCK_RCVTSTAMP or
+// SOF_TIMESTAMPING_RX_SOFTWARE let __sock_recv_timestamp run at all,
+// which without SOCK_RCVTSTAMP changes nothing). An undetermined stamp
+// makes the answer undetermined where the two cases differ.
+func (s *Sock) DgramRxTimestampCmsgs(stamp kernel.RxStamp) (out []RxCmsg, undetermined bool) {
+	if stamp == kernel.RxStampUndetermined {
+		none, set := s.dgramRxCmsgs(false), s.dgramRxCmsgs(true)
+		return set, len(none) != len(set)
+	}
+	return s.dgramRxCmsgs(stamp == kernel.RxStampSet), false
+}
+
+// dgramRxCmsgs is DgramRxTimestampCmsgs for an skb stamped or not.
+func (s *Sock) dgramRxCmsgs(stamped bool) []RxCmsg {
+	var out []RxCmsg
+	if m, ok := s.rcvTstampCmsg(); ok {
+		out, stamped = append(out, m), true // the false timestamp
+	}
+	if stamped && s.Tsflags&kernel.SOF_TIMESTAMPING_SOFTWARE != 0 {
+		out = append(out, s.timestampingCmsg())
+	}
+	return out
+}
+
+// rcvTstampCmsg is SO_TIMESTAMP's or SO_TIMESTAMPNS's message (old or
+// new, after SOCK_TSTAMP_NEW: a struct timeval or timespec, 16 bytes on
+// x86-64 either way), if SOCK_RCVTSTAMP is set.
+func (s *Sock) rcvTstampCmsg() (RxCmsg, bool) {
+	if s.Rxts&RxtsRcvtstamp == 0 {
+		return RxCmsg{}, false
+	}
+	isNew := s.Rxts&RxtsTstampNew != 0
+	t := kernel.SO_TIMESTAMP_OLD
+	switch {
+	case s.Rxts&RxtsRcvtstampns != 0 && isNew:
+		t = kernel.SO_TIMESTAMPNS_NEW
+	case s.Rxts&RxtsRcvtstampns != 0:
+		t = kernel.SO_TIMESTAMPNS_OLD
+	case isNew:
+		t = kernel.SO_TIMESTAMP_NEW
+	}
+	return RxCmsg{Type: t, DataLen: 16}, true
+}
+
+// timestampingCmsg is SO_TIMESTAMPING's struct scm_timestamping (old or
+// new): three struct timespec.
+func (s *Sock) timestampingCmsg() RxCmsg {
+	t := kernel.SO_TIMESTAMPING
+	if s.Rxts&RxtsTstampNew != 0 {
+		t = kernel.SO_TIMESTAMPING_NEW
+	}
+	return RxCmsg{Type: t, DataLen: 48}
 }
 
 // RxCmsg is a control message a receive writes: its level and type, the

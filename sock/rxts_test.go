@@ -76,3 +76,49 @@ func TestRecvControlPut(t *testing.T) {
 		}
 	}
 }
+
+// A datagram read writes SO_TIMESTAMP's message whether or not the skb
+// was stamped (__sock_recv_timestamp's false timestamp), and
+// SO_TIMESTAMPING's only for a stamp, so a stamp the model cannot tell
+// decides the answer only where SO_TIMESTAMP is off.
+func TestDgramRxTimestampCmsgs(t *testing.T) {
+	e := skbtest.NewEnv(t, "linux-6.18")
+	s := e.Sock(kernel.AF_INET, kernel.SOCK_DGRAM, kernel.IPPROTO_UDP)
+	types := func(stamp kernel.RxStamp) ([]string, bool) {
+		var out []string
+		ms, und := s.DgramRxTimestampCmsgs(stamp)
+		for _, m := range ms {
+			out = append(out, kernel.SockOptNames.Name(m.Type))
+		}
+		return out, und
+	}
+	require.Zero(t, s.Setsockopt(kernel.SO_TIMESTAMPING, int(kernel.SOF_TIMESTAMPING_SOFTWARE)))
+	got, und := types(kernel.RxStampNone)
+	require.Empty(t, got)
+	require.False(t, und)
+	got, und = types(kernel.RxStampUndetermined)
+	require.Equal(t, []string{"SO_TIMESTAMPING"}, got)
+	require.True(t, und)
+	require.Zero(t, s.Setsockopt(kernel.SO_TIMESTAMP_OLD, 1))
+	got, und = types(kernel.RxStampNone)
+	require.Equal(t, []string{"SO_TIMESTAMP", "SO_TIMESTAMPING"}, got)
+	require.False(t, und)
+	got, und = types(kernel.RxStampUndetermined)
+	require.Equal(t, []string{"SO_TIMESTAMP", "SO_TIMESTAMPING"}, got)
+	require.False(t, und)
+}
+
+// An accepted socket copies its listener's receive timestamp flags and
+// holds the host's switch on by a count of its own (sk_clone_lock).
+func TestInheritFlagsTakesRxTimestamps(t *testing.T) {
+	e := skbtest.NewEnv(t, "linux-6.18")
+	l := e.Sock(kernel.AF_INET, kernel.SOCK_STREAM, kernel.IPPROTO_TCP)
+	c := e.Sock(kernel.AF_INET, kernel.SOCK_STREAM, kernel.IPPROTO_TCP)
+	require.Zero(t, l.Setsockopt(kernel.SO_TIMESTAMPING_NEW, int(kernel.SOF_TIMESTAMPING_RX_SOFTWARE|kernel.SOF_TIMESTAMPING_SOFTWARE)))
+	c.InheritFlags(l)
+	require.Equal(t, []kernel.CmsgType{kernel.SO_TIMESTAMPING_NEW}, []kernel.CmsgType{c.RxTimestampCmsgs()[0].Type})
+	require.Zero(t, l.Setsockopt(kernel.SO_TIMESTAMPING_NEW, 0))
+	require.Equal(t, kernel.RxStampSet, e.H.Netstamp.Stamp(1), "the child holds the switch on after the listener let it go")
+	require.Zero(t, c.Setsockopt(kernel.SO_TIMESTAMPING_NEW, 0))
+	require.Equal(t, kernel.RxStampNone, e.H.Netstamp.Stamp(1))
+}

@@ -222,12 +222,21 @@ func (s *Sock) CloneFrom(parent *Sock) {
 }
 
 // InheritFlags models the flag copy of sk_clone_lock: an accepted socket
-// starts with its listener's SOCK_ZEROCOPY, timestamping, sk_reuse and
-// sk_reuseport settings (probed on Linux 6.18), and a v4-mapped
-// listener's child is v4-mapped.
+// starts with its listener's SOCK_ZEROCOPY, timestamping (sk_tsflags and
+// the receive timestamp sk_flags, SOCK_RCVTSTAMP and the rest: Rxts),
+// sk_reuse and sk_reuseport settings (probed on Linux 6.18), and a
+// v4-mapped listener's child is v4-mapped. A child with SK_FLAGS_TIMESTAMP
+// takes a count of the host's receive timestamps of its own
+// (net_enable_timestamp), which its destruction gives back.
 func (s *Sock) InheritFlags(parent *Sock) {
 	s.V4Mapped = parent.V4Mapped
 	s.Reuse, s.Reuseport = parent.Reuse, parent.Reuseport
 	s.zerocopy = parent.zerocopy
 	s.Tsflags = parent.Tsflags
+	for _, f := range []RxtsFlags{RxtsTimestamp, RxtsTimestampingRxSoftware} {
+		if parent.Rxts&f != 0 {
+			s.enableTimestamp(f)
+		}
+	}
+	s.Rxts = parent.Rxts
 }

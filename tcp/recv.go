@@ -275,3 +275,26 @@ func (c *Conn) emptyRead() kernel.Errno {
 	}
 	return kernel.EAGAIN
 }
+
+// ReadStamp returns whether a read of n bytes after the first skip queued
+// ones (a peek's; 0 for a read that consumes) reaches an skb with a
+// software receive timestamp: tcp_recvmsg_locked sets TCP_CMSG_TS for
+// each skb it copies from whose has_rxtstamp is set (tcp_update_recv_tstamps),
+// a zero-length read for the skb it stops at. It changes nothing.
+func (c *Conn) ReadStamp(skip, n int) kernel.RxStamp {
+	var ts kernel.RxStamp
+	start, end := skip, skip+max(n, 1)
+	off := 0
+	for _, r := range c.rcvQueue {
+		left := r.skb.Len - r.read
+		if off < end && off+left > start {
+			ts = ts.Merge(r.tstamp)
+		}
+		off += left
+	}
+	return ts
+}
+
+// RecvmsgInq reports whether TCP_INQ is on: recvmsg then writes the bytes
+// left to read in a TCP_CM_INQ control message (tcp_recvmsg).
+func (c *Conn) RecvmsgInq() bool { return c.recvmsgInq }
