@@ -34,12 +34,16 @@ type Call struct {
 	// half in the log (a capture that starts mid-call): Args holds only
 	// the arguments printed after "resumed>".
 	Orphan bool `json:"orphan,omitempty"`
+	// known is, for a call a Scanner listed from a line whose text it
+	// read before, what it remembers of that text (knownLine).
+	known *knownLine
 }
 
 // Clone returns a deep copy of c: what a caller of [Scanner] keeps past
 // the next Scan.
 func (c *Call) Clone() Call {
 	d := *c
+	d.known = nil
 	d.Lines = slices.Clone(c.Lines)
 	d.Args = cloneValues(c.Args)
 	d.Result.Value = c.Result.Value.clone()

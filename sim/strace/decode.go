@@ -38,7 +38,10 @@ type Decoder struct {
 func NewDecoder(file string) *Decoder { return &Decoder{decoder{file: file}} }
 
 // Op decodes one call. A call it cannot decode is an *Ignored whose
-// Reason says why, and its error is kept for Err.
+// Reason says why, and its error is kept for Err. A call a [Scanner]
+// listed again for a line it read before is decoded once: its later Ops
+// are copies of the first, with their own Header, and share its slices,
+// which no caller changes.
 func (d *Decoder) Op(c *Call) Op { return d.d.call(c) }
 
 // Start decodes the first half of a call strace printed unfinished
@@ -167,7 +170,24 @@ var decoders = map[string]struct {
 	"read":        {3, decodeRead},
 }
 
+// call decodes c, or for a call of a line a Scanner read before
+// (knownLine) copies the Op its first decoding kept.
 func (d *decoder) call(c *Call) Op {
+	k := c.known
+	if k != nil && k.op != nil {
+		if op := withHeader(k.op, header(c)); op != nil {
+			return op
+		}
+	}
+	errs := len(d.errs.Errs) + d.errs.Dropped
+	op := d.decode(c)
+	if k != nil && len(d.errs.Errs)+d.errs.Dropped == errs {
+		k.op = op
+	}
+	return op
+}
+
+func (d *decoder) decode(c *Call) Op {
 	h := header(c)
 	dec, ok := decoders[c.Name]
 	if !ok {

@@ -57,14 +57,26 @@ func FuzzParse(f *testing.F) {
 // checkScanner requires a Scanner to yield what Parse returned: the same
 // calls and notes in the same orders, and the same errors, whether or
 // not it also yields the first halves of unfinished calls; each of those
-// comes before its whole call, and decoding it never panics.
+// comes before its whole call, and decoding it never panics. A Decoder
+// of the Scanner's calls gives what Decode gives of Parse's, the Ops of
+// repeated lines and the errors included.
 func checkScanner(t *testing.T, src []byte, want *Log, wantErr error) {
 	t.Helper()
-	checkScan(t, src, want, wantErr, false)
-	checkScan(t, src, want, wantErr, true)
+	wantOps, wantDecErr := Decode(want)
+	for _, starts := range []bool{false, true} {
+		gotOps, gotDecErr := checkScan(t, src, want, wantErr, starts)
+		if !reflect.DeepEqual(wantOps, gotOps) && (len(wantOps) > 0 || len(gotOps) > 0) {
+			t.Fatalf("the scanner's decoded calls differ from Decode's:\n%+v\n%+v", gotOps, wantOps)
+		}
+		if fmt.Sprint(gotDecErr) != fmt.Sprint(wantDecErr) {
+			t.Fatalf("the scanner's decoding error %v, Decode's %v", gotDecErr, wantDecErr)
+		}
+	}
 }
 
-func checkScan(t *testing.T, src []byte, want *Log, wantErr error, starts bool) {
+// checkScan scans src, checks its calls and notes against Parse's, and
+// returns the calls decoded one at a time and the Decoder's error.
+func checkScan(t *testing.T, src []byte, want *Log, wantErr error, starts bool) ([]Op, error) {
 	t.Helper()
 	sc := NewScanner("fuzz", bytes.NewReader(src))
 	if starts {
@@ -72,6 +84,7 @@ func checkScan(t *testing.T, src []byte, want *Log, wantErr error, starts bool) 
 	}
 	dec := NewDecoder("fuzz")
 	got := &Log{File: "fuzz", Calls: []Call{}}
+	var ops []Op
 	started := map[int]bool{}
 	for sc.Scan() {
 		switch it := sc.Item(); {
@@ -84,6 +97,7 @@ func checkScan(t *testing.T, src []byte, want *Log, wantErr error, starts bool) 
 		case it.Call != nil:
 			delete(started, it.Call.Line())
 			got.Calls = append(got.Calls, it.Call.Clone())
+			ops = append(ops, dec.Op(it.Call))
 		default:
 			got.Notes = append(got.Notes, *it.Note)
 		}
@@ -100,6 +114,7 @@ func checkScan(t *testing.T, src []byte, want *Log, wantErr error, starts bool) 
 	if fmt.Sprint(sc.Err()) != fmt.Sprint(wantErr) {
 		t.Fatalf("the scanner's error %v, Parse's %v", sc.Err(), wantErr)
 	}
+	return ops, dec.Err()
 }
 
 func checkErrors(t *testing.T, err error, lines int) {

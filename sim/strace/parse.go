@@ -83,12 +83,9 @@ type parser struct {
 	// StartDecoded names, in started, as its line shows it.
 	starts  bool
 	started []Call
-	// repeated is the text after the pid and timestamp of the last line,
-	// when that line was a whole call a Scanner parsed (last, whose text
-	// started at offset lastAt); "" otherwise. See repeat.
-	repeated string
-	last     Call
-	lastAt   int
+	// known remembers the whole-call lines a Scanner read lately; see
+	// knownLine.
+	known knownLines
 }
 
 func (p *parser) errorf(line, col int, at string, format string, args ...any) {
@@ -115,11 +112,10 @@ func (p *parser) line(text string, lineNo int, stitch *stitched) *stitched {
 	}
 	c.skipSpaces()
 	rest := c.s[c.i:]
-	if stitch == nil && p.repeated != "" && rest == p.repeated {
-		p.repeat(c.i, lineNo, pid, when)
+	if stitch == nil && p.mem.reuse && p.repeat(rest, c.i, lineNo, pid, when) {
 		return nil
 	}
-	p.repeated = ""
+	p.known.prev = nil
 	p.mem.lineDone()
 	if strings.HasPrefix(rest, "strace: ") || strings.HasPrefix(rest, "+++ ") ||
 		strings.HasPrefix(rest, "--- ") {
@@ -136,30 +132,43 @@ func (p *parser) line(text string, lineNo int, stitch *stitched) *stitched {
 		return &stitched{text: text[:cut], segs: c.segs, pid: pid, when: when}
 	}
 	if at := c.i; p.callLine(&c, pid, when) && p.mem.reuse {
-		p.last, p.lastAt, p.repeated = p.log.Calls[len(p.log.Calls)-1], at, rest
+		call := &p.log.Calls[len(p.log.Calls)-1]
+		call.known = p.known.seen(rest, *call, at)
 	}
 	return nil
 }
 
-// repeat lists again the call the line before completed, for a line that
-// repeats its text after the pid and the timestamp (a program's loop of
-// identical calls): parsed alike, it would give the same call, but for
-// its line, pid and time and its values' positions, which move by the
-// difference between the prefixes' widths; at is where this line's call
-// starts. Only a Scanner repeats, as its carver keeps the last line's
-// values until it parses another: a Log's calls keep their own.
-func (p *parser) repeat(at, lineNo, pid int, when Time) {
-	call := p.last
+// repeat lists again the call of a line whose text after the pid and
+// the timestamp (rest, at offset at) came before (knownLine), and reports
+// whether it did: parsed alike, the line would give the same call, but
+// for its line, pid and time and its values' positions, which move by
+// the difference between the prefixes' widths. The line before's values
+// are still in the carver: its repeat copies them instead of parsing.
+// Only a Scanner repeats: a Log's calls keep values of their own.
+func (p *parser) repeat(rest string, at, lineNo, pid int, when Time) bool {
+	k := p.known.lookup(rest)
+	if k == nil {
+		return false
+	}
+	if !k.twice {
+		if p.known.prev != k {
+			return false
+		}
+		p.known.learn(k, p.known.prevCall, k.at)
+	}
+	for i := range k.call.Args {
+		k.call.Args[i].moveTo(lineNo, at-k.at)
+	}
+	if k.call.Result.Value.IsValid() {
+		k.call.Result.Value.moveTo(lineNo, at-k.at)
+	}
+	k.at = at
+	call := k.call
 	call.Lines = p.lineSet([]segment{{0, lineNo, 1}})
-	call.Pid, call.Time = pid, when
-	for i := range call.Args {
-		call.Args[i].moveTo(lineNo, at-p.lastAt)
-	}
-	if call.Result.Value.IsValid() {
-		call.Result.Value.moveTo(lineNo, at-p.lastAt)
-	}
-	p.last, p.lastAt = call, at
+	call.Pid, call.Time, call.known = pid, when, k
+	p.known.prev = nil
 	p.log.Calls = append(p.log.Calls, call)
+	return true
 }
 
 // moveTo gives v and the values in it the position of the same text on

@@ -28,8 +28,10 @@ type Item struct {
 // [ResultUnfinished] result when its process exits or the log ends), each
 // note as it comes. Errors are collected as Parse collects them and
 // returned by Err once the log is read. A line whose text after the pid
-// and timestamp repeats the line before it, a whole call, is not parsed
-// again: its Call is that call with its own line, pid, time and columns.
+// and timestamp repeats a whole call's line of late is parsed at most
+// twice: its Call is that call with its own line, pid, time and columns,
+// and a [Decoder] decodes it once (see knownLine), so that a program's
+// loop costs little to read whatever its length.
 //
 //	sc := strace.NewScanner("app.strace", f)
 //	for sc.Scan() {
