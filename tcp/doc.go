@@ -91,7 +91,17 @@
 // skb — or a pskb_copy, with its own uarg reference, while an earlier clone
 // is still in flight — within the congestion window, the peer's receive
 // window and Nagle or corks; an skb larger than what may go is split
-// (tso_fragment → skb_split, one more uarg reference). Ack frees every
+// (tso_fragment → skb_split, one more uarg reference). The congestion
+// window lets at most half of itself go in one skb (tcp_cwnd_test: at
+// least two GSO packets in flight; a FIN of one segment goes whatever the
+// window, and a loss probe as one segment), and every packet of more than
+// one segment carries PSH (__tcp_transmit_skb, on the clone's header
+// only, so that the receiver's GRO flushes at it; software GSO leaves it
+// on the last segment). Both rules are older than every profile's
+// kernel. Measured on Linux 6.18 under packetdrill
+// (examples/packetdrill/cwnd-split.pkt): a 12000-byte send to a peer
+// with a 1000-byte MSS is two PSH packets of 5000 bytes, then, after the
+// first ACK, one of 2000. Ack frees every
 // acknowledged skb of the retransmit queue, dropping its reference; the
 // uarg completes when the last skb and the last clone are gone.
 // Before sizing the head skb, tcp_write_xmit bounds the congestion
@@ -402,6 +412,7 @@
 //	RLIMIT_MEMLOCK exceeded               ENOBUFS  ENOBUFS     ENOBUFS    ENOBUFS
 //	send buffer full, MSG_DONTWAIT        EAGAIN   EAGAIN      EAGAIN     EAGAIN
 //	peer reset / retransmissions exhausted  ECONNRESET / ETIMEDOUT, once, then EPIPE
+//	  (a call that had queued bytes returns them; the next call gets the error)
 //	MSG_FASTOPEN, connected once          EISCONN  EISCONN     EISCONN    EISCONN
 //	MSG_FASTOPEN, tcp_fastopen bit 1 off  EOPNOTSUPP (before any other check)
 //	MSG_FASTOPEN without a msg_name       EINVAL (tcp_v4_connect), not connected
@@ -490,7 +501,8 @@
 // and tcp_write_timeout in SYN_SENT, tcp_model_timeout (synsent.go);
 // tcp_recvmsg_locked (the order of its empty-queue answers: SOCK_DONE,
 // sk_err, RCV_SHUTDOWN, TCP_CLOSE);
-// net/ipv4/tcp_output.c: tcp_write_xmit, tcp_grow_skb, tcp_tso_segs,
+// net/ipv4/tcp_output.c: tcp_write_xmit, tcp_cwnd_test, __tcp_transmit_skb,
+// tcp_grow_skb, tcp_tso_segs,
 // tcp_tso_autosize, tcp_transmit_skb, tso_fragment,
 // tcp_fragment, tcp_nagle_test, tcp_mss_split_point, tcp_xmit_size_goal,
 // tcp_send_fin, tcp_event_data_sent, tcp_pacing_check,

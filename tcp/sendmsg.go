@@ -415,11 +415,18 @@ func (s *SendCall) loop() {
 	}
 }
 
-// sendable is the check at the restart label: a pending error, or the
-// sending side shut down (EPIPE), ends the call.
+// sendable is the check at the restart label and in
+// sk_stream_wait_memory: a pending error, or the sending side shut down
+// (EPIPE), ends the call. The error is reported (sock_error, which
+// clears it) only by a call that queued nothing: one that did returns
+// its count and leaves sk_err for the next call (do_error, out_err).
 func (s *SendCall) sendable() bool {
 	c := s.c
-	if err := c.takeError(); err != 0 {
+	if c.Sk.Err != 0 {
+		err := kernel.EPIPE // what sk_stream_wait_memory returns
+		if s.copied == 0 {
+			err = c.takeError()
+		}
 		s.fail(err)
 		return false
 	}

@@ -209,25 +209,30 @@ func (c *Conn) writeXmit(nonagle, pushOne int) {
 		}
 	}
 	from := c.sndNxt
-	c.writeNew(nonagle, pushOne != pushAll)
+	c.writeNew(nonagle, pushOne)
 	c.cwndValidate(from)
 	if c.sndNxt != from && pushOne != pushOneProbe {
 		c.scheduleLossProbe(false)
 	}
 }
 
-// writeNew is tcp_write_xmit's loop over the write queue.
-func (c *Conn) writeNew(nonagle int, one bool) {
+// writeNew is tcp_write_xmit's loop over the write queue. A loss probe
+// goes out as one segment even when the congestion window is full.
+func (c *Conn) writeNew(nonagle, pushOne int) {
 	mss := c.MSS()
 	for len(c.write) > 0 {
 		if c.pacingCheck() {
 			return
 		}
 		seg := c.write[0]
-		quota := min(c.cwnd-c.inFlight(), c.tsoSegs(mss))
-		if quota <= 0 {
-			return
+		quota := c.cwndTest(seg)
+		if quota == 0 {
+			if pushOne != pushOneProbe {
+				return
+			}
+			quota = 1
 		}
+		quota = min(quota, c.tsoSegs(mss))
 		if c.host().Profile.TCPGrowSkb {
 			if missing := quota*mss - seg.Skb.Len; missing > 0 {
 				c.growSkb(seg, missing)
@@ -248,10 +253,25 @@ func (c *Conn) writeNew(nonagle int, one bool) {
 		if !c.transmit(seg, false) {
 			return
 		}
-		if one {
+		if pushOne != pushAll {
 			return
 		}
 	}
+}
+
+// cwndTest models tcp_cwnd_test: the segments the congestion window lets
+// the head skb send now, none when the window is full, and at most half
+// the window, so that at least two GSO packets are in flight; a FIN in
+// an skb of one segment goes whatever the window.
+func (c *Conn) cwndTest(seg *Segment) int {
+	if seg.Fin && c.pcount(seg) == 1 {
+		return 1
+	}
+	inFlight := c.inFlight()
+	if inFlight >= c.cwnd {
+		return 0
+	}
+	return min(max(c.cwnd>>1, 1), c.cwnd-inFlight)
 }
 
 // growSkb models tcp_grow_skb (Profile.TCPGrowSkb): the head skb takes up
@@ -487,7 +507,9 @@ func (c *Conn) transmit(seg *Segment, retrans bool) bool {
 			c.sndNxt = seg.end()
 		}
 	}
-	p := sock.Packet{Skb: out, From: c.Sk, Seq: seg.Seq, EndSeq: seg.EndSeq, Retransmit: retrans, Fin: seg.Fin, Push: seg.Push}
+	// __tcp_transmit_skb forces PSH on a GSO packet (the clone's header
+	// only: the queued skb keeps its flags).
+	p := sock.Packet{Skb: out, From: c.Sk, Seq: seg.Seq, EndSeq: seg.EndSeq, Retransmit: retrans, Fin: seg.Fin, Push: seg.Push || c.pcount(seg) > 1}
 	if c.ack.pending&ackSched != 0 {
 		p.Acks = true
 		p.Ack, p.Win = c.takeAck()

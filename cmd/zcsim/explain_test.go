@@ -60,7 +60,7 @@ func TestExplainErrors(t *testing.T) {
 	}{
 		{[]string{"examples/ids.zcs", "--id", "99"}, "examples/ids.zcs: no send got id 99; ids given: s: 0..1"},
 		{[]string{"examples/ids.zcs", "--id", "0", "--socket", "nope"}, "no send got id 0 on nope; ids given: s: 0..1"},
-		{[]string{"examples/ids.zcs", "--step", "999"}, "the run has no step 999: its steps are 1..25"},
+		{[]string{"examples/ids.zcs", "--step", "999"}, "the run has no step 999: its steps are 1..26"},
 		{[]string{"examples/ids.zcs", "--step", "3", "--id", "0"}, "--step and --id exclude each other"},
 		{[]string{"examples/no-such.zcs"}, "no-such.zcs"},
 		{[]string{good, "--id", "0"}, "no send got id 0: the run gave no notification ids"},
