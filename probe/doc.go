@@ -21,14 +21,35 @@
 // L's port on loopback, and accept on L pairs each connection with the
 // client whose address it has. A listener's peer is its next client, a
 // TCP socket made at listen and after each accept, as the model's is,
-// and connected by connect S.peer or accept. Every peer is blocking. Every socket has SO_SNDTIMEO of 1s, so a send that would block
-// forever returns.
+// and connected by connect S.peer or accept. Every peer is blocking.
 //
 // settle polls SIOCOUTQ of every socket until nothing is in flight twice
 // in a row, for at most 500ms (loopback completes in microseconds, a
 // delayed ACK in about 40ms); wait sleeps, at most 2s. A blocking recv
 // settles first and then reads without blocking, as the model lets the
 // network run before a blocking read. Every loop is bounded.
+//
+// # Bounds: no scenario hangs a live run
+//
+// Every socket the run opens — the scenario's, their peers, the
+// listeners behind them, a listener's clients — has SO_SNDTIMEO and
+// SO_RCVTIMEO of 1s, so a connect or send (sock_sndtimeo) and an accept
+// (sock_rcvtimeo) that would wait for ever return. A connect, accept or
+// send that took that long was ended by the bound, not by the kernel
+// alone (EINPROGRESS, EAGAIN, a partial count, where the model waits on):
+// it is not compared (Obs.Cut, undetermined, "??"), nor is anything later
+// on its socket. Beyond that, three bounds end the run itself
+// with a timeout (Obs.Timeout, [Result.TimedOut], "time" in the text):
+// a watchdog wakes a call that has not returned after 5s by shutting
+// every socket of the run down (SHUT_RDWR wakes a sleeper in connect,
+// accept, send or recv); the statements get 30s together, and one that
+// would start later is not run; and an unprivileged child still running
+// after 40s is killed (a call the shutdown does not wake, such as a
+// close lingering under SO_LINGER, which the scenario language cannot
+// set, is bounded so only in the child). The child writes each answer as it has it, one
+// JSON line, so the answers before a kill are kept. The statement at the
+// timeout is undetermined and nothing after it is compared; what was not
+// run is listed as such.
 //
 // A scenario that drops CAP_IPC_LOCK or sets RLIMIT_MEMLOCK runs in a
 // re-executed child (the same binary, [ChildEnv] set, started from the

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 	"unsafe"
 
@@ -29,7 +30,9 @@ const (
 	settleLimit = 500 * time.Millisecond // how long settle polls at most
 	settlePoll  = 2 * time.Millisecond
 	waitLimit   = 2 * time.Second // the longest wait statement honoured
-	sndTimeo    = time.Second     // SO_SNDTIMEO: a send that would block forever
+	// sndTimeo is every socket's SO_SNDTIMEO and SO_RCVTIMEO: a
+	// connect, send or accept that would wait for ever returns.
+	sndTimeo = time.Second
 )
 
 // hsock is a real socket and, for TCP, UDP and RAW, its implicit peer.
@@ -62,8 +65,17 @@ type hsock struct {
 // network namespace.
 type host struct {
 	socks map[string]*hsock
+	// open are the run's descriptors; mu guards them and woken against
+	// the watchdog (guarded), which shuts every socket down to wake a
+	// call that does not return.
+	mu    sync.Mutex
 	open  []int
-	out   []Obs
+	woken bool
+	// lim are the run's bounds; emit, if set, is handed each Obs as soon
+	// as it is made.
+	lim  limits
+	emit func(Obs)
+	out  []Obs
 	// fds numbers the scenario's sockets as the traced program would see
 	// them, the lowest free descriptor above stderr, whatever numbers the
 	// probe's own process hands out: index is the descriptor, "" free.
@@ -99,14 +111,17 @@ func (h *host) releaseFD(name string) {
 	}
 }
 
-// runHost executes the statements the plan runs on the kernel and returns
-// one Obs per system-call statement among them. A socket or close the
-// plan leaves out still takes or frees its program descriptor, as it does
-// in the model, so later sockets get the model's numbers. The caller has
-// chosen the network namespace and credentials.
-func runHost(stmts []scenario.Stmt, steps []step) []Obs {
-	h := &host{socks: map[string]*hsock{}, zmaps: map[string][]byte{}}
+// runHost executes the statements the plan runs on the kernel within
+// lim (bound_linux.go) and returns one Obs per system-call statement
+// among them, and one Timeout Obs for a statement the bounds ended the
+// run at. A socket or close the plan leaves out still takes or frees its
+// program descriptor, as it does in the model, so later sockets get the
+// model's numbers. The caller has chosen the network namespace and
+// credentials.
+func runHost(stmts []scenario.Stmt, steps []step, lim limits, emit func(Obs)) []Obs {
+	h := &host{socks: map[string]*hsock{}, zmaps: map[string][]byte{}, lim: lim, emit: emit}
 	defer h.closeAll()
+	start := time.Now()
 	for i, st := range stmts {
 		if !steps[i].run {
 			switch s := st.(type) {
@@ -117,13 +132,29 @@ func runHost(stmts []scenario.Stmt, steps []step) []Obs {
 			}
 			continue
 		}
+		if time.Since(start) > lim.run {
+			h.record(timeoutObs(st, fmt.Sprintf("the live run's statements took their %v together before this one", lim.run)))
+			break
+		}
 		h.msg = nil
-		res, isCall := h.exec(st)
+		res, isCall, took, woken := h.guarded(st)
+		if woken {
+			h.record(timeoutObs(st, fmt.Sprintf("the call had not returned after %v: the live run shut its sockets down to end it", lim.call)))
+			break
+		}
 		if isCall {
-			h.out = append(h.out, Obs{Line: st.Pos().Line, Stmt: scenario.FormatCall(st), Result: res, Msg: h.msg})
+			h.record(Obs{Line: st.Pos().Line, Stmt: scenario.FormatCall(st), Result: res, Msg: h.msg, Cut: socketBound(st, took)})
 		}
 	}
 	return h.out
+}
+
+// record keeps an observation and hands it to emit.
+func (h *host) record(o Obs) {
+	h.out = append(h.out, o)
+	if h.emit != nil {
+		h.emit(o)
+	}
 }
 
 // closeAll closes every descriptor the run left open and unmaps the TCP
@@ -131,6 +162,8 @@ func runHost(stmts []scenario.Stmt, steps []step) []Obs {
 // same process must not find it next to its own (tcp_zerocopy_receive
 // takes any tcp_mmap area at the address it is given).
 func (h *host) closeAll() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
 	for _, fd := range h.open {
 		unix.Close(fd)
 	}
@@ -140,6 +173,8 @@ func (h *host) closeAll() {
 }
 
 func (h *host) track(fd int) int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
 	h.open = append(h.open, fd)
 	return fd
 }
@@ -156,7 +191,9 @@ func (h *host) close(s scenario.Sock) error {
 			hs.fd = -1
 		}
 	}
+	h.mu.Lock()
 	h.open = slices.DeleteFunc(h.open, func(o int) bool { return o == fd })
+	h.mu.Unlock()
 	return unix.Close(fd)
 }
 
@@ -282,15 +319,13 @@ func (h *host) socket(s *scenario.Socket) string {
 	if err != nil {
 		return errRes(err)
 	}
-	h.track(fd)
+	h.bounded(fd)
 	hs := &hsock{fd: fd, peer: -1, listener: -1, family: int(fam), typ: int(typ.Base())}
 	if o, ok := s.Options.Lookup("ihl"); ok {
 		ihl := byte(o.Value.N)
 		hs.ihl = &ihl
 	}
 	h.socks[s.Name.Name] = hs
-	tv := unix.NsecToTimeval(int64(sndTimeo))
-	unix.SetsockoptTimeval(fd, unix.SOL_SOCKET, unix.SO_SNDTIMEO, &tv)
 	progFD := h.progFD(s.Name.Name)
 	if fam == kernel.AF_PACKET {
 		packetSetup(fd, proto)
@@ -305,8 +340,7 @@ func (h *host) socket(s *scenario.Socket) string {
 		// model's (raw_local_deliver).
 		hs.peerAddr = loAddr(int(fam))
 		if p, err := unix.Socket(int(fam), unix.SOCK_RAW|unix.SOCK_CLOEXEC, proto); err == nil {
-			hs.peer = h.track(p)
-			unix.SetsockoptTimeval(p, unix.SOL_SOCKET, unix.SO_SNDTIMEO, &tv)
+			hs.peer = h.bounded(p)
 		}
 		return progFD
 	}
@@ -328,7 +362,7 @@ func (h *host) socket(s *scenario.Socket) string {
 	case unix.SOCK_STREAM:
 		l, err := unix.Socket(peerFam, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
 		if err == nil {
-			h.track(l)
+			h.bounded(l) // its accepted peers inherit the bounds (sk_clone_lock)
 			if unix.Bind(l, loAddr(peerFam)) == nil && unix.Listen(l, 8) == nil {
 				hs.listener = l
 				hs.peerAddr, _ = unix.Getsockname(l)
@@ -337,7 +371,7 @@ func (h *host) socket(s *scenario.Socket) string {
 	case unix.SOCK_DGRAM:
 		p, err := unix.Socket(peerFam, unix.SOCK_DGRAM|unix.SOCK_CLOEXEC, 0)
 		if err == nil {
-			h.track(p)
+			h.bounded(p)
 			if unix.Bind(p, loAddr(peerFam)) == nil {
 				hs.peer = p
 				hs.peerAddr, _ = unix.Getsockname(p)
@@ -474,7 +508,7 @@ func (h *host) connect(s scenario.Sock) error {
 		if aerr != nil {
 			return fmt.Errorf("accepting the peer: %w", aerr)
 		}
-		hs.peer = h.track(p)
+		hs.peer = h.bounded(p)
 	}
 	return err
 }
@@ -505,9 +539,7 @@ func (h *host) newClient(hs *hsock) error {
 	if err != nil {
 		return err
 	}
-	tv := unix.NsecToTimeval(sndTimeo.Nanoseconds())
-	unix.SetsockoptTimeval(c, unix.SOL_SOCKET, unix.SO_SNDTIMEO, &tv)
-	hs.peer, hs.clientConnected = h.track(c), false
+	hs.peer, hs.clientConnected = h.bounded(c), false
 	return nil
 }
 
@@ -572,7 +604,7 @@ func (h *host) accept(s *scenario.Accept) string {
 	if err != nil {
 		return errRes(err)
 	}
-	h.track(c)
+	h.bounded(c)
 	peer := h.clientOf(c, hs)
 	h.socks[s.New.Name] = &hsock{fd: c, peer: peer, listener: -1, family: hs.family, typ: unix.SOCK_STREAM}
 	if peer == hs.peer {
@@ -651,7 +683,7 @@ func (h *host) send(s scenario.Sock, msgs [][]int, fl scenario.Flags, oob []byte
 		// A Fast Open connect: the peer's connection is there to accept
 		// (the handshake completes on loopback at once).
 		if p, aerr := h.acceptPeer(hs.listener); aerr == nil {
-			hs.peer = h.track(p)
+			hs.peer = h.bounded(p)
 		}
 	}
 	if err != nil {

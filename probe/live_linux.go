@@ -13,7 +13,9 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
+	"time"
 
 	"github.com/zcsim/zcsim/internal/netns"
 
@@ -25,11 +27,30 @@ import (
 // unprivileged child.
 func live(file string, src []byte, stmts []scenario.Stmt, pl plan, opts Options) ([]Obs, error) {
 	return inNetns(pl.sysctls, pl.loMTU, func() ([]Obs, error) {
-		if pl.child {
-			return runChild(opts, file, src)
+		if !pl.child {
+			return runHost(stmts, pl.steps, runLimits, nil), nil
 		}
-		return runHost(stmts, pl.steps), nil
+		obs, killed, err := runChild(opts, file, src, runLimits)
+		if killed {
+			obs = append(obs, killedAt(stmts, pl.steps, obs, runLimits.kill))
+		}
+		return obs, err
 	})
+}
+
+// killedAt is the Timeout observation of the statement a killed child
+// was running: the first the plan runs after the last one it answered.
+func killedAt(stmts []scenario.Stmt, steps []step, obs []Obs, after time.Duration) Obs {
+	last := 0
+	if len(obs) > 0 {
+		last = obs[len(obs)-1].Line
+	}
+	for i, st := range stmts {
+		if steps[i].run && st.Pos().Line > last {
+			return timeoutObs(st, fmt.Sprintf("the unprivileged child had not finished after %v: it was killed", after))
+		}
+	}
+	return timeoutObs(stmts[len(stmts)-1], fmt.Sprintf("the unprivileged child had not exited after %v: it was killed", after))
 }
 
 // inNetns runs fn in a private network namespace (netns.Run) with the
@@ -63,17 +84,23 @@ func writeSysctl(s sysctl) error {
 	return nil
 }
 
-// childInput is what the parent sends a child on stdin.
+// childInput is what the parent sends a child on stdin: the scenario
+// and the bounds of its run (limits' call and run).
 type childInput struct {
-	File string `json:"file"`
-	Src  []byte `json:"src"`
+	File      string        `json:"file"`
+	Src       []byte        `json:"src"`
+	CallLimit time.Duration `json:"call_limit"`
+	RunLimit  time.Duration `json:"run_limit"`
 }
 
 // runChild re-executes opts.Exe as opts.ChildUID (uid and gid 65534 by
 // default) with no capabilities, from the calling (namespaced) thread so
 // the child inherits its network namespace, and reads back its
-// observations. The binary is copied to a directory that uid can read.
-func runChild(opts Options, file string, src []byte) ([]Obs, error) {
+// observations, one JSON line each as the child makes them. A child still
+// running after lim.kill is killed: killed is then true, and obs holds
+// what it answered before. The binary is copied to a directory that uid
+// can read.
+func runChild(opts Options, file string, src []byte, lim limits) (obs []Obs, killed bool, err error) {
 	exe, uid := opts.Exe, opts.ChildUID
 	if uid == 0 {
 		uid = NobodyUID
@@ -81,22 +108,22 @@ func runChild(opts Options, file string, src []byte) ([]Obs, error) {
 	if exe == "" {
 		var err error
 		if exe, err = os.Executable(); err != nil {
-			return nil, err
+			return nil, false, err
 		}
 	}
 	dir, err := os.MkdirTemp("", "zcsim-probe-")
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	defer os.RemoveAll(dir)
 	bin := filepath.Join(dir, "probe-child")
 	if err := copyExe(exe, bin); err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	if err := os.Chmod(dir, 0o755); err != nil {
-		return nil, err
+		return nil, false, err
 	}
-	in, _ := json.Marshal(childInput{File: file, Src: src})
+	in, _ := json.Marshal(childInput{File: file, Src: src, CallLimit: lim.call, RunLimit: lim.run})
 	cmd := exec.Command(bin, opts.ChildArgs...)
 	cmd.Env = append(os.Environ(), ChildEnv+"=1")
 	cmd.Stdin = bytes.NewReader(in)
@@ -106,14 +133,33 @@ func runChild(opts Options, file string, src []byte) ([]Obs, error) {
 		Credential: &syscall.Credential{Uid: uid, Gid: uid, Groups: []uint32{}},
 		Pdeathsig:  syscall.SIGKILL,
 	}
-	if err := cmd.Run(); err != nil {
-		return nil, fmt.Errorf("probe: unprivileged child: %w: %s", err, strings.TrimSpace(stderr.String()))
+	if err := cmd.Start(); err != nil {
+		return nil, false, fmt.Errorf("probe: unprivileged child: %w", err)
 	}
-	var obs []Obs
-	if err := json.Unmarshal(out.Bytes(), &obs); err != nil {
-		return nil, fmt.Errorf("probe: reading the child's answers: %w", err)
+	var mu sync.Mutex
+	kill := time.AfterFunc(lim.kill, func() {
+		mu.Lock()
+		defer mu.Unlock()
+		killed = cmd.Process.Kill() == nil
+	})
+	err = cmd.Wait()
+	kill.Stop()
+	mu.Lock()
+	defer mu.Unlock()
+	if err != nil && !killed {
+		return nil, false, fmt.Errorf("probe: unprivileged child: %w: %s", err, strings.TrimSpace(stderr.String()))
 	}
-	return obs, nil
+	for dec := json.NewDecoder(&out); dec.More(); {
+		var o Obs
+		if derr := dec.Decode(&o); derr != nil {
+			if killed {
+				break // the kill cut its last line
+			}
+			return nil, false, fmt.Errorf("probe: reading the child's answers: %w", derr)
+		}
+		obs = append(obs, o)
+	}
+	return obs, killed, nil
 }
 
 func copyExe(from, to string) error {
@@ -125,9 +171,11 @@ func copyExe(from, to string) error {
 }
 
 // Child is the body of a re-executed probe child: it reads the scenario
-// from stdin, runs it on the kernel with its own credentials and writes
-// the observations as JSON to stdout. It returns the exit status. Call it
-// first thing in main (or TestMain) when os.Getenv(ChildEnv) is set.
+// from stdin, runs it on the kernel with its own credentials and the
+// parent's bounds and writes each observation to stdout as it is made,
+// one JSON line each, so that a child killed for running too long still
+// tells what it saw. It returns the exit status. Call it first thing in
+// main (or TestMain) when os.Getenv(ChildEnv) is set.
 func Child(stdin io.Reader, stdout io.Writer) int {
 	var in childInput
 	if err := json.NewDecoder(stdin).Decode(&in); err != nil {
@@ -139,7 +187,14 @@ func Child(stdin io.Reader, stdout io.Writer) int {
 		fmt.Fprintln(os.Stderr, "probe child:", err)
 		return 2
 	}
-	if err := json.NewEncoder(stdout).Encode(runHost(stmts, makePlan(stmts, "").steps)); err != nil {
+	enc := json.NewEncoder(stdout)
+	var werr error
+	runHost(stmts, makePlan(stmts, "").steps, limits{call: in.CallLimit, run: in.RunLimit}, func(o Obs) {
+		if werr == nil {
+			werr = enc.Encode(o)
+		}
+	})
+	if werr != nil {
 		return 2
 	}
 	return 0
@@ -154,7 +209,7 @@ var ErrNoZerocopy = errors.New("probe: the kernel does not deliver MSG_ZEROCOPY 
 func Supported() error {
 	src := []byte("socket s AF_INET SOCK_STREAM\nsetsockopt s SOL_SOCKET SO_ZEROCOPY 1\nconnect s\nsend s 1 MSG_ZEROCOPY\nsettle\nrecvmsg s MSG_ERRQUEUE\n")
 	stmts, _ := scenario.Parse("support-check", src)
-	obs, err := inNetns(nil, 0, func() ([]Obs, error) { return runHost(stmts, makePlan(stmts, "").steps), nil })
+	obs, err := inNetns(nil, 0, func() ([]Obs, error) { return runHost(stmts, makePlan(stmts, "").steps, runLimits, nil), nil })
 	if err != nil {
 		return err
 	}

@@ -59,6 +59,12 @@ type Obs struct {
 	// scenario.Field key (msg_flags, cmsg_level, ee_info, ...), for the
 	// outcome's field checks.
 	Msg map[string]int64 `json:"msg,omitempty"`
+	// Cut, if not empty, says which bound of the live run, not the
+	// kernel alone, ended the call: its answer is not compared, nor is
+	// anything later on its socket. Timeout says the run ended there
+	// (Result "timeout"): nothing later is compared.
+	Cut     string `json:"cut,omitempty"`
+	Timeout bool   `json:"timeout,omitempty"`
 }
 
 // Stmt is one compared statement: what the kernel answered, what the
@@ -105,8 +111,12 @@ type Result struct {
 	Host []HostSysctl `json:"host,omitempty"`
 	// StoppedAt is the line after which nothing is compared, or 0.
 	StoppedAt int `json:"stopped_at,omitempty"`
-	Agree     int `json:"agree"`
-	Diverge   int `json:"diverge"`
+	// TimedOut is the line of the statement a bound of the live run
+	// ended the run at (Obs.Timeout), or 0: its answer and every later
+	// one are undetermined, not compared.
+	TimedOut int `json:"timed_out,omitempty"`
+	Agree    int `json:"agree"`
+	Diverge  int `json:"diverge"`
 }
 
 // OK reports whether kernel and model agreed on every compared statement
@@ -241,9 +251,11 @@ func compare(file, profile string, stmts []scenario.Stmt, pl plan, kern []Obs, m
 	res := &Result{File: file, Profile: profile, Unprivileged: pl.child, Skipped: skips(stmts, pl)}
 	want := map[int]scenario.Outcome{}
 	timing := map[int]string{}
+	byLine := map[int]scenario.Stmt{}
 	for _, st := range stmts {
 		line := st.Pos().Line
 		want[line] = st.Expectation()
+		byLine[line] = st
 		if ss, ok := scenario.SockOf(st); ok && rcvbufDependent(st) {
 			if u, ok := model.rcvbuf[ss.Name]; ok && line > u.line {
 				timing[line] = fmt.Sprintf("not compared: %s's receive buffer may have grown on the kernel and not in the model after line %d (%s)", ss.Name, u.line, u.why)
@@ -255,7 +267,27 @@ func compare(file, profile string, stmts []scenario.Stmt, pl plan, kern []Obs, m
 			res.StoppedAt = s.Line
 		}
 	}
+	cut := map[string]string{} // socket → why a bound ended one of its calls
 	for _, o := range kern {
+		if o.Timeout {
+			res.Skipped = append(res.Skipped, Skip{Line: o.Line, Text: o.Stmt, Why: "timeout: " + o.Cut + "; nothing from here on is compared", Stops: true, Undetermined: true})
+			res.StoppedAt, res.TimedOut = o.Line, o.Line
+			res.Skipped = append(res.Skipped, notRunAfter(stmts, pl, o.Line)...)
+			break
+		}
+		name := ""
+		if ss, ok := scenario.SockOf(byLine[o.Line]); ok {
+			name = ss.Name
+		}
+		if o.Cut != "" {
+			cut[name] = fmt.Sprintf("%s's call at line %d was ended by the live run's bound", name, o.Line)
+			res.Skipped = append(res.Skipped, Skip{Line: o.Line, Text: o.Stmt, Why: "not compared: " + o.Cut + "; nothing later on " + name + " is compared", Undetermined: true})
+			continue
+		}
+		if why := cut[name]; why != "" {
+			res.Skipped = append(res.Skipped, Skip{Line: o.Line, Text: o.Stmt, Why: "not compared: " + why, Undetermined: true})
+			continue
+		}
 		if why, ok := model.undetermined[o.Line]; ok {
 			res.Skipped = append(res.Skipped, Skip{Line: o.Line, Text: o.Stmt, Why: "the model cannot predict it: " + why, Undetermined: true})
 			continue
@@ -281,6 +313,24 @@ func compare(file, profile string, stmts []scenario.Stmt, pl plan, kern []Obs, m
 	}
 	slices.SortStableFunc(res.Skipped, func(a, b Skip) int { return a.Line - b.Line })
 	return res
+}
+
+// notRunAfter lists what the plan ran after line, which a timeout there
+// left unrun.
+func notRunAfter(stmts []scenario.Stmt, pl plan, line int) []Skip {
+	var out []Skip
+	for i, st := range stmts {
+		if l := st.Pos().Line; l > line && pl.steps[i].run {
+			if _, call := st.(*scenario.Settle); call {
+				continue
+			}
+			if _, call := st.(*scenario.Wait); call {
+				continue
+			}
+			out = append(out, Skip{Line: l, Text: scenario.FormatCall(st), Why: fmt.Sprintf("not run: the live run ended at line %d (timeout)", line)})
+		}
+	}
+	return out
 }
 
 // rcvbufDependent says whether st's answer can depend on how large its
@@ -535,6 +585,8 @@ func (r *Result) WriteText(w io.Writer) error {
 		if s := l.skip; s != nil {
 			mark := "skip"
 			switch {
+			case s.Stops && s.Undetermined:
+				mark = "time"
 			case s.Stops:
 				mark = "stop"
 			case s.Undetermined:
@@ -555,7 +607,10 @@ func (r *Result) WriteText(w io.Writer) error {
 		b.WriteString("\n")
 	}
 	fmt.Fprintf(&b, "%d statements compared, %d agree, %d diverge; %d not compared", len(r.Stmts), r.Agree, r.Diverge, len(r.Skipped))
-	if r.StoppedAt > 0 {
+	switch {
+	case r.TimedOut > 0:
+		fmt.Fprintf(&b, " (the live run timed out at line %d)", r.TimedOut)
+	case r.StoppedAt > 0:
 		fmt.Fprintf(&b, " (comparison stopped at line %d)", r.StoppedAt)
 	}
 	b.WriteString("\n")
