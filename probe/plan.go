@@ -280,6 +280,9 @@ func (pl *planner) socket(s *scenario.Socket) step {
 	if v, ok := s.Options.Lookup("via"); ok {
 		dev = v.Value.Text
 	}
+	if v, ok := s.Options.Lookup("to"); ok {
+		dev = pl.sockDev[v.Value.Text] // a client goes through its listener's device
+	}
 	pl.sockDev[name] = dev
 	delete(pl.taint, name)
 	if why := pl.devTaint[dev]; why != "" {
@@ -294,7 +297,6 @@ func (pl *planner) socket(s *scenario.Socket) step {
 				pl.taint[name] = name + ": its listener " + why
 				return skip("not compared: its listener %s", why)
 			}
-			pl.sockDev[name] = pl.sockDev[l]
 			_, typ, _ := s.Args()
 			pl.blockingClients[name] = typ&kernel.SOCK_NONBLOCK == 0
 		case o.Key == "via", o.Key == "mapped", o.Key == "ihl":

@@ -290,6 +290,9 @@ func TestPlanLoopbackMTU(t *testing.T) {
 		"5 skip: it goes through lo1",
 	)
 	require.Equal(t, 49204, pl.loMTU)
+	// a client goes through its listener's device, which the host's lo is
+	got, _ = planned(t, "device lo0 loopback mtu=49204\nsocket l AF_INET SOCK_STREAM via=lo0\nlisten l\nsocket c AF_INET SOCK_STREAM|SOCK_NONBLOCK to=l\nconnect c\n")
+	requirePlan(t, got, "1 -", "2 run", "3 run", "4 run", "5 run")
 	_, pl = planned(t, "socket a AF_INET SOCK_STREAM\ndevice lo0 loopback mtu=9000\n")
 	require.Zero(t, pl.loMTU, "after a socket it is too late")
 }

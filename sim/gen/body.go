@@ -41,6 +41,7 @@ const (
 	aPoll
 	aEpoll
 	aFcntl
+	aListen
 	numActions
 )
 
@@ -48,7 +49,7 @@ var actionNames = [numActions]string{
 	"send", "sendto", "sendmsg", "sendmmsg", "errqueue", "recv", "setsockopt", "getsockopt",
 	"wait", "settle", "hold", "release", "drop", "complete", "txerror", "fault", "zckey",
 	"vhost", "connect", "accept", "shutdown", "close", "socket", "creds", "narrate", "repeat", "ring",
-	"zcrecv", "poll", "epoll", "fcntl",
+	"zcrecv", "poll", "epoll", "fcntl", "listen",
 }
 
 // actionBase is each action's weight before the swarm draw, and the
@@ -63,7 +64,7 @@ var actionBase = [numActions]struct {
 	aComplete: {3, ManualTX}, aTxerror: {1, ManualTX}, aFault: {2, Faults}, aZckey: {1, Zckey},
 	aVhost: {2, Vhost}, aConnect: {1, Connect}, aAccept: {1, Connect}, aShutdown: {1, Close},
 	aClose: {1, Close}, aSocket: {1, 0}, aCreds: {2, Memlock}, aNarrate: {1, Narrate}, aRepeat: {2, Loops}, aRing: {4, TxRing},
-	aZcRecv: {2, ZcRecv}, aPoll: {1, Poll}, aEpoll: {1, Epoll}, aFcntl: {1, Poll},
+	aZcRecv: {2, ZcRecv}, aPoll: {1, Poll}, aEpoll: {1, Epoll}, aFcntl: {1, Poll}, aListen: {2, Listen},
 }
 
 // drawWeights is swarm testing's second draw: each available action's base
@@ -132,7 +133,7 @@ func (g *gen) act(a action) {
 		g.line("%s %s %s %s", actionNames[a], s, g.lenText(g.sendSize(s)), g.sendFlags())
 	case aSendmsg:
 		s := g.sender()
-		line := fmt.Sprintf("sendmsg %s %s %s", s, g.iovec(g.mtuOf(s)), g.sendFlags())
+		line := fmt.Sprintf("sendmsg %s %s %s%s", s, g.iovec(g.mtuOf(s)), g.sendFlags(), g.cmsgs())
 		if g.zcCmsg && g.chance(2) { // completions through the control message
 			line += " zc_info=" + pick(g, "0", "1", "2", "4", "64")
 		}
@@ -241,11 +242,7 @@ func (g *gen) lifecycle(a action) {
 		}
 		g.line("%s %s", call, g.sockName(peer))
 	case aAccept:
-		g.accepted++
-		name := fmt.Sprintf("a%d", g.accepted)
-		parent := g.anySock()
-		g.line("accept %s %s", parent.name, name)
-		g.socks = append(g.socks, &sock{name: name, kind: parent.kind, inet6: parent.inet6, mtu: parent.mtu, accepted: true})
+		g.accept(g.anySock())
 	case aShutdown:
 		g.line("shutdown %s %s", g.sockName(g.chance(6)), pick(g, "SHUT_RD", "SHUT_WR", "SHUT_RDWR"))
 	case aClose:
@@ -264,8 +261,43 @@ func (g *gen) lifecycle(a action) {
 		g.loop()
 	case aRing:
 		g.ring()
+	case aListen:
+		g.listen()
 	default:
 		g.readiness(a)
+	}
+}
+
+// accept writes an accept of parent's next connection, a socket of the
+// body from then on.
+func (g *gen) accept(parent *sock) {
+	g.accepted++
+	name := fmt.Sprintf("a%d", g.accepted)
+	g.line("accept %s %s", parent.name, name)
+	g.socks = append(g.socks, &sock{name: name, kind: parent.kind, inet6: parent.inet6, mtu: parent.mtu, accepted: true,
+		loopback: parent.loopback, pages: parent.pages})
+}
+
+// listen acts on a listener: a new client connects to it, a second
+// listen changes its backlog, or (not on a host, whose live run does not
+// accept) accept takes a connection from its queue; without a listener
+// the next socket is one.
+func (g *gen) listen() {
+	ls := g.listeners()
+	room := len(g.socks) < 2*g.cfg.Sockets
+	next := &sock{name: fmt.Sprintf("s%d", len(g.socks)+1), kind: kTCP}
+	switch r := g.r.IntN(8); {
+	case len(ls) == 0 && room:
+		next.listener = true
+		g.socket(next)
+	case len(ls) == 0:
+		g.line("settle")
+	case !g.cfg.Host && (r < 3 || !room):
+		g.accept(pick(g, ls...))
+	case room && r < 6:
+		g.client(next, pick(g, ls...))
+	default:
+		g.line("listen %s%s", pick(g, ls...).name, g.backlog())
 	}
 }
 
@@ -325,6 +357,12 @@ func (g *gen) zcRecv() {
 		g.awaitData(name) // the seed's tcp_mmap maps what is queued
 		g.mmap(name)
 	default:
+		if g.on(Timestamps) && g.chance(6) {
+			// the receiver asks for the receive timestamps the call
+			// reports in msg_control (tcp_zc_finalize_rx_tstamp)
+			g.line("setsockopt %s SOL_SOCKET %s", name, pick(g, "SO_TIMESTAMP 1", "SO_TIMESTAMPNS 1", "SO_TIMESTAMPNS_NEW 1",
+				"SO_TIMESTAMPING SOF_TIMESTAMPING_RX_SOFTWARE|SOF_TIMESTAMPING_SOFTWARE"))
+		}
 		g.awaitData(name)
 		g.line("getsockopt %s IPPROTO_TCP TCP_ZEROCOPY_RECEIVE%s", name, g.zcArgs())
 	}
@@ -352,13 +390,37 @@ func (g *gen) zcArgs() string {
 	if g.chance(6) {
 		opts = append(opts, "offset="+g.size(pick(g, 0, 100, 4096, 1<<20, 2<<20)))
 	}
+	if g.on(Timestamps) && g.chance(2) { // room for the receive timestamps, or too little
+		opts = append(opts, "control="+fmt.Sprint(pick(g, 0, 16, 32, 48, 64, 96, 128)))
+	}
+	if g.chance(8) { // the fields the kernel checks, and flags, which it does not
+		opts = append(opts, pick(g, "msg_flags=2", "msg_flags=1", "reserved=1", "flags=1", "flags=4"))
+	}
 	switch g.r.IntN(10) {
 	case 0:
-		opts = append(opts, "optlen="+fmt.Sprint(pick(g, 8, 12, 16, 100)))
+		opts = append(opts, "optlen="+fmt.Sprint(pick(g, 8, 12, 16, 40, 56, 64, 100)))
 	case 1:
 		opts = append(opts, "null")
 	}
 	return joinOpts(opts)
+}
+
+// cmsgs writes a sendmsg's control messages: with Timestamps sometimes
+// SO_TIMESTAMPING for this call alone (__sock_cmsg_send), with Sockopts
+// rarely one of another level or a short one.
+func (g *gen) cmsgs() string {
+	var cs []string
+	if g.on(Timestamps) && g.chance(3) {
+		cs = append(cs, "cmsg SOL_SOCKET SO_TIMESTAMPING "+g.tstampFlags())
+	}
+	if g.on(Sockopts) && g.chance(8) {
+		cs = append(cs, pick(g, "cmsg SOL_UDP UDP_SEGMENT 1000", "cmsg 1234 5 0", "cmsg SOL_SOCKET SO_PRIORITY 3",
+			"cmsg SOL_SOCKET SO_TIMESTAMPING SOF_TIMESTAMPING_TX_SOFTWARE len=2"))
+	}
+	if len(cs) == 0 {
+		return ""
+	}
+	return " " + strings.Join(cs, " ")
 }
 
 // pollEvents are what poll asks for; epollEvents what epoll_ctl does,

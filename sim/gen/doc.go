@@ -41,9 +41,12 @@
 //
 // # What is generated
 //
-// The setup: sysctls (tcp_timestamps and tcp_sack off now and then,
-// optmem_max, wmem/rmem defaults and maxima, tcp_wmem/tcp_rmem), users and tasks (memlock sizes or unlimited,
-// cap_ipc_lock, cap_net_admin, hugepages), devices (nic, tun, a second
+// The setup: sysctls (tcp_timestamps and tcp_sack off now and then, and
+// then a page-sized MSS's MTU is 12 bytes less; optmem_max, wmem/rmem
+// defaults and maxima, tcp_wmem/tcp_rmem, and with TCP
+// tcp_congestion_control and tcp_early_retrans, with Listen somaxconn
+// and tcp_abort_on_overflow), users and tasks (memlock sizes or
+// unlimited, cap_ipc_lock, cap_net_admin, hugepages), devices (nic, tun, a second
 // loopback; sg, csum, gso, tso, gso_max_size, mtu from 1280 to 65536,
 // delay, loss, txcomplete as a delay or manual, orphan_rx on a loopback or
 // tun device; with ZcRecv a loopback lz and NICs with header_split whose
@@ -55,7 +58,10 @@
 // and UDP sockets with v4-mapped peers) with via, task and peer options,
 // each followed by SO_ZEROCOPY before or after connect, a few options, bind
 // and listen, and with ZcRecv sometimes an mmap of a TCP socket's
-// receiving side.
+// receiving side. With Listen a TCP socket may be a listener (listen with
+// a backlog= of 0 to 128, -1, or none) and a later one a client of it
+// (to=, of its family, connecting in its setup; it has no implicit peer,
+// so what would go to S.peer goes to it).
 //
 // The body: send, sendto, sendmsg with 0 to 64 iovecs (under a profile
 // with SCM_ZC_NOTIFICATION, half of them with zc_info=, and put_cmsg among
@@ -66,11 +72,16 @@
 // datagram). recvmsg MSG_ERRQUEUE at random moments, recv and recvmsg on
 // peers, setsockopt and getsockopt (SO_ZEROCOPY, buffer sizes and their
 // FORCE forms, TCP_CORK, UDP_CORK, UDP_SEGMENT, SO_TIMESTAMPING with flag
-// unions or numbers, IP_RECVERR, IPV6_RECVERR, SO_RCVLOWAT, options on the
-// wrong socket), connect, bind, listen, accept, shutdown, close, new
+// unions or numbers, SO_TIMESTAMP and SO_TIMESTAMPNS, IP_RECVERR,
+// IPV6_RECVERR, SO_RCVLOWAT, SO_REUSEADDR, SO_REUSEPORT, TCP_CONGESTION
+// by name (one the kernel lacks too, and an optlen that cuts it),
+// TCP_INQ, options on the wrong socket), sendmsg control messages
+// (SO_TIMESTAMPING for one call, rarely another level's or a short
+// one), connect, bind, listen, accept, shutdown, close, new
 // sockets, setrlimit, capset, capdrop, wait, settle, hold, release, drop,
 // complete, txerror, fault rules on every site, zckey near the 2^32 wrap,
-// vhost_send, expect, note and comments, and repeat loops (Loops: 2 to 64
+// vhost_send, expect, note and comments, with Listen a second listen
+// of a listener, a new client or accept from its queue, and repeat loops (Loops: 2 to 64
 // iterations of one to three sends, reads or time steps, a send's length
 // sometimes an expression of the variable i; the byte budget counts every
 // iteration), and TX rings on packet sockets (TxRing: a valid
@@ -86,7 +97,9 @@
 // Receiving: with ZcRecv, mmap of a TCP socket or, mostly, its peer
 // (mostly PROT_READ, sometimes a protection or a length tcp_mmap
 // refuses), getsockopt(TCP_ZEROCOPY_RECEIVE) with length=, copybuf=,
-// offset=, a short optlen or NULL into a mapped area, munmap, often after
+// offset=, with Timestamps control= (after the receiver asked for
+// receive timestamps), rarely msg_flags=, reserved= or flags=, a short
+// optlen or NULL into a mapped area, munmap, often after
 // a poll for POLLIN, as a program waits for data before it maps it; and
 // TCP sends of whole pages through a device whose MSS is whole pages,
 // which keep the receiver's read position mappable. Under a profile
@@ -119,8 +132,11 @@
 // sockets, and only to send (not sendto) on and read from (poll, epoll,
 // mmap and TCP_ZEROCOPY_RECEIVE among the reads); SO_ZEROCOPY,
 // options, connect, calls, shutdown and close, settle and waits of at
-// most 250ms, no epoll_wait for ever, net.ipv4.tcp_timestamps,
-// tcp_sack and net.core.optmem_max before the first socket; with ZcRecv sometimes a loopback lz with a page-sized
+// most 250ms, no epoll_wait for ever, net.core.optmem_max and the TCP
+// sysctls before the first socket (tcp_congestion_control only reno, the
+// one a namespace but the first may always make its default), listeners
+// and their clients, always non-blocking (no accept), TCP_CONGESTION
+// cubic only in a file that runs unprivileged (Memlock); with ZcRecv sometimes a loopback lz with a page-sized
 // MSS declared before any socket, whose MTU the live run gives the
 // namespace's lo, and every socket through it. With Memlock
 // the file drops task main's CAP_IPC_LOCK first (the live run is then
@@ -129,7 +145,7 @@
 // file forces buffer sizes (SO_SNDBUFFORCE), which root on the host may
 // and the model's main may not. Everything only the model has is never
 // written: other devices, taps, users and tasks, hold, release, drop,
-// complete, txerror, vhost_send, fault, zckey, bind, listen, accept,
+// complete, txerror, vhost_send, fault, zckey, bind, accept,
 // capset, BIG TCP and repeat loops.
 //
 // # Shrinking

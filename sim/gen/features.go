@@ -51,6 +51,7 @@ const (
 	Poll                            // poll, SO_RCVLOWAT on receivers, fcntl O_NONBLOCK
 	Epoll                           // epoll_create, epoll_ctl, epoll_wait and close of an epoll instance
 	Mapped                          // AF_INET6 TCP and UDP sockets whose peers have v4-mapped addresses
+	Listen                          // TCP listeners with backlog=, clients made with to= them, accept of their connections, somaxconn and tcp_abort_on_overflow
 
 	numFeatures = iota
 )
@@ -64,12 +65,12 @@ const AllFeatures Features = 1<<numFeatures - 1
 // hand-set sk_zckey, BIG TCP and loops, and PF_PACKET sockets (the live
 // run leaves them unbound, where the model's are on their device). Even
 // these mean less on a host: Memlock is only setrlimit and capdrop of the
-// task main, Sysctl only the namespace's own (net.ipv4.tcp_timestamps,
-// tcp_sack, net.core.optmem_max), Connect only connect, Peer
-// only sends and reads on S.peer, and ZcRecv's one device is a loopback
-// whose MTU the namespace's lo takes.
+// task main, Sysctl only the namespace's sysctls the live run sets,
+// Connect only connect, Listen no accept and only non-blocking clients,
+// Peer only sends and reads on S.peer, and ZcRecv's one device is a
+// loopback whose MTU the namespace's lo takes.
 const HostFeatures = TCP | UDP | Raw | Unix | Inet6 | Nonblock | Memlock | Sysctl | Timestamps |
-	Cork | Buffers | Sockopts | Connect | Close | Big | Iovecs | Peer | Narrate | ZcRecv | Poll | Epoll | Mapped
+	Cork | Buffers | Sockopts | Connect | Close | Big | Iovecs | Peer | Narrate | ZcRecv | Poll | Epoll | Mapped | Listen
 
 // sockKinds are the features that create sockets; a scenario has at least
 // one of them.
@@ -80,6 +81,7 @@ var featureNames = [numFeatures]string{
 	"manualtx", "link", "hold", "drop", "faults", "memlock", "sysctl", "timestamps",
 	"cork", "buffers", "sockopts", "connect", "close", "big", "iovecs", "vhost", "zckey",
 	"peer", "narrate", "bigtcp", "loops", "txring", "zcrecv", "poll", "epoll", "mapped",
+	"listen",
 }
 
 // Has reports whether every feature of g is in f.

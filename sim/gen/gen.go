@@ -117,6 +117,10 @@ type sock struct {
 	// loopback says the socket sends through a loopback device; pages
 	// that its device's MSS is whole pages (device.pages).
 	loopback, pages bool
+	// listener says s listened in its setup; to is the listener a
+	// client made with to= connects to, which has no implicit peer.
+	listener bool
+	to       *sock
 }
 
 // inet says s is a TCP or UDP socket of either IP family, whose peer is
@@ -164,6 +168,9 @@ type gen struct {
 	// reads map into.
 	epolls []string
 	zcMaps map[string]bool
+	// noTimestamps says the setup switched net.ipv4.tcp_timestamps off:
+	// TCP segments then spend no 12 bytes on the option.
+	noTimestamps bool
 }
 
 func newGen(seed uint64, cfg Config) *gen {
@@ -234,9 +241,10 @@ func (g *gen) drawFeatures() Features {
 		f |= g.nthBit(kinds)
 	}
 	// Refinements of a feature are kept only with it: zerocopy receive
-	// is on TCP sockets, a v4-mapped socket is an AF_INET6 one.
+	// is on TCP sockets, and so are listeners; a v4-mapped socket is an
+	// AF_INET6 one.
 	if !f.Has(TCP) {
-		f &^= ZcRecv
+		f &^= ZcRecv | Listen
 	}
 	if !f.Has(Inet6) {
 		f &^= Mapped

@@ -194,7 +194,7 @@ func TestBounds(t *testing.T) {
 // statement of the language and the options and values that matter.
 func TestCoverage(t *testing.T) {
 	var all bytes.Buffer
-	for seed := range uint64(400) {
+	for seed := range uint64(1000) {
 		all.Write(gen.Scenario(seed, gen.Config{}))
 	}
 	keywords := map[string]bool{}
@@ -229,6 +229,11 @@ func TestCoverage(t *testing.T) {
 		"TCP_ZEROCOPY_RECEIVE length=", "copybuf=", "offset=", " null\n",
 		"POLLIN", "POLLOUT", ".peer SOL_SOCKET SO_RCVLOWAT ", "EPOLL_CTL_ADD", "EPOLL_CTL_MOD", "EPOLL_CTL_DEL", "|EPOLLET",
 		"EPOLLONESHOT", "EPOLLEXCLUSIVE", "close ep1", "F_SETFL O_NONBLOCK", "F_GETFL",
+		"net.ipv4.tcp_timestamps 0", "net.ipv4.tcp_sack 0", "net.ipv4.tcp_congestion_control cubic",
+		"net.ipv4.tcp_early_retrans", "net.core.somaxconn", "net.ipv4.tcp_abort_on_overflow 1",
+		" backlog=0\n", " backlog=-1\n", " to=s", `TCP_CONGESTION "reno"`, `TCP_CONGESTION "nosuchcc"`,
+		"TCP_INQ 1", "SO_REUSEADDR 5", "SO_REUSEPORT 1", "SO_TIMESTAMPNS 1", "control=", "msg_flags=2", "reserved=1",
+		"cmsg SOL_SOCKET SO_TIMESTAMPING SOF_", "cmsg 1234 5 0",
 	} {
 		require.Contains(t, all.String(), word)
 	}
@@ -358,32 +363,42 @@ func TestHostScenarios(t *testing.T) {
 				continue
 			}
 			require.NotContains(t, []string{"tap", "user", "task", "hold", "release", "drop", "complete", "txerror",
-				"vhost_send", "fault", "zckey", "accept", "listen", "bind", "capset", "repeat"}, w[0], "seed %d: %s", seed, line)
+				"vhost_send", "fault", "zckey", "accept", "bind", "capset", "repeat"}, w[0], "seed %d: %s", seed, line)
 			switch w[0] {
 			case "device": // the namespace's lo gets its MTU, before any socket
 				require.Regexp(t, `^device lz loopback mtu=\d+$`, line, "seed %d", seed)
 				require.NotContains(t, string(src[:strings.Index(string(src), line)]), "\nsocket ", "seed %d", seed)
-			case "sysctl":
-				require.Contains(t, []string{"net.core.optmem_max", "net.ipv4.tcp_timestamps", "net.ipv4.tcp_sack"}, w[1], "seed %d", seed)
+			case "sysctl": // what the live run writes in its namespace, before any socket
+				require.Contains(t, []string{"net.core.optmem_max", "net.ipv4.tcp_timestamps", "net.ipv4.tcp_sack",
+					"net.ipv4.tcp_early_retrans", "net.core.somaxconn", "net.ipv4.tcp_abort_on_overflow", "net.ipv4.tcp_congestion_control"}, w[1], "seed %d", seed)
+				if w[1] == "net.ipv4.tcp_congestion_control" {
+					require.Equal(t, "reno", w[2], "seed %d: a namespace may make only an unrestricted one its default", seed)
+				}
+				require.NotContains(t, string(src[:strings.Index(string(src), line)]), "\nsocket ", "seed %d", seed)
 			case "setrlimit", "capdrop":
 				require.Equal(t, "main", w[1], "seed %d", seed)
 			case "socket":
 				require.Regexp(t, `^socket \S+ \S+ \S+( \S+)?( via=lo| peer_read=manual| ihl=\d+| mapped)*$|^socket .* via=lz`, line, "seed %d", seed)
-				if strings.Contains(string(src), "\ndevice lz ") {
+				if strings.Contains(string(src), "\ndevice lz ") && !strings.Contains(line, " to=") { // a client goes through its listener's
 					require.Contains(t, line, " via=lz", "seed %d: every socket goes through the loopback whose MTU lo gets", seed)
 				}
 				if f.Has(gen.Memlock) {
 					require.NotRegexp(t, `SOCK_RAW|AF_PACKET`, line, "seed %d: the unprivileged run cannot open it", seed)
 				}
+				if strings.Contains(line, " to=") {
+					require.Contains(t, line, "|SOCK_NONBLOCK", "seed %d: the live run's SO_SNDTIMEO cuts a blocking connect's wait", seed)
+				}
 			}
 			if !f.Has(gen.Memlock) {
 				require.NotContains(t, line, "FORCE", "seed %d: root forces buffer sizes, the model's main cannot", seed)
+				require.NotContains(t, line, `"cubic"`, "seed %d: root may choose a restricted congestion control, the model's main may not", seed)
 			}
 			require.NotRegexp(t, `^(sendto|connect) \S+\.peer|^getsockopt \S+\.peer (SOL_SOCKET|SOL_IP|SOL_UDP|IPPROTO_TCP TCP_CORK)|AF_PACKET|AF_RDS`, line, "seed %d", seed)
 		}
 		all.Write(src)
 	}
-	for _, word := range []string{"sysctl net.core.optmem_max", "sysctl net.ipv4.tcp_timestamps 0", "sysctl net.ipv4.tcp_sack 0", "capdrop main", "setrlimit main", "SOCK_RAW", "AF_UNIX", ".peer", "MSG_ZEROCOPY", "SO_SNDBUFFORCE",
+	for _, word := range []string{"sysctl net.core.optmem_max", "capdrop main", "setrlimit main", "SOCK_RAW", "AF_UNIX", ".peer", "MSG_ZEROCOPY", "SO_SNDBUFFORCE",
+		"sysctl net.ipv4.tcp_timestamps 0", "sysctl net.ipv4.tcp_sack 0", "sysctl net.core.somaxconn", "listen ", " to=", `TCP_CONGESTION "`,
 		"device lz loopback mtu=", " mapped", "mmap ", "TCP_ZEROCOPY_RECEIVE", "poll ", "epoll_wait ", "fcntl "} {
 		require.Contains(t, all.String(), word)
 	}
@@ -438,6 +453,31 @@ func TestReceiveReached(t *testing.T) {
 	}
 	t.Log(got)
 	for _, k := range []string{"linux-6.18 mapped", "linux-6.18 poll", "linux-6.18 epoll_wait", "consumed"} {
+		require.Positive(t, got[k], k)
+	}
+}
+
+// Listen reaches the accept queue: clients made with to= connect to a
+// listener of their family, and accept takes connections from it.
+func TestListenReached(t *testing.T) {
+	got := map[string]int{}
+	client := regexp.MustCompile(`(?m)^socket (\S+) (AF_INET6?) SOCK_STREAM\S* to=(\S+)$`)
+	for seed := range uint64(150) {
+		src := gen.Scenario(seed, gen.Config{Profile: "linux-6.18", Allow: gen.TCP | gen.Inet6 | gen.Listen | gen.Nonblock})
+		for _, m := range client.FindAllStringSubmatch(string(src), -1) {
+			require.Regexp(t, `(?m)^socket `+m[3]+` `+m[2]+` SOCK_STREAM`, string(src), "seed %d: %s's listener", seed, m[1])
+			require.Regexp(t, `(?m)^listen `+m[3]+`( backlog=-?\d+)?$`, string(src), "seed %d", seed)
+		}
+		tr, err := interp.Run("gen.zcs", src, interp.Options{Seed: seed})
+		require.NoError(t, err)
+		for _, r := range tr.Records {
+			if e := r.Event; e != nil && e.Ret != nil && (e.Op == "connect" || e.Op == "accept") {
+				got[fmt.Sprintf("%s %d", e.Op, min(*e.Ret, 1))]++
+			}
+		}
+	}
+	t.Log(got)
+	for _, k := range []string{"connect 0", "connect -1", "accept 1"} {
 		require.Positive(t, got[k], k)
 	}
 }

@@ -29,15 +29,20 @@ func (g *gen) setup() {
 
 func (g *gen) sysctls() {
 	g.tcpOptions()
-	if g.cfg.Host { // a private namespace has its own optmem_max, and only that
+	if g.cfg.Host { // a private namespace has its own optmem_max and TCP switches, and only these
 		g.line("sysctl net.core.optmem_max %s", g.size(pick(g, 1, 1024, 2240, 4096, 10240, 20480, 81920)))
+		if g.on(TCP) {
+			for range g.r.IntN(3) {
+				g.tcpSysctl()
+			}
+		}
 		return
 	}
 	for range 1 + g.r.IntN(3) {
-		switch g.r.IntN(4) {
-		case 0:
+		switch r := g.r.IntN(6); {
+		case r == 0:
 			g.line("sysctl net.core.optmem_max %s", g.size(pick(g, 0, 1, 256, 1024, 2048, 4096, 10240, 20480, 81920)))
-		case 1:
+		case r == 1:
 			key := pick(g, "wmem_default", "rmem_default", "wmem_max", "rmem_max")
 			// sysctl_net_core.c refuses buffers below SOCK_MIN_SNDBUF
 			// and SOCK_MIN_RCVBUF.
@@ -46,6 +51,8 @@ func (g *gen) sysctls() {
 				least = ksock.MinRcvbuf
 			}
 			g.line("sysctl net.core.%s %s", key, g.size(max(least, pick(g, 1, 2048, 4608, 16384, 212992, 1<<20, 1<<31-1))))
+		case r == 2 && g.on(TCP):
+			g.tcpSysctl()
 		default:
 			// The kernel takes any value from 1, but a default buffer of a
 			// few bytes offers one-byte windows, and a send then takes more
@@ -60,13 +67,42 @@ func (g *gen) sysctls() {
 
 // tcpOptions sometimes switches off the TCP options a namespace's SYNs
 // offer: net.ipv4.tcp_timestamps (every segment then carries 12 bytes
-// more of payload) and tcp_sack, per network namespace, so on a host too.
+// more of payload, and a page-sized MSS needs an MTU 12 bytes less) and
+// tcp_sack, per network namespace, so on a host too.
 func (g *gen) tcpOptions() {
 	if g.chance(4) {
+		g.noTimestamps = true
 		g.line("sysctl net.ipv4.tcp_timestamps 0")
 	}
 	if g.chance(8) {
 		g.line("sysctl net.ipv4.tcp_sack 0")
+	}
+}
+
+// tcpSysctl writes one of the namespace's other TCP switches: the
+// default congestion control (tcp_assign_congestion_control), the tail
+// loss probe (tcp_early_retrans), and with Listen the accept queue's
+// bound (somaxconn) and what a full queue does (tcp_abort_on_overflow).
+func (g *gen) tcpSysctl() {
+	n := 2
+	if g.on(Listen) {
+		n = 4
+	}
+	switch g.r.IntN(n) {
+	case 0:
+		// A namespace but the first may make only an unrestricted one its
+		// default, and which are depends on the host's boot default.
+		name := "reno"
+		if !g.cfg.Host {
+			name = pick(g, "reno", "cubic", "bbr")
+		}
+		g.line("sysctl net.ipv4.tcp_congestion_control %s", name)
+	case 1:
+		g.line("sysctl net.ipv4.tcp_early_retrans %d", g.r.IntN(5))
+	case 2:
+		g.line("sysctl net.core.somaxconn %d", pick(g, 0, 1, 2, 128, 4096))
+	default:
+		g.line("sysctl net.ipv4.tcp_abort_on_overflow %d", pick(g, 0, 1))
 	}
 }
 
@@ -231,7 +267,8 @@ func joinOpts(opts []string) string {
 }
 
 // newSocket writes a socket statement and what a program does next: opt in
-// to zerocopy, set options, connect.
+// to zerocopy, set options, connect; with Listen a TCP socket may listen
+// instead, or be a client of a listener.
 func (g *gen) newSocket() {
 	s := &sock{name: fmt.Sprintf("s%d", len(g.socks)+1)}
 	kinds := []kind{}
@@ -241,7 +278,32 @@ func (g *gen) newSocket() {
 		}
 	}
 	s.kind = pick(g, kinds...)
-	if g.on(Sockopts) && g.chance(12) {
+	if s.kind == kTCP && g.on(Listen) {
+		switch ls := g.listeners(); {
+		case len(ls) == 0 || g.chance(6):
+			s.listener = true
+		case g.chance(2):
+			g.client(s, pick(g, ls...))
+			return
+		}
+	}
+	g.socket(s)
+}
+
+// listeners are the TCP sockets that listened in their setup.
+func (g *gen) listeners() []*sock {
+	var ls []*sock
+	for _, s := range g.socks {
+		if s.listener {
+			ls = append(ls, s)
+		}
+	}
+	return ls
+}
+
+// socket writes s's socket statement with its options and its setup.
+func (g *gen) socket(s *sock) {
+	if g.on(Sockopts) && !s.listener && g.chance(12) {
 		s.kind = kBad
 	}
 	s.inet6 = g.on(Inet6) && g.chance(2)
@@ -263,7 +325,7 @@ func (g *gen) newSocket() {
 		// send's result is undetermined.
 		opts = append(opts, "ihl="+pick(g, "5", "5", "5", "0", "4", "6", "15"))
 	}
-	if s.inet6 && s.inet() && g.on(Mapped) && g.chance(2) {
+	if s.inet6 && s.inet() && g.on(Mapped) && !s.listener && g.chance(2) {
 		opts = append(opts, "mapped") // IPv4 traffic, the error queue of an AF_INET6 socket
 	}
 	if g.cfg.Host {
@@ -292,6 +354,30 @@ func (g *gen) newSocket() {
 		opts = append(opts, "peer_rcvbuf="+g.size(pick(g, 1, 1024, 4096, 65536, 1<<20)))
 	}
 	g.line("socket %s %s%s", s.name, g.socketType(s), joinOpts(g.shuffle(opts)))
+	g.socketSetup(s)
+}
+
+// client writes s as a client of the listener l (to=): of l's family,
+// through l's device, connecting in its setup as a program does; on a
+// host always non-blocking, since the live run's SO_SNDTIMEO would cut
+// a blocking connect's wait for a full queue.
+func (g *gen) client(s, l *sock) {
+	s.to, s.inet6 = l, l.inet6
+	s.mtu, s.loopback, s.pages = l.mtu, l.loopback, l.pages
+	g.socks = append(g.socks, s)
+	family, nb := "AF_INET", ""
+	if s.inet6 {
+		family = "AF_INET6"
+	}
+	if g.cfg.Host || g.on(Nonblock) && g.chance(2) {
+		nb = "|SOCK_NONBLOCK"
+	}
+	var opts []string
+	if len(g.tasks) > 1 && !g.cfg.Host && g.chance(2) {
+		opts = append(opts, "task="+pick(g, g.tasks...))
+	}
+	opts = append(opts, "to="+l.name)
+	g.line("socket %s %s SOCK_STREAM%s%s", s.name, family, nb, joinOpts(g.shuffle(opts)))
 	g.socketSetup(s)
 }
 
@@ -338,10 +424,16 @@ func (g *gen) socketSetup(s *sock) {
 	for range g.r.IntN(3) {
 		calls = append(calls, func() { g.setsockopt(s.name, s) })
 	}
-	if g.on(Connect) && s.kind == kTCP && !g.cfg.Host && g.chance(4) {
+	switch {
+	case s.listener:
+		if !g.cfg.Host && g.chance(3) {
+			calls = append(calls, func() { g.line("bind %s", s.name) })
+		}
+		calls = append(calls, func() { g.line("listen %s%s", s.name, g.backlog()) })
+	case g.on(Connect) && s.kind == kTCP && s.to == nil && !g.cfg.Host && g.chance(4):
 		calls = append(calls, func() { g.line("bind %s", s.name) }, func() { g.line("listen %s", s.name) })
 	}
-	if s.kind == kTCP || s.kind == kUnix || !g.chance(3) {
+	if !s.listener && (s.kind == kTCP || s.kind == kUnix || !g.chance(3)) {
 		calls = append(calls, func() { g.line("connect %s", s.name) })
 	}
 	if g.chance(3) {
@@ -356,6 +448,16 @@ func (g *gen) socketSetup(s *sock) {
 	if g.ringable(s) && !g.chance(4) {
 		g.txRing(s)
 	}
+}
+
+// backlog writes listen's backlog= option, or nothing (a backlog of 1):
+// mostly a queue that a few clients fill, sometimes a negative one, which
+// __sys_listen clamps to somaxconn.
+func (g *gen) backlog() string {
+	if g.chance(4) {
+		return ""
+	}
+	return fmt.Sprintf(" backlog=%d", pick(g, 0, 0, 1, 1, 2, 5, 128, -1))
 }
 
 // ringable says s may get a TX ring: a packet socket of a file with
@@ -377,12 +479,19 @@ func (g *gen) txRing(s *sock) {
 
 // pageMTU draws an MTU whose TCP MSS, with timestamps, is whole pages:
 // 4096 or 49152 bytes over IPv4 (4148, 49204) or, with Inet6, over IPv6
-// (4168, 49224).
+// (4168, 49224); 12 bytes less when net.ipv4.tcp_timestamps is off
+// (tcp_established_options).
 func (g *gen) pageMTU() int {
+	var mtu int
 	if g.on(Inet6) && g.chance(2) {
-		return pick(g, 4168, 49224)
+		mtu = pick(g, 4168, 49224)
+	} else {
+		mtu = pick(g, 4148, 49204)
 	}
-	return pick(g, 4148, 49204)
+	if g.noTimestamps {
+		mtu -= 12
+	}
+	return mtu
 }
 
 // pageDevice returns a device whose receivers get mappable page frags, d

@@ -165,10 +165,11 @@ func (g *gen) maybePeer(s *sock) string {
 	return s.name
 }
 
-// peerOf names s's peer; on a host, where only TCP and UDP sockets have
-// one, a socket of another kind names itself.
+// peerOf names s's peer; a client of a listener, which has none, and on
+// a host, where only TCP and UDP sockets have one, a socket of another
+// kind name themselves.
 func (g *gen) peerOf(s *sock) string {
-	if g.cfg.Host && s.kind != kTCP && s.kind != kUDP {
+	if s.to != nil || g.cfg.Host && s.kind != kTCP && s.kind != kUDP {
 		return s.name
 	}
 	return s.name + ".peer"
@@ -217,6 +218,9 @@ func (g *gen) setsockopt(name string, s *sock) {
 		}
 		if g.on(Sockopts) {
 			opts = append(opts, "IPPROTO_TCP TCP_NODELAY "+pick(g, "1", "0"))
+			if g.chance(2) {
+				opts = append(opts, "IPPROTO_TCP "+pick(g, "TCP_CONGESTION "+g.congestion(), "TCP_INQ "+pick(g, "0", "1", "2")))
+			}
 		}
 	case kUDP:
 		if g.on(Cork) {
@@ -231,7 +235,14 @@ func (g *gen) setsockopt(name string, s *sock) {
 		}
 	}
 	if g.on(Timestamps) {
-		opts = append(opts, "SOL_SOCKET SO_TIMESTAMPING "+g.tstampFlags())
+		opt := "SO_TIMESTAMPING " + g.tstampFlags()
+		if s.kind == kTCP && g.on(ZcRecv) && g.chance(4) {
+			// software receive timestamps (sock_enable_timestamp), which
+			// only a zerocopy receive reports; elsewhere SO_TIMESTAMPING
+			// keeps its share
+			opt = pick(g, "SO_TIMESTAMP", "SO_TIMESTAMPNS", "SO_TIMESTAMP_NEW", "SO_TIMESTAMPNS_NEW") + " " + pick(g, "1", "1", "0")
+		}
+		opts = append(opts, "SOL_SOCKET "+opt)
 	}
 	if g.on(Buffers) {
 		names := []string{"SO_SNDBUF", "SO_RCVBUF", "SO_SNDBUFFORCE", "SO_RCVBUFFORCE"}
@@ -248,7 +259,27 @@ func (g *gen) setsockopt(name string, s *sock) {
 			opts = append(opts, pick(g, "SOL_UDP UDP_SEGMENT 1400", "SOL_TCP TCP_CORK 1", "SOL_IP IP_HDRINCL 1", "IPPROTO_TCP TCP_ZEROCOPY_RECEIVE 0"))
 		}
 	}
+	if g.on(Listen) && g.chance(3) { // sk_reuse and sk_reuseport, which relax a listener's bind, on any socket
+		opts = append(opts, "SOL_SOCKET "+pick(g, "SO_REUSEADDR", "SO_REUSEPORT")+" "+pick(g, "1", "0", "5"))
+	}
 	g.line("setsockopt %s %s", name, pick(g, opts...))
+}
+
+// congestion writes TCP_CONGESTION's value, a quoted name: one the kernel
+// has, or one it has not (ENOENT), sometimes with an optlen that cuts it
+// or is 0 (EINVAL). A task without CAP_NET_ADMIN may not choose cubic
+// (tcp_set_allowed_congestion_control), which root on a host may: a host
+// file asks for it only when it runs unprivileged (Memlock).
+func (g *gen) congestion() string {
+	names := []string{`"reno"`, `"bbr"`, `"nosuchcc"`}
+	if !g.cfg.Host || g.on(Memlock) {
+		names = append(names, `"cubic"`)
+	}
+	name := pick(g, names...)
+	if g.chance(6) {
+		name += " optlen=" + pick(g, "0", "3", "16")
+	}
+	return name
 }
 
 // tstampFlags writes SO_TIMESTAMPING's value: a union of flags, or a number.
@@ -268,7 +299,8 @@ func (g *gen) tstampFlags() string {
 func (g *gen) getsockopt() {
 	opt := pick(g, "SOL_SOCKET SO_ZEROCOPY", "SOL_SOCKET SO_SNDBUF", "SOL_SOCKET SO_RCVBUF", "SOL_SOCKET SO_RCVLOWAT",
 		"SOL_SOCKET SO_TIMESTAMPING", "IPPROTO_TCP TCP_CORK", "SOL_UDP UDP_SEGMENT", "SOL_UDP UDP_CORK", "SOL_IP IP_HDRINCL",
-		"IPPROTO_TCP TCP_ZEROCOPY_RECEIVE", "SOL_IP IP_RECVERR", "SOL_IPV6 IPV6_RECVERR", "SOL_PACKET PACKET_TX_RING")
+		"IPPROTO_TCP TCP_ZEROCOPY_RECEIVE", "SOL_IP IP_RECVERR", "SOL_IPV6 IPV6_RECVERR", "SOL_PACKET PACKET_TX_RING",
+		"IPPROTO_TCP TCP_CONGESTION", "IPPROTO_TCP TCP_INQ", "SOL_SOCKET SO_REUSEADDR", "SOL_SOCKET SO_REUSEPORT", "SOL_SOCKET SO_TIMESTAMPNS")
 	// On a host the live run's peers have buffer sizes of its own.
 	g.line("getsockopt %s %s", g.sockName(g.chance(6) && !g.cfg.Host), opt)
 }
