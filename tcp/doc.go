@@ -255,6 +255,16 @@
 //     tcp_write_wakeup sends the partial segment, cork or not, and the
 //     probe state is forgotten once data is in flight (tcp_send_probe0;
 //     measured: a corked byte reaches the peer 200ms after the send).
+//     Against a window of 0 the probe is a segment of no data at snd_una
+//     - 1 (tcp_xmit_probe_skb), which the peer answers with its window;
+//     an ACK that finds nothing in flight stops the timer if the window
+//     now takes the head, else re-arms it from now (tcp_ack_probe), and
+//     the backoff stays until data goes. Answered probes never give up
+//     (each ACK resets icsk_probes_out), so a connection persisting
+//     against a peer that does not read (Persisting) is left probing by
+//     a settle. Measured on Linux 6.18 with packetdrill
+//     (examples/packetdrill/zero-window.pkt): probes 208ms after the send
+//     and 440ms after the first, each answered with a window of 0.
 //   - MSG_PEEK reads from a private copy of copied_seq and consumes
 //     nothing (Conn.Peek); a zero-length read returns 0 when data is
 //     queued and EAGAIN when none is (sock_rcvlowat's target is at least
@@ -538,6 +548,8 @@
 // net/ipv4/tcp_timer.c: tcp_retransmit_timer,
 // tcp_write_err, tcp_delack_timer_handler, tcp_probe_timer;
 // net/ipv4/tcp_output.c: tcp_write_wakeup, tcp_check_probe_timer,
+// tcp_xmit_probe_skb, tcp_send_probe0; net/ipv4/tcp_input.c:
+// tcp_ack_probe; include/net/inet_connection_sock.h: tcp_probe0_when;
 // tcp_cwnd_validate; include/net/tcp.h: tcp_is_cwnd_limited;
 // net/ipv4/tcp_cubic.c: bictcp_cong_avoid; net/ipv4/tcp_cong.c:
 // tcp_slow_start; net/ipv4/tcp_bbr.c: bbr_main, bbr_set_cwnd,

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/zcsim/zcsim/sim/engine"
+	"github.com/zcsim/zcsim/skb"
 	"github.com/zcsim/zcsim/sock"
 )
 
@@ -73,9 +74,10 @@ type timers struct {
 	probe    engine.Handle
 	probeDue bool
 	probes   int // icsk_probes_out: probes the peer has not answered
-	// onRTO and onDelack are retransmitTimer and delackTimer bound to
-	// the connection once (fired), so arming a timer allocates nothing.
-	onRTO, onDelack func() string
+	// onRTO, onDelack and onProbe are retransmitTimer, delackTimer and
+	// probeTimer bound to the connection once (fired, armProbe), so
+	// arming a timer allocates nothing.
+	onRTO, onDelack, onProbe func() string
 }
 
 // fired returns the functions the retransmission and delayed-ACK timers
@@ -89,45 +91,118 @@ func (c *Conn) fired() (rto, delack func() string) {
 
 // armProbe models tcp_check_probe_timer: unless it runs already, the
 // probe timer is set for the RTO, doubled by each probe so far
-// (icsk_backoff), up to TCP_RTO_MAX. When it fires, tcp_write_wakeup
-// sends what the peer's window takes; after tcp_retries2 probes no ACK
-// answered (icsk_probes_out) the connection is given up (tcp_probe_timer).
+// (icsk_backoff), up to TCP_RTO_MAX (tcp_probe0_when).
 func (c *Conn) armProbe() {
 	if c.done || c.Net.Pending(c.t.probe) {
 		return
 	}
-	d := min(rtoMin<<c.t.backoff, rtoMax)
-	c.t.probe = c.Net.After(c.Sk, d, "probe", func() string {
-		if c.done {
-			return "probe timer fires: the connection is gone"
-		}
-		c.t.probes++
-		if c.t.probes > retries2 {
-			c.GiveUp() // tcp_probe_timer: tcp_write_err after max_probes
-			return "probe timer fires: probes exhausted, connection aborted (ETIMEDOUT)"
-		}
-		c.t.probeDue = true
-		c.t.backoff = min(c.t.backoff+1, retries2)
-		c.pushPending(c.nonagle)
-		c.t.probeDue = false
-		if len(c.rtx) > 0 || len(c.write) == 0 {
-			// tcp_send_probe0: the probe sent data (or nothing is left),
-			// so the probe state is forgotten.
-			c.t.probes, c.t.backoff = 0, 0
-		}
+	if c.t.onProbe == nil {
+		c.t.onProbe = c.probeTimer
+	}
+	c.t.probe = c.Net.After(c.Sk, c.probe0When(), "probe", c.t.onProbe)
+}
+
+// probe0When is tcp_probe0_when: the RTO (at least TCP_RTO_MIN) doubled
+// by the backoff, at most TCP_RTO_MAX.
+func (c *Conn) probe0When() engine.Duration { return min(rtoMin<<c.t.backoff, rtoMax) }
+
+// probeTimer models tcp_probe_timer and tcp_send_probe0: with data out
+// or nothing to send the probe is not needed; after tcp_retries2 probes
+// no ACK answered (icsk_probes_out) the connection is given up
+// (tcp_write_err); otherwise tcp_write_wakeup sends what the peer's
+// window takes, partial segment or corked data included, or, when the
+// window ends before the write queue's head, a zero-window probe
+// (sendProbe0), and the timer is armed again with the backoff doubled,
+// until data is out (measured on Linux 6.18 with packetdrill: against a
+// window of 0, probes of no data at snd_una - 1 go 208ms after the send
+// and 440ms after that, each answered with the window still 0).
+func (c *Conn) probeTimer() string {
+	if c.done {
+		return "probe timer fires: the connection is gone"
+	}
+	if len(c.rtx) > 0 || len(c.write) == 0 {
+		c.t.probes = 0
+		return "probe timer fires: nothing to probe"
+	}
+	c.t.probes++
+	if c.t.probes > retries2 {
+		c.GiveUp()
+		return "probe timer fires: probes exhausted, connection aborted (ETIMEDOUT)"
+	}
+	c.t.probeDue = true
+	c.t.backoff = min(c.t.backoff+1, retries2)
+	c.pushPending(c.nonagle)
+	zero := c.t.probeDue && len(c.rtx) == 0 && len(c.write) > 0 && !after(c.sndUna+uint32(c.sndWnd), c.write[0].Seq)
+	c.t.probeDue = false
+	if len(c.rtx) > 0 || len(c.write) == 0 {
+		// tcp_send_probe0: the probe sent data (or nothing is left), so
+		// the probe state is forgotten.
+		c.t.probes, c.t.backoff = 0, 0
 		return "probe timer fires: tcp_write_wakeup sends what the window takes"
-	})
+	}
+	if zero {
+		c.sendProbe0()
+		c.armProbe()
+		return "probe timer fires: zero-window probe (tcp_xmit_probe_skb)"
+	}
+	return "probe timer fires: tcp_write_wakeup sends nothing"
+}
+
+// Persisting reports whether the connection probes a zero window whose
+// peer answers: nothing in flight, the write queue's head beyond the
+// peer's window, the probe timer armed and no probe unanswered. Such
+// probes go on for ever, as the kernel's do (each ACK resets
+// icsk_probes_out), and change nothing until the peer reads.
+func (c *Conn) Persisting() bool {
+	return !c.done && len(c.rtx) == 0 && len(c.write) > 0 && c.t.probes == 0 &&
+		c.Net.Pending(c.t.probe) && !after(c.sndUna+uint32(c.sndWnd), c.write[0].Seq)
+}
+
+// sendProbe0 models tcp_xmit_probe_skb: a segment of no data at snd_una
+// - 1, charged to sk_wmem_alloc while it travels, carrying the ACK that
+// was due; the peer cannot take it and answers with an ACK of its window
+// (tcp_send_dupack).
+func (c *Conn) sendProbe0() {
+	b := skb.Alloc(c.host(), 0)
+	b.Reserve(c.host().Profile.TCPHeadroom)
+	c.Sk.ChargeW(b)
+	seq := c.sndUna - 1
+	p := sock.Packet{Skb: b, From: c.Sk, Seq: seq, EndSeq: seq}
+	if c.ack.pending&ackSched != 0 {
+		p.Acks = true
+		p.Ack, p.Win = c.takeAck()
+	}
+	c.Net.Xmit(p)
+}
+
+// ackProbe models tcp_ack_probe for an ACK that found nothing
+// outstanding: a window that now takes the write queue's head stops the
+// probe timer and forgets the backoff; one that does not re-arms the
+// timer from now.
+func (c *Conn) ackProbe() {
+	if len(c.write) == 0 || c.done {
+		return
+	}
+	if !after(c.write[0].EndSeq, c.sndUna+uint32(c.sndWnd)) {
+		c.Net.Cancel(c.t.probe)
+		c.t.backoff = 0
+		return
+	}
+	if c.Net.Pending(c.t.probe) {
+		c.Net.Cancel(c.t.probe)
+		c.armProbe()
+	}
 }
 
 // syncRTO models inet_csk_reset_xmit_timer / inet_csk_clear_xmit_timer as
 // tcp_rearm_rto uses them: the retransmission timer runs while data is
-// unacknowledged and the connection exists, and is stopped (its backoff
-// forgotten) otherwise.
+// unacknowledged and the connection exists, and is stopped otherwise
+// (the backoff stays, for the zero-window probes; an ACK that frees data
+// forgot it already).
 func (c *Conn) syncRTO() {
 	if c.done || len(c.rtx) == 0 {
 		c.Net.Cancel(c.t.rto)
 		c.Net.Cancel(c.tlp.timer)
-		c.t.backoff = 0
 		return
 	}
 	// ICSK_TIME_RETRANS, ICSK_TIME_LOSS_PROBE and ICSK_TIME_PROBE0 are

@@ -335,9 +335,10 @@ func (c *Conn) splitPoint(seg *Segment, cwndBytes, nonagle int) int {
 		// tcp_snd_wnd_test: not even one segment fits. With nothing in
 		// flight no ACK will come to open the window: the probe timer
 		// (tcp_check_probe_timer) fires after the RTO, and its
-		// tcp_write_wakeup sends what the window takes, split off.
-		if window > 0 && len(c.rtx) == 0 {
-			if c.t.probeDue {
+		// tcp_write_wakeup sends what the window takes, split off, or
+		// with no window at all a zero-window probe (sendProbe0).
+		if len(c.rtx) == 0 {
+			if c.t.probeDue && window > 0 {
 				c.t.probeDue = false
 				return limit
 			}
@@ -545,6 +546,7 @@ func (c *Conn) Ack(ack uint32, window int) {
 	if c.done || after(ack, c.sndNxt) {
 		return
 	}
+	priorOut := len(c.rtx)
 	c.sndWnd = window
 	c.t.probes = 0 // tcp_ack: the peer answered
 	c.maxWindow = max(c.maxWindow, window)
@@ -602,6 +604,9 @@ func (c *Conn) Ack(ack uint32, window int) {
 			c.finish()
 			return
 		}
+	}
+	if priorOut == 0 {
+		c.ackProbe()
 	}
 	c.pushPending(c.nonagle)
 	c.syncRTO()
