@@ -62,6 +62,7 @@ var knobDocs = []Knob{
 	{"GSOMaxSize", "largest device gso_max_size: 64 KiB, 512 KiB since BIG TCP (v5.19, 7c4e983c4f3c)"},
 	{"HZ", "CONFIG_HZ, to which TCP's jiffy timers round: 250"},
 	{"TCPLossProbe", "tail loss probe timeout: 2·srtt with a 10ms floor (v3.10), plus 2 jiffies (v4.13, bb4d991a28cc), plus 2ms (v6.6, 1c2709cfff1d); with one packet out plus TCP_RTO_MIN"},
+	{"TCPRtoMaxOpt", "TCP_RTO_MAX_MS sets a socket's maximum RTO, which caps the RTO and the zero-window probes (v6.15); TCP_RTO_MAX before"},
 	{"ZcCmsg", "sendmsg takes SCM_ZC_NOTIFICATION and returns completions in a zc_info (v7 series, not merged)"},
 	{"Bugs", "historical bugs switched on (zcsim bugs lists them)"},
 }

@@ -233,6 +233,7 @@ var (
 	TCP_NOTSENT_LOWAT    = SockOpt{SOL_TCP, 25}
 	TCP_ZEROCOPY_RECEIVE = SockOpt{SOL_TCP, 35}
 	TCP_INQ              = SockOpt{SOL_TCP, 36}
+	TCP_RTO_MAX_MS       = SockOpt{SOL_TCP, 44}
 	UDP_CORK             = SockOpt{SOL_UDP, 1}
 	UDP_SEGMENT          = SockOpt{SOL_UDP, 103}
 	IP_HDRINCL           = SockOpt{SOL_IP, 3}
@@ -260,6 +261,7 @@ var SockOptNames = NewSymbols(
 	Symbol[SockOpt]{"TCP_NOTSENT_LOWAT", TCP_NOTSENT_LOWAT}, Symbol[SockOpt]{"TCP_CONGESTION", TCP_CONGESTION},
 	Symbol[SockOpt]{"TCP_INFO", TCP_INFO},
 	Symbol[SockOpt]{"TCP_ZEROCOPY_RECEIVE", TCP_ZEROCOPY_RECEIVE}, Symbol[SockOpt]{"TCP_INQ", TCP_INQ},
+	Symbol[SockOpt]{"TCP_RTO_MAX_MS", TCP_RTO_MAX_MS},
 	Symbol[SockOpt]{"UDP_CORK", UDP_CORK}, Symbol[SockOpt]{"UDP_SEGMENT", UDP_SEGMENT},
 	Symbol[SockOpt]{"IP_HDRINCL", IP_HDRINCL}, Symbol[SockOpt]{"IP_RECVERR", IP_RECVERR},
 	Symbol[SockOpt]{"IPV6_RECVERR", IPV6_RECVERR}, Symbol[SockOpt]{"PACKET_TX_RING", PACKET_TX_RING},

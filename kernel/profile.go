@@ -356,6 +356,14 @@ type Profile struct {
 	// TCPLossProbe is how tcp_schedule_loss_probe computes the tail loss
 	// probe's timeout (see LossProbe).
 	TCPLossProbe LossProbe
+	// TCPRtoMaxOpt: a TCP socket has its own maximum RTO, icsk_rto_max,
+	// which the TCP_RTO_MAX_MS option sets from 1000 to 120000 ms ("tcp:
+	// add the ability to control max RTO", v6.15): it caps the
+	// retransmission timeout, the zero-window probes' tcp_probe0_when and
+	// the RTO an orphan's probe timer counts as alive (tcp_probe_timer).
+	// Before (the 6.1 source), TCP_RTO_MAX caps them all and the option
+	// is ENOPROTOOPT.
+	TCPRtoMaxOpt bool
 
 	// ZcCmsg: sendmsg accepts the SCM_ZC_NOTIFICATION control message,
 	// which returns zerocopy completions from the error queue in a
@@ -509,6 +517,7 @@ func builtinProfiles() []Profile {
 		p.MPTCP = true
 		p.TCPCmsgErrno = true
 		p.TCPLossProbe = LossProbeMicros
+		p.TCPRtoMaxOpt = true
 	})
 	mmapRFC := derive(v414, "tcp-mmap-rfc", "linux-4.14 with the seed series \"tcp: add zero copy receive\" (net-next, April 2018): mmap() consumes received pages", func(p *Profile) {
 		p.Switch(BugTCPMmapLockOrder, true)

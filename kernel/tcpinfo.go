@@ -18,6 +18,8 @@ const TCPInfoSize = 280
 // (tcp.Conn.Info), where include/uapi/linux/tcp.h puts them.
 var TCPInfoFields = []TCPInfoField{
 	{Key: "tcpi_state", Offset: 0, Size: 1},
+	{Key: "tcpi_probes", Offset: 3, Size: 1},
+	{Key: "tcpi_backoff", Offset: 4, Size: 1},
 	{Key: "tcpi_options", Offset: 5, Size: 1},
 	{Key: "tcpi_rcv_wscale", Offset: 6, Size: 1, Shift: 4, Bits: 4},
 	{Key: "tcpi_snd_mss", Offset: 16, Size: 4},

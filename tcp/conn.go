@@ -137,6 +137,12 @@ type Conn struct {
 	// delayed-ACK engine.
 	rw  rcvWindow
 	ack ackState
+	// lastOowAck is tp->last_oow_ack_time, when an ACK last answered an
+	// out-of-window segment (oowRateLimited); set is false until one did.
+	lastOowAck struct {
+		at  engine.Time
+		set bool
+	}
 	// timeWait is set when an orphan's FIN was acknowledged (TimeWait).
 	timeWait bool
 	// neg is what a handshake on the wire negotiated.
@@ -317,7 +323,8 @@ func (c *Conn) ExpandSndbufFor(cwnd int) bool {
 // (fastopen_queue_tune: the most Fast Open children that may wait for
 // their handshake's ACK, capped at net.core.somaxconn, on a closed or
 // listening socket, else EINVAL, as for a negative value), TCP_INQ (0
-// or 1, else EINVAL); other levels go to the socket.
+// or 1, else EINVAL), TCP_RTO_MAX_MS (setRtoMax); other levels go to the
+// socket.
 func (c *Conn) Setsockopt(opt kernel.SockOpt, val int) kernel.Errno {
 	switch opt {
 	case kernel.TCP_NODELAY:
@@ -351,6 +358,10 @@ func (c *Conn) Setsockopt(opt kernel.SockOpt, val int) kernel.Errno {
 			return kernel.EINVAL
 		}
 		c.recvmsgInq = val == 1
+	case kernel.TCP_RTO_MAX_MS:
+		if err := c.setRtoMax(val); err != 0 {
+			return err
+		}
 	case kernel.TCP_NOTSENT_LOWAT:
 		// tp->notsent_lowat, a u32 (0: the sysctl's), then
 		// sk->sk_write_space: sk_stream_write_space wakes the writers if
@@ -370,8 +381,9 @@ func (c *Conn) Setsockopt(opt kernel.SockOpt, val int) kernel.Errno {
 }
 
 // Getsockopt returns TCP_NODELAY, TCP_CORK, TCP_QUICKACK (1 unless in
-// pingpong mode) and TCP_FASTOPEN (the Fast Open queue's max_qlen), or
-// the socket's options.
+// pingpong mode), TCP_FASTOPEN (the Fast Open queue's max_qlen) and
+// TCP_RTO_MAX_MS (icsk_rto_max in ms, 120000 unless set), or the socket's
+// options.
 func (c *Conn) Getsockopt(opt kernel.SockOpt) (int, kernel.Errno) {
 	switch opt {
 	case kernel.TCP_NODELAY:
@@ -386,6 +398,10 @@ func (c *Conn) Getsockopt(opt kernel.SockOpt) (int, kernel.Errno) {
 		return int(int32(c.notsentLowat)), 0
 	case kernel.TCP_INQ:
 		return boolInt(c.recvmsgInq), 0
+	case kernel.TCP_RTO_MAX_MS:
+		if c.host().Profile.TCPRtoMaxOpt {
+			return int(c.rtoMax() / engine.Millisecond), 0
+		}
 	}
 	return c.Sk.Getsockopt(opt)
 }

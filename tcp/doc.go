@@ -246,25 +246,46 @@
 //     segment or after TCP_DELACK_MIN. An out-of-order segment is
 //     acknowledged at once under every policy. ACKs leave through
 //     Network.SendAck.
-//   - When not even one segment fits the peer's window and nothing is in
-//     flight, the probe timer runs for the RTO, doubled by each probe
-//     (tcp_check_probe_timer); its tcp_write_wakeup sends what the window
-//     takes (measured: three 200000-byte sends to an unread peer over
-//     loopback leave it 98223 bytes, three 32741-byte skbs, 150ms later).
-//     So it does when a cork (TCP_CORK, MSG_MORE) holds the only data:
-//     tcp_write_wakeup sends the partial segment, cork or not, and the
-//     probe state is forgotten once data is in flight (tcp_send_probe0;
-//     measured: a corked byte reaches the peer 200ms after the send).
-//     Against a window of 0 the probe is a segment of no data at snd_una
-//     - 1 (tcp_xmit_probe_skb), which the peer answers with its window;
-//     an ACK that finds nothing in flight stops the timer if the window
-//     now takes the head, else re-arms it from now (tcp_ack_probe), and
-//     the backoff stays until data goes. Answered probes never give up
-//     (each ACK resets icsk_probes_out), so a connection persisting
-//     against a peer that does not read (Persisting) is left probing by
-//     a settle. Measured on Linux 6.18 with packetdrill
-//     (examples/packetdrill/zero-window.pkt): probes 208ms after the send
-//     and 440ms after the first, each answered with a window of 0.
+//   - The persist timer. When not even one segment fits the peer's
+//     window and nothing is in flight, tcp_write_xmit arms the probe
+//     timer for tcp_probe0_base, the RTO without backoff, unless a timer
+//     of icsk_retransmit_timer runs (tcp_check_probe_timer). When it
+//     fires with data in flight or nothing to send it does nothing
+//     (tcp_probe_timer); otherwise tcp_send_probe0 runs
+//     tcp_write_wakeup: if the window reaches into the write queue's
+//     head, its first min(window, MSS) bytes go, cork or Nagle or not,
+//     and once data is in flight the probe state is forgotten (measured:
+//     three 200000-byte sends to an unread peer over loopback leave it
+//     98223 bytes, three 32741-byte skbs, 150ms later; a corked byte
+//     reaches the peer 200ms after the send); if the window ends at or
+//     before the head, the probe is a segment of no data one byte before
+//     snd_una (tcp_xmit_probe_skb), not a byte of data. Each probe that
+//     sent no data counts in icsk_probes_out, grows icsk_backoff (up to
+//     tcp_retries2) and sets the timer for tcp_probe0_when: the base
+//     shifted by the backoff (at most ilog2(TCP_RTO_MAX / TCP_RTO_MIN) + 1
+//     places), at most tcp_rto_max — TCP_RTO_MAX, or the socket's
+//     TCP_RTO_MAX_MS (Profile.TCPRtoMaxOpt), which caps the RTO too. An
+//     ACK resets icsk_probes_out; one that finds nothing in flight stops
+//     the timer and forgets the backoff if the window now takes the
+//     head, else sets the timer for tcp_probe0_when from now
+//     (tcp_ack_probe). The connection is given up (tcp_write_err,
+//     ETIMEDOUT) when icsk_probes_out reaches tcp_retries2, so probes a
+//     peer answers go on for ever (Persisting: a settle, and a call that
+//     waits for the network, leave them pending); an orphan's limit is
+//     tcp_orphan_retries, 8 while its backed-off RTO is below tcp_rto_max
+//     and none after (the model has no soft errors and no
+//     tcp_out_of_resources, and never sees a transmit fail with local
+//     congestion, for which the kernel retries after
+//     TCP_RESOURCE_PROBE_INTERVAL). The peer answers a probe before its
+//     window (tcp_sequence) with a duplicate ACK at most once per
+//     tcp_invalid_ratelimit, 500ms (tcp_oow_rate_limited). Measured on
+//     Linux 6.18 (probe/testdata/tcp-zero-window.zcs; packetdrill,
+//     examples/packetdrill/zero-window.pkt): over loopback probes about
+//     0.25s, 0.7s, 1.55s and 3.25s after the window closed, the second
+//     unanswered (tcpi_probes 1 until the third); with TCP_RTO_MAX_MS
+//     1000 one a second after the third, and an orphan given up at the
+//     fourth firing, after which the peer's window update is answered
+//     with a reset.
 //   - MSG_PEEK reads from a private copy of copied_seq and consumes
 //     nothing (Conn.Peek); a zero-length read returns 0 when data is
 //     queued and EAGAIN when none is (sock_rcvlowat's target is at least
@@ -548,8 +569,11 @@
 // net/ipv4/tcp_timer.c: tcp_retransmit_timer,
 // tcp_write_err, tcp_delack_timer_handler, tcp_probe_timer;
 // net/ipv4/tcp_output.c: tcp_write_wakeup, tcp_check_probe_timer,
-// tcp_xmit_probe_skb, tcp_send_probe0; net/ipv4/tcp_input.c:
-// tcp_ack_probe; include/net/inet_connection_sock.h: tcp_probe0_when;
+// tcp_xmit_probe_skb, tcp_send_probe0; net/ipv4/tcp_timer.c:
+// tcp_orphan_retries; net/ipv4/tcp_input.c: tcp_ack_probe,
+// tcp_validate_incoming, tcp_sequence, tcp_oow_rate_limited;
+// include/net/tcp.h: tcp_probe0_base, tcp_probe0_when, tcp_rto_max;
+// include/net/inet_connection_sock.h: inet_csk_rto_backoff;
 // tcp_cwnd_validate; include/net/tcp.h: tcp_is_cwnd_limited;
 // net/ipv4/tcp_cubic.c: bictcp_cong_avoid; net/ipv4/tcp_cong.c:
 // tcp_slow_start; net/ipv4/tcp_bbr.c: bbr_main, bbr_set_cwnd,

@@ -32,7 +32,8 @@ const (
 // tcpi_bytes_received the sequence space received, the FIN included
 // (tcp_rcv_nxt_update: rcv_nxt, which a FIN advances too); tcpi_notsent_bytes write_seq - snd_nxt;
 // tcpi_delivered tp->delivered, the SYN or SYN-ACK counted once a
-// handshake completed. Measured on Linux 6.18 over loopback: options 7,
+// handshake completed; tcpi_probes icsk_probes_out and tcpi_backoff
+// icsk_backoff (the persist timer's, probeTimer, and the RTO's). Measured on Linux 6.18 over loopback: options 7,
 // rcv_wscale 10, snd_mss 32741 after connect, cwnd 10, delivered 1;
 // before connect options 0, snd_mss 536, delivered 0
 // (probe/testdata/tcp-info.zcs).
@@ -78,4 +79,5 @@ func (c *Conn) connectedInfo(all map[string]uint64) {
 	all["tcpi_snd_mss"], all["tcpi_unacked"] = uint64(c.MSS()), uint64(unacked)
 	all["tcpi_total_retrans"], all["tcpi_bytes_received"] = uint64(c.totalRetrans), uint64(c.rcvNxt)
 	all["tcpi_notsent_bytes"], all["tcpi_delivered"] = uint64(c.writeSeq-c.sndNxt), uint64(c.delivered)
+	all["tcpi_probes"], all["tcpi_backoff"] = uint64(c.t.probes), uint64(c.t.backoff)
 }

@@ -2,6 +2,7 @@ package tcp
 
 import (
 	"github.com/zcsim/zcsim/kernel"
+	"github.com/zcsim/zcsim/sim/engine"
 	"github.com/zcsim/zcsim/skb"
 	"github.com/zcsim/zcsim/sock"
 )
@@ -68,12 +69,39 @@ func (c *Conn) Receive(b *skb.Buff, seq, endSeq uint32, fin bool, gso int, push 
 // segment under the other policies, is acknowledged at once
 // (tcp_send_dupack; an out-of-order segment's duplicate ACK).
 func (c *Conn) Rejected(seq, endSeq uint32) {
+	if endSeq == seq && after(c.rw.wup, endSeq) {
+		// tcp_validate_incoming: tcp_sequence finds it before the
+		// window (a zero-window probe at snd_una - 1), and a segment of
+		// no data is answered at most once per tcp_invalid_ratelimit.
+		if !c.oowRateLimited() {
+			c.SendAck()
+		}
+		return
+	}
 	if c.t.policy == AckKernel && !c.done && endSeq != seq && !after(endSeq, c.rcvNxt) {
 		c.enterQuickackMode()
 		c.ackSndCheck()
 		return
 	}
 	c.SendAck()
+}
+
+// invalidRatelimit is net.ipv4.tcp_invalid_ratelimit's default, HZ/2.
+const invalidRatelimit = 500 * engine.Millisecond
+
+// oowRateLimited models tcp_oow_rate_limited for a segment of no data:
+// true when the last out-of-window ACK went less than
+// tcp_invalid_ratelimit ago (tp->last_oow_ack_time); otherwise that
+// time becomes now. Measured on Linux 6.18 over loopback: of zero-window
+// probes 208ms and 440ms after the window closed, the second is not
+// answered (TCP_INFO's tcpi_probes stays 1 until the third).
+func (c *Conn) oowRateLimited() bool {
+	now := c.Net.Now()
+	if c.lastOowAck.set && now.Sub(c.lastOowAck.at) < invalidRatelimit {
+		return true
+	}
+	c.lastOowAck.at, c.lastOowAck.set = now, true
+	return false
 }
 
 // fin models tcp_fin: the FIN takes a sequence number and schedules an

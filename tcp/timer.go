@@ -3,6 +3,7 @@ package tcp
 import (
 	"fmt"
 
+	"github.com/zcsim/zcsim/kernel"
 	"github.com/zcsim/zcsim/sim/engine"
 	"github.com/zcsim/zcsim/skb"
 	"github.com/zcsim/zcsim/sock"
@@ -74,6 +75,8 @@ type timers struct {
 	probe    engine.Handle
 	probeDue bool
 	probes   int // icsk_probes_out: probes the peer has not answered
+	// rtoMax is icsk_rto_max as TCP_RTO_MAX_MS set it, 0 for TCP_RTO_MAX.
+	rtoMax engine.Duration
 	// onRTO, onDelack and onProbe are retransmitTimer, delackTimer and
 	// probeTimer bound to the connection once (fired, armProbe), so
 	// arming a timer allocates nothing.
@@ -89,33 +92,69 @@ func (c *Conn) fired() (rto, delack func() string) {
 	return c.t.onRTO, c.t.onDelack
 }
 
-// armProbe models tcp_check_probe_timer: unless it runs already, the
-// probe timer is set for the RTO, doubled by each probe so far
-// (icsk_backoff), up to TCP_RTO_MAX (tcp_probe0_when).
+// armProbe models tcp_check_probe_timer: with nothing in flight and no
+// timer of icsk_retransmit_timer pending (the RTO, the loss probe, the
+// probe timer), the probe timer is set for tcp_probe0_base, the RTO
+// without its backoff.
 func (c *Conn) armProbe() {
-	if c.done || c.Net.Pending(c.t.probe) {
+	if c.done || len(c.rtx) > 0 || c.Net.Pending(c.t.probe) || c.Net.Pending(c.t.rto) || c.Net.Pending(c.tlp.timer) {
 		return
 	}
+	c.resetProbe(rtoMin)
+}
+
+// resetProbe models tcp_reset_xmit_timer(ICSK_TIME_PROBE0): the probe
+// timer, pending or not, runs d from now.
+func (c *Conn) resetProbe(d engine.Duration) {
 	if c.t.onProbe == nil {
 		c.t.onProbe = c.probeTimer
 	}
-	c.t.probe = c.Net.After(c.Sk, c.probe0When(), "probe", c.t.onProbe)
+	c.Net.Cancel(c.t.probe)
+	c.t.probe = c.Net.After(c.Sk, d, "probe", c.t.onProbe)
 }
 
-// probe0When is tcp_probe0_when: the RTO (at least TCP_RTO_MIN) doubled
-// by the backoff, at most TCP_RTO_MAX.
-func (c *Conn) probe0When() engine.Duration { return min(rtoMin<<c.t.backoff, rtoMax) }
+// probe0When is tcp_probe0_when: tcp_probe0_base (TCP_RTO_MIN in the
+// model) shifted by the backoff, at most ilog2(TCP_RTO_MAX /
+// TCP_RTO_MIN) + 1 places, and at most tcp_rto_max.
+func (c *Conn) probe0When() engine.Duration {
+	return min(rtoMin<<min(c.t.backoff, probe0MaxShift), c.rtoMax())
+}
 
-// probeTimer models tcp_probe_timer and tcp_send_probe0: with data out
-// or nothing to send the probe is not needed; after tcp_retries2 probes
-// no ACK answered (icsk_probes_out) the connection is given up
-// (tcp_write_err); otherwise tcp_write_wakeup sends what the peer's
-// window takes, partial segment or corked data included, or, when the
-// window ends before the write queue's head, a zero-window probe
-// (sendProbe0), and the timer is armed again with the backoff doubled,
-// until data is out (measured on Linux 6.18 with packetdrill: against a
-// window of 0, probes of no data at snd_una - 1 go 208ms after the send
-// and 440ms after that, each answered with the window still 0).
+// probe0MaxShift is ilog2(TCP_RTO_MAX / TCP_RTO_MIN) + 1.
+const probe0MaxShift = 10
+
+// rtoMax is tcp_rto_max: the socket's icsk_rto_max, which TCP_RTO_MAX_MS
+// sets where the profile has it (Profile.TCPRtoMaxOpt), TCP_RTO_MAX
+// otherwise.
+func (c *Conn) rtoMax() engine.Duration {
+	if c.t.rtoMax == 0 {
+		return rtoMax
+	}
+	return c.t.rtoMax
+}
+
+// setRtoMax models TCP_RTO_MAX_MS in do_tcp_setsockopt: 1000 to
+// TCP_RTO_MAX milliseconds, else EINVAL; ENOPROTOOPT on profiles
+// without the option.
+func (c *Conn) setRtoMax(ms int) kernel.Errno {
+	switch {
+	case !c.host().Profile.TCPRtoMaxOpt:
+		return kernel.ENOPROTOOPT
+	case ms < 1000 || ms > int(rtoMax/engine.Millisecond):
+		return kernel.EINVAL
+	}
+	c.t.rtoMax = engine.Duration(ms) * engine.Millisecond
+	return 0
+}
+
+// probeTimer models tcp_probe_timer: with data out or nothing to send
+// no probe is needed. Otherwise the connection is given up with
+// ETIMEDOUT (tcp_write_err) once icsk_probes_out reaches tcp_retries2
+// (15) — probes no ACK answered, for an ACK resets the count, so probes
+// a peer answers go on for ever — or, for an orphan, the limit of
+// tcp_orphan_retries: 8 probes while the backed-off RTO is below
+// tcp_rto_max ("alive"), and at once after that; else tcp_send_probe0
+// (sendProbe0) probes again.
 func (c *Conn) probeTimer() string {
 	if c.done {
 		return "probe timer fires: the connection is gone"
@@ -124,45 +163,88 @@ func (c *Conn) probeTimer() string {
 		c.t.probes = 0
 		return "probe timer fires: nothing to probe"
 	}
-	c.t.probes++
-	if c.t.probes > retries2 {
+	maxProbes := retries2
+	if c.Sk.Dead() {
+		alive := c.rto() < c.rtoMax() // inet_csk_rto_backoff
+		maxProbes = orphanRetries(alive)
+		if !alive && c.t.backoff >= maxProbes {
+			c.GiveUp()
+			return "probe timer fires: the orphan's RTO reached tcp_rto_max, connection aborted (ETIMEDOUT)"
+		}
+	}
+	if c.t.probes >= maxProbes {
 		c.GiveUp()
 		return "probe timer fires: probes exhausted, connection aborted (ETIMEDOUT)"
 	}
-	c.t.probeDue = true
-	c.t.backoff = min(c.t.backoff+1, retries2)
-	c.pushPending(c.nonagle)
-	zero := c.t.probeDue && len(c.rtx) == 0 && len(c.write) > 0 && !after(c.sndUna+uint32(c.sndWnd), c.write[0].Seq)
-	c.t.probeDue = false
+	return c.sendProbe0()
+}
+
+// orphanRetries models tcp_orphan_retries with net.ipv4.tcp_orphan_retries
+// at its default, 0, and no soft error: 8 while alive, else 0.
+func orphanRetries(alive bool) int {
+	if alive {
+		return 8
+	}
+	return 0
+}
+
+// sendProbe0 models tcp_send_probe0: tcp_write_wakeup (writeWakeup)
+// sends what the peer's window takes, or a zero-window probe. Once data
+// is in flight, or nothing is left to send, the probe state is forgotten
+// (icsk_probes_out and icsk_backoff 0) and the RTO runs instead;
+// otherwise icsk_probes_out counts the probe, the backoff grows (up to
+// tcp_retries2) and the timer runs again after tcp_probe0_when.
+func (c *Conn) sendProbe0() string {
+	zero := c.writeWakeup()
 	if len(c.rtx) > 0 || len(c.write) == 0 {
-		// tcp_send_probe0: the probe sent data (or nothing is left), so
-		// the probe state is forgotten.
 		c.t.probes, c.t.backoff = 0, 0
 		return "probe timer fires: tcp_write_wakeup sends what the window takes"
 	}
+	c.t.probes++
+	if c.t.backoff < retries2 {
+		c.t.backoff++
+	}
+	c.resetProbe(c.probe0When())
 	if zero {
-		c.sendProbe0()
-		c.armProbe()
 		return "probe timer fires: zero-window probe (tcp_xmit_probe_skb)"
 	}
 	return "probe timer fires: tcp_write_wakeup sends nothing"
 }
 
+// writeWakeup models tcp_write_wakeup: when the peer's window reaches
+// into the write queue's head, its first min(window, MSS) bytes go, cork
+// and Nagle or not (probeDue lets splitPoint pass them); when the window
+// ends at or before the head, the probe is a segment of no data one byte
+// before snd_una (tcp_xmit_probe_skb, xmitProbeSkb), which the peer
+// cannot take and answers with its window. It reports whether it sent
+// the zero-window probe.
+func (c *Conn) writeWakeup() bool {
+	if after(c.sndUna+uint32(c.sndWnd), c.write[0].Seq) {
+		c.t.probeDue = true
+		c.pushPending(c.nonagle)
+		c.t.probeDue = false
+		return false
+	}
+	c.xmitProbeSkb()
+	return true
+}
+
 // Persisting reports whether the connection probes a zero window whose
-// peer answers: nothing in flight, the write queue's head beyond the
-// peer's window, the probe timer armed and no probe unanswered. Such
-// probes go on for ever, as the kernel's do (each ACK resets
-// icsk_probes_out), and change nothing until the peer reads.
+// peer answers: a connection its user holds, nothing in flight, the write
+// queue's head beyond the peer's window, the probe timer armed and no
+// probe unanswered. Such probes go on for ever, as the kernel's do (each
+// ACK resets icsk_probes_out), and change nothing until the peer reads;
+// an orphan's end (probeTimer).
 func (c *Conn) Persisting() bool {
-	return !c.done && len(c.rtx) == 0 && len(c.write) > 0 && c.t.probes == 0 &&
+	return !c.done && !c.Sk.Dead() && len(c.rtx) == 0 && len(c.write) > 0 && c.t.probes == 0 &&
 		c.Net.Pending(c.t.probe) && !after(c.sndUna+uint32(c.sndWnd), c.write[0].Seq)
 }
 
-// sendProbe0 models tcp_xmit_probe_skb: a segment of no data at snd_una
+// xmitProbeSkb models tcp_xmit_probe_skb: a segment of no data at snd_una
 // - 1, charged to sk_wmem_alloc while it travels, carrying the ACK that
 // was due; the peer cannot take it and answers with an ACK of its window
 // (tcp_send_dupack).
-func (c *Conn) sendProbe0() {
+func (c *Conn) xmitProbeSkb() {
 	b := skb.Alloc(c.host(), 0)
 	b.Reserve(c.host().Profile.TCPHeadroom)
 	c.Sk.ChargeW(b)
@@ -177,8 +259,8 @@ func (c *Conn) sendProbe0() {
 
 // ackProbe models tcp_ack_probe for an ACK that found nothing
 // outstanding: a window that now takes the write queue's head stops the
-// probe timer and forgets the backoff; one that does not re-arms the
-// timer from now.
+// probe timer and forgets the backoff; one that does not sets the probe
+// timer for tcp_probe0_when from now, pending or not.
 func (c *Conn) ackProbe() {
 	if len(c.write) == 0 || c.done {
 		return
@@ -188,10 +270,7 @@ func (c *Conn) ackProbe() {
 		c.t.backoff = 0
 		return
 	}
-	if c.Net.Pending(c.t.probe) {
-		c.Net.Cancel(c.t.probe)
-		c.armProbe()
-	}
+	c.resetProbe(c.probe0When())
 }
 
 // syncRTO models inet_csk_reset_xmit_timer / inet_csk_clear_xmit_timer as

@@ -65,7 +65,7 @@ func (c *Conn) sack() bool { return c.neg.sack }
 
 // rto is icsk_rto: TCP_RTO_MIN doubled by each timeout so far, up to
 // TCP_RTO_MAX (the model keeps no RTT variance).
-func (c *Conn) rto() engine.Duration { return min(rtoMin<<c.t.backoff, rtoMax) }
+func (c *Conn) rto() engine.Duration { return min(rtoMin<<c.t.backoff, c.rtoMax()) }
 
 // rtoDelta is tcp_rto_delta_us: how far in the future the RTO of the
 // retransmit queue's head falls, from when it was last sent.

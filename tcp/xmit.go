@@ -336,7 +336,7 @@ func (c *Conn) splitPoint(seg *Segment, cwndBytes, nonagle int) int {
 		// flight no ACK will come to open the window: the probe timer
 		// (tcp_check_probe_timer) fires after the RTO, and its
 		// tcp_write_wakeup sends what the window takes, split off, or
-		// with no window at all a zero-window probe (sendProbe0).
+		// with no window at all a zero-window probe (writeWakeup).
 		if len(c.rtx) == 0 {
 			if c.t.probeDue && window > 0 {
 				c.t.probeDue = false
