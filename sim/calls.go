@@ -832,9 +832,10 @@ func (w *World) sentTCP(c Call, s *Socket, call *tcp.SendCall, buf *mm.Buffer, b
 // sk_stream_wait_memory, the woken call going on after each event in the
 // sender's own context (wakeTCP); the wake-up that finishes the call is
 // the step its result ends, begun when sleepTCP returns true. It returns
-// false when the network went idle first: the call could never wake.
+// false when the network went quiet first (RunNext): the call could
+// never wake.
 func (w *World) sleepTCP(c Call, s *Socket, call *tcp.SendCall) bool {
-	for w.Loop.Step() {
+	for w.RunNext() {
 		if w.wakeTCP(c, s, call) {
 			return true
 		}
@@ -888,7 +889,7 @@ func (w *World) sendDgram(c Call, s *Socket, buf *mm.Buffer, wait *func() bool, 
 // network went idle first: the call could never wake.
 func (w *World) waitWmem(c Call, s *Socket) bool {
 	w.end(Event{Source: c.Source, Op: "send", Socket: s.Name, Text: c.Text + " blocks in sock_alloc_send_pskb"})
-	for s.Sk.WmemAlloc >= s.Sk.Sndbuf && w.Loop.Step() {
+	for s.Sk.WmemAlloc >= s.Sk.Sndbuf && w.RunNext() {
 	}
 	w.beginOn(s)
 	return s.Sk.WmemAlloc < s.Sk.Sndbuf
@@ -906,7 +907,7 @@ func (w *World) waitPacket(c Call, s *Socket, p *packet.Sock) bool {
 	}
 	w.end(Event{Source: c.Source, Op: "send", Socket: s.Name, Text: c.Text + where})
 	wmem, pending := s.Sk.WmemAlloc, p.ReadPending()
-	for s.Sk.WmemAlloc >= wmem && p.ReadPending() == pending && w.Loop.Step() {
+	for s.Sk.WmemAlloc >= wmem && p.ReadPending() == pending && w.RunNext() {
 	}
 	w.beginOn(s)
 	return s.Sk.WmemAlloc < wmem || p.ReadPending() != pending
@@ -1025,7 +1026,7 @@ func (w *World) recv(c Call, s *Socket, n int, flags kernel.MsgFlags, ctl *sock.
 		return w.recvStream(c, s, n, flags, ctl)
 	}
 	if blocking && !s.closed {
-		for !w.readable(s) && w.Loop.Step() {
+		for !w.readable(s) && w.RunNext() {
 		}
 	}
 	return w.syscall(c, "recv", s, func() Result {
@@ -1084,7 +1085,7 @@ func (w *World) recvCopy(s *Socket, peeked, n int, flags kernel.MsgFlags) (Resul
 // (min(SO_RCVLOWAT, n)), sleeps again. If the network goes idle first the
 // read returns what it copied, or EAGAIN, as if SO_RCVTIMEO had ended it.
 func (w *World) recvStream(c Call, s *Socket, n int, flags kernel.MsgFlags, ctl *sock.RecvControl) Result {
-	for s.tcp.Queued() == 0 && !s.tcp.DataReady() && w.Loop.Step() {
+	for s.tcp.Queued() == 0 && !s.tcp.DataReady() && w.RunNext() {
 	}
 	target := s.tcp.RecvTarget(n, flags)
 	got, last := 0, false
@@ -1109,7 +1110,7 @@ func (w *World) recvStream(c Call, s *Socket, n int, flags kernel.MsgFlags, ctl 
 		got = int(r.Ret)
 		w.end(Event{Source: c.Source, Op: "recv", Socket: s.Name,
 			Text: fmt.Sprintf("%s has %d of %d bytes: sleeps in sk_wait_data", c.Text, got, target)})
-		for !s.tcp.DataReady() && w.Loop.Step() {
+		for !s.tcp.DataReady() && w.RunNext() {
 		}
 		last = !s.tcp.DataReady()
 	}

@@ -81,7 +81,7 @@ func (w *World) synArrives(s *Socket) bool {
 // given up, and the call returns in a new step.
 func (w *World) waitConnect(c Call, s *Socket) Result {
 	w.end(Event{Source: c.Source, Op: "connect", Socket: s.Name, Text: c.Text + " blocks in inet_wait_for_connect"})
-	for s.tcp.SynWaiting() && w.Loop.Step() {
+	for s.tcp.SynWaiting() && w.RunNext() {
 	}
 	w.beginOn(s)
 	if s.tcp.SynWaiting() {

@@ -185,7 +185,7 @@ func (w *World) EpollWait(c Call, ep *Epoll, maxevents int, timeout engine.Durat
 	valid := maxevents > 0 && !ep.closed
 	for valid && len(ep.rdl) == 0 {
 		ev, ok := w.Loop.Peek()
-		if !ok || !forever && ev.At > deadline || !w.Loop.Step() {
+		if !ok || !forever && ev.At > deadline || !w.RunNext() {
 			break
 		}
 	}

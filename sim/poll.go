@@ -21,7 +21,7 @@ func (w *World) Poll(c Call, s *Socket, events kernel.PollEvents, timeout engine
 	deadline := w.Now().Add(min(timeout, endOfTime.Sub(w.Now())))
 	for !ready() {
 		ev, ok := w.Loop.Peek()
-		if !ok || ev.At > deadline || !w.Loop.Step() {
+		if !ok || ev.At > deadline || !w.RunNext() {
 			break
 		}
 	}

@@ -379,6 +379,12 @@ func (w *World) ackTo(s *Socket, ack uint32, win int) {
 // ackArrives models tcp_ack for an ACK of ack with window win reaching s.
 func (w *World) ackArrives(s *Socket, ack uint32, win int) Event {
 	if s.tcp.Done() {
+		if !s.tcp.TimeWait() && s.Peer != nil {
+			// No socket takes it (tcp_v4_rcv finds none): the host
+			// answers with a reset (tcp_v4_send_reset).
+			w.resetPeer(s)
+			return Event{Socket: s.Name, Text: fmt.Sprintf("%s: ACK %d after the connection is gone; the host answers with RST", s.Name, ack)}
+		}
 		return Event{Socket: s.Name, Text: fmt.Sprintf("%s: ACK %d after the connection is gone", s.Name, ack)}
 	}
 	s.tcp.Ack(ack, win)

@@ -317,12 +317,11 @@ func (w *World) runEvent(op string, fn func() Event) {
 func (w *World) OutOfTime() bool { return w.outOfTime }
 
 // Settle runs the network until nothing is left to happen: every packet
-// delivered, acknowledged and completed, every timer fired, but for the
-// probes of connections persisting against a zero window
-// (tcp.Conn.Persisting), which would go on for ever unchanged. It
-// returns an error if that takes more than a million events (a livelock).
+// delivered, acknowledged and completed, every timer fired, until the
+// network is quiet. It returns an error if that takes more than a
+// million events (a livelock).
 func (w *World) Settle() error {
-	for n := 0; w.Loop.Len() > w.persisting(); n++ {
+	for n := 0; !w.quiet(); n++ {
 		if n >= maxEvents {
 			next, _ := w.Loop.Peek()
 			return &engine.LimitError{Max: maxEvents, Now: w.Now(), Next: next}
@@ -332,19 +331,29 @@ func (w *World) Settle() error {
 	return nil
 }
 
-// persisting counts the connections Settle may leave probing, once they
-// could be all that is left (each has one timer pending).
-func (w *World) persisting() int {
-	if w.Loop.Len() > len(w.sockets) {
-		return 0
+// RunNext runs the next event unless the network is quiet, and reports
+// whether it ran one. Every call that sleeps until the network wakes it
+// (a blocking send, read, connect, poll) and the replay's run ahead of
+// the log run the network through RunNext, so that a wait ends when the
+// network can change nothing more: the probes of persisting connections
+// are the only events that recur for ever, and quiet leaves them out.
+func (w *World) RunNext() bool { return !w.quiet() && w.Loop.Step() }
+
+// quiet reports whether nothing is left to happen but the probe timers
+// of connections persisting against a zero window (tcp.Conn.Persisting),
+// whose probes would go on for ever, as Linux's do, each answered with
+// the same window.
+func (w *World) quiet() bool {
+	n := w.Loop.Len()
+	if n == 0 || n > len(w.sockets) {
+		return n == 0 // each persisting connection has one timer pending
 	}
-	n := 0
 	for _, s := range w.sockets {
 		if s.tcp != nil && s.tcp.Persisting() {
-			n++
+			n--
 		}
 	}
-	return n
+	return n <= 0
 }
 
 // Advance lets d of virtual time pass, running the events due. It fails,

@@ -3,6 +3,7 @@ package interp
 import (
 	"bytes"
 	"fmt"
+	"os"
 	"strings"
 	"testing"
 
@@ -411,7 +412,8 @@ recvmsg s MSG_ERRQUEUE => 0
 }
 
 // A blocking send the network can never wake: the peer's window is shut
-// and nothing is in flight, so no timer runs.
+// and nothing is in flight, so only the probe timer runs, and the peer
+// answers its probes with the same window (tcp.Conn.Persisting).
 func TestBlockedSend(t *testing.T) {
 	src := `
 sysctl net.ipv4.tcp_wmem 4096 16384 16384
@@ -443,6 +445,43 @@ send s 1M 0
 	require.True(t, r.Blocked)
 	require.Positive(t, r.Ret)
 	require.Less(t, r.Ret, int64(1<<20))
+}
+
+// Over loopback the peer answers the zero-window probes of a blocked
+// send for ever, as Linux's does, with the same window: the send ends
+// blocked once only those probes are left (sim.World.RunNext). A settle
+// leaves them pending too, and a wait lets them go, each doubling the
+// next (tcpi_backoff). persist-blocked-send.zcs is the generated
+// scenario whose blocking sendmmsg once waited for ever on such probes.
+func TestBlockedSendPersisting(t *testing.T) {
+	tr := runSrc(t, `
+socket s AF_INET SOCK_STREAM
+connect s => 0
+send s 8M 0
+`)
+	ms := mismatches(tr)
+	require.Len(t, ms, 1, timeline(t, tr))
+	require.Equal(t, "test.zcs:3", ms[0].Source)
+	require.Contains(t, ms[0].Got, "blocks forever")
+	require.Contains(t, timeline(t, tr), "window 0")
+
+	tr = runSrc(t, `
+socket s AF_INET SOCK_STREAM
+connect s => 0
+send s 8M MSG_DONTWAIT
+settle
+getsockopt s IPPROTO_TCP TCP_INFO => 0 tcpi_unacked=0 tcpi_backoff=0
+wait 1s
+getsockopt s IPPROTO_TCP TCP_INFO => 0 tcpi_unacked=0 tcpi_backoff=2
+`)
+	requireOK(t, tr)
+	require.Contains(t, timeline(t, tr), "zero-window probe (tcp_xmit_probe_skb)")
+
+	src, err := os.ReadFile("testdata/persist-blocked-send.zcs")
+	require.NoError(t, err)
+	tr, err = Run("persist-blocked-send.zcs", src, Options{Seed: 19})
+	require.NoError(t, err)
+	require.Contains(t, timeline(t, tr), "blocks in sk_stream_wait_memory")
 }
 
 // A blocking receive lets the network run until data arrives.

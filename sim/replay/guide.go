@@ -264,7 +264,7 @@ func (r *replayer) assumeOn(h *strace.Header, fd int, sock, text, obs, pred, ass
 func (r *replayer) runAhead(done func() bool) (engine.Duration, bool) {
 	start := r.w.Now()
 	for n := 0; !done(); n++ {
-		if n == maxAhead || !r.w.Loop.Step() {
+		if n == maxAhead || !r.w.RunNext() {
 			d := r.w.Now().Sub(start)
 			r.ahead += d
 			return d, false
