@@ -246,6 +246,7 @@ func TestDiff(t *testing.T) {
 		"MPTCP: false -> true",
 		"GSOMaxSize: 65536 -> 524288",
 		"TCPLossProbe: ticks -> micros",
+		"TCPRtoMaxOpt: false -> true",
 	}, got)
 	require.Empty(t, kernel.Diff(b, b))
 }
