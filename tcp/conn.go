@@ -48,6 +48,10 @@ type Segment struct {
 	lost bool
 	// sentAt is skb_mstamp_ns: when the skb was last transmitted.
 	sentAt engine.Time
+	// clone is the copy last transmitted and cloneID its identity then,
+	// for skb_still_in_host_queue (stillInHost).
+	clone   *skb.Buff
+	cloneID kernel.ObjectID
 }
 
 // Conn is one end of a TCP connection: struct tcp_sock as far as

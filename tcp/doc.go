@@ -181,8 +181,14 @@
 //     after rounding, before bb4d991a28cc 10ms). When it fires
 //     (tcp_send_loss_probe) new data goes if the window takes it, else
 //     the last MSS of the retransmit queue's last skb is sent again,
-//     split off first (tcp_fragment), unless its previous clone is still
-//     in the host (skb_still_in_host_queue); the RTO restarts from the
+//     split off first (tcp_fragment), unless the copy last transmitted
+//     is still in the host, alive and charged to the socket in a qdisc
+//     or a driver's ring (skb_still_in_host_queue, skb_fclone_busy): a
+//     loopback or tun delivery orphans it (loopback_xmit, tun_net_xmit),
+//     so the probe goes while the peer's receive queue holds that copy
+//     (measured over loopback, probe/testdata/tcp-loss-probe-loopback.zcs:
+//     an unread peer's delayed ACK comes after the probe, and
+//     tcpi_total_retrans is 1); the RTO restarts from the
 //     probe, and no other probe goes until an ACK reaches tlp_high_seq
 //     (tcp_process_tlp_ack). srtt comes from the handshake's round trip
 //     (the implicit one's taken as under a microsecond) and from ACKs of

@@ -3,6 +3,7 @@ package tcp
 import (
 	"github.com/zcsim/zcsim/kernel"
 	"github.com/zcsim/zcsim/sim/engine"
+	"github.com/zcsim/zcsim/skb"
 )
 
 // Timer constants of include/net/tcp.h that the tail loss probe uses.
@@ -171,7 +172,7 @@ func (c *Conn) lossProbe() string {
 		return "new data could not go"
 	}
 	last := c.rtx[len(c.rtx)-1]
-	if last.Skb.IsCloned() {
+	if c.stillInHost(last) {
 		return "the last segment is still in the host"
 	}
 	if n := c.pcount(last); n > 1 && last.Skb.Len > (n-1)*mss {
@@ -184,6 +185,20 @@ func (c *Conn) lossProbe() string {
 		return "the retransmission failed"
 	}
 	return ""
+}
+
+// stillInHost models skb_still_in_host_queue (skb_fclone_busy): the
+// copy last transmitted is alive and still charged to the socket, in a
+// qdisc or a driver's ring; a loopback or tun delivery orphaned it
+// (loopback_xmit, tun_net_xmit), even while it waits in the peer's
+// receive queue.
+func (c *Conn) stillInHost(seg *Segment) bool {
+	b := seg.clone
+	if b == nil || b.Freed() || b.Ident() != seg.cloneID {
+		return false
+	}
+	o, _ := b.Owner()
+	return o == skb.Owner(c.Sk)
 }
 
 // sndWndTest is tcp_snd_wnd_test: the skb's first MSS fits the peer's

@@ -68,6 +68,25 @@ func TestLossProbeLastSegment(t *testing.T) {
 	require.Equal(t, []string{"204ms rto: retransmission timeout 1, retransmit from snd_una"}, p.runFor(200*engine.Millisecond))
 }
 
+// The probe waits while the copy last transmitted is still in the host,
+// charged to the socket (a NIC's ring holds it until TX completion), but
+// not for a copy the path orphaned (loopback_xmit, tun_net_xmit), though
+// it is alive in the peer's receive queue (skb_still_in_host_queue,
+// skb_fclone_busy; measured over loopback,
+// probe/testdata/tcp-loss-probe-loopback.zcs).
+func TestLossProbeStillInHost(t *testing.T) {
+	p := newPair(t, "linux-6.18", false)
+	p.send(0, 3*p.c.MSS())
+	require.Equal(t, []string{"4ms loss_probe: loss probe timer fires: no probe, the last segment is still in the host"}, p.runFor(5*engine.Millisecond))
+
+	p = newPair(t, "linux-6.18", true)
+	p.send(0, 3*p.c.MSS())
+	for _, pk := range p.w.inFlight {
+		pk.Skb.Orphan() // queued at the peer, unacknowledged
+	}
+	require.Equal(t, []string{"4ms loss_probe: loss probe timer fires: tcp_send_loss_probe sent a probe"}, p.runFor(5*engine.Millisecond))
+}
+
 // An ACK that frees part of what is out schedules the probe again
 // (tcp_set_xmit_timer), bounded by a whole RTO; an ACK that reaches
 // tlp_high_seq ends the probe's episode, and one that frees everything

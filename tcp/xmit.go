@@ -499,6 +499,7 @@ func (c *Conn) transmit(seg *Segment, retrans bool) bool {
 	seg.Sent++
 	seg.lost = false
 	seg.sentAt = c.Net.Now()
+	seg.clone, seg.cloneID = out, out.Ident()
 	if retrans {
 		c.totalRetrans += c.pcount(seg) // tcp_retransmit_skb: tp->total_retrans
 	} else {
