@@ -18,8 +18,8 @@
 // the model's do, their peer too, which is a RAW socket of the same
 // family and protocol; PF_PACKET and AF_UNIX sockets have neither. A
 // TCP socket made with to=L has no peer of its own: its connect goes to
-// L's port on loopback, and accept on L pairs each connection with the
-// client whose address it has. A listener's peer is its next client, a
+// L's port on loopback (the one L had, once L is closed), and accept on
+// L pairs each connection with the client whose address it has. A listener's peer is its next client, a
 // TCP socket made at listen and after each accept, as the model's is,
 // and connected by connect S.peer or accept. Every peer is blocking.
 //
@@ -27,7 +27,11 @@
 // in a row, for at most 500ms (loopback completes in microseconds, a
 // delayed ACK in about 40ms); wait sleeps, at most 2s. A blocking recv
 // settles first and then reads without blocking, as the model lets the
-// network run before a blocking read. Every loop is bounded.
+// network run before a blocking read. Every loop is bounded. Where the
+// model's settle or wait lets the network run longer than that (a
+// dropped SYN sent again for two minutes until the connect times out),
+// nothing later on the pair whose event came late is compared: it is
+// undetermined, the live run did not wait for it.
 //
 // # Bounds: no scenario hangs a live run
 //
@@ -191,7 +195,8 @@
 // against net.core.somaxconn, negative and relistened, as the Fast Open
 // queue shows it (listen-backlog.zcs), and the accept queue full: the
 // dropped SYN of a client, EALREADY, its retransmission after accept,
-// ETIMEDOUT under tcp_syn_retries 1, a refused connect
+// ETIMEDOUT under tcp_syn_retries 1, a refused connect, also to a closed
+// listener
 // (listen-queue.zcs). Its expectations hold on the model
 // everywhere and, when root on a kernel with loopback MSG_ZEROCOPY
 // ([Supported]),

@@ -27,9 +27,7 @@ import (
 
 // Bounds of the live runs: every loop and wait is bounded.
 const (
-	settleLimit = 500 * time.Millisecond // how long settle polls at most
-	settlePoll  = 2 * time.Millisecond
-	waitLimit   = 2 * time.Second // the longest wait statement honoured
+	settlePoll = 2 * time.Millisecond
 	// sndTimeo is every socket's SO_SNDTIMEO and SO_RCVTIMEO: a
 	// connect, send or accept that would wait for ever returns.
 	sndTimeo = time.Second
@@ -47,6 +45,8 @@ type hsock struct {
 	listening bool
 	// to is the listener a socket made with to= connects to.
 	to *hsock
+	// port is the local port the socket had when it was closed.
+	port int
 	// req and ring are a packet socket's TX ring and its mapping.
 	req  unix.TpacketReq
 	ring *hring
@@ -188,6 +188,7 @@ func (h *host) close(s scenario.Sock) error {
 		if s.Peer {
 			hs.peer, hs.peerClosed = -1, true
 		} else {
+			hs.port, _ = localPort(fd)
 			hs.fd = -1
 		}
 	}
@@ -560,18 +561,16 @@ func (h *host) connectToListener(hs *hsock) error {
 	return unix.Connect(hs.peer, dst)
 }
 
-// listenerAddr is where the listener hs is reached over loopback.
+// listenerAddr is where the listener hs is reached over loopback: its
+// port, or the one it had when it was closed, as a client that connects
+// after the close still aims at it.
 func listenerAddr(hs *hsock) (unix.Sockaddr, error) {
-	sa, err := unix.Getsockname(hs.fd)
-	if err != nil {
-		return nil, err
-	}
-	var port int
-	switch a := sa.(type) {
-	case *unix.SockaddrInet4:
-		port = a.Port
-	case *unix.SockaddrInet6:
-		port = a.Port
+	port := hs.port
+	if hs.fd >= 0 {
+		var err error
+		if port, err = localPort(hs.fd); err != nil {
+			return nil, err
+		}
 	}
 	dst := loAddr(hs.family)
 	switch a := dst.(type) {
@@ -581,6 +580,18 @@ func listenerAddr(hs *hsock) (unix.Sockaddr, error) {
 		a.Port = port
 	}
 	return dst, nil
+}
+
+// localPort is the local port of the inet socket fd, 0 if it has none.
+func localPort(fd int) (int, error) {
+	sa, err := unix.Getsockname(fd)
+	switch a := sa.(type) {
+	case *unix.SockaddrInet4:
+		return a.Port, err
+	case *unix.SockaddrInet6:
+		return a.Port, err
+	}
+	return 0, err
 }
 
 // accept takes the listener's oldest connection as the socket s.New,

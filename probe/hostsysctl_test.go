@@ -24,11 +24,11 @@ func TestHostSysctlsRunTheModel(t *testing.T) {
 	host := differing(live, "linux-6.18")
 	require.Equal(t, live[:2], host, "rmem_default and wmem_default are the profile's own")
 
-	got, err := modelRun("h.zcs", src, "linux-6.18", nil, host)
+	got, err := modelRun("h.zcs", src, nil, "linux-6.18", nil, host)
 	require.NoError(t, err)
 	require.Equal(t, "2097152", got.res[3], "min(1M, rmem_max) doubled")
 	require.Equal(t, "2097152", got.res[5], "min(1M, wmem_max) doubled")
-	got, err = modelRun("h.zcs", src, "linux-6.18", nil, nil)
+	got, err = modelRun("h.zcs", src, nil, "linux-6.18", nil, nil)
 	require.NoError(t, err)
 	require.Equal(t, "425984", got.res[3], "the profile's rmem_max, 212992, doubled")
 

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/zcsim/zcsim/kernel"
 	"github.com/zcsim/zcsim/notify"
@@ -14,6 +15,13 @@ import (
 	"github.com/zcsim/zcsim/sim/interp"
 	"github.com/zcsim/zcsim/sim/scenario"
 	"github.com/zcsim/zcsim/sock"
+)
+
+// How long the live run lets the network run: a settle polls at most
+// settleLimit for nothing in flight, a wait sleeps at most waitLimit.
+const (
+	settleLimit = 500 * time.Millisecond
+	waitLimit   = 2 * time.Second
 )
 
 // ChildEnv is the environment variable that makes a re-executed binary
@@ -151,7 +159,7 @@ func Run(file string, src []byte, opts Options) (*Result, error) {
 		return nil, err
 	}
 	host = differing(host, opts.Profile)
-	model, err := modelRun(file, src, opts.Profile, pl.off, host)
+	model, err := modelRun(file, src, stmts, opts.Profile, pl.off, host)
 	if err != nil {
 		return nil, err
 	}
@@ -259,6 +267,11 @@ func compare(file, profile string, stmts []scenario.Stmt, pl plan, kern []Obs, m
 		if ss, ok := scenario.SockOf(st); ok && rcvbufDependent(st) {
 			if u, ok := model.rcvbuf[ss.Name]; ok && line > u.line {
 				timing[line] = fmt.Sprintf("not compared: %s's receive buffer may have grown on the kernel and not in the model after line %d (%s)", ss.Name, u.line, u.why)
+			}
+		}
+		if ss, ok := scenario.SockOf(st); ok {
+			if u, ok := model.late[ss.Name]; ok && line > u.line {
+				timing[line] = "not compared: " + u.why
 			}
 		}
 	}
@@ -416,10 +429,15 @@ func fieldsMeet(w scenario.Outcome, msg map[string]int64) bool {
 type answers struct {
 	res, undetermined map[int]string
 	rcvbuf            map[string]pairUndetermined
+	// late are the socket pairs whose network the model ran past what
+	// the live run waits (lateEvents): none of their later answers is
+	// the model's to predict.
+	late map[string]pairUndetermined
 }
 
-// pairUndetermined is where and why a socket pair's later answers that
-// depend on its receive buffer are not the model's to predict.
+// pairUndetermined is where and why a socket pair's later answers (all,
+// or those that depend on its receive buffer) are not the model's to
+// predict.
 type pairUndetermined struct {
 	line int
 	why  string
@@ -430,8 +448,11 @@ type pairUndetermined struct {
 // host run does. A step whose socket's history says its receive buffer's
 // growth is undetermined (tcp_rcv_space_adjust's RTT is wall-clock
 // microseconds on the kernel) makes the pair undetermined from the
-// statement it belongs to, or the last one before a network step.
-func modelRun(file string, src []byte, profile string, off []kernel.Bug, host []HostSysctl) (answers, error) {
+// statement it belongs to, or the last one before a network step. So
+// does an event of the network that a settle or wait statement let run
+// past what the live run's waits at most (liveWaits): a SYN retransmitted
+// seconds later, the connect that times out after a minute.
+func modelRun(file string, src []byte, stmts []scenario.Stmt, profile string, off []kernel.Bug, host []HostSysctl) (answers, error) {
 	tr, err := interp.Run(file, src, interp.Options{Profile: profile, Seed: 1, Off: off, Net: setHost(host)})
 	if err != nil {
 		return answers{}, err
@@ -442,9 +463,11 @@ func modelRun(file string, src []byte, profile string, off []kernel.Bug, host []
 		done  bool
 	}
 	out, undetermined := map[int]string{}, map[int]string{}
-	rcvbuf := map[string]pairUndetermined{}
+	rcvbuf, late := map[string]pairUndetermined{}, map[string]pairUndetermined{}
+	waits := liveWaits(stmts)
 	mm := map[int]*acc{}
 	last := 0
+	var since int64 // virtual time of the last statement's own event
 	for _, r := range tr.Records {
 		e := r.Event
 		if e == nil {
@@ -454,10 +477,16 @@ func modelRun(file string, src []byte, profile string, off []kernel.Bug, host []
 		if e.Source != "" {
 			i := strings.LastIndexByte(e.Source, ':')
 			if n, err := strconv.Atoi(e.Source[i+1:]); err == nil {
-				line, last = n, n
+				line, last, since = n, n, e.Time
 			}
 		}
 		name, _, _ := strings.Cut(e.Socket, ".")
+		if w, ok := waits[line]; ok && e.Source == "" && name != "" && e.Time-since > int64(w.most) {
+			if _, seen := late[name]; !seen {
+				late[name] = pairUndetermined{line, fmt.Sprintf("the model's %s at line %d ran the network %v on (%s on %s), the live run's %v at most",
+					w.what, line, time.Duration(e.Time-since), e.Op, e.Socket, w.most)}
+			}
+		}
 		if _, seen := rcvbuf[name]; !seen && name != "" {
 			for _, t := range e.Touched {
 				if t.Entry.Op == kernel.OpRcvbufUndetermined {
@@ -495,7 +524,29 @@ func modelRun(file string, src []byte, profile string, off []kernel.Bug, host []
 		}
 		out[line] = res
 	}
-	return answers{out, undetermined, rcvbuf}, nil
+	return answers{out, undetermined, rcvbuf, late}, nil
+}
+
+// liveWait is how long the live run lets the network run at most in a
+// settle or wait statement.
+type liveWait struct {
+	what string
+	most time.Duration
+}
+
+// liveWaits are the settle and wait statements by line and the live
+// run's bound of each: settleLimit, a wait's duration up to waitLimit.
+func liveWaits(stmts []scenario.Stmt) map[int]liveWait {
+	out := map[int]liveWait{}
+	for _, st := range stmts {
+		switch s := st.(type) {
+		case *scenario.Settle:
+			out[s.Pos().Line] = liveWait{"settle", settleLimit}
+		case *scenario.Wait:
+			out[s.Pos().Line] = liveWait{"wait", min(time.Duration(s.Dur.N), waitLimit)}
+		}
+	}
+	return out
 }
 
 func renderEvent(e *sim.Event) string {
