@@ -26,12 +26,15 @@
 // settle polls SIOCOUTQ of every socket until nothing is in flight twice
 // in a row, for at most 500ms (loopback completes in microseconds, a
 // delayed ACK in about 40ms); wait sleeps, at most 2s. A blocking recv
-// settles first and then reads without blocking, as the model lets the
-// network run before a blocking read. Every loop is bounded. Where the
-// model's settle or wait lets the network run longer than that (a
-// dropped SYN sent again for two minutes until the connect times out),
-// nothing later on the pair whose event came late is compared: it is
-// undetermined, the live run did not wait for it.
+// that would wait settles first and then reads without blocking, as the
+// model lets the network run until the socket is readable; one that
+// finds data or the end of the stream (POLLIN, POLLHUP), or whose
+// descriptor names nothing, reads at once and lets no time pass
+// (tcp-read-at-once.zcs, tcp-zerocopy-merge.zcs). Every loop is bounded.
+// Where the model's settle or wait lets the network run longer than that
+// (a dropped SYN sent again for two minutes until the connect times
+// out), nothing later on the pair whose event came late is compared: it
+// is undetermined, the live run did not wait for it.
 //
 // # Bounds: no scenario hangs a live run
 //

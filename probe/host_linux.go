@@ -765,10 +765,9 @@ func (h *host) recvErr(s *scenario.Recvmsg) string {
 		controllen = int(o.Value.N)
 	}
 	if flags&unix.MSG_ERRQUEUE == 0 {
-		if flags&unix.MSG_DONTWAIT == 0 {
-			h.settle() // a blocking read: the model lets the network run first
-		}
-		return recvmsgData(h.fd(s.Sock), controllen, flags)
+		fd := h.fd(s.Sock)
+		h.settleBeforeRead(fd, flags)
+		return recvmsgData(fd, controllen, flags)
 	}
 	rec, err := readErr(h.fd(s.Sock), controllen, &h.msg)
 	if errors.Is(err, errCtrunc) {
@@ -786,10 +785,29 @@ var errCtrunc = errors.New("MSG_CTRUNC")
 
 func (h *host) recv(s *scenario.Recv) string {
 	flags := int(s.Flags.MsgFlags())
-	if flags&unix.MSG_DONTWAIT == 0 {
-		h.settle() // a blocking read: the model lets the network run first
+	fd := h.fd(s.Sock)
+	h.settleBeforeRead(fd, flags)
+	return h.recvData(fd, int(s.Len.N), flags)
+}
+
+// settleBeforeRead lets the network run before a blocking read that
+// would wait, as the model runs it until the socket is readable. A read
+// that would not wait — data or the end of the stream to report
+// (POLLIN, POLLHUP; not POLLERR, which a notification alone raises), a
+// descriptor that names nothing (EBADF) — returns at once, and the
+// network gets no time:
+// the kernel's delayed ACKs would otherwise fire first, releasing data
+// Nagle held and queuing notifications that merge before the next
+// statement.
+func (h *host) settleBeforeRead(fd, flags int) {
+	if flags&unix.MSG_DONTWAIT != 0 || fd < 0 {
+		return
 	}
-	return h.recvData(h.fd(s.Sock), int(s.Len.N), flags)
+	fds := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
+	if n, err := unix.Poll(fds, 0); err == nil && n > 0 && fds[0].Revents&(unix.POLLIN|unix.POLLHUP) != 0 {
+		return
+	}
+	h.settle()
 }
 
 // poll runs poll(2) on the socket for the statement's events and timeout
