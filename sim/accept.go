@@ -34,7 +34,7 @@ func (w *World) handshakeArrives(l, client *Socket) {
 		connect = client.tcp.SynAcked
 	}
 	connect(child.tcp.SynWindow())
-	child.tcp.Connect(client.tcp.SynWindow())
+	child.tcp.Connect(client.tcp.Window()) // the handshake's ACK (World.handshake)
 	ls.queue = append(ls.queue, child)
 	l.Sk.WakeUp(kernel.POLLIN | kernel.POLLPRI | kernel.POLLRDNORM | kernel.POLLRDBAND) // tcp_child_process: sk_data_ready
 }

@@ -206,11 +206,17 @@ func (w *World) fastOpenData(child *Socket, p Packet) {
 }
 
 // handshake completes the three-way handshake of the TCP socket s with
-// its peer.
+// its peer: s takes the SYN-ACK's window, unscaled, and the peer the
+// window of the ACK that completes the handshake, which s offers now
+// (tcp_select_window, rounded up to its window scale):
+// tcp_create_openreq_child makes it the child's snd_wnd and max_window,
+// and the MSS is bounded to half of it (tcp_sync_mss). Measured on Linux
+// 6.18 over loopback: the client's MSS is 32741, the accepted socket's
+// 32768.
 func (w *World) handshake(s *Socket) kernel.Errno {
 	if err := s.tcp.Connect(s.Peer.tcp.SynWindow()); err != 0 {
 		return err
 	}
-	s.Peer.tcp.Connect(s.tcp.SynWindow())
+	s.Peer.tcp.Connect(s.tcp.Window())
 	return 0
 }

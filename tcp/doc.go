@@ -83,7 +83,12 @@
 // (tcp_bound_to_half_wnd in tcp_sync_mss, run again whenever max_window
 // grows): over loopback 65483 bytes, 32741 on a fresh connection; under
 // net.ipv4.tcp_timestamps 0, 65495 and 32747 (measured on Linux 6.18,
-// probe/testdata/tcp-timestamps-off.zcs). Nagle
+// probe/testdata/tcp-timestamps-off.zcs). An accepted end's largest
+// window starts as the window of the ACK that completed the handshake
+// (tcp_create_openreq_child, then tcp_sync_mss in tcp_v4_syn_recv_sock),
+// rounded up to the client's window scale: 65536 and 32768 over
+// loopback. TCP_INFO's tcpi_snd_mss is this MSS (mss_cache;
+// probe/testdata/tcp-info-mss.zcs). Nagle
 // holds a partial segment only while a short segment is unacknowledged
 // (tcp_minshall_check).
 //
