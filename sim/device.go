@@ -166,7 +166,8 @@ type frame struct {
 // offload (skb_checksum_help linearizes before it checksums, since
 // cef401de7be8 "net: fix possible wrong checksum generation": the user
 // could change the payload under the checksum; COPIED), software
-// segmentation for a GSO skb the device cannot segment (skb_segment), then
+// segmentation for a GSO skb the device cannot segment or that is too
+// long for it (skb_segment; gsoTooLarge), then
 // for each frame the link: held, dropped or delivered after the delay,
 // and the device's TX completion; the driver's SCM_TSTAMP_SND
 // (skb_tx_timestamp) follows the taps. Each timestamp is taken only when
@@ -193,7 +194,7 @@ func (w *World) Xmit(p sock.Packet) {
 	frames := []frame{{skb: p.Skb, len: p.Skb.Len, seq: p.Seq, endSeq: p.EndSeq, fin: p.Fin, push: p.Push,
 		moreFrags: p.MoreFrags, ipID: p.IPID, fragOff: p.FragOff, acks: p.Acks, ack: p.Ack, win: p.Win}}
 	if size := s.gsoSize(p.Skb); size > 0 {
-		if dev.TSO {
+		if dev.TSO && !s.gsoTooLarge(p.Skb) {
 			frames[0].gso = size
 		} else {
 			frames = w.segment(p, size)
@@ -203,6 +204,34 @@ func (w *World) Xmit(p sock.Packet) {
 		w.wire(s, f)
 	}
 }
+
+// gsoTooLarge models the length test of gso_features_check for a TCP
+// skb: one whose frame, link and network and TCP headers included, is
+// gso_max_size (gso_ipv4_max_size) or longer loses the device's GSO
+// features and is segmented in software (skb_gso_segment in
+// validate_xmit_skb) even where the device has TSO. tcp_tso_autosize's
+// floor of tcp_min_tso_segs (two) lets tcp_grow_skb build such skbs when
+// the MSS is above a quarter of the MTU: over loopback two segments of
+// 65483 or 32741 bytes. Measured on Linux 6.18: such an skb arrives as
+// two segments, each acknowledged on its own.
+func (s *Socket) gsoTooLarge(b *skb.Buff) bool {
+	if s.tcp == nil {
+		return false
+	}
+	return b.Len+s.tcp.HeaderLen()+s.Sk.IPHeaderLen()+s.Dev.hardHeaderLen() >= s.Dev.GSOMaxSize
+}
+
+// hardHeaderLen is dev->hard_header_len: ETH_HLEN on a NIC and on
+// loopback, none on a tun device.
+func (d *Device) hardHeaderLen() int {
+	if d.Kind == Tun {
+		return 0
+	}
+	return ethHLen
+}
+
+// ethHLen is ETH_HLEN, the Ethernet header.
+const ethHLen = 14
 
 // segment models skb_segment for a device without TSO: the GSO skb becomes
 // MSS-sized segments, each with its own uarg reference, and is consumed.

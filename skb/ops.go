@@ -151,11 +151,46 @@ func (b *Buff) Split(n int) (*Buff, kernel.Errno) {
 	return b1, 0
 }
 
+// TrimHead models __pskb_trim_head as tcp_trim_head uses it on an skb
+// the peer acknowledged in part: drop the first n bytes, the linear
+// area's first, then whole frags (each putting its page) and the front
+// of the frag that straddles n. It returns the frag bytes dropped, the
+// truesize tcp_trim_head takes off the skb and sk_wmem_queued.
+// Preconditions: 0 < n < b.Len; b is not cloned.
+func (b *Buff) TrimHead(n int) int {
+	lin := min(n, b.HeadLen())
+	b.Len -= lin
+	b.LinearCap -= lin
+	eat := n - lin
+	frags := b.shinfo.Frags
+	k := 0
+	for _, f := range frags {
+		if f.Size <= eat {
+			eat -= f.Size
+			f.Page.Put()
+			continue
+		}
+		f.Off += eat
+		f.Size -= eat
+		eat = 0
+		frags[k] = f
+		k++
+	}
+	b.shinfo.Frags = frags[:k]
+	b.Len -= n - lin
+	b.DataLen -= n - lin
+	return n - lin
+}
+
 // Segment models skb_segment for a GSO skb without frag_list: orphan the
 // head skb's frags first (v6.6 order, 2ea35288c83b), then cut its payload
-// into segments of mss bytes. Each segment's frags reference the pages
-// (get_page) and each segment takes its own uarg reference
-// (skb_zerocopy_clone). b itself is untouched; the caller frees it.
+// into segments of mss bytes. Each segment's head is allocated as large
+// as the head skb's headroom and its part of the linear area
+// (__alloc_skb(hsize + doffset + headroom)), and its truesize grows by
+// the frag bytes it holds (nskb->truesize += nskb->data_len): over
+// loopback a segment costs its receiver what an skb the sender built
+// would. Each segment's frags reference the pages (get_page) and each
+// segment takes its own uarg reference (skb_zerocopy_clone). b itself is untouched; the caller frees it.
 // Under kernel.BugSegmentStaleFrags the frags are read before orphaning.
 func (b *Buff) Segment(mss int) ([]*Buff, kernel.Errno) {
 	if mss <= 0 || len(b.shinfo.FragList) > 0 {
@@ -171,11 +206,14 @@ func (b *Buff) Segment(mss int) ([]*Buff, kernel.Errno) {
 	}
 	var segs []*Buff
 	head := b.HeadLen()
+	reserve := max(b.Head-Truesize(b.LinearCap), 0)
 	fi, foff := 0, 0
 	for off := 0; off < b.Len; off += mss {
-		seg := Alloc(b.Host(), min(head, mss))
 		n := min(mss, b.Len-off)
 		lin := min(max(head-off, 0), n)
+		seg := Alloc(b.Host(), lin)
+		seg.Truesize += reserve
+		seg.Head += reserve
 		seg.Len = n
 		for need := n - lin; need > 0 && fi < len(frags); {
 			f := frags[fi]
@@ -191,6 +229,7 @@ func (b *Buff) Segment(mss int) ([]*Buff, kernel.Errno) {
 				fi, foff = fi+1, 0
 			}
 		}
+		seg.Truesize += seg.DataLen
 		seg.shinfo.Flags |= b.shinfo.Flags & kernel.SKBFL_SHARED_FRAG
 		if err := ZerocopyClone(seg, b, true); err != 0 {
 			seg.Free()

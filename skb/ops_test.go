@@ -264,7 +264,9 @@ func TestSegmentStaleFrags(t *testing.T) {
 			Frags: []skbtest.Frag{skbtest.F(fresh, 0, 3000)}})
 		require.Len(t, segs, 3)
 		for i, want := range []skbtest.Frag{skbtest.F(fresh, 0, 1448), skbtest.F(fresh, 1448, 1448), skbtest.F(fresh, 2896, 104)} {
-			skbtest.CheckSkb(t, segs[i], skbtest.Skb{Len: want.Size, DataLen: want.Size, Truesize: 576, Users: 1, Dataref: 1,
+			// Each segment's truesize is its own head and the frag bytes
+			// it holds (nskb->truesize += nskb->data_len).
+			skbtest.CheckSkb(t, segs[i], skbtest.Skb{Len: want.Size, DataLen: want.Size, Truesize: 576 + want.Size, Users: 1, Dataref: 1,
 				Frags: []skbtest.Frag{want}})
 		}
 		skbtest.Pages(t, skbtest.PageRef{Page: fresh, Refs: 4})
@@ -280,5 +282,48 @@ func TestSegmentStaleFrags(t *testing.T) {
 		for _, s := range segs {
 			require.Empty(t, s.Shinfo().Frags)
 		}
+	})
+}
+
+// TestSegmentTruesize: each segment's head is as large as the head skb's
+// (its headroom reserved) and its truesize counts the frag bytes it
+// holds, as skb_segment's nskb->truesize += nskb->data_len.
+func TestSegmentTruesize(t *testing.T) {
+	f := newFixture(t, "linux-6.18")
+	b, _ := f.zc(t, 0, 8192)
+	b.Reserve(256)
+	segs, err := b.Segment(4000)
+	require.Zero(t, err)
+	var got []int
+	for _, s := range segs {
+		got = append(got, s.Truesize)
+	}
+	require.Equal(t, []int{832 + 4000, 832 + 4000, 832 + 192}, got)
+}
+
+// TestTrimHead: tcp_trim_head's __pskb_trim_head drops the acknowledged
+// bytes, the linear area's first, puts the page of each frag wholly
+// dropped, and returns the frag bytes, the truesize the skb loses.
+func TestTrimHead(t *testing.T) {
+	t.Run("frags", func(t *testing.T) {
+		f := newFixture(t, "linux-6.18")
+		b, u := f.zc(t, 0, 8192)
+		require.Equal(t, 5000, b.TrimHead(5000))
+		skbtest.CheckSkb(t, b, skbtest.Skb{Len: 3192, DataLen: 3192, Truesize: 576 + 8192, Users: 1, Dataref: 1,
+			Flags: zcFlags, Uarg: u.Ident(), Frags: []skbtest.Frag{skbtest.F(f.buf.Page(1), 904, 3192)}})
+		f.pageRefs(t, 1, 2)
+	})
+	t.Run("linear first", func(t *testing.T) {
+		f := newFixture(t, "linux-6.18")
+		u, _ := ubuf.Alloc(f.H, f.sk, f.Task, 4096, call)
+		b := skb.Alloc(f.H, 100)
+		b.AppendLinear(100)
+		b.ZerocopyFromIter(mm.NewIter(mm.Iovec{Buf: f.buf, Len: 4096}), 4096, u, call)
+		require.Equal(t, 50, b.TrimHead(150))
+		require.Equal(t, 0, b.HeadLen())
+		require.Equal(t, 0, b.Tailroom())
+		require.Equal(t, 4046, b.Len)
+		require.Equal(t, 4046, b.DataLen)
+		f.pageRefs(t, 2)
 	})
 }

@@ -96,7 +96,9 @@
 // skb — or a pskb_copy, with its own uarg reference, while an earlier clone
 // is still in flight — within the congestion window, the peer's receive
 // window and Nagle or corks; an skb larger than what may go is split
-// (tso_fragment → skb_split, one more uarg reference). The congestion
+// (tso_fragment → skb_split, one more uarg reference; the new skb is
+// allocated with MAX_TCP_HEADER of headroom, as tcp_stream_alloc_skb
+// does, and charged for it). The congestion
 // window lets at most half of itself go in one skb (tcp_cwnd_test: at
 // least two GSO packets in flight; a FIN of one segment goes whatever the
 // window, and a loss probe as one segment), and every packet of more than
@@ -106,9 +108,15 @@
 // kernel. Measured on Linux 6.18 under packetdrill
 // (examples/packetdrill/cwnd-split.pkt): a 12000-byte send to a peer
 // with a 1000-byte MSS is two PSH packets of 5000 bytes, then, after the
-// first ACK, one of 2000. Ack frees every
-// acknowledged skb of the retransmit queue, dropping its reference; the
-// uarg completes when the last skb and the last clone are gone.
+// first ACK, one of 2000. The split point is tcp_mss_split_point's:
+// the congestion window's quota is whole segments, while the end of the
+// receive window, as the end of the skb, leaves a partial segment that
+// goes unless Nagle or a cork holds it. Ack frees every acknowledged skb
+// of the retransmit queue, dropping its reference, and trims the
+// acknowledged segments off the head of one it covers in part
+// (tcp_tso_acked, tcp_trim_head: unshared first, then __pskb_trim_head,
+// sk_wmem_queued and the truesize losing the frag bytes); the uarg
+// completes when the last skb and the last clone are gone.
 // Before sizing the head skb, tcp_write_xmit bounds the congestion
 // window's quota by tcp_tso_segs (the whole gso_max_size over the model's
 // paths, at least two segments) and, from v6.10 (Profile.TCPGrowSkb),
@@ -369,7 +377,19 @@
 // Profile.TCPHeadroom more than its linear area (832 bytes on
 // linux-6.18). Measured: a 4000-byte send leaves sk_rmem_alloc 4928,
 // three leave 13120; the peer's first window is 65483, and one 8185-byte
-// segment grows rcv_ssthresh to 110606 and the window to 111616.
+// segment grows rcv_ssthresh to 110606 and the window to 111616. Over
+// loopback an skb tcp_grow_skb made two 65483-byte segments long is too
+// long for GSO and arrives as two packets (package sim: gso_features_check),
+// each segment of skb_segment charged like an skb the sender built; the
+// second coalesces into the first when the first is no clone any more.
+// Measured on Linux 6.18 with SO_RCVBUF 100000 and an unread peer
+// (probe/testdata/tcp-rcvbuf-window.zcs): the first of two such packets
+// is acknowledged at once with what is left of the window offered
+// before, aligned up to the scale (67584), the delayed ACK of the second
+// offers the 3072 left, which the probe timer fills; a window computed
+// with less than half the buffer free is rounded down to the scale
+// before rcv_ssthresh bounds it (96256 for 98689 bytes free at ratio
+// 252).
 //
 // # Readiness and SO_RCVLOWAT
 //
@@ -477,7 +497,7 @@
 //
 // # Simplifications
 //
-// ACKs are cumulative and acknowledge whole transmitted skbs; there is no
+// ACKs are cumulative; there is no
 // SACK, no fast retransmit or RACK, no autocorking or TCP Small Queues:
 // a loss probe's episode ends with the ACK that reaches tlp_high_seq,
 // with none of the window reduction the kernel makes when the peer's
@@ -553,7 +573,8 @@
 // net/core/sock.c: sk_flush_backlog; net/ipv4/tcp_input.c: tcp_fin, tcp_ack, tcp_clean_rtx_queue, tcp_ack_tstamp,
 // tcp_sndbuf_expand, tcp_check_space, tcp_new_space,
 // tcp_should_expand_sndbuf, tcp_cong_control, tcp_data_queue, tcp_reset, __tcp_ack_snd_check,
-// tcp_rearm_rto, tcp_event_data_recv, tcp_incr_quickack,
+// tcp_rearm_rto, tcp_event_data_recv, tcp_incr_quickack, tcp_tso_acked,
+// tcp_trim_head (tcp_output.c), __pskb_trim_head, tcp_mss_split_point,
 // tcp_measure_rcv_mss, tcp_grow_window, __tcp_grow_window,
 // tcp_init_buffer_space, tcp_queue_rcv, tcp_try_coalesce,
 // tcp_rcv_rtt_measure, tcp_rcv_rtt_update, tcp_rcv_space_adjust,

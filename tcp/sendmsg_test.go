@@ -339,3 +339,27 @@ func TestWindowDoesNotShrink(t *testing.T) {
 	require.Equal(t, first, p.peer.Window())
 	p.closeAll()
 }
+
+// An ACK that covers part of an skb of several segments trims the
+// acknowledged ones off its head (tcp_tso_acked, tcp_trim_head): the skb
+// keeps the rest, sk_wmem_queued and its truesize lose the bytes, and the
+// segments count as acknowledged, so one packet is out.
+func TestPartialAckTrimsHead(t *testing.T) {
+	p := newPair(t, "linux-6.18", false)
+	mss := p.c.MSS()
+	require.Equal(t, 2*mss, p.send(0, 2*mss).N)
+	require.Len(t, p.c.rtx, 1)
+	seg := p.c.rtx[0]
+	require.Equal(t, 2, p.c.packetsOut())
+	queued, truesize := p.c.Sk.WmemQueued, seg.Skb.Truesize
+	p.c.Ack(seg.Seq+uint32(mss), 65535)
+	require.Len(t, p.c.rtx, 1)
+	require.Equal(t, mss, seg.Skb.Len)
+	require.Equal(t, p.c.sndUna, seg.Seq)
+	require.Equal(t, 1, p.c.packetsOut())
+	require.Equal(t, queued-mss, p.c.Sk.WmemQueued)
+	require.Equal(t, truesize-mss, seg.Skb.Truesize)
+	p.drain()
+	p.w.txComplete()
+	p.noViolations()
+}

@@ -238,9 +238,11 @@ func (c *Conn) writeNew(nonagle, pushOne int) {
 				c.growSkb(seg, missing)
 			}
 		}
-		last := len(c.write) == 1
+		// tcp_nagle_test pushes an skb that is not the last; the split
+		// of one larger than an MSS (tcp_mss_split_point) takes the
+		// caller's nonagle as it is.
 		push := nonagle
-		if !last {
+		if len(c.write) > 1 && seg.Skb.Len <= mss {
 			push = naglePush
 		}
 		limit := c.splitPoint(seg, quota*mss, push)
@@ -346,11 +348,10 @@ func (c *Conn) splitPoint(seg *Segment, cwndBytes, nonagle int) int {
 		}
 		return 0
 	}
+	// tcp_mss_split_point: a congestion window's quota is whole segments;
+	// the end of the skb or of the receive window leaves a partial one,
+	// which goes unless Nagle or a cork holds it.
 	partial := limit % mss
-	if limit < seg.Skb.Len {
-		partial = 0 // the rest waits anyway; send whole segments
-		limit -= limit % mss
-	}
 	if partial > 0 && c.nagleHolds(nonagle) && !seg.Fin {
 		limit -= partial
 		if limit == 0 && len(c.rtx) == 0 {
@@ -395,8 +396,10 @@ func (c *Conn) fragment(seg *Segment, n int) bool {
 	if nb == nil {
 		return false
 	}
-	// tcp_fragment charges the new skb's own truesize and moves the
-	// payload's share of the old one with it.
+	// tcp_fragment allocates the new skb as tcp_stream_alloc_skb does,
+	// with MAX_TCP_HEADER of headroom, charges its own truesize and moves
+	// the payload's share of the old one with it.
+	nb.Reserve(c.host().Profile.TCPHeadroom)
 	c.Sk.ChargeQueued(nb)
 	moved := nb.Len
 	nb.Truesize += moved
@@ -580,6 +583,17 @@ func (c *Conn) Ack(ack uint32, window int) {
 		c.ackTstamp(seg, prior)
 		seg.Skb.Free() // sk_wmem_free_skb
 	}
+	if len(c.rtx) > 0 && after(c.sndUna, c.rtx[0].Seq) {
+		seg := c.rtx[0]
+		if n := c.tsoAcked(seg); n > 0 {
+			acked += n
+			if seg.Sent > 1 {
+				retransAcked = true
+			} else if !sampled {
+				firstAckt, sampled = seg.sentAt, true
+			}
+		}
+	}
 	if acked > 0 {
 		if sampled && !retransAcked { // tcp_clean_rtx_queue: Karn's rule
 			c.rttSample(c.Net.Now().Sub(firstAckt))
@@ -612,6 +626,29 @@ func (c *Conn) Ack(ack uint32, window int) {
 	c.pushPending(c.nonagle)
 	c.syncRTO()
 	c.checkSpace()
+}
+
+// tsoAcked models tcp_tso_acked: an skb of several segments that the ACK
+// covers in part loses the acknowledged bytes from its head
+// (tcp_trim_head: unshared first, skb_unclone_keeptruesize, then
+// __pskb_trim_head; its truesize and sk_wmem_queued lose the frag bytes),
+// and the segments it no longer holds count as acknowledged. Such an ACK
+// comes where the skb reached the peer as several packets: over loopback
+// when it was too large for GSO (gso_features_check).
+func (c *Conn) tsoAcked(seg *Segment) int {
+	before := c.pcount(seg)
+	if before == 1 {
+		return 0
+	}
+	b := seg.Skb
+	if b.IsCloned() && b.ExpandHead() != 0 {
+		return 0
+	}
+	freed := b.TrimHead(int(c.sndUna - seg.Seq))
+	b.Truesize -= freed
+	c.Sk.GrowQueued(-freed)
+	seg.Seq = c.sndUna
+	return before - c.pcount(seg)
 }
 
 // congControl models tcp_cong_control for an ACK that acknowledged acked

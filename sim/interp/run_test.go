@@ -1014,8 +1014,8 @@ shutdown s SHUT_WR => 0
 send s 100 0 => EPIPE
 `)
 	requireOK(t, tr)
-	require.Equal(t, "sk_stream_memory_free: wmem_queued 48320 >= sndbuf 8192", event(t, tr, "EAGAIN").Why)
-	require.Contains(t, event(t, tr, "EAGAIN").Text, "= -1 EAGAIN  (sk_stream_memory_free: wmem_queued 48320 >= sndbuf 8192)")
+	require.Equal(t, "sk_stream_memory_free: wmem_queued 48832 >= sndbuf 8192", event(t, tr, "EAGAIN").Why)
+	require.Contains(t, event(t, tr, "EAGAIN").Text, "= -1 EAGAIN  (sk_stream_memory_free: wmem_queued 48832 >= sndbuf 8192)")
 	require.Equal(t, "alloc_skb failed: the scenario's fault site", event(t, tr, "ENOBUFS").Why)
 	require.Equal(t, "tcp_sendmsg_locked: EPIPE, sk_stream_wait_connect: state TCP_FIN_WAIT1 is neither established nor connecting", event(t, tr, "EPIPE").Why)
 }
