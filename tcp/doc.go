@@ -497,7 +497,12 @@
 //
 // # Simplifications
 //
-// ACKs are cumulative; there is no
+// ACKs are cumulative. A data segment carries this end's window only
+// with an ACK that was due, so the far end takes its window
+// (tcp_ack_update_window, and the MSS bound to half of it) only from
+// those: on Linux every segment offers tcp_select_window's, and a client
+// that has only received data has an MSS of 32768 over loopback where
+// the model keeps 32741. There is no
 // SACK, no fast retransmit or RACK, no autocorking or TCP Small Queues:
 // a loss probe's episode ends with the ACK that reaches tlp_high_seq,
 // with none of the window reduction the kernel makes when the peer's
