@@ -23,7 +23,9 @@
 // TCP socket made at listen and after each accept, as the model's is,
 // and connected by connect S.peer or accept. Every peer is blocking.
 //
-// settle polls SIOCOUTQ of every socket until nothing is in flight twice
+// settle polls SIOCOUTQ of every stream socket (a datagram socket's
+// counts a corked datagram, which waits for its sender; nothing else of
+// it stays in flight over loopback) until nothing is in flight twice
 // in a row, for at most 500ms (loopback completes in microseconds, a
 // delayed ACK in about 40ms); wait sleeps, at most 2s. A blocking recv
 // that would wait settles first and then reads without blocking, as the

@@ -995,6 +995,12 @@ func (h *host) settle() {
 		time.Sleep(settlePoll)
 		busy := false
 		for _, fd := range h.open {
+			// A datagram socket's SIOCOUTQ counts a corked datagram too,
+			// which waits for its sender, not for the network; over
+			// loopback nothing else of it stays in flight.
+			if typ, err := unix.GetsockoptInt(fd, unix.SOL_SOCKET, unix.SO_TYPE); err != nil || typ != unix.SOCK_STREAM {
+				continue
+			}
 			if n, err := unix.IoctlGetInt(fd, unix.SIOCOUTQ); err == nil && n > 0 {
 				busy = true
 			}
