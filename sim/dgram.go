@@ -462,3 +462,36 @@ func (w *World) rawQueue(dev *Device, family kernel.Family, proto kernel.Protoco
 	}
 	return text
 }
+
+// tcpRaw models raw_local_deliver for a TCP segment a that reaches its
+// socket over loopback: raw_v4_input (raw6_local_deliver) hands a clone
+// to every RAW IPPROTO_TCP socket of the traffic's family on the device
+// before tcp_v4_rcv sees it, an IPv4 one with the IP header, both with
+// the TCP header (tcp.Conn.HeaderLen of the sender: 20 bytes, 32 with
+// timestamps) and the payload, a TSO skb whole. A segment with no payload
+// (an ACK, a RST) gets an skb of its own. Measured on Linux 6.18
+// (probe/testdata/raw-tcp.zcs): a 100-byte send is read as 152 bytes, its
+// ACK as 52, on AF_INET6 as 132 and 32. The model's implicit handshake is
+// not on the wire: its SYN, SYN-ACK and ACK reach no RAW socket.
+func (w *World) tcpRaw(a arrival) {
+	from := a.to.Peer
+	if from == nil || from.tcp == nil {
+		return
+	}
+	family := trafficFamily(a.to.Sk)
+	if len(w.rawSockets(a.to.Dev, family, kernel.IPPROTO_TCP)) == 0 {
+		return
+	}
+	n := from.tcp.HeaderLen()
+	if family == kernel.AF_INET {
+		n += a.to.Sk.IPHeaderLen()
+	}
+	text := []byte(a.to.Name + ": raw_local_deliver")
+	if a.kind == arriveFrame && a.f.skb != nil && a.f.skb.Len > 0 {
+		w.say(string(w.rawClone(a.to.Dev, family, kernel.IPPROTO_TCP, a.f.skb, n+a.f.skb.Len, text)))
+		return
+	}
+	b := skb.AllocHead(w.Host, n+llReserved)
+	b.AppendLinear(n)
+	w.say(string(w.rawQueue(a.to.Dev, family, kernel.IPPROTO_TCP, b, n, text)))
+}

@@ -81,6 +81,9 @@ func (w *World) arrive(a arrival) Event {
 	if a.kind == arriveICMP || (a.kind == arriveFrame && a.to.tcp == nil) {
 		return w.process(a)
 	}
+	if a.to.Dev.Kind == Loopback {
+		w.tcpRaw(a)
+	}
 	return w.rcvSegment(a)
 }
 
