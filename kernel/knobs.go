@@ -53,6 +53,7 @@ var knobDocs = []Knob{
 	{"TCPZerocopyRecv", "sizeof(struct tcp_zerocopy_receive): 0 before v4.18 (no tcp_mmap), 16 in v4.18 (05255b823a61), 24 in v5.7 (inq, err), 40 in v5.11 (copybuf, flags), 64 in v5.12 (msg_control: receive timestamps; reserved)"},
 	{"TCPCongestion", "the boot default congestion control, which a fresh namespace and its sockets take and which is unrestricted: cubic (the kernel's default since v2.6.19), bbr on the calibrated 6.18 machine (window growth, 3 windows of send buffer)"},
 	{"UnixDgramPeerLast", "an unconnected AF_UNIX datagram send says EMSGSIZE and EPIPE before ENOTCONN (measured on 6.18; 6.1 looks for the peer first)"},
+	{"OrphanRxAtLocalDeliver", "skb_orphan_frags_rx runs in ip_local_deliver_finish after ip_defrag, not in __netif_receive_skb_core (6.1's source): a fragmented zerocopy IPv4 datagram over loopback is notified once read (measured on 6.18)"},
 	{"TCPMmapConsumes", "the seed's tcp_mmap: mmap() maps and consumes received pages, socket lock inside mmap_sem (April 2018, replaced by 05255b823a61)"},
 	{"DgramZerocopyPagedOnly", "datagrams take a uarg only when the payload can use frags (RFC); v5.0 copies with the uarg"},
 	{"AbortDropsNewUarg", "an aborted corked append drops a uarg it allocated beside the tail's (RFC's sock_zerocopy_put_abort)"},

@@ -309,6 +309,15 @@ type Profile struct {
 	// sock_alloc_send_pskb (EPIPE after SHUT_WR), so ENOTCONN comes last
 	// (measured on linux-6.18). The 6.1 source looks for it first.
 	UnixDgramPeerLast bool
+	// OrphanRxAtLocalDeliver: the receive path copies an skb's zerocopy
+	// frags (skb_orphan_frags_rx) in ip_local_deliver_finish and
+	// ip6_input_finish, as Linux 6.18 does, not in
+	// __netif_receive_skb_core, as the 6.1 source does: an IPv4 datagram
+	// is reassembled first (ip_defrag), and only the reassembled head is
+	// copied, so the fragments its frag_list keeps hold their uarg
+	// references until the datagram is freed (IPv6 reassembles after
+	// ip6_input_finish, fragment by fragment copied as before).
+	OrphanRxAtLocalDeliver bool
 	// TCPMmapConsumes is the seed's receive zerocopy ("tcp: add zero copy
 	// receive", net-next, April 2018, before 05255b823a61): mmap(2) of a
 	// TCP socket maps the next whole pages of the receive queue and
@@ -512,6 +521,7 @@ func builtinProfiles() []Profile {
 		p.TCPZerocopyRecv = TCPZerocopyRecvFull
 		p.TCPCongestion = CongestionBBR
 		p.UnixDgramPeerLast = true
+		p.OrphanRxAtLocalDeliver = true
 		p.GSOMaxSize = 512 << 10
 		p.ZerocopyClasses = append(p.ZerocopyClasses, ClassVsock)
 		p.MPTCP = true

@@ -242,6 +242,7 @@ func TestDiff(t *testing.T) {
 		"TCPZerocopyRecv: 16 -> 64",
 		"TCPCongestion: cubic -> bbr",
 		"UnixDgramPeerLast: false -> true",
+		"OrphanRxAtLocalDeliver: false -> true",
 		"TCPCmsgErrno: false -> true",
 		"MPTCP: false -> true",
 		"GSOMaxSize: 65536 -> 524288",

@@ -162,7 +162,8 @@
 // receive timestamps recvmsg writes on TCP, UDP and RAW and an accepted
 // socket inherits, rendered after the length as the model renders them
 // (recv-timestamp.zcs), the TCP segments a RAW IPPROTO_TCP socket reads
-// (raw-tcp.zcs), a RAW socket's peer and the UDP
+// (raw-tcp.zcs), when a zerocopy UDP datagram fragmented over loopback
+// is notified (udp-frag-notify.zcs), a RAW socket's peer and the UDP
 // datagrams and ICMP errors RAW sockets read (raw-peer.zcs), socket(2) across families, types and protocols,
 // SO_ZEROCOPY on RAW, PF_PACKET and
 // AF_UNIX, optmem exhaustion with TX timestamps between notifications,

@@ -292,6 +292,9 @@ func (w *World) wire(s *Socket, f frame) {
 	switch dev.Kind {
 	case Loopback:
 		f.skb.Orphan() // loopback_xmit
+		if (f.moreFrags || f.fragOff > 0) && s.Peer != nil && orphanAfterDefrag(s.Peer) {
+			break // copied after reassembly (reasmKeep)
+		}
 		if dev.orphanRx(f.skb, kernel.CopyLoopback) != 0 {
 			w.lose(s, f, "is dropped: __netif_receive_skb_core cannot copy its user frags (skb_orphan_frags_rx)")
 			return

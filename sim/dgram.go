@@ -121,8 +121,9 @@ func (d *dgram) receive(w *World, r *Socket, f frame) line {
 // its datagram, of f.skb.Len bytes; a fragment waits in its datagram's
 // queue (ok false) until the last one completes it, which returns the
 // last fragment's skb and the datagram's length, the earlier fragments
-// freed; a datagram missing a fragment is freed by ip_expire after
-// ipfrag_time.
+// freed (or, for fragments that reach ip_local_deliver unorphaned,
+// reasmKeep's datagram); a datagram missing a fragment is freed by
+// ip_expire after ipfrag_time.
 func (d *dgram) defrag(w *World, r *Socket, f frame) (b *skb.Buff, n int, ok bool) {
 	b = f.skb
 	if !f.moreFrags && f.fragOff == 0 {
@@ -138,11 +139,72 @@ func (d *dgram) defrag(w *World, r *Socket, f frame) (b *skb.Buff, n int, ok boo
 		return nil, 0, false
 	}
 	d.drop(w, q)
+	if orphanAfterDefrag(r) {
+		return reasmKeep(w, r, q.frags)
+	}
 	for _, frag := range q.frags[:len(q.frags)-1] {
 		n += frag.Len
 		frag.Free()
 	}
 	return b, n + b.Len, true
+}
+
+// orphanAfterDefrag reports whether the fragments of an IPv4 datagram r
+// receives over loopback keep their zerocopy frags until reassembly:
+// under Profile.OrphanRxAtLocalDeliver skb_orphan_frags_rx runs in
+// ip_local_deliver_finish, after ip_defrag, not in
+// __netif_receive_skb_core (World.wire leaves them). An IPv6 fragment is
+// copied in ip6_input_finish, before the fragment header's handler
+// reassembles it.
+func orphanAfterDefrag(r *Socket) bool {
+	return r.Dev.Kind == Loopback && r.Sk.Host().Profile.OrphanRxAtLocalDeliver && trafficFamily(r.Sk) == kernel.AF_INET
+}
+
+// reasmKeep models ip_frag_reasm (inet_frag_reasm_prepare and _finish)
+// of frags, an IPv4 datagram's fragments in order, as they arrived over
+// loopback with their zerocopy state: the first fragment's skb is the
+// datagram's head (the completing skb takes its data, skb_morph); each
+// later fragment is copied into the head's tailroom when it fits
+// (skb_try_coalesce copies a short skb before it looks at zerocopy) and
+// freed, its uarg reference with it (kfree_skb_partial), else chained on
+// the head's frag_list, where it keeps its uarg reference until the
+// datagram is freed. Then ip_local_deliver_finish copies the head's own
+// frags (skb_orphan_frags_rx), not the frag_list's. The tailroom is the
+// kernel's: the head's buffer of __ip_append_data's alloclen (its linear
+// bytes and the IP and UDP headers) plus LL_RESERVED_SPACE and 15, as
+// kmalloc_reserve sizes it (skb.HeadSize), less the reserved link-layer
+// space and the headers and bytes in it. Measured on Linux 6.18 at MTU
+// 1500 (probe/testdata/udp-frag-notify.zcs): 212 bytes of tailroom, so
+// a 1684-byte datagram (a second fragment of 212 bytes) is notified as
+// the send returns and a 1685-byte one once it is read, as is every
+// datagram with a full-sized fragment after the first.
+func reasmKeep(w *World, r *Socket, frags []*skb.Buff) (*skb.Buff, int, bool) {
+	head := frags[0]
+	hdrs := r.Sk.IPHeaderLen()
+	if r.Sk.Class == kernel.ClassUDP {
+		hdrs += udpHdrLen
+	}
+	linear := head.HeadLen() + hdrs
+	tailroom := skb.HeadSize(w.Host, linear+llReserved+ip4AllocPad) - llReserved - linear
+	s := head.Shinfo()
+	for _, fp := range frags[1:] {
+		if fp.Len <= tailroom && head.DataLen == 0 { // skb_tailroom: 0 once nonlinear
+			tailroom -= fp.Len
+			head.Len += fp.Len
+			head.LinearCap += fp.Len // the kernel's tailroom, which the model's exact head lacks
+			fp.Free()
+			continue
+		}
+		s.FragList = append(s.FragList, fp)
+		head.Len += fp.Len
+		head.DataLen += fp.Len
+		head.Truesize += fp.Truesize
+	}
+	if r.Dev.orphanRx(head, kernel.CopyLoopback) != 0 {
+		head.Free()
+		return nil, 0, false
+	}
+	return head, head.Len, true
 }
 
 // reassembly returns the queue of datagram id (ip_find), creating it with

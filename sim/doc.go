@@ -21,7 +21,10 @@
 // scatter-gather and software segmentation (validate_xmit_skb,
 // skb_segment); devices that hold frames until TX completion (a NIC),
 // deliver locally (loopback_xmit, then skb_orphan_frags_rx in
-// __netif_receive_skb, inside the call) or hand them to user space
+// __netif_receive_skb, inside the call; on Linux 6.18 in
+// ip_local_deliver_finish, after an IPv4 datagram's reassembly, which
+// keeps the fragments chained on its frag_list and their uarg references
+// until it is read: reasmKeep) or hand them to user space
 // (tun_net_xmit); links
 // with delay and seeded loss; TCP peers that acknowledge as the kernel
 // does (or at once, or with a plain delayed-ACK timer) and hold data until

@@ -160,15 +160,22 @@ func Alloc(h *kernel.Host, linear int) *Buff {
 // truesizes (probe/testdata/icmp-truesize.zcs).
 func AllocHead(h *kernel.Host, size int) *Buff {
 	b := Alloc(h, size)
+	b.Truesize = HeadSize(h, size) + Overhead
+	b.Head = b.Truesize
+	return b
+}
+
+// HeadSize is the room __alloc_skb gives a head of size bytes before the
+// shared info (skb_end_offset): the object kmalloc_reserve sizes, as
+// AllocHead says, less struct skb_shared_info.
+func HeadSize(h *kernel.Host, size int) int {
 	obj := align(size, 64) + shinfoSize
 	if small := h.Profile.SkbSmallHead; obj <= small {
 		obj = small
 	} else {
 		obj = 1 << bits.Len(uint(obj-1))
 	}
-	b.Truesize = obj - shinfoSize + Overhead
-	b.Head = b.Truesize
-	return b
+	return obj - shinfoSize
 }
 
 // Reserve models the headroom an allocation includes before skb_reserve

@@ -40,13 +40,16 @@
 // (skb.Segment). Every skb is charged to sk_wmem_alloc (skb_set_owner_w)
 // and handed to Net.Xmit; the network frees it.
 //
-// Not modelled, measured on Linux 6.18: an IPv4 MSG_ZEROCOPY datagram
-// fragmented over loopback (MTU 1500, no UDP_SEGMENT) is notified (COPIED,
-// as the model says) only once the receiver has read it, for 2952, 2961,
-// 4000 and 10000 bytes, but as the send returns for 1473 (a one-byte last
-// fragment) and for IPv6; which reference the reassembled datagram keeps
-// after skb_orphan_frags_rx is not identified. The model notifies every
-// such datagram as the send returns.
+// A fragmented datagram's skbs each hold a uarg reference (skb_zcopy_set
+// in __ip_append_data) and go out as fragments of their own
+// (ip_do_fragment's fast path). When they loop back, when the last
+// reference drops is the receive path's (package sim: World.wire, the
+// reassembly of reasmKeep, under kernel.Profile.OrphanRxAtLocalDeliver):
+// on Linux 6.18 an IPv4 datagram fragmented over loopback (MTU 1500, no
+// UDP_SEGMENT) is notified (COPIED) as the send returns when every
+// fragment after the first fits the first one's tailroom (1473 to 1684
+// bytes), else once the receiver has read it (1685, 2952, 10000 bytes);
+// IPv6 as the send returns (probe/testdata/udp-frag-notify.zcs).
 //
 // RAW: raw_sendmsg uses the same append path with no transport header and
 // MSG_MORE corking; with IP_HDRINCL, raw_send_hdrinc. On merged kernels
