@@ -22,12 +22,12 @@ func (m *Monitor) Check(h *kernel.Host, quiescent bool) []kernel.Violation {
 	out := h.TakeViolations()
 	out = append(out, m.found...)
 	m.found = nil
-	full := m.Full || quiescent || !m.index.built
-	if !m.index.built {
-		m.index.build(h, &m.dirty)
+	full := m.Full || quiescent || !m.incr.built
+	if !m.incr.built {
+		m.build(h)
 	}
 	d := m.collect(h)
-	defer m.done(d)
+	defer m.done()
 	if !full {
 		out = append(out, m.checkSettled(h)...)
 		vs := m.checkIncremental(h, d)
@@ -207,7 +207,7 @@ func checkUargHolders(h *kernel.Host, w *world) []kernel.Violation {
 		out = append(out, uargHolderViolations(h, u)...)
 	}
 	for _, s := range w.shinfos {
-		out = append(out, shinfoUargViolations(h, s)...)
+		out = appendShinfoUarg(out, h, s)
 	}
 	return out
 }
@@ -220,7 +220,7 @@ func uargHolderViolations(h *kernel.Host, u *ubuf.Info) []kernel.Violation {
 			out = append(out, v)
 		}
 	}
-	return append(out, uargSocketViolations(h, u)...)
+	return appendUargSocket(out, h, u)
 }
 
 // holderViolation reports u held by id if holderBad says so.
@@ -248,28 +248,29 @@ func holderBad(h *kernel.Host, u *ubuf.Info, id kernel.ObjectID) bool {
 	return !ok || !holdsUarg(s) || s.Uarg != u
 }
 
-// uargSocketViolations checks that u does not outlive its socket.
-func uargSocketViolations(h *kernel.Host, u *ubuf.Info) []kernel.Violation {
+// appendUargSocket appends to out a violation if u outlives its socket.
+// Like every append* check it returns out itself when the rule holds.
+func appendUargSocket(out []kernel.Violation, h *kernel.Host, u *ubuf.Info) []kernel.Violation {
 	if sk, ok := u.Socket().(*sock.Sock); ok && sk.Freed() {
-		return []kernel.Violation{violation(h, kernel.RuleRefcount, &u.Tracked, "outlives its socket %v", sk.Ident())}
+		return append(out, violation(h, kernel.RuleRefcount, &u.Tracked, "outlives its socket %v", sk.Ident()))
 	}
-	return nil
+	return out
 }
 
-// shinfoUargViolations checks that a shared info holding a uarg is one of
-// its holders exactly once.
-func shinfoUargViolations(h *kernel.Host, s *skb.SharedInfo) []kernel.Violation {
-	if !holdsUarg(s) {
-		return nil
+// appendShinfoUarg appends to out a violation unless a shared info
+// holding a uarg is one of its holders exactly once.
+func appendShinfoUarg(out []kernel.Violation, h *kernel.Host, s *skb.SharedInfo) []kernel.Violation {
+	switch {
+	case !holdsUarg(s):
+	case s.Uarg.Freed():
+		return append(out, violation(h, kernel.RuleRefcount, &s.Tracked, "points at freed %v", s.Uarg.Ident()))
+	default:
+		if n := s.Uarg.HeldBy(s.Ident()); n != 1 {
+			return append(out, violation(h, kernel.RuleRefcount, &s.Tracked,
+				"points at %v and holds %d of its references, want 1", s.Uarg, n))
+		}
 	}
-	if s.Uarg.Freed() {
-		return []kernel.Violation{violation(h, kernel.RuleRefcount, &s.Tracked, "points at freed %v", s.Uarg.Ident())}
-	}
-	if n := s.Uarg.HeldBy(s.Ident()); n != 1 {
-		return []kernel.Violation{violation(h, kernel.RuleRefcount, &s.Tracked,
-			"points at %v and holds %d of its references, want 1", s.Uarg, n)}
-	}
-	return nil
+	return out
 }
 
 // checkPageRefs is rule 4: each frag of a live shared info owns a
@@ -278,7 +279,7 @@ func checkPageRefs(h *kernel.Host, w *world) []kernel.Violation {
 	var out []kernel.Violation
 	frags := w.frags
 	for _, s := range w.shinfos {
-		out = append(out, freedFragViolations(h, s)...)
+		out = appendFreedFrags(out, h, s)
 		for _, f := range s.Frags {
 			if !f.Page.Freed() {
 				frags[f.Page]++
@@ -286,14 +287,14 @@ func checkPageRefs(h *kernel.Host, w *world) []kernel.Violation {
 		}
 	}
 	for _, p := range w.pages {
-		out = append(out, pageRefViolations(h, p, frags[p])...)
+		out = appendPageRef(out, h, p, frags[p])
 	}
 	return out
 }
 
-// freedFragViolations reports the frags of s on freed pages.
-func freedFragViolations(h *kernel.Host, s *skb.SharedInfo) []kernel.Violation {
-	var out []kernel.Violation
+// appendFreedFrags appends to out a violation for each frag of s on a
+// freed page.
+func appendFreedFrags(out []kernel.Violation, h *kernel.Host, s *skb.SharedInfo) []kernel.Violation {
 	for _, f := range s.Frags {
 		if f.Page.Freed() {
 			out = append(out, violation(h, kernel.RuleRefcount, &s.Tracked, "frag on freed %v", f.Page.Ident()))
@@ -302,17 +303,18 @@ func freedFragViolations(h *kernel.Host, s *skb.SharedInfo) []kernel.Violation {
 	return out
 }
 
-// pageRefViolations checks that a page's refcount covers its frags.
-func pageRefViolations(h *kernel.Host, p *mm.Page, frags int) []kernel.Violation {
+// appendPageRef appends to out a violation unless a page's refcount
+// covers its frags.
+func appendPageRef(out []kernel.Violation, h *kernel.Host, p *mm.Page, frags int) []kernel.Violation {
 	floor := 0
 	if p.Mapped() {
 		floor = 1
 	}
 	if p.Refs() < floor+frags {
-		return []kernel.Violation{violation(h, kernel.RuleRefcount, &p.Tracked,
-			"refcount %d but %d frags reference it (floor %d)", p.Refs(), frags, floor)}
+		return append(out, violation(h, kernel.RuleRefcount, &p.Tracked,
+			"refcount %d but %d frags reference it (floor %d)", p.Refs(), frags, floor))
 	}
-	return nil
+	return out
 }
 
 // checkSockRefs is rule 4: a socket holds a reference for its descriptor
@@ -323,22 +325,23 @@ func checkSockRefs(h *kernel.Host, w *world) []kernel.Violation {
 	}
 	var out []kernel.Violation
 	for _, sk := range w.socks {
-		out = append(out, sockRefViolations(h, sk, len(w.uargsOf[sk]))...)
+		out = appendSockRef(out, h, sk, len(w.uargsOf[sk]))
 	}
 	return out
 }
 
-// sockRefViolations checks one socket's sk_refcnt against its holders.
-func sockRefViolations(h *kernel.Host, sk *sock.Sock, uargs int) []kernel.Violation {
+// appendSockRef appends to out a violation unless one socket's sk_refcnt
+// covers its holders.
+func appendSockRef(out []kernel.Violation, h *kernel.Host, sk *sock.Sock, uargs int) []kernel.Violation {
 	want := uargs
 	if !sk.Dead() {
 		want++
 	}
 	if sk.Refcnt() < want {
-		return []kernel.Violation{violation(h, kernel.RuleRefcount, &sk.Tracked,
-			"sk_refcnt %d below the %d its descriptor and uargs hold", sk.Refcnt(), want)}
+		return append(out, violation(h, kernel.RuleRefcount, &sk.Tracked,
+			"sk_refcnt %d below the %d its descriptor and uargs hold", sk.Refcnt(), want))
 	}
-	return nil
+	return out
 }
 
 // checkOptmem is rule 5: sk_omem_alloc is the sum of what holds it.
@@ -351,22 +354,22 @@ func checkOptmem(h *kernel.Host, w *world, other func(*sock.Sock) int) []kernel.
 		if !wmemBug {
 			want += notifyCharges(sk, w)
 		}
-		out = append(out, optmemViolations(h, sk, want, other)...)
+		out = appendOptmem(out, h, sk, want, other)
 	}
 	return out
 }
 
-// optmemViolations checks sk_omem_alloc against owed, what its skbs and
-// zerocopy state hold, plus other's share.
-func optmemViolations(h *kernel.Host, sk *sock.Sock, owed int, other func(*sock.Sock) int) []kernel.Violation {
+// appendOptmem appends to out a violation unless sk_omem_alloc is owed,
+// what its skbs and zerocopy state hold, plus other's share.
+func appendOptmem(out []kernel.Violation, h *kernel.Host, sk *sock.Sock, owed int, other func(*sock.Sock) int) []kernel.Violation {
 	if other != nil {
 		owed += other(sk)
 	}
 	if sk.OmemAlloc != owed {
-		return []kernel.Violation{violation(h, kernel.RuleAccounting, &sk.Tracked,
-			"sk_omem_alloc %d, but its uargs, queued notifications and optmem skbs hold %d", sk.OmemAlloc, owed)}
+		return append(out, violation(h, kernel.RuleAccounting, &sk.Tracked,
+			"sk_omem_alloc %d, but its uargs, queued notifications and optmem skbs hold %d", sk.OmemAlloc, owed))
 	}
-	return nil
+	return out
 }
 
 // notifyCharges is the optmem of a socket's live uargs and queued
@@ -470,26 +473,27 @@ func (m *Monitor) checkLockedVM(h *kernel.Host, w *world) []kernel.Violation {
 			byUser[u.Mmp.User] += u.Mmp.NumPg
 		}
 	}
-	return lockedVMViolations(h, users, tasks, byUser, byTask)
+	return lockedVMViolations(h, users, tasks,
+		func(u *ubuf.User) uint64 { return byUser[u] }, func(t *ubuf.Task) uint64 { return byTask[t] })
 }
 
 // lockedVMViolations compares each user's locked_vm and each task's
-// pinned_vm with the charges of its live uargs.
+// pinned_vm with the charges of its live uargs, byUser and byTask.
 func lockedVMViolations(h *kernel.Host, users []*ubuf.User, tasks []*ubuf.Task,
-	byUser map[*ubuf.User]uint64, byTask map[*ubuf.Task]uint64) []kernel.Violation {
+	byUser func(*ubuf.User) uint64, byTask func(*ubuf.Task) uint64) []kernel.Violation {
 	var out []kernel.Violation
 	for _, u := range users {
-		if u.LockedVM != byUser[u] {
+		if c := byUser(u); u.LockedVM != c {
 			v := violation(h, kernel.RuleAccounting, nil, "uid %d locked_vm %d pages, but its live uargs are charged %d",
-				u.UID, u.LockedVM, byUser[u])
+				u.UID, u.LockedVM, c)
 			v.Object = kernel.ObjectID{Kind: "user", Serial: uint64(u.UID)}
 			out = append(out, v)
 		}
 	}
 	for i, t := range tasks {
-		if t.PinnedVM != byTask[t] {
+		if c := byTask(t); t.PinnedVM != c {
 			v := violation(h, kernel.RuleAccounting, nil, "task %s pinned_vm %d pages, but its live uargs are charged %d",
-				t.Name, t.PinnedVM, byTask[t])
+				t.Name, t.PinnedVM, c)
 			v.Object = kernel.ObjectID{Kind: "task", Serial: uint64(i + 1)}
 			out = append(out, v)
 		}

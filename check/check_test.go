@@ -497,7 +497,8 @@ func TestPageRefs(t *testing.T) {
 	c := f.send(100)
 	p := mm.AllocPages(f.h, 0)
 	s := c.skb.Shinfo()
-	s.Frags = append(s.Frags, skb.Frag{Page: p, Size: 10}, skb.Frag{Page: p, Size: 10}) // one get_page for two frags
+	s.AddFrag(skb.Frag{Page: p, Size: 10}) // one get_page for two frags
+	s.AddFrag(skb.Frag{Page: p, Size: 10})
 	requireRule(t, f.check(false), kernel.RuleRefcount, "refcount 1 but 2 frags")
 	p.Put()
 	requireRule(t, f.check(false), kernel.RuleRefcount, "frag on freed page")

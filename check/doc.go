@@ -138,22 +138,40 @@
 //
 // A Check that is not at quiescence examines only what changed: the
 // objects the Host lists as created or noted since the last Check
-// (kernel.Host.Touched), the sockets the hooks above heard of, and what
-// their checks read — an skb's shared info and owner, a shared info's frag
-// pages, uarg and users, a uarg's socket — as they are now and as they
-// were (the Monitor's index of these relations, kept up to date from the
-// touched objects). The state rules above are checked on those objects
-// only, with the index standing in for the sums over everything alive
-// (live skbs per shared info, frags per page, optmem skbs and uargs per
-// socket, charged pages per user and task), so a step costs in proportion
-// to what it touched, not to what is alive.
+// (kernel.Host.Touched), the pages put_page left short of what their
+// mapping and frags hold (mm.Put), the sockets the hooks above heard of,
+// and what their checks read as it is now — an skb's shared info and
+// owner, a shared info's frag pages and uarg, a uarg's socket. Each state
+// rule is checked where it can break. The sums the rules compare with a
+// refcount or a charge are counters the model keeps at the operations
+// that move them: a shared info's live skbs (skb.SharedInfo.Skbs, kept
+// where an skb is made on it, moves off it or is freed), a page's frags
+// of live shared infos (mm.Page.Frags, kept where a frag is put on a page
+// or taken off), a socket's live uargs and their optmem
+// (sock.Sock.LiveUargs, kept at msg_zerocopy_alloc and at the uarg's
+// free), what live uargs charge a user or task (ubuf.User.Charged, kept
+// at mm_account_pinned_pages, its undoing and the uarg's free), and the
+// holders whose references of a uarg moved since it was last looked at
+// (ubuf.Info.Moved).
+// An operation that takes a relation away without touching its other end
+// lowers both sides of that rule at once (a frag leaving a page, an skb
+// leaving a shared info with its dataref), so it cannot break it. Where a
+// counter says that a freed object is still used (a live skb on a freed
+// shared info, a live uarg of a freed socket), its users are found by a
+// walk of the live objects: that costs when a rule is broken, not at each
+// step. So a step costs in proportion to what it touched, not to what is
+// alive.
 //
 // It relies on the model noting every change of the state the rules read
-// (kernel.Tracked.Note): a change made behind the model's back is seen at
-// the next full sweep, not at once. A full sweep of every live object runs
-// on the first Check, at quiescence, and on every Check when Monitor.Full
-// is set; tests run both ways on the examples, the bug catalog and
-// generated scenarios and require the same violations at the same steps.
+// (kernel.Tracked.Note) and changing frags, skbs' shared infos and uarg
+// charges only through the operations that keep the counters: a change
+// made behind the model's back is seen at the next full sweep, not at
+// once. A full sweep of every live object, which counts everything
+// afresh, runs on the first Check, at quiescence, and on every Check when
+// Monitor.Full is set; tests run both ways on the examples, the bug
+// catalog and generated scenarios and require the same violations at the
+// same steps, and break each rule in turn to require that the incremental
+// check finds it when the full sweep does.
 //
 // # Linux correspondence
 //

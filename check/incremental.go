@@ -10,152 +10,39 @@ import (
 	"github.com/zcsim/zcsim/ubuf"
 )
 
-// index is what the incremental check knows of the Host's live objects
-// without walking them: the relations the per-step checks need, as they
-// stood when each object was last touched (kernel.Host.Touched). It is
-// brought up to date at every Check, so that a step's cost depends on what
-// it touched, not on how much is alive. Each indexed object's record is
-// found through its slot (kernel.Tracked.Slot), not a map.
-type index struct {
+// incremental is what the incremental check keeps from one Check to the
+// next. The sums its rules compare with the refcounts and charges are
+// kept by the model where it changes them — the live skbs of a shared
+// info (skb.SharedInfo.Skbs), the frags on a page (mm.Page.Frags), a
+// socket's live uargs and their optmem (sock.Sock.LiveUargs), the pages
+// the live uargs charge to a user or task (ubuf.User.Charged), the
+// holders whose references of a uarg moved since it was last looked at
+// (ubuf.Info.Moved)
+// — so that a Check reads them from the objects a step touched, not from
+// an index of every live object.
+type incremental struct {
 	built bool
-	// chunks hold the records, recChunk each, so that a record never
-	// moves; slot 0 is unused, so that it means none. next is the next
-	// slot never used; free lists the slots of forgotten records.
-	chunks [][]rec
-	next   uint32
-	free   []uint32
-	// byUser and byTask sum the live uargs' locked-page charges.
-	byUser    map[*ubuf.User]uint64
-	byTask    map[*ubuf.Task]uint64
-	userOrder []*ubuf.User // users seen charged, in order of first charge
-	taskOrder []*ubuf.Task // tasks seen charged, in order of first charge
-	// charged says that a charge moved, or a task was registered, since
+	// users and tasks are those a live uarg charged, in order of first
+	// charge.
+	users []*ubuf.User
+	tasks []*ubuf.Task
+	// charged says that a uarg was touched, or a task registered, since
 	// the last Check: the counters the lockedVM rule compares move with
 	// the charges (mm_account_pinned_pages with a uarg's allocation, its
 	// unaccounting with the uarg's end), so it is checked only then.
 	charged bool
+	// ofree lists the live skbs charged to a socket's optmem (sock_ofree)
+	// and that socket, as last seen: when one is freed or orphaned, the
+	// socket's sk_omem_alloc moved.
+	ofree []ofreeSkb
 	// userScratch and taskScratch are reused by every lockedVM check.
 	userScratch []*ubuf.User
 	taskScratch []*ubuf.Task
 }
 
-// rec is the index's record of one object; which fields it uses depends on
-// the object's type.
-type rec struct {
-	// skb: its shared info and owning socket, whether it is charged to
-	// the owner's optmem (sock_ofree) and then its position in the
-	// owner's ofree list.
-	shinfo   *skb.SharedInfo
-	owner    *sock.Sock
-	ofree    bool
-	ownedPos int
-	// shared info: the live skbs that use it, its frag pages and the uarg
-	// it pointed at.
-	users []*skb.Buff
-	pages []*mm.Page
-	uarg  *ubuf.Info
-	// page: the frags of live shared infos on it.
-	frags int
-	// socket: the skbs charged to its optmem and its live msg_zerocopy
-	// uargs (in no order), and the sum of those uargs' truesize.
-	owned     []*skb.Buff
-	uargs     []*ubuf.Info
-	uargBytes int
-	// uarg: its socket, its position in the socket's uargs, and charge; how many references it had taken
-	// (ubuf.Info.Taken) at this Check and at the one before, whose holders
-	// since are checked; the Check whose dirty set found a bad holder.
-	sk        *sock.Sock
-	uargPos   int
-	charge    ubuf.MMPin
-	charged   bool
-	taken     uint64
-	checkFrom uint64
-	suspect   uint64
-}
-
-// recChunk is how many records one chunk of the index holds.
-const recChunk = 1024
-
-func (ix *index) at(s uint32) *rec { return &ix.chunks[s/recChunk][s%recChunk] }
-
-// of returns t's record, making one.
-func (ix *index) of(t *kernel.Tracked) *rec {
-	if s := t.Slot(); s != 0 {
-		return ix.at(s)
-	}
-	var s uint32
-	if n := len(ix.free); n > 0 {
-		s, ix.free = ix.free[n-1], ix.free[:n-1]
-	} else {
-		if ix.next%recChunk == 0 {
-			ix.chunks = append(ix.chunks, make([]rec, recChunk))
-		}
-		s = ix.next
-		ix.next++
-	}
-	t.SetSlot(s)
-	return ix.at(s)
-}
-
-// peek returns t's record, or nil.
-func (ix *index) peek(t *kernel.Tracked) *rec {
-	if s := t.Slot(); s != 0 {
-		return ix.at(s)
-	}
-	return nil
-}
-
-// forget drops the record of a freed object whose relations are gone,
-// keeping its slices' storage for the next record of the slot.
-func (ix *index) forget(t *kernel.Tracked) {
-	s := t.Slot()
-	if s == 0 {
-		return
-	}
-	r := ix.at(s)
-	*r = rec{users: r.users[:0], pages: r.pages[:0], owned: r.owned[:0], uargs: r.uargs[:0]}
-	t.SetSlot(0)
-	ix.free = append(ix.free, s)
-}
-
-// usersOf is the number of live skbs that use s.
-func (ix *index) usersOf(s *skb.SharedInfo) []*skb.Buff {
-	if r := ix.peek(&s.Tracked); r != nil {
-		return r.users
-	}
-	return nil
-}
-
-// fragsOn is the number of frags of live shared infos on p.
-func (ix *index) fragsOn(p *mm.Page) int {
-	if r := ix.peek(&p.Tracked); r != nil {
-		return r.frags
-	}
-	return 0
-}
-
-// uargsOf is sk's live msg_zerocopy uargs.
-func (ix *index) uargsOf(sk *sock.Sock) []*ubuf.Info {
-	if r := ix.peek(&sk.Tracked); r != nil {
-		return r.uargs
-	}
-	return nil
-}
-
-// uargBytesOf is the truesize of sk's live msg_zerocopy uargs.
-func (ix *index) uargBytesOf(sk *sock.Sock) int {
-	if r := ix.peek(&sk.Tracked); r != nil {
-		return r.uargBytes
-	}
-	return 0
-}
-
-// ofreeBy is the skbs charged to sk's optmem.
-func (ix *index) ofreeBy(sk *sock.Sock) []*skb.Buff {
-	if r := ix.peek(&sk.Tracked); r != nil {
-		return r.owned
-	}
-	return nil
+type ofreeSkb struct {
+	b  *skb.Buff
+	sk *sock.Sock
 }
 
 // dirty is what one step touched, expanded to what the checks of those
@@ -167,10 +54,11 @@ type dirty struct {
 	skbs    []*skb.Buff
 	shinfos []*skb.SharedInfo
 	pages   []*mm.Page
-	// holds pairs each shared info with the uarg it pointed at before the
-	// step and the one it points at now: the holders of those uargs whose
-	// state the step may have changed.
+	// holds pairs each shared info with the uarg it points at: a holder
+	// of that uarg whose state the step may have changed.
 	holds []hold
+	// suspects are the uargs that may have a bad holder (suspectHolders).
+	suspects []*ubuf.Info
 	// gen numbers the Check; an object is on the lists once it was
 	// visited in this generation (kernel.Tracked.Visit).
 	gen uint64
@@ -184,7 +72,7 @@ type hold struct {
 
 func (d *dirty) reset() {
 	d.socks, d.uargs, d.skbs, d.shinfos, d.pages = d.socks[:0], d.uargs[:0], d.skbs[:0], d.shinfos[:0], d.pages[:0]
-	d.holds = d.holds[:0]
+	d.holds, d.suspects = d.holds[:0], d.suspects[:0]
 	d.gen++
 }
 
@@ -229,280 +117,106 @@ func sortByID[T any](s []T, id func(T) kernel.ObjectID) {
 	})
 }
 
-func (ix *index) init() {
-	ix.chunks, ix.next = nil, 1 // slot 0 means none
-	ix.chunks = append(ix.chunks, make([]rec, recChunk))
-	ix.byUser, ix.byTask = map[*ubuf.User]uint64{}, map[*ubuf.Task]uint64{}
-	ix.built = true
-}
+// suspect reports whether u is one of d's suspects.
+func (d *dirty) suspect(u *ubuf.Info) bool { return slices.Contains(d.suspects, u) }
 
-// update brings the index up to date for the objects in d from the marks
-// in from on (skbs first, so that the shared infos they moved to are
-// refreshed too): the objects before them were brought up to date by an
-// earlier update of the same Check.
-func (ix *index) update(d *dirty, from marks) {
-	for _, b := range d.skbs[from.skbs:] {
-		ix.skb(b)
-	}
-	for _, s := range d.shinfos[from.shinfos:] {
-		ix.shinfo(s)
-	}
-	for _, u := range d.uargs[from.uargs:] {
-		ix.uarg(u)
-	}
-}
-
-// marks are the lengths of a dirty set's lists of the types the index
-// keeps records of, at some point of a Check.
-type marks struct{ skbs, shinfos, uargs int }
-
-func (d *dirty) marks() marks { return marks{len(d.skbs), len(d.shinfos), len(d.uargs)} }
-
-// forgetFreed drops the records of the freed objects in d, once nothing
-// in the index points at them.
-func (ix *index) forgetFreed(d *dirty) {
-	for _, b := range d.skbs {
-		if b.Freed() {
-			ix.forget(&b.Tracked)
-		}
-	}
-	for _, s := range d.shinfos {
-		if r := ix.peek(&s.Tracked); s.Freed() && r != nil && len(r.users) == 0 {
-			ix.forget(&s.Tracked)
-		}
-	}
-	for _, u := range d.uargs {
-		if u.Freed() {
-			ix.forget(&u.Tracked)
-		}
-	}
-	for _, p := range d.pages {
-		if r := ix.peek(&p.Tracked); p.Freed() && r != nil && r.frags == 0 {
-			ix.forget(&p.Tracked)
-		}
-	}
-}
-
-func (ix *index) skb(b *skb.Buff) {
-	r := ix.of(&b.Tracked)
-	var now *skb.SharedInfo
-	var owner *sock.Sock
-	ofree := false
-	if !b.Freed() {
-		now = b.Shinfo()
-		o, d := b.Owner()
-		owner = sock.OwnerSock(o)
-		ofree = owner != nil && d == skb.SockOfree
-	}
-	if r.shinfo != now {
-		if r.shinfo != nil {
-			sr := ix.of(&r.shinfo.Tracked)
-			sr.users = remove(sr.users, b)
-		}
-		if now != nil {
-			sr := ix.of(&now.Tracked)
-			sr.users = append(sr.users, b)
-		}
-		r.shinfo = now
-	}
-	if r.owner == owner && r.ofree == ofree {
-		return
-	}
-	if r.ofree {
-		or := ix.of(&r.owner.Tracked)
-		last := or.owned[len(or.owned)-1]
-		or.owned[r.ownedPos] = last
-		ix.of(&last.Tracked).ownedPos = r.ownedPos
-		or.owned = or.owned[:len(or.owned)-1]
-	}
-	if ofree {
-		or := ix.of(&owner.Tracked)
-		r.ownedPos = len(or.owned)
-		or.owned = append(or.owned, b)
-	}
-	r.owner, r.ofree = owner, ofree
-}
-
-func (ix *index) shinfo(s *skb.SharedInfo) {
-	r := ix.of(&s.Tracked)
-	r.uarg = nil
-	if !s.Freed() {
-		r.uarg = s.Uarg
-	}
-	var frags []skb.Frag
-	if !s.Freed() {
-		frags = s.Frags
-	}
-	// Only the frags after those still on the pages seen changed (a send
-	// appending to an skb adds frags at its end).
-	k := samePrefix(r.pages, frags)
-	for _, p := range r.pages[k:] {
-		ix.of(&p.Tracked).frags--
-	}
-	r.pages = r.pages[:k]
-	if len(frags) == k {
-		return
-	}
-	// Room for a full frag array at once: the slot's storage is kept for
-	// whatever record uses it next.
-	r.pages = slices.Grow(r.pages, max(len(frags), kernel.MaxSkbFrags)-k)
-	for _, f := range frags[k:] {
-		r.pages = append(r.pages, f.Page)
-		ix.of(&f.Page.Tracked).frags++
-	}
-}
-
-// samePrefix is how many of frags, from the first, are on the pages seen.
-func samePrefix(seen []*mm.Page, frags []skb.Frag) int {
-	n := min(len(seen), len(frags))
-	for i := range n {
-		if seen[i] != frags[i].Page {
-			return i
-		}
-	}
-	return n
-}
-
-func (ix *index) uarg(u *ubuf.Info) {
-	r := ix.of(&u.Tracked)
-	r.checkFrom, r.taken = r.taken, u.Taken()
-	var sk *sock.Sock
-	if !u.Freed() && u.Flavour == ubuf.MsgZerocopy {
-		sk, _ = u.Socket().(*sock.Sock)
-	}
-	if r.sk == sk && r.charged == !u.Freed() && (!r.charged || r.charge == u.Mmp) {
-		return // nothing the index keeps of it changed
-	}
-	if r.sk != nil {
-		sr := ix.of(&r.sk.Tracked)
-		last := sr.uargs[len(sr.uargs)-1]
-		sr.uargs[r.uargPos] = last
-		ix.of(&last.Tracked).uargPos = r.uargPos
-		sr.uargs = sr.uargs[:len(sr.uargs)-1]
-		sr.uargBytes -= u.Truesize
-		r.sk = nil
-	}
-	if r.charged {
-		ix.addCharge(r.charge, -1)
-		r.charged = false
-	}
-	if u.Freed() {
-		return
-	}
-	if sk != nil {
-		r.sk = sk
-		sr := ix.of(&sk.Tracked)
-		r.uargPos = len(sr.uargs)
-		sr.uargs = append(sr.uargs, u)
-		sr.uargBytes += u.Truesize
-	}
-	r.charge, r.charged = u.Mmp, true
-	ix.addCharge(u.Mmp, 1)
-}
-
-func (ix *index) addCharge(c ubuf.MMPin, sign int) {
-	ix.charged = true
-	switch {
-	case c.Task != nil:
-		ix.taskOrder = appendNew(ix.taskOrder, c.Task)
-		ix.byTask[c.Task] = uint64(int64(ix.byTask[c.Task]) + int64(sign)*int64(c.NumPg))
-	case c.User != nil:
-		ix.userOrder = appendNew(ix.userOrder, c.User)
-		ix.byUser[c.User] = uint64(int64(ix.byUser[c.User]) + int64(sign)*int64(c.NumPg))
-	}
-}
-
-func remove[T comparable](s []T, x T) []T {
-	if i := slices.Index(s, x); i >= 0 {
-		return slices.Delete(s, i, i+1)
-	}
-	return s
-}
-
-// build fills the index from every live object: the first Check, after
-// which the Host keeps its touched list.
-func (ix *index) build(h *kernel.Host, d *dirty) {
-	ix.init()
+// build starts the incremental check from every live object: the first
+// Check, after which the Host keeps its touched list.
+func (m *Monitor) build(h *kernel.Host) {
+	in := &m.incr
+	d := &m.dirty
 	d.reset()
 	h.LiveObjects(d.add)
-	ix.update(d, marks{})
-	ix.forgetFreed(d)
+	for _, u := range d.uargs {
+		in.chargedBy(u)
+		u.Moved() // a full sweep checks them all now
+	}
+	for _, b := range d.skbs {
+		in.seeOwner(b)
+	}
+	in.built = true
 	h.KeepTouched = true
 	h.ClearTouched()
+	mm.ClearPut(h)
 }
 
-// collect turns the Host's touched objects into the dirty set and updates
-// the index: every touched object, the shared infos, pages, uargs and
-// sockets its checks read, and the skbs that use a touched shared info.
+// chargedBy notes the user or task a live uarg charges.
+func (in *incremental) chargedBy(u *ubuf.Info) {
+	switch {
+	case u.Freed():
+	case u.Mmp.Task != nil:
+		in.tasks = appendNew(in.tasks, u.Mmp.Task)
+	case u.Mmp.User != nil:
+		in.users = appendNew(in.users, u.Mmp.User)
+	}
+}
+
+// seeOwner returns the socket a live skb is charged to, noting it if that
+// is the socket's optmem.
+func (in *incremental) seeOwner(b *skb.Buff) *sock.Sock {
+	o, d := b.Owner()
+	sk := sock.OwnerSock(o)
+	if sk != nil && d == skb.SockOfree && !slices.Contains(in.ofree, ofreeSkb{b, sk}) {
+		in.ofree = append(in.ofree, ofreeSkb{b, sk})
+	}
+	return sk
+}
+
+// collect turns the Host's touched objects into the dirty set: every
+// touched object, the pages put_page lowered, the sockets the hooks heard
+// of, and what their checks read as it is now — an skb's shared info
+// (a freed skb's too) and owner, a shared info's frag pages and uarg, a
+// uarg's socket. What a step took away from an object without touching it
+// cannot break its rules: a frag leaving a page, an skb leaving a shared
+// info with its dataref, a uarg's holder dropping its reference, each
+// lowers both sides of the rule at once, and put_page lists its page. Where
+// the counters say that a freed object is still used (a live skb on a
+// freed shared info, a live uarg of a freed socket), the users are found
+// by a walk of the live objects: a violation's cost, not a step's.
 func (m *Monitor) collect(h *kernel.Host) *dirty {
-	d, ix := &m.dirty, &m.index
+	d, in := &m.dirty, &m.incr
 	d.reset()
 	for _, t := range h.Touched() {
 		d.add(t)
 	}
 	h.ClearTouched()
+	for _, p := range mm.Put(h) {
+		d.add(&p.Tracked)
+	}
+	mm.ClearPut(h)
 	for _, sk := range m.hooked {
 		d.add(&sk.Tracked)
 	}
 	m.hooked = m.hooked[:0]
-	// What a touched object was related to before the step.
-	for _, s := range d.shinfos {
-		for _, b := range ix.usersOf(s) {
-			d.add(&b.Tracked)
+	// An skb charged to optmem that is no longer: its socket's
+	// sk_omem_alloc moved.
+	kept := in.ofree[:0]
+	for _, o := range in.ofree {
+		if ow, ds := o.b.Owner(); o.b.Freed() || sock.OwnerSock(ow) != o.sk || ds != skb.SockOfree {
+			d.add(&o.sk.Tracked)
+			continue
 		}
+		kept = append(kept, o)
 	}
-	for i := 0; i < len(d.skbs); i++ {
-		if r := ix.peek(&d.skbs[i].Tracked); r != nil {
-			if r.shinfo != nil {
-				d.add(&r.shinfo.Tracked)
-			}
-			if r.owner != nil {
-				d.add(&r.owner.Tracked)
-			}
-		}
-	}
-	for _, s := range d.shinfos {
-		if r := ix.peek(&s.Tracked); r != nil {
-			for _, p := range r.pages {
-				d.add(&p.Tracked)
-			}
-			if r.uarg != nil {
-				d.add(&r.uarg.Tracked)
-				d.holds = append(d.holds, hold{s, r.uarg})
-			}
-		}
-	}
-	for _, u := range d.uargs {
-		if r := ix.peek(&u.Tracked); r != nil && r.sk != nil {
-			d.add(&r.sk.Tracked)
-		}
-	}
-	for _, sk := range d.socks {
-		if sk.Freed() {
-			for _, u := range ix.uargsOf(sk) {
-				d.add(&u.Tracked) // a uarg that outlives its socket
-			}
-		}
-	}
-	ix.update(d, marks{})
-	updated := d.marks()
-	// What it is related to now.
-	for i := 0; i < len(d.skbs); i++ {
-		b := d.skbs[i]
+	clear(in.ofree[len(kept):])
+	in.ofree = kept
+	for _, b := range d.skbs {
+		d.add(&b.Shinfo().Tracked)
 		if !b.Freed() {
-			d.add(&b.Shinfo().Tracked)
-			o, _ := b.Owner()
-			if sk := sock.OwnerSock(o); sk != nil {
+			if sk := in.seeOwner(b); sk != nil {
 				d.add(&sk.Tracked)
 			}
 		}
 	}
-	for _, s := range d.shinfos {
-		if s.Freed() {
-			continue
+	for i := 0; i < len(d.shinfos); i++ {
+		s := d.shinfos[i]
+		if s.Freed() && s.Skbs() > 0 {
+			usersOfFreed(h, d, s)
 		}
-		for _, f := range s.Frags {
-			d.add(&f.Page.Tracked)
+		if !s.Freed() {
+			for _, f := range s.Frags {
+				d.add(&f.Page.Tracked)
+			}
 		}
 		if s.Uarg != nil {
 			d.add(&s.Uarg.Tracked)
@@ -513,58 +227,104 @@ func (m *Monitor) collect(h *kernel.Host) *dirty {
 		if sk, ok := u.Socket().(*sock.Sock); ok {
 			d.add(&sk.Tracked)
 		}
+		in.chargedBy(u)
+		in.charged = true
+		m.holdersOf(h, d, u)
 	}
-	ix.update(d, updated)
-	m.suspectHolders(h, d)
+	for _, sk := range d.socks {
+		if n, _ := sk.LiveUargs(); sk.Freed() && n > 0 {
+			uargsOfFreed(h, d, sk)
+		}
+	}
+	for _, p := range d.pages {
+		if p.Freed() && p.Frags() > 0 {
+			shinfosOnFreed(h, d, p)
+		}
+	}
+	m.suspectHolders(d)
 	return d
 }
 
-// suspectHolders marks the uargs of d that may have a holder that is freed
-// or does not point at them, so that checkIncremental checks their every
-// holder (uargHolderViolations) and reports them in a full sweep's order:
-// a holder's state can only have changed if the uarg took the reference
-// since the last Check (the end of its holders list) or if the holder is
-// one of the step's shared infos (d.holds). Otherwise every holder was
-// found good when it was taken or last changed, so the cost is what the
-// step touched, not how many holders a uarg has.
-func (m *Monitor) suspectHolders(h *kernel.Host, d *dirty) {
-	ix := &m.index
-	for _, p := range d.holds {
-		// holderBad(h, p.u, p.s.Ident()), from the pointer at hand.
-		bad := p.s.Freed() || !holdsUarg(p.s) || p.s.Uarg != p.u
-		if bad && !p.u.Freed() && p.u.HeldBy(p.s.Ident()) > 0 {
-			ix.of(&p.u.Tracked).suspect = d.gen
+// holdersOf adds the shared infos whose references of u moved since it
+// was last looked at (ubuf.Info.Moved: those it took and those it
+// dropped, which may still point at it) and, once it is freed, any it
+// still has. A uarg with a bad new holder is a suspect.
+func (m *Monitor) holdersOf(h *kernel.Host, d *dirty, u *ubuf.Info) {
+	taken, dropped := u.Moved()
+	if u.Freed() {
+		taken = u.Holders()
+	}
+	bad := false
+	for _, id := range taken {
+		if id.Kind == "shinfo" {
+			d.add(h.Object(id))
+			bad = bad || holderBad(h, u, id)
 		}
 	}
-	for _, u := range d.uargs {
-		if u.Freed() {
-			continue
+	for _, id := range dropped {
+		if id.Kind == "shinfo" {
+			d.add(h.Object(id))
 		}
-		r := ix.of(&u.Tracked)
-		for id := range u.HoldersSince(r.checkFrom) {
-			if holderBad(h, u, id) {
-				r.suspect = d.gen
-				break
-			}
-		}
+	}
+	if bad && !u.Freed() && !d.suspect(u) {
+		d.suspects = append(d.suspects, u)
 	}
 }
 
-// done forgets what the Check that used d no longer needs.
-func (m *Monitor) done(d *dirty) {
-	m.index.forgetFreed(d)
-	m.index.charged = false
+// usersOfFreed adds the live skbs that use s, a freed shared info.
+func usersOfFreed(h *kernel.Host, d *dirty, s *skb.SharedInfo) {
+	h.LiveObjects(func(t *kernel.Tracked) {
+		if b, ok := t.Self().(*skb.Buff); ok && b.Shinfo() == s {
+			d.add(t)
+		}
+	})
+}
+
+// shinfosOnFreed adds the live shared infos with a frag on p, a freed page.
+func shinfosOnFreed(h *kernel.Host, d *dirty, p *mm.Page) {
+	h.LiveObjects(func(t *kernel.Tracked) {
+		if s, ok := t.Self().(*skb.SharedInfo); ok && slices.ContainsFunc(s.Frags, func(f skb.Frag) bool { return f.Page == p }) {
+			d.add(t)
+		}
+	})
+}
+
+// uargsOfFreed adds the live uargs of sk, a freed socket.
+func uargsOfFreed(h *kernel.Host, d *dirty, sk *sock.Sock) {
+	h.LiveObjects(func(t *kernel.Tracked) {
+		if u, ok := t.Self().(*ubuf.Info); ok && u.Flavour == ubuf.MsgZerocopy && u.Socket() == ubuf.Socket(sk) {
+			d.add(t)
+		}
+	})
+}
+
+// suspectHolders adds to the suspects the uargs of d that may have a
+// holder that is freed or does not point at them, so that
+// checkIncremental checks their every holder (uargHolderViolations) and
+// reports them in a full sweep's order: a holder's state can only have
+// changed if the uarg took the reference since it was last looked at
+// (holdersOf) or if the holder is one of the step's shared infos
+// (d.holds). Otherwise every holder was found good when it was taken or
+// last changed, so the cost is what the step touched, not how many
+// holders a uarg has.
+func (m *Monitor) suspectHolders(d *dirty) {
+	for _, p := range d.holds {
+		// holderBad(h, p.u, p.s.Ident()), from the pointer at hand.
+		bad := p.s.Freed() || !holdsUarg(p.s) || p.s.Uarg != p.u
+		if bad && !p.u.Freed() && p.u.HeldBy(p.s.Ident()) > 0 && !d.suspect(p.u) {
+			d.suspects = append(d.suspects, p.u)
+		}
+	}
 }
 
 // checkIncremental is Check's per-step sweep when not quiescent: the state
 // invariants of rules 2, 4 and 5, on the objects the step touched. It only
 // reads, so that Check can run it again once d is sorted.
 func (m *Monitor) checkIncremental(h *kernel.Host, d *dirty) []kernel.Violation {
-	ix := &m.index
 	var out []kernel.Violation
 	for _, s := range d.shinfos {
-		if n := len(ix.usersOf(s)); !s.Freed() && s.Dataref() != n {
-			out = append(out, datarefViolation(h, s, n))
+		if !s.Freed() && s.Dataref() != s.Skbs() {
+			out = append(out, datarefViolation(h, s, s.Skbs()))
 		}
 	}
 	for _, b := range d.skbs {
@@ -575,39 +335,43 @@ func (m *Monitor) checkIncremental(h *kernel.Host, d *dirty) []kernel.Violation 
 	for _, u := range d.uargs {
 		switch {
 		case u.Freed():
-		case ix.peek(&u.Tracked).suspect == d.gen:
+		case d.suspect(u):
 			out = append(out, uargHolderViolations(h, u)...)
 		default:
-			out = append(out, uargSocketViolations(h, u)...)
+			out = appendUargSocket(out, h, u)
 		}
 	}
 	for _, s := range d.shinfos {
-		if !s.Freed() {
-			out = append(out, shinfoUargViolations(h, s)...)
+		if s.Freed() {
+			continue
 		}
+		out = appendShinfoUarg(out, h, s)
 	}
 	for _, s := range d.shinfos {
 		if !s.Freed() {
-			out = append(out, freedFragViolations(h, s)...)
+			out = appendFreedFrags(out, h, s)
 		}
 	}
 	for _, p := range d.pages {
-		if !p.Freed() {
-			out = append(out, pageRefViolations(h, p, ix.fragsOn(p))...)
+		if p.Freed() {
+			continue
+		}
+		out = appendPageRef(out, h, p, p.Frags())
+	}
+	noSockRef := h.Profile.Bugs.Has(kernel.BugNoSockRef)
+	for _, sk := range d.socks {
+		if n, _ := sk.LiveUargs(); !sk.Freed() && !noSockRef {
+			out = appendSockRef(out, h, sk, n)
 		}
 	}
 	for _, sk := range d.socks {
-		if !sk.Freed() && !h.Profile.Bugs.Has(kernel.BugNoSockRef) {
-			out = append(out, sockRefViolations(h, sk, len(ix.uargsOf(sk)))...)
+		if sk.Freed() {
+			continue
 		}
+		out = appendOptmem(out, h, sk, m.optmemOwed(sk), m.OtherOptmem)
 	}
-	for _, sk := range d.socks {
-		if !sk.Freed() {
-			out = append(out, optmemViolations(h, sk, m.optmemOwed(sk), m.OtherOptmem)...)
-		}
-	}
-	if ix.charged {
-		out = append(out, lockedVMViolations(h, m.chargedUsers(), m.chargedTasks(), ix.byUser, ix.byTask)...)
+	if m.incr.charged && m.lockedVMMoved() {
+		out = append(out, lockedVMViolations(h, m.chargedUsers(), m.chargedTasks(), (*ubuf.User).Charged, (*ubuf.Task).Charged)...)
 	}
 	for _, sk := range d.socks {
 		if st := m.bySock[sk]; st != nil && !sk.Freed() {
@@ -619,33 +383,60 @@ func (m *Monitor) checkIncremental(h *kernel.Host, d *dirty) []kernel.Violation 
 	return out
 }
 
-// optmemOwed is what a socket's optmem skbs and zerocopy state hold, from
-// the index: the skbs it owns are re-read, not remembered.
+// done forgets what the Check that used d no longer needs.
+func (m *Monitor) done() { m.incr.charged = false }
+
+// optmemOwed is what a socket's optmem skbs and zerocopy state hold: the
+// skbs it owns are re-read, not remembered.
 func (m *Monitor) optmemOwed(sk *sock.Sock) int {
 	n := 0
-	for _, b := range m.index.ofreeBy(sk) {
-		if o, d := b.Owner(); sock.OwnerSock(o) == sk && d == skb.SockOfree {
-			n += b.Truesize
+	for _, o := range m.incr.ofree {
+		if ow, d := o.b.Owner(); o.sk == sk && sock.OwnerSock(ow) == sk && d == skb.SockOfree && !o.b.Freed() {
+			n += o.b.Truesize
 		}
 	}
 	if !sk.Host().Profile.Bugs.Has(kernel.BugNotifyWmem) {
-		n += m.index.uargBytesOf(sk) + queuedCharges(sk)
+		_, uargBytes := sk.LiveUargs()
+		n += uargBytes + queuedCharges(sk)
 	}
 	return n
+}
+
+// lockedVMMoved reports whether a user's locked_vm or a task's pinned_vm
+// differs from its live uargs' charge, among the users and tasks that
+// chargedUsers and chargedTasks list and maybe more: the cheap test before
+// the lists are built in a full sweep's order.
+func (m *Monitor) lockedVMMoved() bool {
+	for _, t := range m.tasks {
+		if t.PinnedVM != t.Charged() || t.User != nil && t.User.LockedVM != t.User.Charged() {
+			return true
+		}
+	}
+	for _, u := range m.incr.users {
+		if u.LockedVM != u.Charged() {
+			return true
+		}
+	}
+	for _, t := range m.incr.tasks {
+		if t.PinnedVM != t.Charged() {
+			return true
+		}
+	}
+	return false
 }
 
 // chargedUsers is the users the lockedVM check covers: those of the
 // registered tasks, then those charged by a uarg, as in the full sweep.
 func (m *Monitor) chargedUsers() []*ubuf.User {
-	users := m.index.userScratch[:0]
-	defer func() { m.index.userScratch = users[:0] }()
+	users := m.incr.userScratch[:0]
+	defer func() { m.incr.userScratch = users[:0] }()
 	for _, t := range m.tasks {
 		if t.User != nil {
 			users = appendNew(users, t.User)
 		}
 	}
-	for _, u := range m.index.userOrder {
-		if m.index.byUser[u] > 0 {
+	for _, u := range m.incr.users {
+		if u.Charged() > 0 {
 			users = appendNew(users, u)
 		}
 	}
@@ -653,10 +444,10 @@ func (m *Monitor) chargedUsers() []*ubuf.User {
 }
 
 func (m *Monitor) chargedTasks() []*ubuf.Task {
-	tasks := append(m.index.taskScratch[:0], m.tasks...)
-	defer func() { m.index.taskScratch = tasks[:0] }()
-	for _, t := range m.index.taskOrder {
-		if m.index.byTask[t] > 0 {
+	tasks := append(m.incr.taskScratch[:0], m.tasks...)
+	defer func() { m.incr.taskScratch = tasks[:0] }()
+	for _, t := range m.incr.tasks {
+		if t.Charged() > 0 {
 			tasks = appendNew(tasks, t)
 		}
 	}

@@ -38,9 +38,9 @@ type Monitor struct {
 	// of the incremental one.
 	Full bool
 
-	scratch world // reused by every full Check
-	index   index // the relations the incremental Check reads
-	dirty   dirty // reused by every Check
+	scratch world       // reused by every full Check
+	incr    incremental // what the incremental Check keeps
+	dirty   dirty       // reused by every Check
 	// spareSends are send records checkSettled is done with; shadows is
 	// zerocopyRecords' reused result.
 	spareSends []*sendRec
@@ -154,7 +154,7 @@ func (m *Monitor) addTask(t *ubuf.Task) {
 		}
 	}
 	m.tasks = append(m.tasks, t)
-	m.index.charged = true
+	m.incr.charged = true
 }
 
 func (m *Monitor) state(sk *sock.Sock) *sockState {

@@ -87,3 +87,17 @@ func HostSlab[T any](h *Host) *Slab[T] {
 	h.slabs = append(h.slabs, s)
 	return s
 }
+
+// HostValue returns h's value of type T, creating a zero one on first
+// use: state a package keeps per Host (a list its operations append to
+// for the checkers), found by its type among the Host's slabs.
+func HostValue[T any](h *Host) *T {
+	for _, s := range h.slabs {
+		if v, ok := s.(*T); ok {
+			return v
+		}
+	}
+	v := new(T)
+	h.slabs = append(h.slabs, v)
+	return v
+}

@@ -332,3 +332,30 @@ func TestIterByte(t *testing.T) {
 	_, ok = it.Byte()
 	require.False(t, ok, "exhausted")
 }
+
+// While the Host keeps its touched list, put_page lists a page it leaves
+// with fewer references than its mapping and frags hold, and only such a
+// page: that is where the page refcount invariant breaks.
+func TestPutLowersBelowFrags(t *testing.T) {
+	prof, err := kernel.Lookup(kernel.DefaultProfile)
+	require.NoError(t, err)
+	h := kernel.NewHost(prof)
+	h.KeepTouched = true
+	p := mm.AllocPages(h, 0)
+	p.Get()
+	p.AttachFrag()
+	p.Put() // 1 reference for 1 frag: whole
+	require.Empty(t, mm.Put(h))
+	p.Get()
+	p.AttachFrag()
+	p.Put() // 1 reference for 2 frags
+	require.Equal(t, []*mm.Page{p}, mm.Put(h))
+	mm.ClearPut(h)
+	require.Empty(t, mm.Put(h))
+	require.Equal(t, 2, p.Frags())
+	p.DetachFrag()
+	p.DetachFrag()
+	p.Put() // freed: the free is noted, not listed
+	require.Empty(t, mm.Put(h))
+	require.True(t, p.Freed())
+}

@@ -26,9 +26,26 @@ type Page struct {
 	// the pins of the network stack still hold it.
 	Unmapped bool
 	refs     int
+	// frags counts the frags of live shared infos on the page (AttachFrag).
+	frags int
 	// index is a user page's position in its Buffer.
 	index int
 }
+
+// Frags returns how many frags of live shared infos are on the page: the
+// references the page's refcount must cover besides its mapping's.
+func (p *Page) Frags() int { return p.frags }
+
+// AttachFrag and DetachFrag keep Frags: the skb package calls them at every
+// operation that puts a frag of a live shared info on the page or takes one
+// off (skb_fill_page_desc, the frags' moves and trims, the release of the
+// shared info), so that the invariant checks read the count where it is
+// kept instead of counting the frags of every shared info. They change no
+// refcount: the caller takes or drops the frag's page reference itself.
+func (p *Page) AttachFrag() { p.frags++ }
+
+// DetachFrag is AttachFrag's inverse.
+func (p *Page) DetachFrag() { p.frags-- }
 
 // Mapped reports whether a process's mapping holds the page: a user page
 // not yet unmapped.
@@ -94,9 +111,36 @@ func (p *Page) Put() {
 		return
 	}
 	p.refs--
-	if p.refs == 0 {
+	switch h := p.Host(); {
+	case p.refs == 0:
 		p.Free()
+	case p.refs < floor+p.frags && h.KeepTouched:
+		l := kernel.HostValue[putPages](h)
+		l.pages = append(l.pages, p)
 	}
+}
+
+// putPages lists the pages put_page left with fewer references than
+// their mapping and frags hold since the last ClearPut, while the Host
+// keeps its touched list: freeing notes the page, a lower count does not,
+// and the page refcount invariant can only break where the count falls.
+// A page may be listed while an operation has yet to take a frag off it
+// (the check at the step's end finds it whole), but the skb package takes
+// frags off their pages before it drops their references.
+type putPages struct{ pages []*Page }
+
+// Put returns the pages put_page left with fewer references than their
+// mapping and frags hold (Frags) since the last ClearPut, while
+// h.KeepTouched is set, in the order put: with the objects h lists as
+// touched, what an incremental check of the page refcounts examines. The
+// slice is valid until ClearPut.
+func Put(h *kernel.Host) []*Page { return kernel.HostValue[putPages](h).pages }
+
+// ClearPut starts a new list for Put.
+func ClearPut(h *kernel.Host) {
+	l := kernel.HostValue[putPages](h)
+	clear(l.pages)
+	l.pages = l.pages[:0]
 }
 
 // Buffer is a region of user memory, as a process passes it to send: an

@@ -258,7 +258,7 @@ func (p *Sock) fillSkb(b *skb.Buff, i, tpLen int) kernel.Errno {
 		n := min(kernel.PageSize-off, toWrite)
 		pg := r.Buf.Page(data / kernel.PageSize)
 		pg.Get()
-		s.Frags = append(s.Frags, skb.Frag{Page: pg, Off: off, Size: n})
+		s.AddFrag(skb.Frag{Page: pg, Off: off, Size: n})
 		data += n
 		toWrite -= n
 	}

@@ -39,7 +39,11 @@ type Frag struct {
 // FragList.
 type SharedInfo struct {
 	kernel.Tracked
-	dataref  int
+	dataref int
+	// skbs counts the live sk_buffs that use it: kept where an skb is
+	// made on it, moves off it and is freed, it is what dataref must
+	// equal (SharedInfo.Skbs).
+	skbs     int
 	Frags    []Frag
 	Flags    kernel.SkbFlags
 	Uarg     *ubuf.Info
@@ -59,14 +63,66 @@ func newShinfo(h *kernel.Host) *SharedInfo {
 	return s
 }
 
-// addFrag appends f to the frags, growing them in the Host's slab.
-func (s *SharedInfo) addFrag(f Frag) { s.Frags = kernel.HostSlab[Frag](s.Host()).Append(s.Frags, f) }
+// AddFrag appends f to the frags, growing them in the Host's slab
+// (skb_fill_page_desc without the page reference, which the caller
+// takes or hands on). With SetFrags it is the only way to change which
+// pages the frags are on: both keep the pages' frag counts
+// (mm.Page.Frags), which the invariant checks read.
+func (s *SharedInfo) AddFrag(f Frag) {
+	s.Frags = kernel.HostSlab[Frag](s.Host()).Append(s.Frags, f)
+	if !s.Freed() {
+		f.Page.AttachFrag()
+	}
+}
 
-// newBuff returns a new sk_buff of h, n's fields but the Tracked ones, tracked.
+// SetFrags replaces the frags by fr (which may share storage with them),
+// moving the pages' frag counts from the old frags to the new; page
+// references are the caller's to take or drop.
+func (s *SharedInfo) SetFrags(fr []Frag) {
+	if !s.Freed() {
+		for _, f := range s.Frags {
+			f.Page.DetachFrag()
+		}
+		for _, f := range fr {
+			f.Page.AttachFrag()
+		}
+	}
+	s.Frags = fr
+}
+
+// setFrag replaces frag i by f.
+func (s *SharedInfo) setFrag(i int, f Frag) {
+	if !s.Freed() {
+		s.Frags[i].Page.DetachFrag()
+		f.Page.AttachFrag()
+	}
+	s.Frags[i] = f
+}
+
+// Free frees the shared info: its frags stop counting on their pages
+// (whatever references they still own, which the page refcount check
+// then no longer covers).
+func (s *SharedInfo) Free() {
+	if !s.Freed() {
+		for _, f := range s.Frags {
+			f.Page.DetachFrag()
+		}
+	}
+	s.Tracked.Free()
+}
+
+// Skbs returns how many live sk_buffs use the shared info: what Dataref
+// counts when every skb_clone, pskb_expand_head and release took or
+// dropped its reference.
+func (s *SharedInfo) Skbs() int { return s.skbs }
+
+// newBuff returns a new sk_buff of h, n's fields but the Tracked ones,
+// tracked, and counted as a user of its shared info.
 func newBuff(h *kernel.Host, n Buff) *Buff {
 	b := kernel.HostSlab[Buff](h).New()
 	*b = n
 	h.Track(&b.Tracked, "skb", b)
+	b.shinfo.skbs++
 	return b
 }
 
@@ -263,6 +319,7 @@ func (b *Buff) Free() {
 	}
 	b.Orphan()
 	b.releaseData()
+	b.shinfo.skbs--
 	b.Tracked.Free()
 }
 
@@ -281,10 +338,11 @@ func (b *Buff) releaseData() {
 		return
 	}
 	b.zcopyClear(true, kernel.NotCopied)
-	for _, f := range s.Frags {
+	frags := s.Frags
+	s.SetFrags(nil) // off the pages' counts before their references go
+	for _, f := range frags {
 		f.Page.Put()
 	}
-	s.Frags = nil
 	for _, l := range s.FragList {
 		l.Free()
 	}

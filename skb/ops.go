@@ -65,7 +65,7 @@ func (b *Buff) Copy() (*Buff, kernel.Errno) {
 func (s *SharedInfo) shareData(old *SharedInfo) {
 	for _, f := range old.Frags {
 		f.Page.Get()
-		s.addFrag(f)
+		s.AddFrag(f)
 	}
 	for _, l := range old.FragList {
 		l.Get()
@@ -97,7 +97,9 @@ func (b *Buff) ExpandHead() kernel.Errno {
 		s.Uarg = u
 	}
 	b.releaseData()
+	old.skbs--
 	b.shinfo = s
+	s.skbs++
 	b.Cloned = false
 	b.Note(kernel.Entry{Op: kernel.OpExpandHead, Holder: s.Ident()})
 	return 0
@@ -119,7 +121,9 @@ func (b *Buff) Split(n int) (*Buff, kernel.Errno) {
 	if n < b.HeadLen() {
 		// Split inside the linear part: the tail of it and all frags move.
 		b1.Len, b1.DataLen = rest, b.DataLen
-		s1.Frags, s.Frags = s.Frags, nil
+		moved := s.Frags
+		s.SetFrags(nil)
+		s1.SetFrags(moved)
 		b.Len, b.DataLen = n, 0
 	} else {
 		pos := b.HeadLen()
@@ -130,16 +134,16 @@ func (b *Buff) Split(n int) (*Buff, kernel.Errno) {
 			case pos+f.Size <= n:
 				keep = frags.Append(keep, f)
 			case pos >= n:
-				s1.addFrag(f)
+				s1.AddFrag(f)
 			default:
 				head := n - pos
 				f.Page.Get()
 				keep = frags.Append(keep, Frag{Page: f.Page, Off: f.Off, Size: head})
-				s1.addFrag(Frag{Page: f.Page, Off: f.Off + head, Size: f.Size - head})
+				s1.AddFrag(Frag{Page: f.Page, Off: f.Off + head, Size: f.Size - head})
 			}
 			pos += f.Size
 		}
-		s.Frags = keep
+		s.SetFrags(keep)
 		b1.Len, b1.DataLen = rest, rest
 		b.Len, b.DataLen = n, b.DataLen-rest
 	}
@@ -163,6 +167,7 @@ func (b *Buff) TrimHead(n int) int {
 	b.LinearCap -= lin
 	eat := n - lin
 	frags := b.shinfo.Frags
+	b.shinfo.SetFrags(nil) // off the pages' counts before their references go
 	k := 0
 	for _, f := range frags {
 		if f.Size <= eat {
@@ -176,7 +181,7 @@ func (b *Buff) TrimHead(n int) int {
 		frags[k] = f
 		k++
 	}
-	b.shinfo.Frags = frags[:k]
+	b.shinfo.SetFrags(frags[:k])
 	b.Len -= n - lin
 	b.DataLen -= n - lin
 	return n - lin
@@ -222,7 +227,7 @@ func (b *Buff) Segment(mss int) ([]*Buff, kernel.Errno) {
 				break
 			}
 			f.Page.Get()
-			seg.shinfo.addFrag(Frag{Page: f.Page, Off: f.Off + foff, Size: take})
+			seg.shinfo.AddFrag(Frag{Page: f.Page, Off: f.Off + foff, Size: take})
 			seg.DataLen += take
 			need -= take
 			if foff += take; foff == f.Size {
@@ -286,12 +291,12 @@ func Shift(tgt, b *Buff, n int) int {
 		f := s.Frags[from]
 		if todo < f.Size {
 			f.Page.Get()
-			t.addFrag(Frag{Page: f.Page, Off: f.Off, Size: todo})
+			t.AddFrag(Frag{Page: f.Page, Off: f.Off, Size: todo})
 			s.Frags[from].Off += todo
 			s.Frags[from].Size -= todo
 			break
 		}
-		t.addFrag(f)
+		t.AddFrag(f)
 		todo -= f.Size
 		from++
 	}
@@ -299,7 +304,7 @@ func Shift(tgt, b *Buff, n int) int {
 		t.Frags[len(t.Frags)-1-need].Size += first.Size
 		first.Page.Put()
 	}
-	s.Frags = s.Frags[from:]
+	s.SetFrags(s.Frags[from:])
 	shiftLen(tgt, b, n)
 	return n
 }
@@ -335,8 +340,10 @@ func TryCoalesce(to, from *Buff) (delta int, ok bool) {
 		return 0, false
 	}
 	// The frags' page references move to "to"; from keeps none.
-	to.shinfo.Frags = append(to.shinfo.Frags, from.shinfo.Frags...)
-	from.shinfo.Frags = nil
+	for _, f := range from.shinfo.Frags {
+		to.shinfo.AddFrag(f)
+	}
+	from.shinfo.SetFrags(nil)
 	to.Len, to.DataLen = to.Len+from.DataLen, to.DataLen+from.DataLen
 	from.Len, from.DataLen = 0, 0
 	delta = from.Truesize - from.Head
@@ -417,12 +424,14 @@ func (b *Buff) CopyUbufs(why kernel.CopyWhy) kernel.Errno {
 		b.Note(kernel.Entry{Op: kernel.OpCopyUbufsFailed, Args: [4]int64{int64(why)}})
 		return kernel.ENOMEM
 	}
-	for _, f := range s.Frags {
-		f.Page.Put()
-	}
-	s.Frags = kernel.HostSlab[Frag](h).Carve(count)
+	copies := kernel.HostSlab[Frag](h).Carve(count)
 	for left := pagelen; left > 0; left -= psize {
-		s.Frags = append(s.Frags, Frag{Page: mm.AllocPages(h, order), Size: min(left, psize)})
+		copies = append(copies, Frag{Page: mm.AllocPages(h, order), Size: min(left, psize)})
+	}
+	user := s.Frags
+	s.SetFrags(copies)
+	for _, f := range user {
+		f.Page.Put()
 	}
 	b.Note(kernel.Entry{Op: kernel.OpCopyUbufs, Args: [4]int64{int64(pagelen), int64(count), int64(order), int64(why)}})
 	b.zcopyClear(false, why)
@@ -455,8 +464,8 @@ func (b *Buff) copyUbufsPerFrag(why kernel.CopyWhy) kernel.Errno {
 		for kernel.PageSize<<order < f.Size {
 			order++
 		}
+		b.shinfo.setFrag(i, Frag{Page: mm.AllocPages(h, order), Size: f.Size})
 		f.Page.Put()
-		b.shinfo.Frags[i] = Frag{Page: mm.AllocPages(h, order), Size: f.Size}
 		copied += f.Size
 		count++
 	}
@@ -486,7 +495,7 @@ func Zerocopy(to, from *Buff, n, hlen int) kernel.Errno {
 		start := max(0, hlen-pos)
 		take := min(f.Size-start, need)
 		f.Page.Get()
-		to.shinfo.addFrag(Frag{Page: f.Page, Off: f.Off + start, Size: take})
+		to.shinfo.AddFrag(Frag{Page: f.Page, Off: f.Off + start, Size: take})
 		to.Len, to.DataLen = to.Len+take, to.DataLen+take
 		need -= take
 		pos += f.Size
@@ -532,7 +541,7 @@ func (b *Buff) PullTail(delta int) kernel.Errno {
 			keep = append(keep, f)
 		}
 	}
-	s.Frags = keep
+	s.SetFrags(keep)
 	b.DataLen -= delta
 	b.Note(kernel.Entry{Op: kernel.OpPullTail, Args: [4]int64{int64(delta), int64(b.DataLen)}})
 	if b.DataLen == 0 {

@@ -327,3 +327,43 @@ func TestTrimHead(t *testing.T) {
 		f.pageRefs(t, 2)
 	})
 }
+
+// The counts the invariant checks read follow the operations that move
+// them: a shared info's live skbs (Skbs) match its dataref through clone,
+// pskb_expand_head and free, and each page counts the frags of live
+// shared infos on it (mm.Page.Frags) through split, copy, skb_copy_ubufs
+// and release.
+func TestCounters(t *testing.T) {
+	f := newFixture(t, "linux-6.18")
+	b, _ := f.zc(t, 0, 8192)
+	p0, p1 := f.buf.Page(0), f.buf.Page(1)
+	frags := func(want0, want1 int) {
+		t.Helper()
+		require.Equal(t, []int{want0, want1}, []int{p0.Frags(), p1.Frags()})
+	}
+	frags(1, 1)
+	s := b.Shinfo()
+	c, err := b.Clone()
+	require.Zero(t, err)
+	require.Equal(t, 2, s.Skbs())
+	require.Equal(t, s.Dataref(), s.Skbs())
+	frags(1, 1)
+	require.Zero(t, b.ExpandHead()) // b gets a private copy of the frags
+	require.Equal(t, 1, s.Skbs())
+	require.Equal(t, 1, b.Shinfo().Skbs())
+	frags(2, 2)
+	tail, err := b.Split(6000) // the second page's frag is cut in two
+	require.Zero(t, err)
+	frags(2, 3)
+	n, err := c.Copy()
+	require.Zero(t, err)
+	frags(3, 4)
+	require.Zero(t, n.CopyUbufs(kernel.CopyLoopback)) // kernel pages replace the user's
+	frags(2, 3)
+	for _, x := range []*skb.Buff{c, b, tail, n} {
+		x.Free()
+	}
+	frags(0, 0)
+	require.Zero(t, s.Skbs())
+	skbtest.NoViolations(t, f.H)
+}

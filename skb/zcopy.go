@@ -93,7 +93,7 @@ func (b *Buff) ZerocopyFromIter(it *mm.Iter, n int, u *ubuf.Info, from kernel.Ob
 				break
 			}
 			c.Page.Get()
-			b.shinfo.addFrag(Frag{Page: c.Page, Off: c.Off, Size: c.Len})
+			b.shinfo.AddFrag(Frag{Page: c.Page, Off: c.Off, Size: c.Len})
 		}
 		// Each batch of pinned pages counts whole pages:
 		// PAGE_ALIGN(copied + start), even when it continues a frag.
@@ -162,7 +162,7 @@ func (b *Buff) AppendPageFrag(page *mm.Page, off, n int) bool {
 			return false
 		}
 		page.Get()
-		b.shinfo.addFrag(Frag{Page: page, Off: off, Size: n})
+		b.shinfo.AddFrag(Frag{Page: page, Off: off, Size: n})
 	}
 	b.Len += n
 	b.DataLen += n

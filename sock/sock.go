@@ -87,6 +87,9 @@ type Sock struct {
 	zerocopy bool
 	dead     bool
 	refcnt   int
+	// uargs and uargBytes count the live msg_zerocopy uargs of the
+	// socket and their truesize (LiveUarg).
+	uargs, uargBytes int
 
 	// Charges, in bytes of truesize.
 	OmemAlloc int // sk_omem_alloc
@@ -210,6 +213,19 @@ func (s *Sock) Dead() bool { return s.dead }
 
 // Refcnt returns sk_refcnt.
 func (s *Sock) Refcnt() int { return s.refcnt }
+
+// LiveUarg counts a msg_zerocopy uarg of the socket allocated (n 1) or
+// freed (n -1), of truesize bytes of optmem (ubuf.Socket).
+func (s *Sock) LiveUarg(n, truesize int) {
+	s.uargs += n
+	s.uargBytes += n * truesize
+}
+
+// LiveUargs returns how many msg_zerocopy uargs of the socket are live and
+// their truesize: each holds a socket reference (unless bug no-sock-ref)
+// and its optmem charge, which the invariant checks compare with sk_refcnt
+// and sk_omem_alloc.
+func (s *Sock) LiveUargs() (n, truesize int) { return s.uargs, s.uargBytes }
 
 // ZerocopyFlag reports SOCK_ZEROCOPY as set by SO_ZEROCOPY.
 func (s *Sock) ZerocopyFlag() bool { return s.zerocopy }

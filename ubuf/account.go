@@ -9,7 +9,15 @@ type User struct {
 	UID int
 	// LockedVM is user_struct.locked_vm, in pages.
 	LockedVM uint64
+	// charged is what the live uargs' mmpins hold of it (Charged).
+	charged uint64
 }
+
+// Charged returns the pages the mmpins of live uargs charge to the user:
+// kept where a charge is made (mm_account_pinned_pages), returned
+// (mm_unaccount_pinned_pages) or dies with its uarg, it is what LockedVM
+// must equal.
+func (u *User) Charged() uint64 { return u.charged }
 
 // Task is the calling process: whose user it runs as, its RLIMIT_MEMLOCK and
 // whether it has CAP_IPC_LOCK. mm_account_pinned_pages reads the limit of
@@ -30,7 +38,13 @@ type Task struct {
 	// PinnedVM is the per-process counter charged instead of the user's
 	// when the profile has kernel.BugMemlockPerProcess.
 	PinnedVM uint64
+	// charged is what the live uargs' mmpins hold of it (Charged).
+	charged uint64
 }
+
+// Charged returns the pages the mmpins of live uargs charge to the task
+// (under kernel.BugMemlockPerProcess), as User.Charged.
+func (t *Task) Charged() uint64 { return t.charged }
 
 // MMPin is struct mmpin: the user charged for a uarg's pinned pages and how
 // many. The zero value has charged nothing.
@@ -91,6 +105,7 @@ func (m *MMPin) account(p *kernel.Profile, task *Task, size uint64) (kernel.Entr
 			return refused(task.PinnedVM, true)
 		}
 		task.PinnedVM += numPg
+		task.charged += numPg
 		m.Task = task
 		m.NumPg += numPg
 		return kernel.Entry{}, true
@@ -103,6 +118,7 @@ func (m *MMPin) account(p *kernel.Profile, task *Task, size uint64) (kernel.Entr
 		return refused(user.LockedVM, false)
 	}
 	user.LockedVM += numPg
+	user.charged += numPg
 	m.User = user
 	m.NumPg += numPg
 	return kernel.Entry{}, true
@@ -111,11 +127,30 @@ func (m *MMPin) account(p *kernel.Profile, task *Task, size uint64) (kernel.Entr
 // Unaccount models mm_unaccount_pinned_pages: it returns every page the
 // uarg charged, once.
 func (m *MMPin) Unaccount() {
-	switch {
-	case m.Task != nil:
-		m.Task.PinnedVM -= m.NumPg
-	case m.User != nil:
-		m.User.LockedVM -= m.NumPg
+	if locked, _ := m.counters(); locked != nil {
+		*locked -= m.NumPg
+	}
+	m.forget()
+}
+
+// forget drops the charge from what the live uargs hold (Charged) without
+// returning it: its uarg is gone, whether or not it was unaccounted.
+func (m *MMPin) forget() {
+	if _, charged := m.counters(); charged != nil {
+		*charged -= m.NumPg
 	}
 	*m = MMPin{}
+}
+
+// counters returns the counter m charges (locked_vm, or pinned_vm under
+// kernel.BugMemlockPerProcess) and what the live uargs charge to its
+// owner, nil if m charges nothing.
+func (m *MMPin) counters() (locked, charged *uint64) {
+	switch {
+	case m.Task != nil:
+		return &m.Task.PinnedVM, &m.Task.charged
+	case m.User != nil:
+		return &m.User.LockedVM, &m.User.charged
+	}
+	return nil, nil
 }

@@ -49,6 +49,10 @@ type Socket interface {
 	// QueueNotification is the queueing half of __msg_zerocopy_callback:
 	// under the error-queue lock, merge n into the queue or append it.
 	QueueNotification(n Notification)
+	// LiveUarg tells the socket that a msg_zerocopy uarg of it was
+	// allocated (n 1) or freed (n -1), of truesize bytes of optmem: the
+	// socket counts its live uargs for the invariant checks.
+	LiveUarg(n, truesize int)
 }
 
 // Notification is what __msg_zerocopy_callback hands to the error queue: the
@@ -111,6 +115,11 @@ type Info struct {
 	// fewHolders, so that HeldBy does not scan them (nil until then).
 	taken  uint64
 	heldBy map[kernel.ObjectID]int32
+	// looked is taken at the last Moved, and dropped the holders whose
+	// references were dropped since, while the Host keeps its touched
+	// list.
+	looked  uint64
+	dropped []kernel.ObjectID
 	// Done and Success record a Legacy completion.
 	Done, Success bool
 }
@@ -125,20 +134,33 @@ func (u *Info) Holders() []kernel.ObjectID { return append([]kernel.ObjectID(nil
 // copying them. The uarg must not change while it is iterated.
 func (u *Info) AllHolders() iter.Seq[kernel.ObjectID] { return slices.Values(u.holders) }
 
-// Taken returns how many references have ever been taken, the creator's
-// included: a mark for HoldersSince.
-func (u *Info) Taken() uint64 { return u.taken }
+// Moved returns the holders whose references moved since the last Moved
+// call (of none, since the uarg was made): taken the holders of the
+// references taken since that are still held, and possibly some older
+// ones (the holders list is in the order taken, so these are at its end),
+// dropped the holders of the references dropped since (recorded while the
+// Host keeps its touched list), oldest first. An invariant check looks at
+// a holder when its references move, at the cost of what moved, not of
+// what is held. The slices are valid until the uarg changes; one checker
+// per Host calls it.
+func (u *Info) Moved() (taken, dropped []kernel.ObjectID) {
+	n := min(u.taken-u.looked, uint64(len(u.holders)))
+	taken, dropped = u.holders[len(u.holders)-int(n):], u.dropped
+	u.looked, u.dropped = u.taken, u.dropped[:0]
+	return taken, dropped
+}
 
-// HoldersSince yields the holders of the references taken since Taken
-// returned mark that are still held, and possibly some older ones: the
-// holders list is in the order taken, so these are at its end. It costs
-// what was taken since mark, not what is held.
-func (u *Info) HoldersSince(mark uint64) iter.Seq[kernel.ObjectID] {
-	n := u.taken - mark
-	if n > uint64(len(u.holders)) {
-		n = uint64(len(u.holders))
+// Free frees the uarg: a msg_zerocopy uarg stops counting on its socket
+// (Socket.LiveUarg), and a charge it still holds on what the live uargs
+// charge to its user (User.Charged), where locked_vm keeps it.
+func (u *Info) Free() {
+	if !u.Freed() {
+		if u.Flavour == MsgZerocopy && u.sk != nil {
+			u.sk.LiveUarg(-1, u.Truesize)
+		}
+		u.Mmp.forget()
 	}
-	return slices.Values(u.holders[len(u.holders)-int(n):])
+	u.Tracked.Free()
 }
 
 // fewHolders is how many holders HeldBy scans before the uarg counts them
@@ -271,6 +293,9 @@ func (u *Info) addHolder(holder kernel.ObjectID) {
 // dropHolder forgets the oldest reference holder holds, reporting whether
 // it held one.
 func (u *Info) dropHolder(holder kernel.ObjectID) bool {
+	if u.Host().KeepTouched {
+		u.dropped = kernel.HostSlab[kernel.ObjectID](u.Host()).Append(u.dropped, holder)
+	}
 	if u.heldBy != nil {
 		switch n := u.heldBy[holder]; n {
 		case 0:

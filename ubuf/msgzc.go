@@ -83,6 +83,7 @@ func Alloc(h *kernel.Host, sk Socket, task *Task, size uint32, holder kernel.Obj
 		sk:       sk,
 		refcnt:   1,
 	})
+	sk.LiveUarg(1, truesize)
 	sk.SetZCKey(nextID(h.Profile, u.ID))
 	if !h.Profile.Bugs.Has(kernel.BugNoSockRef) {
 		sk.Hold()

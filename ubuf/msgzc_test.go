@@ -403,7 +403,8 @@ func TestTransfer(t *testing.T) {
 }
 
 // A uarg with many holders counts them the same way as with few, and
-// HoldersSince yields those taken since a mark, oldest first.
+// Moved yields those taken and dropped since it was last called, oldest
+// first.
 func TestManyHolders(t *testing.T) {
 	e := skbtest.NewEnv(t, "linux-6.18")
 	u, _ := ubuf.Alloc(e.H, e.TCP(), e.Task, 100, call1)
@@ -412,12 +413,16 @@ func TestManyHolders(t *testing.T) {
 		u.Get(shinfo(i))
 	}
 	u.Get(shinfo(3))
-	mark := u.Taken()
-	require.Equal(t, uint64(22), mark)
+	e.H.KeepTouched = true // a checker looks: drops are recorded
+	taken, dropped := u.Moved()
+	require.Len(t, taken, 22, "never looked at: every holder")
+	require.Empty(t, dropped)
 	require.Equal(t, 2, u.HeldBy(shinfo(3)))
 	require.Equal(t, 1, u.HeldBy(call1))
 	require.Zero(t, u.HeldBy(shinfo(20)))
-	require.Empty(t, slices.Collect(u.HoldersSince(mark)))
+	taken, dropped = u.Moved()
+	require.Empty(t, taken)
+	require.Empty(t, dropped)
 
 	u.Complete(shinfo(3), true)
 	require.Equal(t, 1, u.HeldBy(shinfo(3)))
@@ -425,8 +430,9 @@ func TestManyHolders(t *testing.T) {
 	require.Zero(t, u.HeldBy(shinfo(3)))
 	u.Get(shinfo(21))
 	u.Transfer(call1, shinfo(22))
-	require.Equal(t, []kernel.ObjectID{shinfo(21), shinfo(22)}, slices.Collect(u.HoldersSince(mark)))
-	require.Equal(t, []kernel.ObjectID{shinfo(22)}, slices.Collect(u.HoldersSince(mark+1)))
+	taken, dropped = u.Moved()
+	require.Equal(t, []kernel.ObjectID{shinfo(21), shinfo(22)}, taken)
+	require.Equal(t, []kernel.ObjectID{shinfo(3), shinfo(3), call1}, dropped)
 	require.Equal(t, 1, u.HeldBy(shinfo(22)))
 	require.Zero(t, u.HeldBy(call1))
 	require.Equal(t, u.Refcnt(), len(u.Holders()))
@@ -531,4 +537,33 @@ func TestExtends(t *testing.T) {
 	u2, _ := ubuf.Alloc(e.H, s, e.Task, 100, call2)
 	require.Equal(t, ubuf.FailNotContiguous, ubuf.Extends(p, s, u1, 100))
 	require.Equal(t, ubuf.Extended, ubuf.Extends(p, s, u2, 100))
+}
+
+// What the live uargs charge (User.Charged) and how many a socket has
+// (sock.Sock.LiveUargs) follow the allocation, the extension, the
+// completion and a free: a uarg freed while still charged leaves
+// locked_vm above what the live uargs charge.
+func TestLiveCharges(t *testing.T) {
+	e := skbtest.NewEnv(t, "linux-6.18")
+	sk := e.TCP()
+	u, out := ubuf.Alloc(e.H, sk, e.Task, 5000, call1)
+	require.Equal(t, ubuf.Allocated, out)
+	require.Equal(t, e.User.LockedVM, e.User.Charged())
+	require.NotZero(t, e.User.Charged())
+	n, bytes := sk.LiveUargs()
+	require.Equal(t, []int{1, u.Truesize}, []int{n, bytes})
+	_, out = ubuf.Realloc(e.H, sk, e.Task, 5000, u, call2)
+	require.Equal(t, ubuf.Extended, out)
+	require.Equal(t, e.User.LockedVM, e.User.Charged())
+	v, _ := ubuf.Alloc(e.H, sk, e.Task, 100, call1)
+	u.Complete(call1, true)
+	u.Complete(call2, true) // the last reference: unaccounted and freed
+	require.Equal(t, e.User.LockedVM, e.User.Charged())
+	n, bytes = sk.LiveUargs()
+	require.Equal(t, []int{1, v.Truesize}, []int{n, bytes})
+	v.Free() // behind the callback's back: still charged
+	require.Zero(t, e.User.Charged())
+	require.NotZero(t, e.User.LockedVM)
+	n, _ = sk.LiveUargs()
+	require.Zero(t, n)
 }

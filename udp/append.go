@@ -389,7 +389,7 @@ func trimTail(b *skb.Buff, n int) {
 		b.Len, b.DataLen, n = b.Len-cut, b.DataLen-cut, n-cut
 		if last.Size == 0 {
 			last.Page.Put()
-			s.Frags = s.Frags[:len(s.Frags)-1]
+			s.SetFrags(s.Frags[:len(s.Frags)-1])
 		}
 	}
 	b.Len -= n
