@@ -36,7 +36,9 @@ func (s RxStamp) Merge(from RxStamp) RxStamp { return max(s, from) }
 // (measured on Linux 6.18: data sent right after the first SO_TIMESTAMPING
 // of the host was stamped in some runs and not in others). The model
 // assumes that nothing outside it holds the key (on the calibration
-// machine nothing did: with no socket asking, nothing was stamped).
+// machine nothing did: with no socket asking, nothing was stamped; the
+// prober's live runs take turns, so that one does not hold it for
+// another).
 // The zero value is off.
 type Netstamp struct {
 	wanted int

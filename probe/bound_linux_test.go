@@ -130,3 +130,25 @@ func TestChildKilled(t *testing.T) {
 	require.True(t, k.Timeout)
 	require.Equal(t, "the unprivileged child had not finished after 1.5s: it was killed", k.Cut)
 }
+
+// Live runs take turns on the host: a run waits while another process
+// (here, the test) holds the live runs' lock, and runs once it is
+// released.
+func TestLiveRunsTakeTurns(t *testing.T) {
+	requireLive(t)
+	release, err := hostTurn()
+	require.NoError(t, err)
+	done := make(chan error, 1)
+	go func() {
+		_, err := Run("turn.zcs", []byte("socket s AF_INET SOCK_DGRAM\n"), Options{})
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		release()
+		t.Fatalf("a live run went while the lock was held (err %v)", err)
+	case <-time.After(300 * time.Millisecond):
+	}
+	release()
+	require.NoError(t, <-done)
+}

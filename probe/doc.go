@@ -9,7 +9,11 @@
 // net.core.optmem_max and net.ipv4.ping_group_range there if the
 // scenario sets them; the host's
 // namespace and sysctls are never touched, and the thread is never
-// unlocked, so it dies with its goroutine. Each scenario socket is a real
+// unlocked, so it dies with its goroutine. The live runs of all the
+// host's processes take turns (a lock file, flock): what a namespace does
+// not separate — the host-wide receive timestamp switch
+// netstamp_needed_key, the child user's locked_vm — would otherwise
+// leak from one run into another. Each scenario socket is a real
 // socket; its implicit peer "S.peer" is a real socket on 127.0.0.1 (::1
 // for AF_INET6; 127.0.0.1 reached at ::ffff:127.0.0.1 for a socket made
 // with mapped): for TCP a listener whose connection is accepted at

@@ -24,8 +24,13 @@ import (
 
 // live runs the planned statements on the host kernel: in a private
 // network namespace, as root or, when the plan says so, in an
-// unprivileged child.
+// unprivileged child, at the host's turn (hostTurn).
 func live(file string, src []byte, stmts []scenario.Stmt, pl plan, opts Options) ([]Obs, error) {
+	release, err := hostTurn()
+	if err != nil {
+		return nil, err
+	}
+	defer release()
 	return inNetns(pl.sysctls, pl.loMTU, func() ([]Obs, error) {
 		if !pl.child {
 			return runHost(stmts, pl.steps, runLimits, nil), nil
@@ -36,6 +41,36 @@ func live(file string, src []byte, stmts []scenario.Stmt, pl plan, opts Options)
 		}
 		return obs, err
 	})
+}
+
+// liveLock is the file whose lock (flock) a live run holds: the live
+// runs of every process on the host take turns, because the kernel
+// keeps state that a network namespace does not separate, and a run
+// beside another would see the other's — netstamp_needed_key, which
+// stamps every packet of the host while any socket asks for receive
+// timestamps (kernel.Netstamp assumes nothing outside the run holds
+// it), and the locked_vm of the unprivileged child's user, which
+// RLIMIT_MEMLOCK charges (mm_account_pinned_pages).
+var liveLock = filepath.Join(os.TempDir(), "zcsim-live.lock")
+
+// hostTurn waits until no other live run holds liveLock, takes it, and
+// returns its release.
+func hostTurn() (release func(), err error) {
+	f, err := os.OpenFile(liveLock, os.O_CREATE|os.O_RDWR, 0o666)
+	if err != nil {
+		return nil, fmt.Errorf("probe: the live runs' lock: %w", err)
+	}
+	for {
+		err = syscall.Flock(int(f.Fd()), syscall.LOCK_EX)
+		if err != syscall.EINTR {
+			break
+		}
+	}
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("probe: the live runs' lock %s: %w", liveLock, err)
+	}
+	return func() { f.Close() }, nil
 }
 
 // killedAt is the Timeout observation of the statement a killed child
