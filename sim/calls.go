@@ -1079,13 +1079,15 @@ func (w *World) recvCopy(s *Socket, peeked, n int, flags kernel.MsgFlags) (Resul
 }
 
 // recvStream models a blocking tcp_recvmsg: with nothing queued the
-// reader sleeps in sk_wait_data until tcp_data_ready wakes it (SO_RCVLOWAT
+// reader sleeps in sk_wait_data, unless tcp_recvmsg_locked returns at
+// once (tcp.Conn.ReadSleeps: the FIN, an error, RCV_SHUTDOWN, a closed
+// socket), until tcp_data_ready wakes it (SO_RCVLOWAT
 // bytes queued, buffer pressure, a starving window, the FIN or an error);
 // it copies what is queued and, short of the target of sock_rcvlowat
 // (min(SO_RCVLOWAT, n)), sleeps again. If the network goes idle first the
 // read returns what it copied, or EAGAIN, as if SO_RCVTIMEO had ended it.
 func (w *World) recvStream(c Call, s *Socket, n int, flags kernel.MsgFlags, ctl *sock.RecvControl) Result {
-	for s.tcp.Queued() == 0 && !s.tcp.DataReady() && w.RunNext() {
+	for s.tcp.Queued() == 0 && s.tcp.ReadSleeps() && w.RunNext() {
 	}
 	target := s.tcp.RecvTarget(n, flags)
 	got, last := 0, false
@@ -1096,7 +1098,7 @@ func (w *World) recvStream(c Call, s *Socket, n int, flags kernel.MsgFlags, ctl 
 		r, stamp := w.recvCopy(s, got, n-got, flags)
 		stamps = stamps.Merge(stamp)
 		w.releaseSock(s)
-		done := last || r.Errno != 0 || r.Ret == 0 || got+int(r.Ret) >= target
+		done := last || r.Errno != 0 || r.Ret == 0 || got+int(r.Ret) >= target || !s.tcp.ReadSleeps()
 		if r.Errno == 0 {
 			r.Ret += int64(got)
 		} else if got > 0 {

@@ -400,7 +400,10 @@
 // left of the offered window at most rcv_mss — or the FIN. A blocking
 // read returns once it has min(SO_RCVLOWAT, len) bytes (RecvTarget,
 // sock_rcvlowat); bytes it already copied do not count towards the next
-// wakeup. SO_RCVLOWAT grows an unlocked receive buffer to hold the mark
+// wakeup. A read sleeps at all only where tcp_recvmsg_locked reaches
+// sk_wait_data (ReadSleeps): not after the FIN, a socket error,
+// RCV_SHUTDOWN (its own shutdown too) or on a closed socket, where it
+// returns at once. SO_RCVLOWAT grows an unlocked receive buffer to hold the mark
 // (tcp_set_rcvlowat, in package sock), and below the mark a receiver
 // acknowledges at once what it would otherwise delay (__tcp_ack_snd_check).
 // Measured on Linux 6.18 (probe/testdata/tcp-rcvlowat.zcs): POLLIN comes

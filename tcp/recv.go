@@ -287,6 +287,18 @@ func (c *Conn) Peek(skip, n int) (int, kernel.Errno) {
 	return max(min(n, c.Queued()-skip), 0), 0
 }
 
+// ReadSleeps reports whether a blocking read with nothing queued sleeps
+// in sk_wait_data: tcp_recvmsg_locked returns at once on a listener,
+// after the FIN, with a socket error, once RCV_SHUTDOWN is set, on a
+// finished or never-connected socket (emptyRead's answers other than
+// EAGAIN), and with bytes copied it stops for the same reasons. Measured
+// on Linux 6.18: a zero-length read of a socket shut down for reading
+// returns 0 at once, before the sender's probe brings the data that
+// would reset it (probe/testdata/tcp-shutdown-read.zcs).
+func (c *Conn) ReadSleeps() bool {
+	return c.Sk.Err == 0 && c.emptyRead() == kernel.EAGAIN
+}
+
 // emptyRead is what tcp_recvmsg_locked answers with nothing queued.
 func (c *Conn) emptyRead() kernel.Errno {
 	switch {
