@@ -599,7 +599,7 @@ func (r *replayer) send(o *strace.Send) {
 	}
 	r.feed(e, o.To.Addr)
 	flags := msgFlags(o.Flags)
-	text := sendText(o.Syscall, o.Fd, o.Iov, flags)
+	text := r.sendTexts.text(o.Syscall, o.Fd, o.Iov, flags, sendText)
 	send := r.w.Send
 	if o.To.Addr.IsValid() {
 		send = r.w.SendTo
@@ -880,7 +880,7 @@ func (r *replayer) recv(o *strace.Recv) {
 		return
 	}
 	flags := msgFlags(o.Flags)
-	text := recvText(o.Syscall, o.Fd, o.Len, flags)
+	text := r.recvTexts.text(o.Syscall, o.Fd, []uint64{o.Len}, flags, recvText)
 	if !o.ErrQueue {
 		r.recvData(o, e, text, flags)
 		return
@@ -1101,6 +1101,28 @@ func (r *replayer) emit(c Call) {
 	}
 }
 
+// textMemo remembers the text of the last data call of one kind: a
+// program's loop of like calls shows the same text again.
+type textMemo struct {
+	syscall string
+	fd      int
+	lens    []uint64
+	flags   kernel.MsgFlags
+	memo    string
+}
+
+// text returns the text render makes of a call of syscall on fd with the
+// buffer lengths lens and flags, without making it again for a call like
+// the last one.
+func (m *textMemo) text(syscall string, fd int, lens []uint64, flags kernel.MsgFlags, render func(string, int, []uint64, kernel.MsgFlags) string) string {
+	if m.memo != "" && syscall == m.syscall && fd == m.fd && flags == m.flags && slices.Equal(lens, m.lens) {
+		return m.memo
+	}
+	m.syscall, m.fd, m.flags, m.lens = syscall, fd, flags, append(m.lens[:0], lens...)
+	m.memo = render(syscall, fd, lens, flags)
+	return m.memo
+}
+
 // sendText is how the report shows a send: name(fd, [iov lengths],
 // flags), as fmt's %v prints them.
 func sendText(syscall string, fd int, iov []uint64, flags kernel.MsgFlags) string {
@@ -1116,12 +1138,13 @@ func sendText(syscall string, fd int, iov []uint64, flags kernel.MsgFlags) strin
 	return string(append(append(append(b, "], "...), flags.String()...), ')'))
 }
 
-// recvText is how the report shows a read: name(fd, length, flags).
-func recvText(syscall string, fd int, n uint64, flags kernel.MsgFlags) string {
+// recvText is how the report shows a read: name(fd, length, flags), its
+// length the one of lens.
+func recvText(syscall string, fd int, lens []uint64, flags kernel.MsgFlags) string {
 	b := make([]byte, 0, 48)
 	b = append(append(b, syscall...), '(')
 	b = append(strconv.AppendInt(b, int64(fd), 10), ", "...)
-	b = append(strconv.AppendUint(b, n, 10), ", "...)
+	b = append(strconv.AppendUint(b, lens[0], 10), ", "...)
 	return string(append(append(b, flags.String()...), ')'))
 }
 

@@ -169,6 +169,8 @@ type replayer struct {
 	// unknownFds counts, per descriptor the log never created, the calls
 	// made on it.
 	unknownFds map[int]int
+	// sendTexts and recvTexts remember the last send's and read's text.
+	sendTexts, recvTexts textMemo
 	// events keeps the text of the model's last call event, for a
 	// divergence's reason; the World's trace goes to it, not to memory.
 	events lastEvent
@@ -294,7 +296,9 @@ func line(h *strace.Header) int {
 
 // call is the sim.Call of an op.
 func (r *replayer) call(h *strace.Header, text string) sim.Call {
-	return sim.Call{Source: r.file + ":" + strconv.Itoa(line(h)), Text: text}
+	var buf [64]byte
+	b := strconv.AppendInt(append(append(buf[:0], r.file...), ':'), int64(line(h)), 10)
+	return sim.Call{Source: string(b), Text: text}
 }
 
 // finish completes the report.

@@ -18,12 +18,11 @@ package strace
 // that do.
 type knownLine struct {
 	text string
-	// call is the line's call once the text came twice (twice), its
-	// values its own; at is where the text started on the line that
+	// call is the line's call once the text came twice, its values its
+	// own (nil before); at is where the text started on the line that
 	// last listed it, as values hold columns.
-	call  Call
-	twice bool
-	at    int
+	call *Call
+	at   int
 	// op is call decoded, under the Header of the call that decoded it
 	// first, once a Decoder decoded it without an error.
 	op Op
@@ -91,7 +90,8 @@ func (m *knownLines) seen(text string, call Call, at int) *knownLine {
 // learn gives k, a text seen once, its call (values copied out of the
 // carver) and moves it among the lines seen more often.
 func (m *knownLines) learn(k *knownLine, call Call, at int) {
-	k.call, k.twice, k.at = call.Clone(), true, at
+	c := call.Clone()
+	k.call, k.at = &c, at
 	m.drop(m.hot.add(k, maxHot))
 }
 
@@ -101,7 +101,7 @@ func (m *knownLines) drop(k *knownLine) {
 	if k == nil || m.byText[k.text] != k {
 		return
 	}
-	if !k.twice || !m.inHot(k) {
+	if k.call == nil || !m.inHot(k) {
 		delete(m.byText, k.text)
 	}
 }

@@ -150,7 +150,7 @@ func (p *parser) repeat(rest string, at, lineNo, pid int, when Time) bool {
 	if k == nil {
 		return false
 	}
-	if !k.twice {
+	if k.call == nil {
 		if p.known.prev != k {
 			return false
 		}
@@ -163,7 +163,7 @@ func (p *parser) repeat(rest string, at, lineNo, pid int, when Time) bool {
 		k.call.Result.Value.moveTo(lineNo, at-k.at)
 	}
 	k.at = at
-	call := k.call
+	call := *k.call
 	call.Lines = p.lineSet([]segment{{0, lineNo, 1}})
 	call.Pid, call.Time, call.known = pid, when, k
 	p.known.prev = nil
