@@ -186,7 +186,13 @@
 // # Streaming
 //
 // The log is read line by line ([strace.Scanner]) twice, the survey and
-// the replay; with [Options.Out] the report is written as it is made and
+// the replay: an input error anywhere stops the replay before anything is
+// written, and what the log shows of the machine anywhere sets the model
+// up before its first call, so the survey ends before the replay starts,
+// and keeping the calls between the two would make memory grow with the
+// log. Each read parses a line of a program's loop at most twice and
+// decodes it once (the Scanner's memory of recent lines, bounded). With
+// [Options.Out] the report is written as it is made and
 // [Report.Calls] stays empty, and the lists after the calls keep the
 // first [MaxListed] calls of each verdict, so memory does not grow with
 // the log. The model's trace goes to a sink that keeps only its last call
