@@ -138,11 +138,12 @@
 //
 // A Check that is not at quiescence examines only what changed: the
 // objects the Host lists as created or noted since the last Check
-// (kernel.Host.Touched), the pages put_page left short of what their
-// mapping and frags hold (mm.Put), the sockets the hooks above heard of,
-// and what their checks read as it is now — an skb's shared info and
-// owner, a shared info's frag pages and uarg, a uarg's socket. Each state
-// rule is checked where it can break. The sums the rules compare with a
+// (kernel.Host.Touched), the pages put_page or a frag's attachment left
+// with fewer references than their mapping and frags hold (mm.Uncovered),
+// the sockets the hooks above heard of, and what their checks read as it
+// is now — an skb's shared info and owner, a shared info's uarg, a uarg's
+// socket and the holders whose references of it moved. Each state rule is
+// checked where it can break. The sums the rules compare with a
 // refcount or a charge are counters the model keeps at the operations
 // that move them: a shared info's live skbs (skb.SharedInfo.Skbs, kept
 // where an skb is made on it, moves off it or is freed), a page's frags

@@ -59,6 +59,9 @@ type dirty struct {
 	holds []hold
 	// suspects are the uargs that may have a bad holder (suspectHolders).
 	suspects []*ubuf.Info
+	// freedFrags says that a page was freed under a live shared info's
+	// frag: the frags of the step's shared infos are checked then.
+	freedFrags bool
 	// gen numbers the Check; an object is on the lists once it was
 	// visited in this generation (kernel.Tracked.Visit).
 	gen uint64
@@ -72,7 +75,7 @@ type hold struct {
 
 func (d *dirty) reset() {
 	d.socks, d.uargs, d.skbs, d.shinfos, d.pages = d.socks[:0], d.uargs[:0], d.skbs[:0], d.shinfos[:0], d.pages[:0]
-	d.holds, d.suspects = d.holds[:0], d.suspects[:0]
+	d.holds, d.suspects, d.freedFrags = d.holds[:0], d.suspects[:0], false
 	d.gen++
 }
 
@@ -137,7 +140,7 @@ func (m *Monitor) build(h *kernel.Host) {
 	in.built = true
 	h.KeepTouched = true
 	h.ClearTouched()
-	mm.ClearPut(h)
+	mm.ClearUncovered(h)
 }
 
 // chargedBy notes the user or task a live uarg charges.
@@ -163,16 +166,17 @@ func (in *incremental) seeOwner(b *skb.Buff) *sock.Sock {
 }
 
 // collect turns the Host's touched objects into the dirty set: every
-// touched object, the pages put_page lowered, the sockets the hooks heard
-// of, and what their checks read as it is now — an skb's shared info
-// (a freed skb's too) and owner, a shared info's frag pages and uarg, a
-// uarg's socket. What a step took away from an object without touching it
-// cannot break its rules: a frag leaving a page, an skb leaving a shared
-// info with its dataref, a uarg's holder dropping its reference, each
-// lowers both sides of the rule at once, and put_page lists its page. Where
-// the counters say that a freed object is still used (a live skb on a
-// freed shared info, a live uarg of a freed socket), the users are found
-// by a walk of the live objects: a violation's cost, not a step's.
+// touched object, the pages whose references no longer cover their frags
+// (mm.Uncovered: put_page and a frag's attachment list them), the sockets
+// the hooks heard of, and what their checks read as it is now — an skb's
+// shared info (a freed skb's too) and owner, a shared info's uarg, a
+// uarg's socket and the holders whose references of it moved. What a step
+// took away from an object without touching it cannot break its rules: a
+// frag leaving a page, an skb leaving a shared info with its dataref, each
+// lowers both sides of the rule at once. Where the counters say that a
+// freed object is still used (a live skb on a freed shared info, a live
+// uarg of a freed socket, a frag on a freed page), the users are found by
+// a walk of the live objects: a violation's cost, not a step's.
 func (m *Monitor) collect(h *kernel.Host) *dirty {
 	d, in := &m.dirty, &m.incr
 	d.reset()
@@ -180,10 +184,10 @@ func (m *Monitor) collect(h *kernel.Host) *dirty {
 		d.add(t)
 	}
 	h.ClearTouched()
-	for _, p := range mm.Put(h) {
+	for _, p := range mm.Uncovered(h) {
 		d.add(&p.Tracked)
 	}
-	mm.ClearPut(h)
+	mm.ClearUncovered(h)
 	for _, sk := range m.hooked {
 		d.add(&sk.Tracked)
 	}
@@ -213,11 +217,6 @@ func (m *Monitor) collect(h *kernel.Host) *dirty {
 		if s.Freed() && s.Skbs() > 0 {
 			usersOfFreed(h, d, s)
 		}
-		if !s.Freed() {
-			for _, f := range s.Frags {
-				d.add(&f.Page.Tracked)
-			}
-		}
 		if s.Uarg != nil {
 			d.add(&s.Uarg.Tracked)
 			d.holds = append(d.holds, hold{s, s.Uarg})
@@ -239,6 +238,7 @@ func (m *Monitor) collect(h *kernel.Host) *dirty {
 	for _, p := range d.pages {
 		if p.Freed() && p.Frags() > 0 {
 			shinfosOnFreed(h, d, p)
+			d.freedFrags = true
 		}
 	}
 	m.suspectHolders(d)
@@ -348,7 +348,7 @@ func (m *Monitor) checkIncremental(h *kernel.Host, d *dirty) []kernel.Violation 
 		out = appendShinfoUarg(out, h, s)
 	}
 	for _, s := range d.shinfos {
-		if !s.Freed() {
+		if d.freedFrags && !s.Freed() {
 			out = appendFreedFrags(out, h, s)
 		}
 	}

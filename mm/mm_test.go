@@ -333,10 +333,10 @@ func TestIterByte(t *testing.T) {
 	require.False(t, ok, "exhausted")
 }
 
-// While the Host keeps its touched list, put_page lists a page it leaves
-// with fewer references than its mapping and frags hold, and only such a
-// page: that is where the page refcount invariant breaks.
-func TestPutLowersBelowFrags(t *testing.T) {
+// While the Host keeps its touched list, put_page and AttachFrag list a
+// page they leave with fewer references than its mapping and frags hold,
+// and only such a page: that is where the page refcount invariant breaks.
+func TestUncoveredPages(t *testing.T) {
 	prof, err := kernel.Lookup(kernel.DefaultProfile)
 	require.NoError(t, err)
 	h := kernel.NewHost(prof)
@@ -345,17 +345,22 @@ func TestPutLowersBelowFrags(t *testing.T) {
 	p.Get()
 	p.AttachFrag()
 	p.Put() // 1 reference for 1 frag: whole
-	require.Empty(t, mm.Put(h))
+	require.Empty(t, mm.Uncovered(h))
 	p.Get()
-	p.AttachFrag()
-	p.Put() // 1 reference for 2 frags
-	require.Equal(t, []*mm.Page{p}, mm.Put(h))
-	mm.ClearPut(h)
-	require.Empty(t, mm.Put(h))
-	require.Equal(t, 2, p.Frags())
+	p.AttachFrag() // 2 references for 2 frags
+	require.Empty(t, mm.Uncovered(h))
+	p.AttachFrag() // without a reference of its own
+	require.Equal(t, []*mm.Page{p}, mm.Uncovered(h), "2 references for 3 frags")
+	mm.ClearUncovered(h)
+	p.Put() // 1 reference for 3 frags
+	require.Equal(t, []*mm.Page{p}, mm.Uncovered(h))
+	mm.ClearUncovered(h)
+	require.Empty(t, mm.Uncovered(h))
+	require.Equal(t, 3, p.Frags())
+	p.DetachFrag()
 	p.DetachFrag()
 	p.DetachFrag()
 	p.Put() // freed: the free is noted, not listed
-	require.Empty(t, mm.Put(h))
+	require.Empty(t, mm.Uncovered(h))
 	require.True(t, p.Freed())
 }

@@ -41,8 +41,15 @@ func (p *Page) Frags() int { return p.frags }
 // off (skb_fill_page_desc, the frags' moves and trims, the release of the
 // shared info), so that the invariant checks read the count where it is
 // kept instead of counting the frags of every shared info. They change no
-// refcount: the caller takes or drops the frag's page reference itself.
-func (p *Page) AttachFrag() { p.frags++ }
+// refcount: the caller takes or drops the frag's page reference itself,
+// before it attaches the frag. A page left with fewer references than its
+// mapping and frags hold is listed (Uncovered).
+func (p *Page) AttachFrag() {
+	p.frags++
+	if p.refs < p.floor()+p.frags {
+		p.uncovered()
+	}
+}
 
 // DetachFrag is AttachFrag's inverse.
 func (p *Page) DetachFrag() { p.frags-- }
@@ -102,43 +109,57 @@ func (p *Page) Put() {
 	if !p.CheckLive("put_page") {
 		return
 	}
-	floor := 0
-	if p.Mapped() {
-		floor = 1
-	}
+	floor := p.floor()
 	if p.refs <= floor {
 		p.Violate(kernel.RuleRefcount, "put_page with refcount %d (underflow)", p.refs)
 		return
 	}
 	p.refs--
-	switch h := p.Host(); {
+	switch {
 	case p.refs == 0:
 		p.Free()
-	case p.refs < floor+p.frags && h.KeepTouched:
-		l := kernel.HostValue[putPages](h)
+	case p.refs < floor+p.frags:
+		p.uncovered()
+	}
+}
+
+// floor is the reference the page's mapping holds: 1 while mapped.
+func (p *Page) floor() int {
+	if p.Mapped() {
+		return 1
+	}
+	return 0
+}
+
+// uncoveredPages lists the pages put_page or AttachFrag left with fewer
+// references than their mapping and frags hold since the last
+// ClearUncovered, while the Host keeps its touched list. The page
+// refcount invariant can only break where the count falls or a frag is
+// added: freeing notes the page, neither of these does. A page may be
+// listed while an operation has yet to take a frag off it or move one (the
+// check at the step's end finds it whole), but the skb package takes
+// frags off their pages before it drops their references, and takes a
+// reference before it adds a frag.
+type uncoveredPages struct{ pages []*Page }
+
+func (p *Page) uncovered() {
+	if h := p.Host(); h.KeepTouched {
+		l := kernel.HostValue[uncoveredPages](h)
 		l.pages = append(l.pages, p)
 	}
 }
 
-// putPages lists the pages put_page left with fewer references than
-// their mapping and frags hold since the last ClearPut, while the Host
-// keeps its touched list: freeing notes the page, a lower count does not,
-// and the page refcount invariant can only break where the count falls.
-// A page may be listed while an operation has yet to take a frag off it
-// (the check at the step's end finds it whole), but the skb package takes
-// frags off their pages before it drops their references.
-type putPages struct{ pages []*Page }
+// Uncovered returns the pages put_page or AttachFrag left with fewer
+// references than their mapping and frags hold (Frags) since the last
+// ClearUncovered, while h.KeepTouched is set, in that order, a page once
+// each time: with the objects h lists as touched, what an incremental
+// check of the page refcounts examines. The slice is valid until
+// ClearUncovered.
+func Uncovered(h *kernel.Host) []*Page { return kernel.HostValue[uncoveredPages](h).pages }
 
-// Put returns the pages put_page left with fewer references than their
-// mapping and frags hold (Frags) since the last ClearPut, while
-// h.KeepTouched is set, in the order put: with the objects h lists as
-// touched, what an incremental check of the page refcounts examines. The
-// slice is valid until ClearPut.
-func Put(h *kernel.Host) []*Page { return kernel.HostValue[putPages](h).pages }
-
-// ClearPut starts a new list for Put.
-func ClearPut(h *kernel.Host) {
-	l := kernel.HostValue[putPages](h)
+// ClearUncovered starts a new list for Uncovered.
+func ClearUncovered(h *kernel.Host) {
+	l := kernel.HostValue[uncoveredPages](h)
 	clear(l.pages)
 	l.pages = l.pages[:0]
 }

@@ -128,22 +128,23 @@ func (b *Buff) Split(n int) (*Buff, kernel.Errno) {
 	} else {
 		pos := b.HeadLen()
 		frags := kernel.HostSlab[Frag](b.Host())
-		var keep []Frag
+		var keep, moved []Frag
 		for _, f := range s.Frags {
 			switch {
 			case pos+f.Size <= n:
 				keep = frags.Append(keep, f)
 			case pos >= n:
-				s1.AddFrag(f)
+				moved = frags.Append(moved, f)
 			default:
 				head := n - pos
 				f.Page.Get()
 				keep = frags.Append(keep, Frag{Page: f.Page, Off: f.Off, Size: head})
-				s1.AddFrag(Frag{Page: f.Page, Off: f.Off + head, Size: f.Size - head})
+				moved = frags.Append(moved, Frag{Page: f.Page, Off: f.Off + head, Size: f.Size - head})
 			}
 			pos += f.Size
 		}
-		s.SetFrags(keep)
+		s.SetFrags(keep) // off the pages' counts before b1's frags count on them
+		s1.SetFrags(moved)
 		b1.Len, b1.DataLen = rest, rest
 		b.Len, b.DataLen = n, b.DataLen-rest
 	}
@@ -287,24 +288,32 @@ func Shift(tgt, b *Buff, n int) int {
 	if len(t.Frags)+need > kernel.MaxSkbFrags {
 		return 0
 	}
+	start := from
+	var cut Frag // the front of a frag that straddles n, which tgt takes
 	for todo > 0 {
 		f := s.Frags[from]
 		if todo < f.Size {
 			f.Page.Get()
-			t.AddFrag(Frag{Page: f.Page, Off: f.Off, Size: todo})
+			cut = Frag{Page: f.Page, Off: f.Off, Size: todo}
 			s.Frags[from].Off += todo
 			s.Frags[from].Size -= todo
 			break
 		}
-		t.AddFrag(f)
 		todo -= f.Size
 		from++
+	}
+	moved := s.Frags[start:from]
+	s.SetFrags(s.Frags[from:]) // off the pages' counts before tgt's frags count on them
+	for _, f := range moved {
+		t.AddFrag(f)
+	}
+	if cut.Page != nil {
+		t.AddFrag(cut)
 	}
 	if merge {
 		t.Frags[len(t.Frags)-1-need].Size += first.Size
 		first.Page.Put()
 	}
-	s.SetFrags(s.Frags[from:])
 	shiftLen(tgt, b, n)
 	return n
 }
@@ -340,10 +349,11 @@ func TryCoalesce(to, from *Buff) (delta int, ok bool) {
 		return 0, false
 	}
 	// The frags' page references move to "to"; from keeps none.
-	for _, f := range from.shinfo.Frags {
+	moved := from.shinfo.Frags
+	from.shinfo.SetFrags(nil) // off the pages' counts before to's frags count on them
+	for _, f := range moved {
 		to.shinfo.AddFrag(f)
 	}
-	from.shinfo.SetFrags(nil)
 	to.Len, to.DataLen = to.Len+from.DataLen, to.DataLen+from.DataLen
 	from.Len, from.DataLen = 0, 0
 	delta = from.Truesize - from.Head
@@ -528,12 +538,12 @@ func (b *Buff) PullTail(delta int) kernel.Errno {
 	}
 	s := b.shinfo
 	eat := delta
-	var keep []Frag
+	var keep, eaten []Frag
 	for _, f := range s.Frags {
 		switch {
 		case eat >= f.Size:
 			eat -= f.Size
-			f.Page.Put()
+			eaten = append(eaten, f)
 		case eat > 0:
 			keep = append(keep, Frag{Page: f.Page, Off: f.Off + eat, Size: f.Size - eat})
 			eat = 0
@@ -541,7 +551,10 @@ func (b *Buff) PullTail(delta int) kernel.Errno {
 			keep = append(keep, f)
 		}
 	}
-	s.SetFrags(keep)
+	s.SetFrags(keep) // off the pages' counts before their references go
+	for _, f := range eaten {
+		f.Page.Put()
+	}
 	b.DataLen -= delta
 	b.Note(kernel.Entry{Op: kernel.OpPullTail, Args: [4]int64{int64(delta), int64(b.DataLen)}})
 	if b.DataLen == 0 {

@@ -388,8 +388,9 @@ func trimTail(b *skb.Buff, n int) {
 		last.Size -= cut
 		b.Len, b.DataLen, n = b.Len-cut, b.DataLen-cut, n-cut
 		if last.Size == 0 {
-			last.Page.Put()
-			s.SetFrags(s.Frags[:len(s.Frags)-1])
+			pg := last.Page
+			s.SetFrags(s.Frags[:len(s.Frags)-1]) // off the page's count before its reference goes
+			pg.Put()
 		}
 	}
 	b.Len -= n
