@@ -186,11 +186,22 @@ type PeerOptions struct {
 	// AutoRead makes the peer's application read everything on arrival.
 	AutoRead bool
 	// V4Mapped makes an AF_INET6 socket's peer address v4-mapped
-	// (sock.Sock.V4Mapped), and the peer's address the socket's.
+	// (sock.Sock.V4Mapped), and the peer an AF_INET socket.
 	V4Mapped bool
 	// To, if set, is the listener of this host a TCP socket connects to
 	// instead of an implicit peer (Socket.to).
 	To *Socket
+}
+
+// peerFamily is the family of the implicit peer of a socket of family:
+// the same, but AF_INET for a v4-mapped AF_INET6 socket, whose peer is an
+// IPv4 socket on 127.0.0.1 (so its own calls are AF_INET ones:
+// udp_sendmsg checks the length before the destination).
+func peerFamily(family kernel.Family, po PeerOptions) kernel.Family {
+	if po.V4Mapped && family == kernel.AF_INET6 {
+		return kernel.AF_INET
+	}
+	return family
 }
 
 // NewSocket models socket(2) by task on device dev: a socket named name
@@ -216,8 +227,7 @@ func (w *World) NewSocket(c Call, name string, t *Task, family kernel.Family, ty
 		// The peer is the far side's own socket: a listener's accepted
 		// child or a receiver opened without SOCK_NONBLOCK, blocking
 		// whatever s is (accept takes no O_NONBLOCK from the listener).
-		p := w.newSocket(name+".peer", t, family, typ&^kernel.SOCK_NONBLOCK, proto, dev)
-		p.Sk.V4Mapped = po.V4Mapped
+		p := w.newSocket(name+".peer", t, peerFamily(family, po), typ&^kernel.SOCK_NONBLOCK, proto, dev)
 		p.implicit, p.autoRead = true, po.AutoRead
 		if p.tcp != nil {
 			p.tcp.SetAckPolicy(po.Ack)
