@@ -32,6 +32,7 @@ func live(file string, src []byte, stmts []scenario.Stmt, pl plan, opts Options)
 	}
 	defer release()
 	return inNetns(pl.sysctls, pl.loMTU, func() ([]Obs, error) {
+		awaitNetstampOff()
 		if !pl.child {
 			return runHost(stmts, pl.steps, runLimits, nil), nil
 		}
