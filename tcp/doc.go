@@ -22,7 +22,14 @@
 //     gets PSH and the data goes on in a new skb (tcp_mark_push,
 //     new_segment).
 //   - Send-buffer pressure (sk_wmem_queued ≥ sk_sndbuf) blocks, or fails
-//     with EAGAIN under MSG_DONTWAIT: never ENOBUFS.
+//     with EAGAIN under MSG_DONTWAIT: never ENOBUFS. A blocked call goes
+//     on only once woken (sk_stream_wait_memory): by an ACK that leaves
+//     the queue writeable, its free send buffer at least half of what is
+//     queued (tcp_check_space → sk_stream_write_space,
+//     __sk_stream_is_writeable), or by an error or a shutdown; bytes
+//     freed short of that leave it asleep, with whatever room its tail
+//     skb has unfilled. Measured on Linux 6.18: a window probe's 1024
+//     bytes acknowledged under a 32768-byte send buffer wake nobody.
 //   - A call that queued data marks the write queue's tail skb (or the
 //     retransmit queue's last) for the socket's transmit timestamps
 //     (tcp_tx_timestamp: tx_flags, txstamp_ack, tskey its last byte), so

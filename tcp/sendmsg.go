@@ -29,7 +29,10 @@ type SendCall struct {
 	retryAt engine.Time
 	// waitMem says that sleep waits for send-buffer room instead.
 	waitMem bool
-	done    bool
+	// waitSpace says the call sleeps at wait_for_space
+	// (sk_stream_wait_memory) until it is woken (woken).
+	waitSpace bool
+	done      bool
 	// processBacklog counts the skbs allocated since the backlog was
 	// last flushed (tcp_sendmsg_locked's process_backlog).
 	processBacklog int
@@ -110,9 +113,25 @@ func (s *SendCall) Result() sock.SendResult { return s.res }
 // Resume continues a blocked call.
 func (s *SendCall) Resume() {
 	if s.blocked && !s.waitConnect {
-		s.blocked = false
+		if s.waitSpace && !s.woken() {
+			return
+		}
+		s.blocked, s.waitSpace = false, false
 		s.loop()
 	}
+}
+
+// woken is sk_stream_wait_memory's sk_wait_event for a call asleep at
+// wait_for_space: it goes on once sk_stream_write_space woke it, which an
+// ACK does only when the write queue is writeable again (tcp_check_space:
+// the free send buffer at least half of sk_wmem_queued,
+// __sk_stream_is_writeable), or an error or shutdown did. Measured on
+// Linux 6.18: a blocked send whose queue still holds more than the send
+// buffer sleeps on when a window probe's ACK frees a few bytes, and adds
+// none to its tail skb.
+func (s *SendCall) woken() bool {
+	c := s.c
+	return c.writeable() || c.Sk.Err != 0 || c.Sk.Shutdown&sock.SendShutdown != 0 || c.done
 }
 
 // Interrupt ends a blocked call as a signal or SO_SNDTIMEO would: with the
@@ -588,7 +607,7 @@ func (s *SendCall) waitForSpace() {
 		s.fail(kernel.EAGAIN)
 		return
 	}
-	s.blocked = true
+	s.blocked, s.waitSpace = true, true
 }
 
 // out is the out label: ask for the call's transmit timestamps

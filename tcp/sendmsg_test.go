@@ -340,6 +340,31 @@ func TestWindowDoesNotShrink(t *testing.T) {
 	p.closeAll()
 }
 
+// A call asleep at wait_for_space goes on only once woken: by an ACK that
+// leaves the queue writeable (free send buffer at least half of what is
+// queued), an error or a shutdown; bytes freed that leave more queued
+// than that wake nobody, though the tail skb has room (measured on Linux
+// 6.18 after a window probe's ACK).
+func TestBlockedSendWakesWhenWriteable(t *testing.T) {
+	p := newPair(t, "linux-6.18", false)
+	require.Zero(t, p.c.Sk.Setsockopt(kernel.SO_SNDBUF, 4096))
+	buf := mm.NewBuffer(p.h, 256<<10)
+	call := p.c.Sendmsg([]mm.Iovec{{Buf: buf, Len: 256 << 10}}, 0, kernel.ObjectID{Kind: "sendmsg", Serial: 1})
+	require.True(t, call.Blocked())
+	queued := p.c.Sk.WmemQueued
+	tail := p.c.writeTail()
+	tail.Seq += uint32(tail.Skb.TrimHead(1000)) // room in the tail skb, as a probe's split leaves
+	end := tail.EndSeq
+	call.Resume()
+	require.True(t, call.Blocked(), "not writeable: nobody woke the call")
+	require.Equal(t, queued, p.c.Sk.WmemQueued)
+	require.Equal(t, end, tail.EndSeq, "nothing added to the tail")
+	p.c.Sk.Err = kernel.ECONNRESET
+	call.Resume()
+	require.True(t, call.Done(), "the error wakes it")
+	require.Positive(t, call.Result().N)
+}
+
 // An ACK that covers part of an skb of several segments trims the
 // acknowledged ones off its head (tcp_tso_acked, tcp_trim_head): the skb
 // keeps the rest, sk_wmem_queued and its truesize lose the bytes, and the
