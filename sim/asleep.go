@@ -48,11 +48,19 @@ func (a *Asleep) Interrupt(err kernel.Errno) Result {
 	return a.res
 }
 
-// Wake lets the call go on now, as sk_stream_write_space's wake-up does,
-// after a front end changed what it waits for (a send buffer it assumes
-// larger); it reports whether the call returned.
-func (a *Asleep) Wake() bool {
-	if !a.done && a.w.wakeTCP(a.c, a.s, a.call) {
+// Wake lets the call go on if something woke it since it slept (an ACK
+// that left its queue writeable, an error: tcp.SendCall.Resume); it
+// reports whether the call returned.
+func (a *Asleep) Wake() bool { return a.wakeWith(a.call.Resume) }
+
+// WakeUp is sk_stream_write_space's wake-up, which a front end asserts
+// after it changed what the call waits for (a send buffer it assumes
+// larger, tcp_new_space): the call goes on if its wait's condition holds
+// (tcp.SendCall.ResumeWoken); it reports whether the call returned.
+func (a *Asleep) WakeUp() bool { return a.wakeWith(a.call.ResumeWoken) }
+
+func (a *Asleep) wakeWith(resume func()) bool {
+	if !a.done && a.w.wakeTCP(a.c, a.s, a.call, resume) {
 		a.end()
 	}
 	return a.done

@@ -806,7 +806,7 @@ func (w *World) sendTCP(c Call, s *Socket, iov []mm.Iovec, flags kernel.MsgFlags
 	call := s.tcp.SendmsgTo(iov, flags, kernel.SendmsgCall(w.Host.Step), dest)
 	for !call.Done() && w.releaseSock(s) {
 		s.lockSock()
-		call.Resume()
+		call.ResumeWoken()
 	}
 	blocked := false
 	if !call.Done() {
@@ -846,7 +846,7 @@ func (w *World) sentTCP(c Call, s *Socket, call *tcp.SendCall, buf *mm.Buffer, b
 // never wake.
 func (w *World) sleepTCP(c Call, s *Socket, call *tcp.SendCall) bool {
 	for w.RunNext() {
-		if w.wakeTCP(c, s, call) {
+		if w.wakeTCP(c, s, call, call.Resume) {
 			return true
 		}
 	}
@@ -858,10 +858,10 @@ func (w *World) sleepTCP(c Call, s *Socket, call *tcp.SendCall) bool {
 // queues and sends, the frags it fills — is a step of its own, "goes on",
 // unless it does nothing. It reports whether the call is done; the step
 // its result ends is then begun.
-func (w *World) wakeTCP(c Call, s *Socket, call *tcp.SendCall) bool {
+func (w *World) wakeTCP(c Call, s *Socket, call *tcp.SendCall, resume func()) bool {
 	w.beginOn(s)
 	s.lockSock()
-	call.Resume()
+	resume()
 	w.releaseSock(s)
 	switch {
 	case call.Done():

@@ -21,7 +21,7 @@ func nicSender(t *testing.T) (*World, *Socket) {
 // trace, in the steps of the send.
 func TestWokenSendIsTraced(t *testing.T) {
 	w, s := nicSender(t)
-	const size = 1 << 20
+	const size = 4 << 20
 	r := w.Send(Call{Text: "send s"}, s, []int{size}, kernel.MSG_ZEROCOPY)
 	require.EqualValues(t, size, r.Ret)
 	filled, wakes := int64(0), 0

@@ -153,6 +153,10 @@ type Sock struct {
 	// (POLLOUT) and sk_state_change (0). An epoll watching the socket
 	// hangs its ep_poll_callback there.
 	Wake func(key kernel.PollEvents)
+	// Wakeups counts the wakeups of the socket's wait queue, whatever
+	// their key: a task asleep on it in sk_wait_event (woken_wake_function
+	// ignores the key) is woken by each.
+	Wakeups uint64
 	// NoSpace is SOCK_NOSPACE: tcp_poll found the write queue full, so
 	// the ACK that frees room wakes the writers (tcp_check_space).
 	NoSpace bool
@@ -441,6 +445,7 @@ func (s *Sock) QueueNotification(n ubuf.Notification) {
 
 // WakeUp wakes the socket's wait queue with key (Wake).
 func (s *Sock) WakeUp(key kernel.PollEvents) {
+	s.Wakeups++
 	if s.Wake != nil {
 		s.Wake(key)
 	}

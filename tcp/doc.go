@@ -23,13 +23,18 @@
 //     new_segment).
 //   - Send-buffer pressure (sk_wmem_queued ≥ sk_sndbuf) blocks, or fails
 //     with EAGAIN under MSG_DONTWAIT: never ENOBUFS. A blocked call goes
-//     on only once woken (sk_stream_wait_memory): by an ACK that leaves
+//     on only once woken (sk_stream_wait_memory, sk_wait_event): by any
+//     wakeup of the socket's wait queue (woken_wake_function ignores its
+//     key) after which the send buffer has room (sk_stream_memory_free),
+//     or by an error or a shutdown. An ACK wakes it only when it leaves
 //     the queue writeable, its free send buffer at least half of what is
-//     queued (tcp_check_space → sk_stream_write_space,
-//     __sk_stream_is_writeable), or by an error or a shutdown; bytes
-//     freed short of that leave it asleep, with whatever room its tail
-//     skb has unfilled. Measured on Linux 6.18: a window probe's 1024
-//     bytes acknowledged under a 32768-byte send buffer wake nobody.
+//     queued (tcp_check_space → tcp_new_space → sk_stream_write_space,
+//     __sk_stream_is_writeable, tcp_stream_memory_free); a zerocopy
+//     notification wakes it too (__msg_zerocopy_callback →
+//     sk_error_report). Bytes freed short of that leave it asleep, with
+//     whatever room its tail skb has unfilled. Measured on Linux 6.18: a
+//     window probe's 1024 bytes acknowledged under a 32768-byte send
+//     buffer wake nobody (probe/testdata/tcp-sndbuf-wake.zcs).
 //   - A call that queued data marks the write queue's tail skb (or the
 //     retransmit queue's last) for the socket's transmit timestamps
 //     (tcp_tx_timestamp: tx_flags, txstamp_ack, tskey its last byte), so

@@ -32,7 +32,10 @@ type SendCall struct {
 	// waitSpace says the call sleeps at wait_for_space
 	// (sk_stream_wait_memory) until it is woken (woken).
 	waitSpace bool
-	done      bool
+	// slept is the socket's wakeup count (sock.Sock.Wakeups) when the
+	// call last went to sleep at wait_for_space.
+	slept uint64
+	done  bool
 	// processBacklog counts the skbs allocated since the backlog was
 	// last flushed (tcp_sendmsg_locked's process_backlog).
 	processBacklog int
@@ -111,9 +114,20 @@ func (s *SendCall) Copied() int { return s.copied }
 func (s *SendCall) Result() sock.SendResult { return s.res }
 
 // Resume continues a blocked call.
-func (s *SendCall) Resume() {
+func (s *SendCall) Resume() { s.resume(s.woken) }
+
+// ResumeWoken continues a call whose wait's condition is checked without
+// another wake: after release_sock processed the socket's backlog in
+// sk_wait_event, or once a wake-up came. The call goes on if the send
+// buffer has room (sk_stream_memory_free) or an error or a shutdown ends
+// the wait.
+func (s *SendCall) ResumeWoken() {
+	s.resume(func() bool { return s.c.memoryFree() || s.errorOrShutdown() })
+}
+
+func (s *SendCall) resume(cond func() bool) {
 	if s.blocked && !s.waitConnect {
-		if s.waitSpace && !s.woken() {
+		if s.waitSpace && !cond() {
 			return
 		}
 		s.blocked, s.waitSpace = false, false
@@ -122,16 +136,34 @@ func (s *SendCall) Resume() {
 }
 
 // woken is sk_stream_wait_memory's sk_wait_event for a call asleep at
-// wait_for_space: it goes on once sk_stream_write_space woke it, which an
-// ACK does only when the write queue is writeable again (tcp_check_space:
+// wait_for_space: an error or a shutdown ends the wait; otherwise the
+// call goes on only once a wakeup of the socket's wait queue came since
+// it slept, and then only if the send buffer has room
+// (sk_stream_memory_free), else it sleeps again. Any wakeup wakes it
+// (woken_wake_function ignores the key): sk_stream_write_space, which an
+// ACK calls only when the write queue is writeable again (tcp_check_space:
 // the free send buffer at least half of sk_wmem_queued,
-// __sk_stream_is_writeable), or an error or shutdown did. Measured on
-// Linux 6.18: a blocked send whose queue still holds more than the send
-// buffer sleeps on when a window probe's ACK frees a few bytes, and adds
-// none to its tail skb.
+// __sk_stream_is_writeable), and sk_error_report, which every zerocopy
+// notification calls (__msg_zerocopy_callback), as does the data_ready of
+// data arriving. Measured on Linux 6.18: a blocked send whose queue still
+// holds more than the send buffer sleeps on when a window probe's ACK
+// frees a few bytes, and adds none to its tail skb.
 func (s *SendCall) woken() bool {
+	if s.errorOrShutdown() {
+		return true
+	}
+	if s.c.Sk.Wakeups == s.slept {
+		return false
+	}
+	s.slept = s.c.Sk.Wakeups
+	return s.c.memoryFree()
+}
+
+// errorOrShutdown is the rest of sk_stream_wait_memory's condition: an
+// error or a shutdown (or the connection's end) ends the wait.
+func (s *SendCall) errorOrShutdown() bool {
 	c := s.c
-	return c.writeable() || c.Sk.Err != 0 || c.Sk.Shutdown&sock.SendShutdown != 0 || c.done
+	return c.Sk.Err != 0 || c.Sk.Shutdown&sock.SendShutdown != 0 || c.done
 }
 
 // Interrupt ends a blocked call as a signal or SO_SNDTIMEO would: with the
@@ -607,7 +639,7 @@ func (s *SendCall) waitForSpace() {
 		s.fail(kernel.EAGAIN)
 		return
 	}
-	s.blocked, s.waitSpace = true, true
+	s.blocked, s.waitSpace, s.slept = true, true, c.Sk.Wakeups
 }
 
 // out is the out label: ask for the call's transmit timestamps

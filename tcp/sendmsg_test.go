@@ -365,6 +365,30 @@ func TestBlockedSendWakesWhenWriteable(t *testing.T) {
 	require.Positive(t, call.Result().N)
 }
 
+// Any wakeup of the socket's wait queue wakes a call asleep at
+// wait_for_space (woken_wake_function ignores the key): a zerocopy
+// notification's sk_error_report lets it go on if the send buffer has
+// room then (sk_stream_memory_free), though the queue is not writeable;
+// room without a wakeup, or a wakeup without room, leaves it asleep.
+func TestBlockedSendWokenByAnyWakeup(t *testing.T) {
+	p := newPair(t, "linux-6.18", false)
+	require.Zero(t, p.c.Sk.Setsockopt(kernel.SO_SNDBUF, 4096))
+	buf := mm.NewBuffer(p.h, 256<<10)
+	call := p.c.Sendmsg([]mm.Iovec{{Buf: buf, Len: 256 << 10}}, 0, kernel.ObjectID{Kind: "sendmsg", Serial: 1})
+	require.True(t, call.Blocked())
+	p.c.Sk.ErrorReport()
+	call.Resume()
+	require.True(t, call.Blocked(), "woken without room: asleep again")
+	queued := p.c.Sk.WmemQueued
+	p.c.Sk.Sndbuf = queued + 1 // room, the queue not writeable
+	call.Resume()
+	require.True(t, call.Blocked(), "room without a wakeup")
+	require.Equal(t, queued, p.c.Sk.WmemQueued)
+	p.c.Sk.ErrorReport()
+	call.Resume()
+	require.Greater(t, p.c.Sk.WmemQueued, queued, "the wakeup found room: the call queued more")
+}
+
 // An ACK that covers part of an skb of several segments trims the
 // acknowledged ones off its head (tcp_tso_acked, tcp_trim_head): the skb
 // keeps the rest, sk_wmem_queued and its truesize lose the bytes, and the

@@ -110,14 +110,19 @@
 // its unfinished line (strace.Item.Start, startSend), with the arguments
 // strace printed on entry, as a Background call (sim.Asleep): it queues
 // what the send buffer takes and sleeps in sk_stream_wait_memory, the
-// calls logged after it run while it sleeps, and the World wakes it after
-// every step, as sk_stream_write_space does, to queue more. It completes
+// calls logged after it run while it sleeps, and after every step it goes
+// on if the kernel's would have been woken (a wakeup of its wait queue:
+// sk_stream_write_space once the queue is writeable, sk_error_report for
+// a zerocopy notification; then sk_stream_memory_free) to queue more. It completes
 // at its resumed line (resumeSend) with the result the kernel gave: the
 // model's result when its call had returned; else its pending work runs
 // ahead until it returns (an assumption); with nothing left to wake it,
 // the kernel's send buffer was larger (growSndbuf: tcp_sndbuf_expand from
 // a congestion window the log does not show, one segment more at a time
-// up to tcp_wmem[2]; diverge beyond). A send that returned part of its
+// up to tcp_wmem[2]; diverge beyond), and with it the call, which would
+// not have slept, goes on without a wakeup. A blocking send that strace
+// printed whole and the kernel returned whole, asleep in the model with
+// nothing left to wake it, is explained the same way. A send that returned part of its
 // buffer had its wait ended by a signal or SO_SNDTIMEO: the survey reads
 // every result first (survey.cuts), so its call starts with what it
 // queued. A split send the replay guides by its result (a zerocopy send

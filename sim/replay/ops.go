@@ -705,9 +705,25 @@ func (r *replayer) send(o *strace.Send) {
 	}
 	charged := e.s.Sk.WmemQueuedCharged
 	start := r.w.Now()
-	res := send(r.call(&o.Header, text), e.s, im.lens, flags)
+	c := r.call(&o.Header, text)
+	// A blocking TCP send the kernel returned whole sleeps in the model
+	// as a Background call, for growSndbuf to try what wakes it.
+	c.Background = sent && n == int64(size) && e.s.IsTCP() && !e.s.Sk.NoWait(flags)
+	res := send(c, e.s, im.lens, flags)
+	a := res.Asleep
+	for a != nil && !a.Done() && r.w.RunNext() {
+	}
 	if r.timed {
 		r.ahead += r.w.Now().Sub(start)
+	}
+	grown := ""
+	if a != nil {
+		if !a.Done() {
+			grown = r.growSndbuf(e, a, line(&o.Header))
+		}
+		blocked := !a.Done()
+		res = a.Interrupt(kernel.EAGAIN)
+		res.Blocked = blocked
 	}
 	e.held.sent(e, res.Send, size)
 	e.unacked.sent(e, res.Send, e.s.Sk.WmemQueuedCharged-charged, line(&o.Header))
@@ -719,6 +735,8 @@ func (r *replayer) send(o *strace.Send) {
 	}
 	pred := res.String()
 	switch {
+	case pred == obs && grown != "":
+		r.assume(&o.Header, e, text, obs, pred, "", grown)
 	case pred == obs && ahead > 0:
 		r.assume(&o.Header, e, text, obs, pred, "", fmt.Sprintf("the network ran %v ahead of the model's clock: %s", ahead, aheadWhy))
 	case pred != obs && noSchedule != "":

@@ -122,7 +122,7 @@ func (r *replayer) resumeSend(op strace.Op, sl *sleeping) {
 		ahead, _ = r.runAhead(sl.asleep.Done)
 	}
 	if sl.asleep != nil && !sl.asleep.Done() && n > 0 {
-		grown = r.growSndbuf(sl)
+		grown = r.growSndbuf(sl.e, sl.asleep, sl.line)
 	}
 	res := sl.end(kernel.EINTR)
 	r.sentAsleep(h, sl, res, n)
@@ -183,16 +183,16 @@ const maxCwnd = 1 << 16
 // window is assumed one segment larger at a time until the call returns
 // or sk_sndbuf reaches tcp_wmem[2] (or SO_SNDBUF locked it); it returns
 // the assumption, or "" when no window lets the call return.
-func (r *replayer) growSndbuf(sl *sleeping) string {
-	conn, sk := sl.e.s.Conn(), sl.e.s.Sk
+func (r *replayer) growSndbuf(e *fdEntry, asleep *sim.Asleep, since int) string {
+	conn, sk := e.s.Conn(), e.s.Sk
 	from, before := conn.Cwnd(), sk.Sndbuf
 	for cw := from + 1; cw <= maxCwnd && !sk.SndbufLocked && sk.Sndbuf < sk.Net.TCPWmem[2]; cw++ {
 		if !conn.ExpandSndbufFor(cw) {
 			continue
 		}
-		if _, done := r.runAhead(sl.asleep.Done); done || sl.asleep.Wake() {
+		if _, done := r.runAhead(asleep.Done); done || asleep.WakeUp() {
 			return fmt.Sprintf("the kernel's send buffer was larger than the model's %d bytes: tcp_sndbuf_expand sizes it from the congestion window (the model's: %d segments), which the congestion control opens from ACK timing the log does not show; with a window of %d segments, sk_sndbuf %d, the call, asleep since line %d, queued its last bytes",
-				before, from, cw, sk.Sndbuf, sl.line)
+				before, from, cw, sk.Sndbuf, since)
 		}
 	}
 	return ""
