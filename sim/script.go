@@ -246,6 +246,22 @@ func (w *World) emitReset(s *Socket) {
 	w.emit(s, Packet{Flags: RST | ACK, Seq: wireSeq(c.SndNxt()), Ack: wireSeq(c.RcvNxt()), Wscale: tcp.NoWscale})
 }
 
+// emitNoSocketReset records the RST the host answers p with when no
+// socket takes it (tcp_v4_send_reset, tcp_v6_send_reset): at p's
+// acknowledgment number if p carries one, else RST|ACK at 0
+// acknowledging all of p.
+func (w *World) emitNoSocketReset(s *Socket, p Packet) {
+	if p.Flags&ACK != 0 {
+		w.emit(s, Packet{Flags: RST, Seq: p.Ack, Wscale: tcp.NoWscale})
+		return
+	}
+	end := p.Seq + uint32(p.Len)
+	if p.Flags&FIN != 0 {
+		end++
+	}
+	w.emit(s, Packet{Flags: RST | ACK, Ack: end, Wscale: tcp.NoWscale})
+}
+
 // resetPeer sends s's RST to its far side: the implicit peer, or the
 // scenario's.
 func (w *World) resetPeer(s *Socket) {
@@ -320,10 +336,32 @@ func (w *World) inject(s *Socket, p Packet) string {
 			w.emitAck(s, s.tcp.RcvNxt(), s.tcp.Window())
 		}
 		return ""
+	case s.tcp.Done() && s.tcp.TimeWait() && p.Flags&(SYN|RST) == 0:
+		w.injectTimeWait(s, p)
+		return ""
+	case s.tcp.Done() && p.Flags&(SYN|RST) == 0:
+		w.emitNoSocketReset(s, p)
+		return ""
 	case s.tcp.Done() || s.Sk.State == sock.CLOSE:
 		return "the connection is closed"
 	}
 	return w.injectEstablished(s, p)
+}
+
+// injectTimeWait is inject on a connection a time-wait socket took over:
+// it answers with an ACK where tcp_timewait_state_process does
+// (Conn.TimeWaitAcks).
+func (w *World) injectTimeWait(s *Socket, p Packet) {
+	seq := p.Seq - 1
+	end := seq + uint32(p.Len)
+	if p.Flags&FIN != 0 {
+		end++
+	}
+	if s.tcp.TimeWaitAcks(seq, end) {
+		w.emitAck(s, s.tcp.RcvNxt(), s.tcp.Window())
+		return
+	}
+	w.say(fmt.Sprintf("%s: the time-wait socket takes the ACK", s.Name))
 }
 
 // injectListener is inject on a listener. A SYN that finds the accept

@@ -69,7 +69,7 @@ func (c *Conn) Close() (reset bool) {
 		c.queueFin()
 	}
 	if !c.done && c.finAcked() {
-		c.timeWait = true
+		c.enterTimeWait()
 		c.finish()
 	}
 	c.Sk.Put()
@@ -82,6 +82,26 @@ func (c *Conn) Close() (reset bool) {
 // (tcp_timewait_state_process). A connection reset or aborted leaves
 // none.
 func (c *Conn) TimeWait() bool { return c.timeWait }
+
+// enterTimeWait models tcp_time_wait: the time-wait socket takes over,
+// its tw_last_oow_ack_time starting unset.
+func (c *Conn) enterTimeWait() {
+	c.timeWait = true
+	c.lastOowAck.set = false
+}
+
+// TimeWaitAcks models tcp_timewait_state_process in TCP_TIME_WAIT for a
+// segment with neither SYN nor RST, from seq to endSeq, reaching the
+// time-wait socket: a bare ACK at rcv_nxt is taken (TCP_TW_SUCCESS);
+// anything else, a repeated FIN or data, is out of window and answered
+// with an ACK of rcv_nxt (TCP_TW_ACK), a segment of no sequence space at
+// most once per tcp_invalid_ratelimit (tcp_timewait_check_oow_rate_limit).
+func (c *Conn) TimeWaitAcks(seq, endSeq uint32) bool {
+	if seq == endSeq {
+		return seq != c.rcvNxt && !c.oowRateLimited()
+	}
+	return true
+}
 
 // Reset models tcp_reset, a reset from the peer: the error the next call
 // reports (unless the socket is orphaned) is EPIPE in CLOSE_WAIT, where

@@ -530,7 +530,9 @@
 // TCP_CLOSING. Once gone (tcp_done) a socket still holds what it
 // received for its user to read. There are no FIN_WAIT2 or TIME_WAIT
 // timers: an orphan whose FIN is acknowledged, or the end of a close in
-// CLOSING, leaves a time-wait socket that only answers a FIN (TimeWait).
+// CLOSING whether or not the user holds the socket, leaves a time-wait
+// socket (TimeWait) that takes a bare ACK and answers anything else with
+// an ACK (TimeWaitAcks); LAST_ACK leaves none.
 // The round trip the delayed-ACK timeout is bounded by
 // (tcp_send_delayed_ack) is taken to be below TCP_DELACK_MIN, as on
 // loopback.

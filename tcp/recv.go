@@ -120,7 +120,7 @@ func (c *Conn) fin() {
 	case sock.FIN_WAIT1:
 		c.Sk.State = sock.CLOSING
 	case sock.FIN_WAIT2:
-		c.timeWait = true
+		c.enterTimeWait()
 		c.Sk.Shutdown = sock.ShutdownMask
 		c.finish()
 	}

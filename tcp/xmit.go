@@ -613,9 +613,13 @@ func (c *Conn) Ack(ack uint32, window int) {
 			// and waits for its FIN with no timer.
 			c.Sk.State = sock.FIN_WAIT2
 		} else {
-			// CLOSING and LAST_ACK end here (tcp_time_wait, tcp_done),
-			// and an orphan in FIN_WAIT2 leaves a time-wait socket.
-			c.timeWait = c.Sk.Dead()
+			// tcp_rcv_state_process: CLOSING ends in a time-wait socket
+			// whether or not the user holds the socket (tcp_time_wait),
+			// as does an orphan in FIN_WAIT1 (its FIN_WAIT2 substate);
+			// LAST_ACK ends with none (tcp_done).
+			if c.Sk.State != sock.LAST_ACK {
+				c.enterTimeWait()
+			}
 			c.finish()
 			return
 		}
