@@ -684,9 +684,12 @@ func (h *host) send(s scenario.Sock, msgs [][]int, fl scenario.Flags, oob []byte
 	bufs := iovs(h.sendBuf(s, total), msgs[0])
 	var n int
 	var err error
-	if len(bufs) == 1 {
+	switch {
+	case total == 0 && len(oob) > 0:
+		n, err = sendmsgEmpty(fd, len(bufs), oob, dst, flags)
+	case len(bufs) == 1:
 		n, err = unix.SendmsgN(fd, bufs[0], oob, dst, flags)
-	} else {
+	default:
 		n, err = unix.SendmsgBuffers(fd, bufs, oob, dst, flags)
 	}
 	if hs := h.socks[s.Name]; to && hs != nil && hs.typ == unix.SOCK_STREAM && hs.peer < 0 && flags&unix.MSG_FASTOPEN != 0 &&
@@ -701,6 +704,44 @@ func (h *host) send(s scenario.Sock, msgs [][]int, fl scenario.Flags, oob []byte
 		return errRes(err)
 	}
 	return fmt.Sprint(n)
+}
+
+// sendmsgEmpty is sendmsg(2) of iovs empty iovecs and the control
+// messages oob, made by hand: unix.SendmsgN and SendmsgBuffers send a
+// byte of their own when a stream socket's payload is empty and there is
+// control data, and the kernel would see a one-byte send.
+func sendmsgEmpty(fd, iovs int, oob []byte, dst unix.Sockaddr, flags int) (int, error) {
+	var msg unix.Msghdr
+	iov := make([]unix.Iovec, iovs)
+	if iovs > 0 {
+		msg.Iov = &iov[0]
+		msg.SetIovlen(iovs)
+	}
+	msg.Control = &oob[0]
+	msg.SetControllen(len(oob))
+	var name []byte
+	switch a := dst.(type) {
+	case nil:
+	case *unix.SockaddrInet4:
+		sa := unix.RawSockaddrInet4{Family: unix.AF_INET, Addr: a.Addr}
+		binary.BigEndian.PutUint16((*[2]byte)(unsafe.Pointer(&sa.Port))[:], uint16(a.Port))
+		name = unsafe.Slice((*byte)(unsafe.Pointer(&sa)), unix.SizeofSockaddrInet4)
+	case *unix.SockaddrInet6:
+		sa := unix.RawSockaddrInet6{Family: unix.AF_INET6, Addr: a.Addr, Scope_id: a.ZoneId}
+		binary.BigEndian.PutUint16((*[2]byte)(unsafe.Pointer(&sa.Port))[:], uint16(a.Port))
+		name = unsafe.Slice((*byte)(unsafe.Pointer(&sa)), unix.SizeofSockaddrInet6)
+	default:
+		return 0, fmt.Errorf("no raw form for the address %T", dst)
+	}
+	if len(name) > 0 {
+		msg.Name = &name[0]
+		msg.Namelen = uint32(len(name))
+	}
+	n, _, e := unix.Syscall(unix.SYS_SENDMSG, uintptr(fd), uintptr(unsafe.Pointer(&msg)), uintptr(flags))
+	if e != 0 {
+		return 0, e
+	}
+	return int(n), nil
 }
 
 // controlBuf lays out a sendmsg's control messages as the program
