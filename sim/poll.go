@@ -47,7 +47,10 @@ func (w *World) Poll(c Call, s *Socket, events kernel.PollEvents, timeout engine
 	return r
 }
 
-// pollMask is the socket's poll method: tcp_poll for TCP; for a datagram
+// pollMask is the socket's poll method: tcp_poll for TCP, on a listener
+// POLLIN|POLLRDNORM while a connection waits in its accept queue
+// (inet_csk_listen_poll: a listener whose implicit peer has not
+// connected reports nothing, measured on Linux 6.18); for a datagram
 // socket datagram_poll's POLLIN|POLLRDNORM with a datagram queued,
 // POLLOUT|POLLWRNORM|POLLWRBAND while sock_writeable (sk_wmem_alloc
 // below half of sk_sndbuf) and POLLERR with sk_err set or the error queue
@@ -55,6 +58,9 @@ func (w *World) Poll(c Call, s *Socket, events kernel.PollEvents, timeout engine
 // model's never are) is POLLHUP too (unix_poll: TCP_CLOSE).
 func (w *World) pollMask(s *Socket) kernel.PollEvents {
 	if s.tcp != nil {
+		if s.Sk.State == sock.LISTEN && s.script != nil && len(s.script.queue) > 0 {
+			return kernel.POLLIN | kernel.POLLRDNORM
+		}
 		return s.tcp.Poll()
 	}
 	var ev kernel.PollEvents

@@ -41,9 +41,9 @@ func (c *Conn) RecvTarget(n int, flags kernel.MsgFlags) int {
 
 // Poll models tcp_poll: the events a poll(2) on the socket would report.
 //
-//   - A listener: POLLIN|POLLRDNORM when a connection waits to be
-//     accepted (inet_csk_listen_poll); the model's accept always finds
-//     one.
+//   - A listener: nothing here; inet_csk_listen_poll's POLLIN|POLLRDNORM
+//     for a connection waiting in the accept queue is its owner's to add,
+//     who keeps that queue.
 //   - POLLHUP when both directions are shut down or the socket is
 //     closed (not in FIN_WAIT2); POLLIN|POLLRDNORM|POLLRDHUP once reading is shut down, by
 //     shutdown(SHUT_RD) or the peer's FIN (tcp_fin sets RCV_SHUTDOWN).
@@ -58,7 +58,7 @@ func (c *Conn) Poll() kernel.PollEvents {
 	var ev kernel.PollEvents
 	state := c.Sk.State
 	if state == sock.LISTEN {
-		return kernel.POLLIN | kernel.POLLRDNORM
+		return 0
 	}
 	shutdown := c.Sk.Shutdown
 	if c.rcvFin {
