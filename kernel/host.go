@@ -156,11 +156,9 @@ type Tracked struct {
 	mark uint64
 	// visit is the last generation Visit saw.
 	visit uint64
-	// slot is the checker's (SetSlot).
-	slot uint32
 	// ring is, once the history is full, the index in its tail (after
 	// the historyKeep first entries) of the oldest entry: below
-	// historyCap, so it packs with slot and freed (every object embeds a
+	// historyCap, so it packs with freed (every object embeds a
 	// Tracked, and the slabs never reuse one).
 	ring  uint8
 	freed bool
@@ -219,14 +217,6 @@ func (t *Tracked) Visit(gen uint64) (first bool) {
 	t.visit = gen
 	return true
 }
-
-// Slot returns the number SetSlot gave the object, 0 if none.
-func (t *Tracked) Slot() uint32 { return t.slot }
-
-// SetSlot attaches a number to the object, 0 for none: the index of a
-// checker's own record of it, found without a map. One checker per Host
-// uses it.
-func (t *Tracked) SetSlot(s uint32) { t.slot = s }
 
 // Touched returns, when KeepTouched is set, the objects created or noted
 // since the last ClearTouched, live or freed, each once, in the order first touched: what

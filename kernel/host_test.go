@@ -221,9 +221,6 @@ func TestVisit(t *testing.T) {
 	require.True(t, o.Visit(1))
 	require.False(t, o.Visit(1), "once per generation")
 	require.True(t, o.Visit(2))
-	require.Zero(t, o.Slot())
-	o.SetSlot(7)
-	require.Equal(t, uint32(7), o.Slot())
 }
 
 // A history gives back every field of every entry it keeps: the objects
