@@ -525,12 +525,17 @@ func (w *World) Shutdown(c Call, s *Socket, rd, wr bool) Result {
 			how |= sock.SendShutdown
 		}
 		switch s.Sk.Family {
-		case kernel.AF_UNIX:
-			s.Sk.Shutdown |= how
-			return ok(0)
-		case kernel.AF_INET, kernel.AF_INET6:
+		case kernel.AF_UNIX, kernel.AF_INET, kernel.AF_INET6:
 		default:
 			return fail(kernel.EOPNOTSUPP)
+		}
+		// inet_shutdown and unix_shutdown end by waking whoever sleeps in
+		// poll or epoll on the socket (sk_state_change), whatever the
+		// call returns.
+		defer w.epollWake(s, 0)
+		if s.Sk.Family == kernel.AF_UNIX {
+			s.Sk.Shutdown |= how
+			return ok(0)
 		}
 		if s.Sk.State == sock.LISTEN {
 			if rd {

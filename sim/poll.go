@@ -53,8 +53,9 @@ func (w *World) Poll(c Call, s *Socket, events kernel.PollEvents, timeout engine
 // connected reports nothing, measured on Linux 6.18); for a datagram
 // socket datagram_poll's POLLIN|POLLRDNORM with a datagram queued,
 // POLLOUT|POLLWRNORM|POLLWRBAND while sock_writeable (sk_wmem_alloc
-// below half of sk_sndbuf) and POLLERR with sk_err set or the error queue
-// non-empty; an AF_UNIX stream or seqpacket socket not connected (the
+// below half of sk_sndbuf), POLLERR with sk_err set or the error queue
+// non-empty, POLLIN|POLLRDNORM|POLLRDHUP once reading is shut down and
+// POLLHUP once both directions are; an AF_UNIX stream or seqpacket socket not connected (the
 // model's never are) is POLLHUP too (unix_poll: TCP_CLOSE).
 func (w *World) pollMask(s *Socket) kernel.PollEvents {
 	if s.tcp != nil {
@@ -72,6 +73,14 @@ func (w *World) pollMask(s *Socket) kernel.PollEvents {
 	}
 	if s.Sk.Err != 0 || s.Sk.ErrQueue.Len() > 0 {
 		ev |= kernel.POLLERR
+	}
+	// datagram_poll, unix_dgram_poll and unix_poll read the socket's
+	// own shutdown.
+	if s.Sk.Shutdown&sock.RcvShutdown != 0 {
+		ev |= kernel.POLLIN | kernel.POLLRDNORM | kernel.POLLRDHUP
+	}
+	if s.Sk.Shutdown == sock.ShutdownMask {
+		ev |= kernel.POLLHUP
 	}
 	if s.Sk.Family == kernel.AF_UNIX && s.Sk.Type.Base() != kernel.SOCK_DGRAM && s.Sk.State == sock.CLOSE {
 		ev |= kernel.POLLHUP // unix_poll: a connection-based socket in TCP_CLOSE
