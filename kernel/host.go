@@ -55,7 +55,8 @@ type Host struct {
 	events Slab[stored]
 	// names interns the strings of history entries.
 	names names
-	// slabs holds the other packages' slabs (HostSlab), one per type.
+	// slabs holds the other packages' per-Host values (HostValue),
+	// their slabs (HostSlab) among them, one per type.
 	slabs []any
 }
 

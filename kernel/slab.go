@@ -77,16 +77,7 @@ func (s *Slab[T]) Append(v []T, x T) []T {
 // HostSlab returns h's slab of T values, creating it on first use. Each
 // element type has one slab per Host, found by its type among the few the
 // Host holds.
-func HostSlab[T any](h *Host) *Slab[T] {
-	for _, s := range h.slabs {
-		if s, ok := s.(*Slab[T]); ok {
-			return s
-		}
-	}
-	s := new(Slab[T])
-	h.slabs = append(h.slabs, s)
-	return s
-}
+func HostSlab[T any](h *Host) *Slab[T] { return HostValue[Slab[T]](h) }
 
 // HostValue returns h's value of type T, creating a zero one on first
 // use: state a package keeps per Host (a list its operations append to

@@ -340,17 +340,25 @@ func TestWindowDoesNotShrink(t *testing.T) {
 	p.closeAll()
 }
 
-// A call asleep at wait_for_space goes on only once woken: by an ACK that
-// leaves the queue writeable (free send buffer at least half of what is
-// queued), an error or a shutdown; bytes freed that leave more queued
-// than that wake nobody, though the tail skb has room (measured on Linux
-// 6.18 after a window probe's ACK).
-func TestBlockedSendWakesWhenWriteable(t *testing.T) {
+// blockedSend starts a 256 KiB send on a pair whose sender's SO_SNDBUF is
+// 4096, asleep at wait_for_space.
+func blockedSend(t *testing.T) (*pair, *SendCall) {
+	t.Helper()
 	p := newPair(t, "linux-6.18", false)
 	require.Zero(t, p.c.Sk.Setsockopt(kernel.SO_SNDBUF, 4096))
 	buf := mm.NewBuffer(p.h, 256<<10)
 	call := p.c.Sendmsg([]mm.Iovec{{Buf: buf, Len: 256 << 10}}, 0, kernel.ObjectID{Kind: "sendmsg", Serial: 1})
 	require.True(t, call.Blocked())
+	return p, call
+}
+
+// A call asleep at wait_for_space goes on only once woken, by an ACK that
+// leaves the queue writeable (free send buffer at least half of what is
+// queued), any other wakeup that finds room, an error or a shutdown;
+// bytes freed that leave more queued than that wake nobody, though the
+// tail skb has room (measured on Linux 6.18 after a window probe's ACK).
+func TestBlockedSendWakesWhenWriteable(t *testing.T) {
+	p, call := blockedSend(t)
 	queued := p.c.Sk.WmemQueued
 	tail := p.c.writeTail()
 	tail.Seq += uint32(tail.Skb.TrimHead(1000)) // room in the tail skb, as a probe's split leaves
@@ -371,11 +379,7 @@ func TestBlockedSendWakesWhenWriteable(t *testing.T) {
 // room then (sk_stream_memory_free), though the queue is not writeable;
 // room without a wakeup, or a wakeup without room, leaves it asleep.
 func TestBlockedSendWokenByAnyWakeup(t *testing.T) {
-	p := newPair(t, "linux-6.18", false)
-	require.Zero(t, p.c.Sk.Setsockopt(kernel.SO_SNDBUF, 4096))
-	buf := mm.NewBuffer(p.h, 256<<10)
-	call := p.c.Sendmsg([]mm.Iovec{{Buf: buf, Len: 256 << 10}}, 0, kernel.ObjectID{Kind: "sendmsg", Serial: 1})
-	require.True(t, call.Blocked())
+	p, call := blockedSend(t)
 	p.c.Sk.ErrorReport()
 	call.Resume()
 	require.True(t, call.Blocked(), "woken without room: asleep again")
