@@ -45,6 +45,8 @@
 //	socket                         World.NewSocket (a successful socket keeps the traced fd number)
 //	socketpair                     its descriptors are not followed (AF_UNIX only)
 //	setsockopt, getsockopt         World.Setsockopt/Getsockopt for the options package kernel names
+//	TCP_CONGESTION                 World.SetsockoptName/GetsockoptName of the name (congestion: strace prints a 4-byte buffer as an int)
+//	getsockopt TCP_INFO            World.GetsockoptBuf, compared on the model's fields strace's bytes show (tcpInfo)
 //	bind, connect, listen          World.Bind/Connect/Listen
 //	accept, accept4                World.AcceptFrom or World.Accept
 //	send, sendto, sendmsg, write   World.Send (iovec lengths, flags)
@@ -95,7 +97,13 @@
 // it has more, the call agrees if only the model's last segments had not
 // arrived yet: they stay queued. A blocking TCP send that returned fewer
 // bytes than asked was cut short (a signal, SO_SNDTIMEO, an error after
-// some data: cutSend); the model sends what it returned. A connected
+// some data: cutSend); the model sends what it returned. A
+// getsockopt(TCP_INFO) is compared on the fields the model keeps that
+// strace's 32 bytes show (tcpInfo): segments in flight and the state
+// hang on when the peer's ACKs came, the persist and RTO expiries on
+// timers, so more in flight than the model (as many more as its peer
+// acknowledged at most) or fewer expiries agree under that assumption,
+// and the model's pending work runs ahead for the rest. A connected
 // UDP socket's ECONNREFUSED the model would not give is explained when
 // its untraced receiver had gone before its last datagram (peerGone): the
 // model's peer is closed from then on. A call agrees

@@ -342,7 +342,7 @@ func (r *replayer) socketPair(o *strace.SocketPair) {
 
 func (r *replayer) sockopt(o *strace.SockOpt) {
 	opt, known := sockOpt(o.Level, o.Name)
-	if !known || opt == kernel.TCP_CONGESTION || opt == kernel.TCP_INFO { // a name or a struct, which the replay does not decode
+	if !known || opt == kernel.TCP_INFO && !o.Get { // TCP_INFO is read-only: a setsockopt of it is not modelled
 		r.ignore(o.Syscall, o.Name+" not modelled")
 		return
 	}
@@ -351,6 +351,14 @@ func (r *replayer) sockopt(o *strace.SockOpt) {
 		return
 	}
 	r.between(&o.Header)
+	switch opt {
+	case kernel.TCP_CONGESTION:
+		r.congestion(o, e)
+		return
+	case kernel.TCP_INFO:
+		r.tcpInfo(o, e)
+		return
+	}
 	name := kernel.SockOptNames.Name(opt)
 	if o.Get {
 		text := fmt.Sprintf("getsockopt(%d, %s)", o.Fd, name)
@@ -417,8 +425,10 @@ func (r *replayer) connect(o *strace.Connect) {
 		// The far end is the child the traced listener's SYN creates
 		// (tcp_create_openreq_child): a copy of the listener
 		// (sk_clone_lock), whose receive buffer sizes the window the
-		// SYN-ACK offers.
+		// SYN-ACK offers, with the listener's congestion control if
+		// TCP_CONGESTION chose one (tcp_ca_openreq_child).
 		e.s.Peer.Sk.CloneFrom(l.s.Sk)
+		e.s.Peer.Conn().InheritCongestion(l.s.Conn())
 	}
 	res := r.w.Connect(r.call(&o.Header, text), e.s)
 	r.compare(&o.Header, o.Fd, e.s.Name, text, o.Result.String(), res.String(), "")

@@ -344,6 +344,12 @@ func decodeSockOpt(h Header, a []Value) (Op, *badArg) {
 	if n, ok := a[4].AsInt(); ok {
 		op.Len = n
 	}
+	op.BufLen = op.Len
+	if v := a[4]; v.Kind == KindArray && len(v.Elems) == 1 {
+		if n, ok := v.Elems[0].Entry().AsInt(); ok {
+			op.BufLen = n
+		}
+	}
 	return op, nil
 }
 
@@ -362,10 +368,18 @@ func tpacketReq(v Value) (*TpacketReq, bool) {
 }
 
 // optValue decodes a socket option value: [1], [FLAG|FLAG], {flags=...},
-// a struct tpacket_req.
+// a struct tpacket_req, "bytes", an address.
 func optValue(v Value) OptValue {
 	v = v.Exit()
 	out := OptValue{Text: v.Text}
+	switch v.Kind {
+	case KindString:
+		out.Str, out.HasStr, out.Cut = v.Str, true, v.Truncated
+		return out
+	case KindInt:
+		out.Addr = true
+		return out
+	}
 	if v.Kind == KindArray && len(v.Elems) == 1 {
 		v = v.Elems[0]
 	}

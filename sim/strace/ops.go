@@ -88,14 +88,24 @@ type Accept struct {
 
 // OptValue is the value of a socket option: Int for integer options
 // ([1], [1048576]), Flags for flag-valued ones (SO_TIMESTAMPING's
-// [SOF_TIMESTAMPING_TX_SOFTWARE|...] or {flags=..., bind_phc=0}), Text as
-// strace printed it. HasInt says whether Int is meaningful; a NULL or
-// unreadable value has neither Int nor Flags.
+// [SOF_TIMESTAMPING_TX_SOFTWARE|...] or {flags=..., bind_phc=0}), Str for
+// a buffer strace prints as bytes (TCP_CONGESTION's "reno\0", TCP_INFO's
+// "\1\0\0\0..."), Text as strace printed it. HasInt says whether Int is
+// meaningful, HasStr whether Str is; a NULL or unreadable value has
+// neither Int nor Flags nor Str, and Addr is set when strace printed the
+// buffer's address instead of its contents (0x7ffc1062fb30: a failed
+// call, or nothing to show).
 type OptValue struct {
 	Int    int64    `json:"int,omitempty"`
 	HasInt bool     `json:"has_int,omitempty"`
 	Flags  []string `json:"flags,omitempty"`
-	Text   string   `json:"text"`
+	Str    string   `json:"str,omitempty"`
+	HasStr bool     `json:"has_str,omitempty"`
+	// Cut is set when strace printed only the first -s bytes of Str
+	// ("..." after it: 32 by default).
+	Cut  bool   `json:"cut,omitempty"`
+	Addr bool   `json:"addr,omitempty"`
+	Text string `json:"text"`
 	// Req is a struct tpacket_req (PACKET_TX_RING, PACKET_RX_RING), as
 	// strace prints it: {tp_block_size=4096, tp_block_nr=1, ...}.
 	Req *TpacketReq `json:"tpacket_req,omitempty"`
@@ -111,15 +121,19 @@ type TpacketReq struct {
 
 // SockOpt is setsockopt or getsockopt (Get tells which). Level and Name
 // are as strace printed them (SOL_SOCKET, SO_ZEROCOPY; "0x1" under
-// -X raw); for getsockopt Value is what the kernel wrote back.
+// -X raw); for getsockopt Value is what the kernel wrote back. Len is
+// optlen, for getsockopt as the kernel wrote it back; BufLen is optlen as
+// the program passed it (getsockopt's [300 => 280] has BufLen 300, Len
+// 280; [16] both 16).
 type SockOpt struct {
 	Header
-	Get   bool     `json:"get,omitempty"`
-	Fd    int      `json:"fd"`
-	Level string   `json:"level"`
-	Name  string   `json:"name"`
-	Value OptValue `json:"value"`
-	Len   int64    `json:"len"`
+	Get    bool     `json:"get,omitempty"`
+	Fd     int      `json:"fd"`
+	Level  string   `json:"level"`
+	Name   string   `json:"name"`
+	Value  OptValue `json:"value"`
+	Len    int64    `json:"len"`
+	BufLen int64    `json:"buf_len"`
 }
 
 // Send is send, sendto, sendmsg or write. Iov holds the length of each
