@@ -58,21 +58,7 @@ func editedInfoLog(t *testing.T, l int, old, new string) *replay.Report {
 	lines := strings.Split(string(src), "\n")
 	require.Contains(t, lines[l-1], old)
 	lines[l-1] = strings.Replace(lines[l-1], old, new, 1)
-	rep, err := replay.Replay("tcpinfo_cong.log", []byte(strings.Join(lines, "\n")), replay.Options{})
-	require.NoError(t, err)
-	return rep
-}
-
-// verdictOn returns the call of line l.
-func verdictOn(t *testing.T, rep *replay.Report, l int) replay.Call {
-	t.Helper()
-	for _, c := range rep.Calls {
-		if c.Line == l {
-			return c
-		}
-	}
-	t.Fatalf("no call on line %d", l)
-	return replay.Call{}
+	return replayText(t, strings.Join(lines, "\n"))
 }
 
 // The TCP_INFO fields that hang on when ACKs came and timers fired are
@@ -81,14 +67,14 @@ func TestTCPInfoVerdicts(t *testing.T) {
 	t.Run("more in flight", func(t *testing.T) {
 		// Line 46, after the reads: tcpi_rcv_mss 536, then nothing in
 		// flight, in the kernel as in the model.
-		c := verdictOn(t, editedInfoLog(t, 46, `\30\2\0\0\0\0`, `\30\2\0\0\2\0`), 46)
+		c := callAt(t, editedInfoLog(t, 46, `\30\2\0\0\0\0`, `\30\2\0\0\2\0`), 46)
 		require.Equal(t, replay.Assumed, c.Verdict, "%+v", c)
 		require.Contains(t, c.Assumption, "the peer's ACKs for 2 more segments had not arrived")
 	})
 	t.Run("more in flight than sent", func(t *testing.T) {
 		// Line 41: three segments in flight, the model's too, and no
 		// other segment sent: a fifth is another segmentation.
-		c := verdictOn(t, editedInfoLog(t, 41, `\30\2\0\0\3\0`, `\30\2\0\0\5\0`), 41)
+		c := callAt(t, editedInfoLog(t, 41, `\30\2\0\0\3\0`, `\30\2\0\0\5\0`), 41)
 		require.Equal(t, replay.Diverge, c.Verdict, "%+v", c)
 		require.Contains(t, c.Why, "no schedule: the model's pending work never makes unacked 5")
 	})
@@ -96,23 +82,23 @@ func TestTCPInfoVerdicts(t *testing.T) {
 		// Line 54: FIN_WAIT1 with the FIN in flight; the kernel's peer
 		// acknowledging it at once is the model's delayed ACK run ahead.
 		rep := editedInfoLog(t, 54, `"\4\0\0\0\0\7\252\0\340\34\3\0\0\0\0\0\313\377\0\0\30\2\0\0\1`, `"\5\0\0\0\0\7\252\0\340\34\3\0\0\0\0\0\313\377\0\0\30\2\0\0\0`)
-		c := verdictOn(t, rep, 54)
+		c := callAt(t, rep, 54)
 		require.Equal(t, replay.Assumed, c.Verdict, "%+v", c)
 		require.Contains(t, c.Assumption, "ahead of the model's clock")
 		require.Equal(t, c.Observed, c.Predicted)
 	})
 	t.Run("other MSS", func(t *testing.T) {
-		c := verdictOn(t, editedInfoLog(t, 36, `\345\177`, `\344\177`), 36)
+		c := callAt(t, editedInfoLog(t, 36, `\345\177`, `\344\177`), 36)
 		require.Equal(t, replay.Diverge, c.Verdict, "%+v", c)
 		require.Contains(t, c.Why, "snd_mss 32740")
 	})
 	t.Run("a timer fired", func(t *testing.T) {
-		c := verdictOn(t, editedInfoLog(t, 46, `"\1\0\0\0\0`, `"\1\0\0\0\1`), 46)
+		c := callAt(t, editedInfoLog(t, 46, `"\1\0\0\0\0`, `"\1\0\0\0\1`), 46)
 		require.Equal(t, replay.Undetermined, c.Verdict, "%+v", c)
 		require.Contains(t, c.Why, "tcpi_probes and tcpi_backoff count expiries")
 	})
 	t.Run("optlen", func(t *testing.T) {
-		c := verdictOn(t, editedInfoLog(t, 48, `[8]`, `[8 => 4]`), 48)
+		c := callAt(t, editedInfoLog(t, 48, `[8]`, `[8 => 4]`), 48)
 		require.Equal(t, replay.Diverge, c.Verdict, "%+v", c)
 	})
 }
@@ -121,10 +107,10 @@ func TestTCPInfoVerdicts(t *testing.T) {
 // undetermined, and a name the model does not know is the kernel's
 // ENOENT.
 func TestTCPCongestionVerdicts(t *testing.T) {
-	c := verdictOn(t, editedInfoLog(t, 19, "[1869505906]", "0x7ffc1062fb30"), 19)
+	c := callAt(t, editedInfoLog(t, 19, "[1869505906]", "0x7ffc1062fb30"), 19)
 	require.Equal(t, replay.Undetermined, c.Verdict, "%+v", c)
 	require.Equal(t, "not replayed", c.Predicted)
-	c = verdictOn(t, editedInfoLog(t, 23, "-1 ENOENT (No such file or directory)", "0"), 23)
+	c = callAt(t, editedInfoLog(t, 23, "-1 ENOENT (No such file or directory)", "0"), 23)
 	require.Equal(t, replay.Diverge, c.Verdict, "%+v", c)
 	require.Equal(t, "-1 ENOENT", c.Predicted)
 }
