@@ -22,6 +22,7 @@ var TCPInfoFields = []TCPInfoField{
 	{Key: "tcpi_backoff", Offset: 4, Size: 1},
 	{Key: "tcpi_options", Offset: 5, Size: 1},
 	{Key: "tcpi_rcv_wscale", Offset: 6, Size: 1, Shift: 4, Bits: 4},
+	{Key: "tcpi_rto", Offset: 8, Size: 4},
 	{Key: "tcpi_snd_mss", Offset: 16, Size: 4},
 	{Key: "tcpi_unacked", Offset: 24, Size: 4},
 	{Key: "tcpi_snd_cwnd", Offset: 80, Size: 4},

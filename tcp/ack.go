@@ -89,8 +89,8 @@ func (c *Conn) eventDataRecv(s rcvSeg) {
 		case m <= atoMin/2:
 			a.ato = a.ato/2 + atoMin/2
 		case m < a.ato:
-			a.ato = min(a.ato/2+m, rtoMin)
-		case m > rtoMin:
+			a.ato = min(a.ato/2+m, c.rto())
+		case m > c.rto():
 			c.incrQuickack()
 		}
 	}
@@ -188,9 +188,10 @@ func (c *Conn) ackSndCheck() {
 }
 
 // sendDelayedAck models tcp_send_delayed_ack: the timer is set ato from
-// now (an ato above TCP_DELACK_MIN bounded by the RTT — the model's
-// round trips are shorter than TCP_DELACK_MIN, so by TCP_DELACK_MIN —
-// and never beyond TCP_DELACK_MAX); an armed timer keeps its earlier
+// now (an ato above TCP_DELACK_MIN bounded by HZ/2, by TCP_DELACK_MAX in
+// pingpong mode or after a pushed segment, and by the smoothed RTT in
+// jiffies, at least TCP_DELACK_MIN; any ato by icsk_delack_max,
+// TCP_DELACK_MAX); an armed timer keeps its earlier
 // deadline, and one due within a quarter of ato sends the ACK now. An
 // ato still zero (nothing but a FIN received yet) is a timer due at once,
 // which runs at the next timer tick: the model takes the whole jiffy
@@ -199,7 +200,15 @@ func (c *Conn) sendDelayedAck() {
 	a := &c.ack
 	ato := a.ato
 	if ato > delackMin {
-		ato = min(ato, delackMin)
+		maxAto := engine.Second / 2
+		if a.pingpong || a.pending&ackPushed != 0 {
+			maxAto = delackMax
+		}
+		if c.rtt.srtt != 0 {
+			srtt := engine.Duration(c.rtt.srtt>>3) * engine.Microsecond
+			maxAto = min(maxAto, max(c.toJiffies(srtt)*c.jiffy(), delackMin))
+		}
+		ato = min(ato, maxAto)
 	}
 	ato = min(ato, delackMax)
 	if ato == 0 {
@@ -235,7 +244,7 @@ func (c *Conn) delackTimer() string {
 		if a.pingpong {
 			a.pingpong, a.ato = false, atoMin
 		} else {
-			a.ato = min(a.ato<<1, rtoMin)
+			a.ato = min(a.ato<<1, c.rto())
 		}
 	}
 	c.SendAck()

@@ -69,9 +69,8 @@ type Conn struct {
 	t     timers
 	pace  pacing
 	tlp   lossProbe
-	// srttUs is tp->srtt_us, the smoothed RTT in µs scaled by 8; 0
-	// without a sample.
-	srttUs int64
+	// rtt is the round-trip estimate (tcp_rtt_estimator).
+	rtt rttState
 	// synAt is when the SYN or SYN-ACK of a handshake on the wire went
 	// out, for its RTT sample.
 	synAt engine.Time
@@ -220,7 +219,7 @@ func (c *Conn) establish(window int) {
 	c.Sk.State = sock.ESTABLISHED
 	c.SynWindow()
 	c.sndWnd, c.maxWindow = window, window
-	c.rttSample(0) // the implicit handshake's round trip, taken as within a microsecond
+	c.ackUpdateRTT(0, false, 0) // the implicit handshake's round trip
 	c.expandSndbuf()
 	c.Sk.Note(kernel.Entry{Op: kernel.OpConnected, Args: [4]int64{int64(window), int64(c.Sk.Sndbuf)}})
 }

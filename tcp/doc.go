@@ -187,14 +187,33 @@
 // (Network.After, which the simulator implements; package sim/engine is
 // the shared leaf that defines virtual time):
 //
+//   - The RTT estimate (rtt.go). An ACK of new data gives a round-trip
+//     sample (tcp_clean_rtx_queue, tcp_ack_update_rtt): the time since
+//     the oldest newly acknowledged skb was last sent, or, when
+//     retransmitted data is among what it acknowledges (Karn's rule),
+//     the echoed timestamp's age in whole milliseconds, at least 1
+//     (tcp_rtt_tsopt_us), and no sample without timestamps; the
+//     handshake gives one too (tcp_ack of the SYN, tcp_synack_rtt_meas;
+//     the implicit one's, and any loopback round trip, taken as 1µs).
+//     tcp_rtt_estimator keeps srtt (an eighth of each error), mdev (a
+//     quarter), and rttvar, which follows the largest mdev of a round of
+//     samples up at once and down a quarter of the way when the round
+//     ends, and is never below tcp_rto_min (TCP_RTO_MIN, 200ms: mdev_max
+//     starts each round there). Each sample sets icsk_rto to srtt +
+//     rttvar rounded up to jiffies (tcp_set_rto, __tcp_set_rto), at most
+//     tcp_rto_max (tcp_bound_rto), and forgets icsk_backoff. Before the
+//     first sample icsk_rto is TCP_TIMEOUT_INIT (1s). Measured on Linux
+//     6.18 (probe/testdata/tcp-rto.zcs, TCP_INFO's tcpi_rto): 204ms at
+//     both ends of a loopback connection (51 jiffies at HZ 250), 208ms
+//     after a sample across a 40ms delayed ACK.
 //   - The retransmission timer runs while the retransmit queue holds
-//     anything and the connection exists: armed when new data is sent
-//     (tcp_event_new_data_sent), restarted from TCP_RTO_MIN with its backoff
-//     forgotten by an ACK that frees something, stopped when nothing is
-//     outstanding (tcp_rearm_rto). Each timeout retransmits from snd_una
-//     and doubles the next, up to TCP_RTO_MAX; after tcp_retries2 (15)
-//     timeouts the connection is given up with ETIMEDOUT
-//     (tcp_retransmit_timer, tcp_write_err).
+//     anything and the connection exists: armed for icsk_rto when new
+//     data is sent (tcp_event_new_data_sent), restarted by an ACK that
+//     frees something, stopped when nothing is outstanding
+//     (tcp_rearm_rto). Each timeout retransmits from snd_una and doubles
+//     icsk_rto, up to tcp_rto_max, until an RTT sample sets it again;
+//     after tcp_retries2 (15) timeouts the connection is given up with
+//     ETIMEDOUT (tcp_retransmit_timer, tcp_write_err).
 //   - The tail loss probe stands for the RTO while data is out
 //     (tcp_schedule_loss_probe, after tcp_write_xmit sent new data and
 //     after an ACK that freed some): with net.ipv4.tcp_early_retrans 3
@@ -202,6 +221,8 @@
 //     pending, it is due after the probe timeout, 2·srtt plus 2ms
 //     (TCP_TIMEOUT_MIN_US) rounded up to a jiffy of Profile.HZ, or with
 //     one packet out plus TCP_RTO_MIN, and no later than the RTO
+//     (icsk_rto from now after an ACK, else the RTO of the retransmit
+//     queue's head, tcp_rto_delta_us)
 //     (Profile.TCPLossProbe: before v6.6 the floor was two jiffies added
 //     after rounding, before bb4d991a28cc 10ms). When it fires
 //     (tcp_send_loss_probe) new data goes if the window takes it, else
@@ -215,10 +236,7 @@
 //     an unread peer's delayed ACK comes after the probe, and
 //     tcpi_total_retrans is 1); the RTO restarts from the
 //     probe, and no other probe goes until an ACK reaches tlp_high_seq
-//     (tcp_process_tlp_ack). srtt comes from the handshake's round trip
-//     (the implicit one's taken as under a microsecond) and from ACKs of
-//     skbs never retransmitted (tcp_clean_rtx_queue, Karn's rule;
-//     tcp_rtt_estimator). Timers fire at their nominal expiry, the
+//     (tcp_process_tlp_ack). srtt is the RTT estimate's. Timers fire at their nominal expiry, the
 //     kernel's up to a jiffy later (the timer wheel rounds up). Measured
 //     on Linux 6.18 (probe/testdata/tcp-loss-probe.zcs, packetdrill): an
 //     unacknowledged 2000-byte skb's last 1000 bytes go again 4 to 8ms
@@ -242,7 +260,8 @@
 //     acknowledged at once only when more than one full segment arrived
 //     since the last ACK and the window would move right
 //     (__tcp_ack_snd_check); otherwise the delayed-ACK timer runs for ato
-//     (tcp_send_delayed_ack; ato adapts to the gap between segments in
+//     (tcp_send_delayed_ack, an ato above TCP_DELACK_MIN bounded by
+//     srtt; ato adapts to the gap between segments in
 //     tcp_event_data_recv and doubles when the timer fires,
 //     tcp_delack_timer_handler). rcv_mss follows the segments' gso_size or
 //     length (tcp_measure_rcv_mss), and a short or PSH segment marks the
@@ -279,7 +298,7 @@
 //     Network.SendAck.
 //   - The persist timer. When not even one segment fits the peer's
 //     window and nothing is in flight, tcp_write_xmit arms the probe
-//     timer for tcp_probe0_base, the RTO without backoff, unless a timer
+//     timer for tcp_probe0_base, icsk_rto and at least TCP_RTO_MIN, unless a timer
 //     of icsk_retransmit_timer runs (tcp_check_probe_timer). When it
 //     fires with data in flight or nothing to send it does nothing
 //     (tcp_probe_timer); otherwise tcp_send_probe0 runs
@@ -522,7 +541,6 @@
 // a loss probe's episode ends with the ACK that reaches tlp_high_seq,
 // with none of the window reduction the kernel makes when the peer's
 // SACK blocks show the probe repaired a loss (tcp_process_tlp_ack). The
-// RTO is TCP_RTO_MIN with its backoff, not srtt + 4·rttvar. A
 // connection whose FIN is acknowledged while its user holds it is
 // half-closed, TCP_FIN_WAIT2: it takes and acknowledges the peer's data
 // (resets on it when shut down for reading: AbortOnData) until the peer's
@@ -533,9 +551,6 @@
 // CLOSING whether or not the user holds the socket, leaves a time-wait
 // socket (TimeWait) that takes a bare ACK and answers anything else with
 // an ACK (TimeWaitAcks); LAST_ACK leaves none.
-// The round trip the delayed-ACK timeout is bounded by
-// (tcp_send_delayed_ack) is taken to be below TCP_DELACK_MIN, as on
-// loopback.
 //
 // Receive-buffer autotuning (rcvspace.go) runs on the simulation's clock,
 // which no call advances: only wait, settle and timers move it.

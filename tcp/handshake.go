@@ -104,7 +104,7 @@ func (c *Conn) SynAckReceived(peer SynOptions, ack uint32) (ok, retransmitted bo
 		return false, false
 	}
 	c.takeOptions(peer)
-	c.rttSample(c.Net.Now().Sub(c.synAt)) // tcp_ack of the SYN
+	c.ackUpdateRTT(c.Net.Now().Sub(c.synAt), false, 0) // tcp_ack of the SYN
 	c.Sk.State = sock.ESTABLISHED
 	c.sndWnd, c.maxWindow = peer.Window, peer.Window
 	c.initRcvSpace()
@@ -156,7 +156,7 @@ func (c *Conn) SynAckOffer(peer SynOptions) SynOptions {
 // child is ESTABLISHED and connected.
 func (c *Conn) Accepted(peer SynOptions, ackWindow int) {
 	c.accept(peer)
-	c.rttSample(c.Net.Now().Sub(c.synAt)) // tcp_synack_rtt_meas
+	c.ackUpdateRTT(c.Net.Now().Sub(c.synAt), false, 0) // tcp_synack_rtt_meas
 	c.established(c.PeerWindow(ackWindow))
 }
 

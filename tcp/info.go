@@ -2,6 +2,7 @@ package tcp
 
 import (
 	"github.com/zcsim/zcsim/kernel"
+	"github.com/zcsim/zcsim/sim/engine"
 	"github.com/zcsim/zcsim/sock"
 )
 
@@ -33,7 +34,9 @@ const (
 // (tcp_rcv_nxt_update: rcv_nxt, which a FIN advances too); tcpi_notsent_bytes write_seq - snd_nxt;
 // tcpi_delivered tp->delivered, the SYN or SYN-ACK counted once a
 // handshake completed; tcpi_probes icsk_probes_out and tcpi_backoff
-// icsk_backoff (the persist timer's, probeTimer, and the RTO's). Measured on Linux 6.18 over loopback: options 7,
+// icsk_backoff (the persist timer's, probeTimer, and the RTO's);
+// tcpi_rto icsk_rto in µs (TCP_TIMEOUT_INIT before a handshake, then
+// tcp_set_rto's). Measured on Linux 6.18 over loopback: options 7,
 // rcv_wscale 10, snd_mss 32741 after connect, cwnd 10, delivered 1;
 // before connect options 0, snd_mss 536, delivered 0
 // (probe/testdata/tcp-info.zcs).
@@ -43,7 +46,8 @@ func (c *Conn) Info(n int) Info {
 	case c.Sk.State == sock.LISTEN:
 	case !c.connected:
 		for k, v := range map[string]uint64{"tcpi_options": 0, "tcpi_rcv_wscale": 0, "tcpi_snd_mss": tcpMSSDefault,
-			"tcpi_unacked": 0, "tcpi_total_retrans": 0, "tcpi_bytes_received": 0, "tcpi_notsent_bytes": 0, "tcpi_delivered": 0} {
+			"tcpi_unacked": 0, "tcpi_total_retrans": 0, "tcpi_bytes_received": 0, "tcpi_notsent_bytes": 0, "tcpi_delivered": 0,
+			"tcpi_rto": c.rtoUs()} {
 			all[k] = v
 		}
 	default:
@@ -80,4 +84,8 @@ func (c *Conn) connectedInfo(all map[string]uint64) {
 	all["tcpi_total_retrans"], all["tcpi_bytes_received"] = uint64(c.totalRetrans), uint64(c.rcvNxt)
 	all["tcpi_notsent_bytes"], all["tcpi_delivered"] = uint64(c.writeSeq-c.sndNxt), uint64(c.delivered)
 	all["tcpi_probes"], all["tcpi_backoff"] = uint64(c.t.probes), uint64(c.t.backoff)
+	all["tcpi_rto"] = c.rtoUs()
 }
+
+// rtoUs is tcpi_rto: jiffies_to_usecs(icsk_rto).
+func (c *Conn) rtoUs() uint64 { return uint64(c.rto() / engine.Microsecond) }

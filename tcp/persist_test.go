@@ -24,11 +24,11 @@ func zeroWindow(t *testing.T, p *pair) {
 	require.True(t, p.c.Net.Pending(p.c.t.probe))
 	ev, ok := p.w.clock.Peek()
 	require.True(t, ok)
-	require.Equal(t, p.w.clock.Now().Add(rtoMin), ev.At)
+	require.Equal(t, p.w.clock.Now().Add(204*engine.Millisecond), ev.At, "tcp_probe0_base: icsk_rto")
 }
 
 // Probes no ACK answers: a segment of no data one byte before snd_una,
-// the wait doubling from TCP_RTO_MIN to TCP_RTO_MAX (tcp_probe0_when),
+// the wait doubling from the RTO (204ms) to TCP_RTO_MAX (tcp_probe0_when),
 // until icsk_probes_out reaches tcp_retries2 and the connection is given
 // up with ETIMEDOUT (tcp_probe_timer, tcp_write_err).
 func TestZeroWindowProbesUnanswered(t *testing.T) {
@@ -36,11 +36,11 @@ func TestZeroWindowProbesUnanswered(t *testing.T) {
 	zeroWindow(t, p)
 	fired := p.runFor(2000 * engine.Second)
 	require.Len(t, fired, retries2+1)
-	require.Equal(t, "200ms probe: probe timer fires: zero-window probe (tcp_xmit_probe_skb)", fired[0])
-	require.Equal(t, "600ms probe: probe timer fires: zero-window probe (tcp_xmit_probe_skb)", fired[1])
-	require.Equal(t, "204.6s probe: probe timer fires: zero-window probe (tcp_xmit_probe_skb)", fired[9])
-	require.Equal(t, "324.6s probe: probe timer fires: zero-window probe (tcp_xmit_probe_skb)", fired[10], "TCP_RTO_MAX caps the wait")
-	require.Equal(t, "924.6s probe: probe timer fires: probes exhausted, connection aborted (ETIMEDOUT)", fired[retries2])
+	require.Equal(t, "204ms probe: probe timer fires: zero-window probe (tcp_xmit_probe_skb)", fired[0])
+	require.Equal(t, "612ms probe: probe timer fires: zero-window probe (tcp_xmit_probe_skb)", fired[1])
+	require.Equal(t, "208.692s probe: probe timer fires: zero-window probe (tcp_xmit_probe_skb)", fired[9])
+	require.Equal(t, "328.692s probe: probe timer fires: zero-window probe (tcp_xmit_probe_skb)", fired[10], "TCP_RTO_MAX caps the wait")
+	require.Equal(t, "928.692s probe: probe timer fires: probes exhausted, connection aborted (ETIMEDOUT)", fired[retries2])
 	require.Len(t, p.w.inFlight, retries2)
 	for _, pk := range p.w.inFlight {
 		require.Equal(t, p.c.sndUna-1, pk.Seq)
@@ -60,14 +60,14 @@ func TestZeroWindowProbesAnswered(t *testing.T) {
 	p := newPair(t, "linux-6.18", false)
 	zeroWindow(t, p)
 	for i := 1; i <= 3; i++ {
-		require.Len(t, p.runFor(rtoMin<<(i-1)), 1)
+		require.Len(t, p.runFor(p.c.probe0Base()<<(i-1)), 1)
 		require.Equal(t, 1, p.c.t.probes)
 		p.c.Ack(p.c.sndUna, 0)
 		require.Zero(t, p.c.t.probes)
 		require.Equal(t, i, p.c.t.backoff)
 		require.True(t, p.c.Persisting())
 		ev, _ := p.w.clock.Peek()
-		require.Equal(t, p.w.clock.Now().Add(rtoMin<<i), ev.At)
+		require.Equal(t, p.w.clock.Now().Add(p.c.probe0Base()<<i), ev.At)
 	}
 	p.w.inFlight = nil
 
@@ -75,7 +75,7 @@ func TestZeroWindowProbesAnswered(t *testing.T) {
 	require.Empty(t, p.w.inFlight, "half a segment waits for the probe timer")
 	require.False(t, p.c.Persisting())
 	require.Equal(t, 3, p.c.t.backoff)
-	require.Equal(t, []string{"3s probe: probe timer fires: tcp_write_wakeup sends what the window takes"}, p.runFor(rtoMin<<3))
+	require.Equal(t, []string{"3.06s probe: probe timer fires: tcp_write_wakeup sends what the window takes"}, p.runFor(p.c.probe0Base()<<3))
 	require.Len(t, p.w.inFlight, 1)
 	require.Equal(t, 500, p.w.inFlight[0].Skb.Len)
 	require.Zero(t, p.c.t.backoff)
@@ -97,7 +97,7 @@ func TestZeroWindowOrphan(t *testing.T) {
 	require.False(t, p.c.Persisting(), "an orphan's probes end")
 	fired := p.runFor(1000 * engine.Second)
 	require.Len(t, fired, 9)
-	require.Equal(t, "102.2s probe: probe timer fires: probes exhausted, connection aborted (ETIMEDOUT)", fired[8])
+	require.Equal(t, "104.244s probe: probe timer fires: probes exhausted, connection aborted (ETIMEDOUT)", fired[8])
 	require.True(t, p.c.Done())
 
 	p = newPair(t, "linux-6.18", false)
@@ -108,7 +108,7 @@ func TestZeroWindowOrphan(t *testing.T) {
 		p.runFor(p.c.probe0When())
 		p.c.Ack(p.c.sndUna, 0)
 	}
-	require.Equal(t, []string{"2.4s probe: probe timer fires: the orphan's RTO reached tcp_rto_max, connection aborted (ETIMEDOUT)"}, p.runFor(engine.Second))
+	require.Equal(t, []string{"2.428s probe: probe timer fires: the orphan's RTO reached tcp_rto_max, connection aborted (ETIMEDOUT)"}, p.runFor(engine.Second))
 }
 
 // TCP_RTO_MAX_MS takes 1000 to 120000 ms and caps the probes' wait and
@@ -124,7 +124,7 @@ func TestRtoMaxOption(t *testing.T) {
 	v, _ = p.c.Getsockopt(kernel.TCP_RTO_MAX_MS)
 	require.Equal(t, 1500, v)
 	p.c.t.backoff = 4
-	require.Equal(t, 1500*engine.Millisecond, p.c.rto())
+	require.Equal(t, 1500*engine.Millisecond, p.c.rtoBackoff(p.c.rtoMax()))
 	require.Equal(t, 1500*engine.Millisecond, p.c.probe0When())
 
 	old := newPair(t, "linux-5.0", false)

@@ -77,6 +77,8 @@ type timers struct {
 	probes   int // icsk_probes_out: probes the peer has not answered
 	// rtoMax is icsk_rto_max as TCP_RTO_MAX_MS set it, 0 for TCP_RTO_MAX.
 	rtoMax engine.Duration
+	// icskRto is icsk_rto, 0 for TCP_TIMEOUT_INIT (rto).
+	icskRto engine.Duration
 	// onRTO, onDelack and onProbe are retransmitTimer, delackTimer and
 	// probeTimer bound to the connection once (fired, armProbe), so
 	// arming a timer allocates nothing.
@@ -94,14 +96,16 @@ func (c *Conn) fired() (rto, delack func() string) {
 
 // armProbe models tcp_check_probe_timer: with nothing in flight and no
 // timer of icsk_retransmit_timer pending (the RTO, the loss probe, the
-// probe timer), the probe timer is set for tcp_probe0_base, the RTO
-// without its backoff.
+// probe timer), the probe timer is set for tcp_probe0_base.
 func (c *Conn) armProbe() {
 	if c.done || len(c.rtx) > 0 || c.Net.Pending(c.t.probe) || c.Net.Pending(c.t.rto) || c.Net.Pending(c.tlp.timer) {
 		return
 	}
-	c.resetProbe(rtoMin)
+	c.resetProbe(c.probe0Base())
 }
+
+// probe0Base is tcp_probe0_base: icsk_rto, at least TCP_RTO_MIN.
+func (c *Conn) probe0Base() engine.Duration { return max(c.rto(), rtoMin) }
 
 // resetProbe models tcp_reset_xmit_timer(ICSK_TIME_PROBE0): the probe
 // timer, pending or not, runs d from now.
@@ -113,11 +117,11 @@ func (c *Conn) resetProbe(d engine.Duration) {
 	c.t.probe = c.Net.After(c.Sk, d, "probe", c.t.onProbe)
 }
 
-// probe0When is tcp_probe0_when: tcp_probe0_base (TCP_RTO_MIN in the
-// model) shifted by the backoff, at most ilog2(TCP_RTO_MAX /
-// TCP_RTO_MIN) + 1 places, and at most tcp_rto_max.
+// probe0When is tcp_probe0_when: tcp_probe0_base shifted by the
+// backoff, at most ilog2(TCP_RTO_MAX / TCP_RTO_MIN) + 1 places, and at
+// most tcp_rto_max.
 func (c *Conn) probe0When() engine.Duration {
-	return min(rtoMin<<min(c.t.backoff, probe0MaxShift), c.rtoMax())
+	return min(c.probe0Base()<<min(c.t.backoff, probe0MaxShift), c.rtoMax())
 }
 
 // probe0MaxShift is ilog2(TCP_RTO_MAX / TCP_RTO_MIN) + 1.
@@ -165,7 +169,7 @@ func (c *Conn) probeTimer() string {
 	}
 	maxProbes := retries2
 	if c.Sk.Dead() {
-		alive := c.rto() < c.rtoMax() // inet_csk_rto_backoff
+		alive := c.rtoBackoff(c.rtoMax()) < c.rtoMax()
 		maxProbes = orphanRetries(alive)
 		if !alive && c.t.backoff >= maxProbes {
 			c.GiveUp()
@@ -293,8 +297,7 @@ func (c *Conn) syncRTO() {
 	}
 }
 
-// armRTO starts the retransmission timer for icsk_rto, TCP_RTO_MIN
-// doubled by each timeout so far up to TCP_RTO_MAX.
+// armRTO starts the retransmission timer for icsk_rto.
 func (c *Conn) armRTO() { c.armRTOIn(c.rto()) }
 
 // armRTOIn starts the retransmission timer d from now, in place of a
@@ -321,7 +324,8 @@ func (c *Conn) newDataSent() {
 // retransmitTimer models tcp_retransmit_timer: after tcp_retries2 timeouts
 // the connection is given up with ETIMEDOUT (tcp_write_err); otherwise
 // everything unacknowledged is retransmitted and the timer restarts with
-// twice the timeout (exponential backoff).
+// icsk_rto doubled, up to tcp_rto_max (exponential backoff), until an
+// RTT sample sets it again (tcp_set_rto).
 func (c *Conn) retransmitTimer() string {
 	c.t.backoff++
 	if c.t.backoff > retries2 {
@@ -330,16 +334,15 @@ func (c *Conn) retransmitTimer() string {
 	}
 	c.Timeout()
 	c.Net.Cancel(c.t.rto)
+	c.t.icskRto = min(c.rto()<<1, c.rtoMax())
 	c.armRTO()
 	return fmt.Sprintf("retransmission timeout %d, retransmit from snd_una", c.t.backoff)
 }
 
 // progress restarts the retransmission timer after an ACK that freed
-// something (tcp_rearm_rto): the backoff is forgotten.
-func (c *Conn) progress() {
-	c.Net.Cancel(c.t.rto)
-	c.t.backoff = 0
-}
+// something (tcp_rearm_rto); the backoff stays until an RTT sample
+// (ackUpdateRTT).
+func (c *Conn) progress() { c.Net.Cancel(c.t.rto) }
 
 // SetAckPolicy sets how the connection acknowledges what it receives.
 func (c *Conn) SetAckPolicy(p AckPolicy) { c.t.policy = p }

@@ -11,8 +11,8 @@ import (
 )
 
 // Unacknowledged data arms the retransmission timer; each timeout
-// retransmits from snd_una and doubles the next (TCP_RTO_MIN up to
-// TCP_RTO_MAX); after tcp_retries2 timeouts the connection is given up
+// retransmits from snd_una and doubles the next (icsk_rto, 204ms after a
+// loopback handshake, up to TCP_RTO_MAX); after tcp_retries2 timeouts the connection is given up
 // with ETIMEDOUT, and its timers stop.
 // (The tail loss probe, which would stand for the first timeout, is off:
 // net.ipv4.tcp_early_retrans 0.)
@@ -24,9 +24,9 @@ func TestRetransmitTimer(t *testing.T) {
 	_, err := p.w.clock.RunUntilIdle(100)
 	require.NoError(t, err)
 	require.Len(t, p.w.fired, retries2+1)
-	require.Equal(t, "200ms rto: retransmission timeout 1, retransmit from snd_una", p.w.fired[0])
-	require.Equal(t, "600ms rto: retransmission timeout 2, retransmit from snd_una", p.w.fired[1])
-	require.Equal(t, "924.6s rto: retransmissions exhausted, connection aborted (ETIMEDOUT)", p.w.fired[retries2])
+	require.Equal(t, "204ms rto: retransmission timeout 1, retransmit from snd_una", p.w.fired[0])
+	require.Equal(t, "612ms rto: retransmission timeout 2, retransmit from snd_una", p.w.fired[1])
+	require.Equal(t, "928.692s rto: retransmissions exhausted, connection aborted (ETIMEDOUT)", p.w.fired[retries2])
 	require.Len(t, p.w.inFlight, 1+retries2, "the first transmission and every retransmission")
 	require.True(t, p.c.Done())
 	require.Equal(t, kernel.ETIMEDOUT, p.c.takeError())
@@ -34,20 +34,34 @@ func TestRetransmitTimer(t *testing.T) {
 }
 
 // An ACK that frees the whole retransmit queue stops the timer; one that
-// frees part of it restarts the timer from TCP_RTO_MIN and forgets the
-// backoff (tcp_rearm_rto).
+// frees part of it restarts the timer (tcp_rearm_rto). What it frees was
+// retransmitted, so its send time is no RTT sample (Karn's rule); with
+// timestamps the echo is (tcp_rtt_tsopt_us: sent at 612ms, acknowledged
+// at 700ms), which forgets the backoff and sets icsk_rto from the new
+// estimate (tcp_ack_update_rtt): srtt 11ms, rttvar 200ms, 212ms. Without
+// them the backoff stays and the RTO stays doubled twice.
 func TestAckRearmsTheTimer(t *testing.T) {
+	for _, ts := range []bool{true, false} {
+		p := newPair(t, "linux-6.18", false, func(_ *kernel.Profile, r *sock.Route) { r.GSO = 0 })
+		p.c.neg.ts = ts
+		p.send(0, 3000)
+		require.Greater(t, len(p.c.rtx), 1, "one segment per MSS")
+		_, err := p.w.clock.RunUntil(engine.Time(700*engine.Millisecond), 10)
+		require.NoError(t, err)
+		require.Equal(t, 2, p.c.t.backoff)
+		p.c.Ack(p.c.rtx[0].end(), 65536)
+		ev, ok := p.w.clock.Peek()
+		require.True(t, ok)
+		if ts {
+			require.Zero(t, p.c.t.backoff)
+			require.Equal(t, p.w.clock.Now().Add(212*engine.Millisecond), ev.At)
+			continue
+		}
+		require.Equal(t, 2, p.c.t.backoff)
+		require.Equal(t, p.w.clock.Now().Add(816*engine.Millisecond), ev.At)
+	}
 	p := newPair(t, "linux-6.18", false, func(_ *kernel.Profile, r *sock.Route) { r.GSO = 0 })
 	p.send(0, 3000)
-	require.Greater(t, len(p.c.rtx), 1, "one segment per MSS")
-	_, err := p.w.clock.RunUntil(engine.Time(700*engine.Millisecond), 10)
-	require.NoError(t, err)
-	require.Equal(t, 2, p.c.t.backoff)
-	p.c.Ack(p.c.rtx[0].end(), 65536)
-	require.Zero(t, p.c.t.backoff)
-	ev, ok := p.w.clock.Peek()
-	require.True(t, ok)
-	require.Equal(t, p.w.clock.Now().Add(rtoMin), ev.At)
 
 	for i := 0; len(p.c.rtx) > 0 && i < 4; i++ {
 		p.c.Ack(p.c.sndNxt, 65536) // what Nagle held goes out as the rest is acknowledged

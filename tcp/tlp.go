@@ -27,19 +27,6 @@ type lossProbe struct {
 	lossEnd uint32 // high_seq: snd_nxt when the loss began
 }
 
-// rttSample models tcp_rtt_estimator for a round-trip sample m, taken at
-// least 1µs (a loopback round trip in the model's time is 0): the first
-// sample sets srtt, each later one moves it an eighth of the way
-// (tp->srtt_us, kept scaled by 8 as the kernel keeps it).
-func (c *Conn) rttSample(m engine.Duration) {
-	us := max(int64(m/engine.Microsecond), 1)
-	if c.srttUs == 0 {
-		c.srttUs = us << 3
-		return
-	}
-	c.srttUs += us - c.srttUs>>3
-}
-
 // jiffy is one tick of the profile's CONFIG_HZ.
 func (c *Conn) jiffy() engine.Duration { return engine.Second / engine.Duration(c.host().Profile.HZ) }
 
@@ -64,10 +51,6 @@ func (c *Conn) packetsOut() int {
 // ends, as by default).
 func (c *Conn) sack() bool { return c.neg.sack }
 
-// rto is icsk_rto: TCP_RTO_MIN doubled by each timeout so far, up to
-// TCP_RTO_MAX (the model keeps no RTT variance).
-func (c *Conn) rto() engine.Duration { return min(rtoMin<<c.t.backoff, c.rtoMax()) }
-
 // rtoDelta is tcp_rto_delta_us: how far in the future the RTO of the
 // retransmit queue's head falls, from when it was last sent.
 func (c *Conn) rtoDelta() engine.Duration {
@@ -80,10 +63,10 @@ func (c *Conn) rtoDelta() engine.Duration {
 // TCP_TIMEOUT_INIT without an RTT sample.
 func (c *Conn) probeTimeout(packetsOut int) engine.Duration {
 	hz := engine.Duration(c.host().Profile.HZ)
-	if c.srttUs == 0 {
+	if c.rtt.srtt == 0 {
 		return c.toJiffies(timeoutInit)
 	}
-	srtt2 := engine.Duration(c.srttUs>>2) * engine.Microsecond
+	srtt2 := engine.Duration(c.rtt.srtt>>2) * engine.Microsecond
 	switch c.host().Profile.TCPLossProbe {
 	case kernel.LossProbeFloor10ms:
 		rtt := c.toJiffies(srtt2 / 2)

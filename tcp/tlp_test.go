@@ -31,18 +31,20 @@ func (p *pair) runFor(d engine.Duration) []string {
 // With one segment out the probe timeout allows for the peer's delayed
 // ACK (2·srtt + TCP_RTO_MIN), so the RTO bound decides: the probe goes
 // when the RTO would, retransmits the segment, and the RTO restarts from
-// then. Measured on Linux 6.18 with packetdrill: a lone unacknowledged
-// segment is sent again 208ms after it, and again 208ms later.
+// then. The RTO is 204ms (51 jiffies: tcp_set_rto of an srtt of
+// microseconds and rttvar tcp_rto_min). Measured on Linux 6.18 with
+// packetdrill: a lone unacknowledged segment is sent again 208ms after
+// it, and again 208ms later (the timer wheel adds a jiffy).
 func TestLossProbeOnePacket(t *testing.T) {
 	p := newPair(t, "linux-6.18", false)
 	p.send(0, 1000)
 	require.Len(t, p.w.inFlight, 1)
 	p.w.lose()
-	require.Equal(t, []string{"200ms loss_probe: loss probe timer fires: tcp_send_loss_probe sent a probe"}, p.runFor(399*engine.Millisecond))
+	require.Equal(t, []string{"204ms loss_probe: loss probe timer fires: tcp_send_loss_probe sent a probe"}, p.runFor(407*engine.Millisecond))
 	require.Len(t, p.w.inFlight, 1)
 	require.Equal(t, uint32(0), p.w.inFlight[0].Seq)
 	require.True(t, p.w.inFlight[0].Retransmit)
-	require.Equal(t, []string{"400ms rto: retransmission timeout 1, retransmit from snd_una"}, p.runFor(2*engine.Millisecond))
+	require.Equal(t, []string{"408ms rto: retransmission timeout 1, retransmit from snd_una"}, p.runFor(2*engine.Millisecond))
 }
 
 // With more than one segment out the probe timeout is 2·srtt + 2ms,
@@ -65,7 +67,7 @@ func TestLossProbeLastSegment(t *testing.T) {
 	require.Equal(t, uint32(3*mss), probe.EndSeq)
 	require.Len(t, p.c.rtx, 2, "split in the retransmit queue")
 	require.True(t, p.c.tlp.out)
-	require.Equal(t, []string{"204ms rto: retransmission timeout 1, retransmit from snd_una"}, p.runFor(200*engine.Millisecond))
+	require.Equal(t, []string{"208ms rto: retransmission timeout 1, retransmit from snd_una"}, p.runFor(204*engine.Millisecond))
 }
 
 // The probe waits while the copy last transmitted is still in the host,
@@ -122,9 +124,9 @@ func TestLossProbeTimeouts(t *testing.T) {
 		{"linux-6.18", nil, "4ms loss_probe"},
 		{"linux-5.0", nil, "12ms loss_probe"},
 		{"rfc-v2", nil, "12ms loss_probe"},
-		{"linux-6.18", func(p *pair) { p.c.Sk.Net.TCPEarlyRetrans = 2 }, "200ms rto"},
-		{"linux-6.18", func(p *pair) { p.c.neg = negotiated{set: true, mssClamp: p.c.MSS()} }, "200ms rto"},
-		{"linux-6.18", func(p *pair) { p.c.enterLoss() }, "200ms rto"},
+		{"linux-6.18", func(p *pair) { p.c.Sk.Net.TCPEarlyRetrans = 2 }, "204ms rto"},
+		{"linux-6.18", func(p *pair) { p.c.neg = negotiated{set: true, mssClamp: p.c.MSS()} }, "204ms rto"},
+		{"linux-6.18", func(p *pair) { p.c.enterLoss() }, "204ms rto"},
 	} {
 		p := newPair(t, tc.profile, false, func(_ *kernel.Profile, r *sock.Route) { r.GSO = 0 })
 		if tc.set != nil {

@@ -560,11 +560,14 @@ func (c *Conn) Ack(ack uint32, window int) {
 	}
 	if c.fastOpenChild {
 		c.fastOpenChild = false // the handshake completes
-		c.rttSample(c.Net.Now().Sub(c.synAt))
+		c.ackUpdateRTT(c.Net.Now().Sub(c.synAt), false, 0)
 	}
 	limited := c.cwndLimited()
 	acked := 0
-	var firstAckt engine.Time
+	var firstAckt, headSent engine.Time
+	if len(c.rtx) > 0 {
+		headSent = c.rtx[0].sentAt
+	}
 	sampled, retransAcked := false, false
 	for len(c.rtx) > 0 && !after(c.rtx[0].end(), c.sndUna) {
 		seg := c.rtx[0]
@@ -595,8 +598,8 @@ func (c *Conn) Ack(ack uint32, window int) {
 		}
 	}
 	if acked > 0 {
-		if sampled && !retransAcked { // tcp_clean_rtx_queue: Karn's rule
-			c.rttSample(c.Net.Now().Sub(firstAckt))
+		if sampled || retransAcked { // tcp_clean_rtx_queue: Karn's rule
+			c.ackUpdateRTT(c.Net.Now().Sub(firstAckt), retransAcked, headSent)
 		}
 		c.progress()
 		c.congControl(acked, limited)

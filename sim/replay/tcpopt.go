@@ -89,12 +89,16 @@ type infoField struct {
 // is tcpi_rcv_wscale.
 var sndWscale = kernel.TCPInfoField{Key: "tcpi_snd_wscale", Offset: 6, Size: 1, Bits: 4}
 
-// infoFields are the fields the model offers (kernel.TCPInfoFields, and
+// infoFields are the fields the model offers (kernel.TCPInfoFields but
+// tcpi_rto, which hangs on the log's RTT samples of wall-clock time, and
 // tcpi_snd_wscale, which the far end's tcpi_rcv_wscale gives), in the
 // struct's order.
 var infoFields = func() []infoField {
 	var out []infoField
 	for _, f := range kernel.TCPInfoFields {
+		if f.Key == "tcpi_rto" {
+			continue
+		}
 		out = append(out, infoField{f, strings.TrimPrefix(f.Key, "tcpi_")})
 		if f.Key == "tcpi_rcv_wscale" {
 			out = append(out, infoField{sndWscale, "snd_wscale"})

@@ -322,7 +322,7 @@ var badLines = []struct{ in, want string }{
 	{"recvmsg s MSG_ERRQUEUE => icmp ECONNREFUSED type=3 code=3 quoted=65536", "t.zcs:1:66: quoted length out of range, want 0 to 65535 (at \"65536\")"},
 	{"recvmsg s MSG_ERRQUEUE => icmp ECONNREFUSED type=3 code=3 quoted", "t.zcs:1:65: missing \"=\""},
 	{"recvmsg s MSG_ERRQUEUE => zerocopy [0,0] ee_info=0", "t.zcs:1:42: ee_info checks the record after a return value or ctrunc, as in 0 ee_origin=SO_EE_ORIGIN_ZEROCOPY; this form says it already (at \"ee_info\")"},
-	{"recvmsg s MSG_ERRQUEUE => 0 msg_flag=0", "t.zcs:1:29: unknown field, did you mean msg_flags?, want msg_flags, cmsg_level, cmsg_type, revents, ee_errno, ee_origin, ee_type, ee_code, ee_info, ee_data, tcpi_state, tcpi_probes, tcpi_backoff, tcpi_options, tcpi_rcv_wscale, tcpi_snd_mss, tcpi_unacked, tcpi_snd_cwnd, tcpi_total_retrans, tcpi_bytes_received, tcpi_notsent_bytes, tcpi_delivered (at \"msg_flag\")"},
+	{"recvmsg s MSG_ERRQUEUE => 0 msg_flag=0", "t.zcs:1:29: unknown field, did you mean msg_flags?, want msg_flags, cmsg_level, cmsg_type, revents, ee_errno, ee_origin, ee_type, ee_code, ee_info, ee_data, tcpi_state, tcpi_probes, tcpi_backoff, tcpi_options, tcpi_rcv_wscale, tcpi_rto, tcpi_snd_mss, tcpi_unacked, tcpi_snd_cwnd, tcpi_total_retrans, tcpi_bytes_received, tcpi_notsent_bytes, tcpi_delivered (at \"msg_flag\")"},
 	{"recvmsg s MSG_ERRQUEUE => 0 ee_type=1 ee_type=2", "t.zcs:1:39: duplicate field (at \"ee_type\")"},
 	{"recvmsg s MSG_ERRQUEUE => 0 ee_type=256", "t.zcs:1:37: value out of range (at \"256\")"},
 	{"recvmsg s MSG_ERRQUEUE => 0 ee_origin=SO_EE_ORIGIN_ZC", "t.zcs:1:39: unknown ee_origin (at \"SO_EE_ORIGIN_ZC\")"},
