@@ -67,7 +67,7 @@ func (w *World) acceptImplicit(l *Socket, name string) *Socket {
 	if old.Sk.RcvbufLocked {
 		fresh.Sk.Rcvbuf, fresh.Sk.RcvbufLocked = old.Sk.Rcvbuf, true
 	}
-	fresh.Peer, l.Peer = l, fresh
+	fresh.Peer, l.Peer, fresh.client = l, fresh, true
 	return child
 }
 

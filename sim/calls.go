@@ -433,7 +433,7 @@ func (w *World) freeFD(fd int) {
 // call returned: a send may follow at once, and a second connect returns
 // 0 (tcp.Conn.FinishConnect). The implicit peer of a listener connects
 // to it: the child is made at the handshake and waits for accept
-// (handshakeArrives).
+// (connectClient).
 func (w *World) Connect(c Call, s *Socket) Result {
 	return w.syscall(c, "connect", s, func() Result {
 		switch {
@@ -441,9 +441,8 @@ func (w *World) Connect(c Call, s *Socket) Result {
 			return w.connectScripted(s)
 		case s.to != nil:
 			return w.connectTo(c, s)
-		case s.tcp != nil && s.Peer != nil && s.Peer.listening() && s.Sk.State == sock.CLOSE:
-			w.handshakeArrives(s.Peer, s)
-			return ok(0)
+		case s.client && s.Sk.State == sock.CLOSE && !s.tcp.Connected():
+			return w.connectClient(s)
 		case s.tcp != nil && s.Peer != nil:
 			if s.tcp.FinishConnect() {
 				return ok(0)
@@ -475,7 +474,13 @@ func (w *World) Listen(c Call, s *Socket, backlog int32) Result {
 		if somaxconn := w.Net.Somaxconn; uint32(backlog) > uint32(somaxconn) {
 			n = somaxconn
 		}
-		return fail(s.tcp.Listen(n))
+		if err := s.tcp.Listen(n); err != 0 {
+			return fail(err)
+		}
+		if s.Peer != nil {
+			s.Peer.client = true
+		}
+		return ok(0)
 	})
 }
 

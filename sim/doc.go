@@ -98,7 +98,10 @@
 // (connectTo, tcp_v4_connect) completes the handshake at once or, with
 // the queue full, leaves them in SYN_SENT for their SYN retransmission
 // timer (tcp.Conn.SynDropped), a blocking connect sleeping meanwhile
-// (inet_wait_for_connect).
+// (inet_wait_for_connect). The implicit peer is a socket of its own from
+// the first listen on (Socket.client): the listener's close or SHUT_RD
+// leaves it, and its connect to a listener that no longer listens is
+// answered with a RST (tcp_v4_send_reset; ECONNREFUSED, connectClient).
 //
 // # Socket calls
 //

@@ -35,6 +35,11 @@ type Socket struct {
 	waiters []*epitem
 	// implicit marks the implicit peer NewSocket made (Far).
 	implicit bool
+	// client marks a listener's peer, its next client, from the first
+	// listen on: a socket the far side's program opened itself, so the
+	// listener's close or SHUT_RD leaves it as it is (unconnected, or
+	// connected and queued).
+	client bool
 	// to is the listener a client of this host connects to
 	// (PeerOptions.To); its peer is then the child the handshake made.
 	to *Socket
@@ -81,12 +86,13 @@ func (s *Socket) String() string { return s.Name }
 func (s *Socket) IsTCP() bool { return s.tcp != nil }
 
 // Unmade reports whether s is the implicit peer of a TCP socket that has
-// begun no connection (tcp.Conn.Connected) and does not listen: on the
+// begun no connection (tcp.Conn.Connected) and never listened: on the
 // kernel that peer is the child the handshake makes (tcp_v4_syn_recv_sock,
-// handed out by inet_accept), so until then no descriptor names it.
+// handed out by inet_accept), so until then no descriptor names it. A
+// listener's peer is its client, a socket of its own (client).
 func (s *Socket) Unmade() bool {
 	o := s.Peer
-	return s.implicit && s.tcp != nil && o != nil && o.tcp != nil && !o.tcp.Connected() && o.Sk.State != sock.LISTEN
+	return s.implicit && !s.client && s.tcp != nil && o != nil && o.tcp != nil && !o.tcp.Connected()
 }
 
 // Conn returns the TCP connection of a TCP socket, or nil.
