@@ -39,6 +39,26 @@ func (w *World) handshakeArrives(l, client *Socket) {
 	l.Sk.WakeUp(kernel.POLLIN | kernel.POLLPRI | kernel.POLLRDNORM | kernel.POLLRDBAND) // tcp_child_process: sk_data_ready
 }
 
+// listenStop models inet_csk_listen_stop, which a listener's close
+// (__tcp_close) and its SHUT_RD (tcp_disconnect) run: each child its
+// accept queue still holds is forgotten (tcp.Conn.Forget,
+// inet_child_forget), its connection reset, so its client's next call
+// reports ECONNRESET (measured on Linux 6.18: a queued client's recv,
+// then 0 at the end of the stream, a send EPIPE).
+func (w *World) listenStop(l *Socket) {
+	ls := l.script
+	if ls == nil {
+		return
+	}
+	for _, child := range ls.queue {
+		child.closed = true
+		if child.tcp.Forget() {
+			w.resetPeer(child)
+		}
+	}
+	ls.queue = nil
+}
+
 // acceptImplicit is accept(2) on a listener whose far side is its
 // implicit peer or a client of this host (Socket.to): the oldest queued
 // child, or, when none is queued, the

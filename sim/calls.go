@@ -544,6 +544,7 @@ func (w *World) Shutdown(c Call, s *Socket, rd, wr bool) Result {
 		}
 		if s.Sk.State == sock.LISTEN {
 			if rd {
+				w.listenStop(s)
 				s.tcp.StopListening()
 			}
 			return ok(0)
@@ -580,6 +581,9 @@ func (w *World) closeSocket(s *Socket) {
 	switch {
 	case s.tcp != nil:
 		s.tcp.Munmap() // the model's mapping does not outlive the descriptor
+		if s.Sk.State == sock.LISTEN {
+			w.listenStop(s)
+		}
 		if s.tcp.Close() {
 			w.resetPeer(s)
 		}

@@ -102,6 +102,8 @@
 // the first listen on (Socket.client): the listener's close or SHUT_RD
 // leaves it, and its connect to a listener that no longer listens is
 // answered with a RST (tcp_v4_send_reset; ECONNREFUSED, connectClient).
+// The listener's close or SHUT_RD resets each connection its accept queue
+// still holds (inet_csk_listen_stop, inet_child_forget; listenStop).
 //
 // # Socket calls
 //

@@ -37,8 +37,8 @@ type Socket struct {
 	implicit bool
 	// client marks a listener's peer, its next client, from the first
 	// listen on: a socket the far side's program opened itself, so the
-	// listener's close or SHUT_RD leaves it as it is (unconnected, or
-	// connected and queued).
+	// listener's close or SHUT_RD leaves it (unconnected, or reset if its
+	// connection was still queued: listenStop).
 	client bool
 	// to is the listener a client of this host connects to
 	// (PeerOptions.To); its peer is then the child the handshake made.

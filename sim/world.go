@@ -265,6 +265,9 @@ func (w *World) Exit() {
 	}
 	w.begin()
 	for _, s := range open {
+		if s.Sk.Dead() {
+			continue // a child its listener's close forgot (listenStop)
+		}
 		if s.tcp != nil {
 			s.lockSock() // tcp_close runs under lock_sock
 		}

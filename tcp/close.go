@@ -24,6 +24,25 @@ func (c *Conn) StopListening() {
 	c.Sk.Shutdown = 0
 }
 
+// Forget models inet_child_forget, which inet_csk_listen_stop runs for
+// each child still in the accept queue when its listener is closed or
+// shut down with SHUT_RD: tcp_disconnect resets a synchronized
+// connection (tcp_need_reset: ESTABLISHED, CLOSE_WAIT, FIN_WAIT1,
+// FIN_WAIT2; tcp_send_active_reset) and purges its queues, then the child
+// is orphaned and destroyed (inet_csk_destroy_sock), dropping the
+// reference accept would have handed to a descriptor. It reports whether
+// a reset must be sent to the peer.
+func (c *Conn) Forget() (reset bool) {
+	c.Sk.Orphan()
+	switch c.Sk.State {
+	case sock.ESTABLISHED, sock.CLOSE_WAIT, sock.FIN_WAIT1, sock.FIN_WAIT2:
+		reset = !c.done
+	}
+	c.finish()
+	c.Sk.Put()
+	return reset
+}
+
 // queueFin models tcp_close_state and tcp_send_fin: ESTABLISHED becomes
 // FIN_WAIT1 and CLOSE_WAIT becomes LAST_ACK; the FIN is tacked on to the
 // write queue's unsent tail skb, or else a FIN-only skb goes to its

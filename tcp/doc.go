@@ -595,6 +595,8 @@
 // tcp_send_syn_data (tcp_output.c), __inet_stream_connect (af_inet.c),
 // tcp_push, tcp_mark_push, forced_push,
 // tcp_remove_empty_skb, tcp_close, tcp_shutdown, tcp_disconnect (of a listener),
+// inet_child_forget (inet_connection_sock.c: a child its listener's close
+// resets, Conn.Forget),
 // inet_listen (af_inet.c: the backlog, and fastopen_queue_tune under
 // TFO_SERVER_WO_SOCKOPT1); net/ipv4/tcp_timer.c: tcp_retransmit_timer
 // and tcp_write_timeout in SYN_SENT, tcp_model_timeout (synsent.go);

@@ -130,3 +130,22 @@ func TestClientResolve(t *testing.T) {
 		require.ErrorContains(t, err, tc.want, tc.src)
 	}
 }
+
+// Closing a listener, or SHUT_RD, resets each connection still in its
+// accept queue (inet_csk_listen_stop, inet_child_forget): the far side
+// sees a RST|ACK from each queued child, none from one accepted before.
+func TestListenStopResetsQueued(t *testing.T) {
+	for _, stop := range []string{"close s => 0", "shutdown s SHUT_RD => 0"} {
+		t.Run(stop, func(t *testing.T) {
+			requireClean(t, "device tun0 tun peer=script\nsocket s AF_INET SOCK_STREAM via=tun0\nlisten s backlog=2 => 0\n"+
+				strings.Repeat(handshake, 2)+`
+accept s c => 4
+`+stop+`
+packet tun0 RST|ACK seq=1 ack=1
+packet tun0 none
+send c 10 0 => 10
+packet tun0 PSH|ACK seq=1 len=10 ack=1
+`)
+		})
+	}
+}
