@@ -444,8 +444,11 @@ func (w *World) Connect(c Call, s *Socket) Result {
 		case s.client && s.Sk.State == sock.CLOSE && !s.tcp.Connected():
 			return w.connectClient(s)
 		case s.tcp != nil && s.Peer != nil:
-			if s.tcp.FinishConnect() {
-				return ok(0)
+			switch {
+			case s.tcp.FinishConnect():
+				return connectError(s)
+			case s.tcp.Disconnected():
+				return reconnect(s)
 			}
 			if err := w.handshake(s); err != 0 || s.Sk.Type&kernel.SOCK_NONBLOCK == 0 {
 				return fail(err)

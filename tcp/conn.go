@@ -119,6 +119,9 @@ type Conn struct {
 	// connected is sock->state == SS_CONNECTED: set by Connect, never
 	// cleared.
 	connected bool
+	// disconnected is sock->state SS_UNCONNECTED again after a connect
+	// reported the connection's end (Disconnect).
+	disconnected bool
 	// inProgress is sock->state still SS_CONNECTING: a non-blocking
 	// connect returned EINPROGRESS (InProgress).
 	inProgress bool
@@ -237,11 +240,24 @@ func (c *Conn) InProgress() { c.inProgress = true }
 // in progress (SS_CONNECTING, not a deferred connect): EALREADY while
 // the handshake runs, but the model's has completed, so the call finds
 // the connection established and returns 0 with sock->state
-// SS_CONNECTED. ok is false for a socket with no connect in progress.
+// SS_CONNECTED, or finds it closed since (TCP_CLOSE: a reset, a timeout)
+// and reports why (sock_error, then Disconnect). ok is false for a
+// socket with no connect in progress.
 func (c *Conn) FinishConnect() (ok bool) {
 	ok, c.inProgress = c.inProgress, false
 	return ok
 }
+
+// Disconnect models the end of __inet_stream_connect for a connection
+// closed before the call saw it established (sock_error): the socket is
+// disconnected (tcp_disconnect, sock->state SS_UNCONNECTED), and the
+// kernel would let it connect anew, which the model does not
+// (Disconnected).
+func (c *Conn) Disconnect() { c.disconnected = true }
+
+// Disconnected reports whether a connect reported the connection's end
+// (Disconnect).
+func (c *Conn) Disconnected() bool { return c.disconnected }
 
 // SynWindow returns the window this end offers in its SYN or SYN-ACK
 // (tcp_select_initial_window), initializing its receive side the first

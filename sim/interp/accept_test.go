@@ -1,6 +1,12 @@
 package interp
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/zcsim/zcsim/sim"
+)
 
 // The child is made when its handshake completes (sk_clone_lock copies the
 // listener's flags then): SO_ZEROCOPY set after `connect l.peer` but
@@ -30,4 +36,36 @@ getsockopt e SOL_SOCKET SO_ZEROCOPY => 0
 send e.peer 10 0 => 10
 recv e 100 MSG_DONTWAIT => 10
 `))
+}
+
+// A connect that reported the connection's end disconnected the socket
+// (__inet_stream_connect's sock_error, SS_UNCONNECTED): the next connect
+// starts a new connection on the kernel, which the model does not, so it
+// is undetermined, for a socket with an implicit peer and for a client
+// of a listener alike.
+func TestConnectAfterFailedConnect(t *testing.T) {
+	for _, src := range []string{`
+socket s AF_INET SOCK_STREAM|SOCK_NONBLOCK
+connect s => -1 EINPROGRESS
+close s.peer => 0
+send s 26 0 => 26
+connect s => -1 EPIPE
+connect s
+`, `
+socket l AF_INET SOCK_STREAM
+socket s AF_INET SOCK_STREAM|SOCK_NONBLOCK to=l
+connect s => -1 EINPROGRESS
+connect s => -1 ECONNREFUSED
+connect s
+`} {
+		tr := runSrc(t, src)
+		require.Empty(t, mismatches(tr), timeline(t, tr))
+		var last *sim.Event
+		for _, e := range events(tr) {
+			if e.Op == "connect" {
+				last = e
+			}
+		}
+		require.Contains(t, last.Undetermined, "connects again after its connect failed", timeline(t, tr))
+	}
 }
