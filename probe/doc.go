@@ -32,7 +32,8 @@
 // it stays in flight over loopback) until nothing is in flight twice
 // in a row, for at most 500ms (loopback completes in microseconds, a
 // delayed ACK in about 40ms); wait sleeps, at most 2s. A blocking recv
-// that would wait settles first and then reads without blocking, as the
+// (neither MSG_DONTWAIT nor on an O_NONBLOCK descriptor, whose read
+// lets no time pass: tcp-more-inprogress.zcs) that would wait settles first and then reads without blocking, as the
 // model lets the network run until the socket is readable; one that
 // finds data or the end of the stream (POLLIN, POLLHUP), or whose
 // descriptor names nothing, reads at once and lets no time pass

@@ -833,15 +833,18 @@ func (h *host) recv(s *scenario.Recv) string {
 
 // settleBeforeRead lets the network run before a blocking read that
 // would wait, as the model runs it until the socket is readable. A read
-// that would not wait — data or the end of the stream to report
-// (POLLIN, POLLHUP; not POLLERR, which a notification alone raises), a
-// descriptor that names nothing (EBADF) — returns at once, and the
-// network gets no time:
+// that would not wait — MSG_DONTWAIT or an O_NONBLOCK descriptor, data
+// or the end of the stream to report (POLLIN, POLLHUP; not POLLERR,
+// which a notification alone raises), a descriptor that names nothing
+// (EBADF) — returns at once, and the network gets no time:
 // the kernel's delayed ACKs would otherwise fire first, releasing data
 // Nagle held and queuing notifications that merge before the next
 // statement.
 func (h *host) settleBeforeRead(fd, flags int) {
 	if flags&unix.MSG_DONTWAIT != 0 || fd < 0 {
+		return
+	}
+	if fl, err := unix.FcntlInt(uintptr(fd), unix.F_GETFL, 0); err == nil && fl&unix.O_NONBLOCK != 0 {
 		return
 	}
 	fds := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
