@@ -507,6 +507,8 @@
 //	optmem (sock_omalloc) exhausted       ENOBUFS  ENOBUFS     ENOBUFS    ENOBUFS
 //	RLIMIT_MEMLOCK exceeded               ENOBUFS  ENOBUFS     ENOBUFS    ENOBUFS
 //	send buffer full, MSG_DONTWAIT        EAGAIN   EAGAIN      EAGAIN     EAGAIN
+//	SYN unanswered (SYN_SENT), not waiting  EAGAIN (sk_stream_wait_connect; after
+//	  MSG_ZEROCOPY's EINVAL where the profile has it)
 //	peer reset / retransmissions exhausted  ECONNRESET / ETIMEDOUT, once, then EPIPE
 //	  (a call that had queued bytes returns them; the next call gets the error)
 //	MSG_FASTOPEN, connected once          EISCONN  EISCONN     EISCONN    EISCONN

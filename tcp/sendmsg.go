@@ -196,8 +196,14 @@ func (s *SendCall) start() {
 	if sk.State != sock.ESTABLISHED && sk.State != sock.CLOSE_WAIT {
 		// sk_stream_wait_connect: a pending error first (sock_error: the
 		// reset or timeout that closed the connection, reported once),
-		// else not connecting, so -EPIPE.
+		// then a handshake still under way (SYN_SENT: a SYN a full
+		// accept queue dropped, or one a scripted far side has not
+		// answered) is -EAGAIN for a call that does not wait (measured
+		// on Linux 6.18), else not connecting, so -EPIPE.
 		err := c.takeError()
+		if err == 0 && sk.State == sock.SYN_SENT && sk.NoWait(s.flags) {
+			err = kernel.EAGAIN
+		}
 		if err == 0 {
 			err = kernel.EPIPE
 			sk.Note(kernel.Entry{Op: kernel.OpSendPipe, Str: "sk_stream_wait_connect: state " + sk.State.String() + " is neither established nor connecting"})
