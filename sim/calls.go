@@ -450,7 +450,11 @@ func (w *World) Connect(c Call, s *Socket) Result {
 			case s.tcp.Disconnected():
 				return reconnect(s)
 			}
-			if err := w.handshake(s); err != 0 || s.Sk.Type&kernel.SOCK_NONBLOCK == 0 {
+			err := w.handshake(s)
+			if err == 0 {
+				w.handshakeRaw(s, s.Peer)
+			}
+			if err != 0 || s.Sk.Type&kernel.SOCK_NONBLOCK == 0 {
 				return fail(err)
 			}
 			s.tcp.InProgress()

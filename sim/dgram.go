@@ -531,10 +531,10 @@ func (w *World) rawQueue(dev *Device, family kernel.Family, proto kernel.Protoco
 // before tcp_v4_rcv sees it, an IPv4 one with the IP header, both with
 // the TCP header (tcp.Conn.HeaderLen of the sender: 20 bytes, 32 with
 // timestamps) and the payload, a TSO skb whole. A segment with no payload
-// (an ACK, a RST) gets an skb of its own. Measured on Linux 6.18
-// (probe/testdata/raw-tcp.zcs): a 100-byte send is read as 152 bytes, its
-// ACK as 52, on AF_INET6 as 132 and 32. The model's implicit handshake is
-// not on the wire: its SYN, SYN-ACK and ACK reach no RAW socket.
+// (an ACK, a RST) gets an skb of its own (rawSegment). Measured on Linux
+// 6.18 (probe/testdata/raw-tcp.zcs): a 100-byte send is read as 152
+// bytes, its ACK as 52, on AF_INET6 as 132 and 32. The implicit
+// handshake's segments are handshakeRaw's.
 func (w *World) tcpRaw(a arrival) {
 	from := a.to.Peer
 	if from == nil || from.tcp == nil {
@@ -553,7 +553,14 @@ func (w *World) tcpRaw(a arrival) {
 		w.say(string(w.rawClone(a.to.Dev, family, kernel.IPPROTO_TCP, a.f.skb, n+a.f.skb.Len, text)))
 		return
 	}
+	w.rawSegment(a.to.Dev, family, n, text)
+}
+
+// rawSegment queues a TCP segment with no payload, n bytes of headers as
+// a RAW socket of family reads them, on every RAW IPPROTO_TCP socket of
+// family on dev, in an skb of its own, and says so after text.
+func (w *World) rawSegment(dev *Device, family kernel.Family, n int, text []byte) {
 	b := skb.AllocHead(w.Host, n+llReserved)
 	b.AppendLinear(n)
-	w.say(string(w.rawQueue(a.to.Dev, family, kernel.IPPROTO_TCP, b, n, text)))
+	w.say(string(w.rawQueue(dev, family, kernel.IPPROTO_TCP, b, n, text)))
 }

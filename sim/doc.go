@@ -73,8 +73,8 @@
 // packet is addressed to it, but raw_local_deliver hands it, like every
 // RAW socket of the protocol, a copy of each datagram a RAW socket sends
 // (reassembled: ip_defrag comes first), of each UDP datagram (rawCopy),
-// of each ICMP error (icmpRaw) and of each TCP segment and ACK but the
-// handshake's (tcpRaw). On a device whose
+// of each ICMP error (icmpRaw), of each TCP segment and ACK (tcpRaw) and
+// of a completed implicit handshake's SYN, SYN-ACK and ACK (handshakeRaw). On a device whose
 // far side the scenario plays (Device.Scripted, script.go) a TCP socket
 // has no implicit peer: its handshake is on the wire, every segment it
 // transmits is kept as a Packet, in sequence numbers relative to its ISN,

@@ -57,6 +57,28 @@ func (c *Conn) SynOffer() SynOptions {
 	return SynOptions{Window: c.rw.wnd, MSS: c.rw.advmss, Wscale: int(c.rw.wscale), SackOK: n.TCPSack != 0, TS: n.TCPTimestamps != 0}
 }
 
+// SynHeaderLen is the TCP header of a SYN or SYN-ACK offering o
+// (tcp_syn_options, tcp_synack_options, tcp_options_write): struct
+// tcphdr, the MSS option, the timestamps (TCPOLEN_TSTAMP_ALIGNED, SACK
+// permitted riding in their padding) or else SACK permitted with two
+// NOPs, and the window scale with a NOP: 40 bytes with all of them.
+func SynHeaderLen(o SynOptions) int {
+	n := tcpHdrLen
+	if o.MSS > 0 {
+		n += 4 // TCPOLEN_MSS
+	}
+	switch {
+	case o.TS:
+		n += tcpOptTimestamp
+	case o.SackOK:
+		n += 4 // NOP, NOP, TCPOLEN_SACK_PERM
+	}
+	if o.Wscale != NoWscale {
+		n += 4 // NOP, TCPOLEN_WINDOW
+	}
+	return n
+}
+
 // parseSyn models what tcp_parse_options reads of a SYN or SYN-ACK's
 // options (estab 0): the timestamp option only when
 // net.ipv4.tcp_timestamps is not 0 (saw_tstamp), SACK permitted only when

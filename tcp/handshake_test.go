@@ -80,3 +80,25 @@ func TestSynAckTimestampsIgnored(t *testing.T) {
 	require.False(t, p.c.Timestamps())
 	require.Equal(t, 1460, p.c.MSS())
 }
+
+// A SYN's header is struct tcphdr and the options tcp_options_write lays
+// out: MSS (4), SACK permitted in the timestamps' padding (12) or with two
+// NOPs (4), window scale with a NOP (4). Measured on Linux 6.18 over
+// loopback: 40 bytes by default, 32 with net.ipv4.tcp_timestamps 0.
+func TestSynHeaderLen(t *testing.T) {
+	for _, tc := range []struct {
+		o    SynOptions
+		want int
+	}{
+		{SynOptions{MSS: 65495, Wscale: 7, SackOK: true, TS: true}, 40},
+		{SynOptions{MSS: 65495, Wscale: 7, TS: true}, 40},
+		{SynOptions{MSS: 65495, Wscale: 7, SackOK: true}, 32},
+		{SynOptions{MSS: 65495, Wscale: 7}, 28},
+		{SynOptions{MSS: 1460, Wscale: NoWscale}, 24},
+		{SynOptions{Wscale: NoWscale}, 20},
+	} {
+		if got := SynHeaderLen(tc.o); got != tc.want {
+			t.Errorf("SynHeaderLen(%+v) = %d, want %d", tc.o, got, tc.want)
+		}
+	}
+}
