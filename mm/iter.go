@@ -32,8 +32,6 @@ type Chunk struct {
 	Page *Page
 	Off  int // offset within the page
 	Len  int
-	// NewIovec is true for the first chunk of an iovec.
-	NewIovec bool
 }
 
 // Peek returns the next chunk of at most max bytes without consuming it:
@@ -64,7 +62,7 @@ func (it *Iter) Peek(max int) (c Chunk, ok bool) {
 	}
 	inPage := pos % psize
 	n := min(psize-inPage, v.Len-it.off, max)
-	return Chunk{Page: page, Off: inPage, Len: n, NewIovec: it.off == 0}, true
+	return Chunk{Page: page, Off: inPage, Len: n}, true
 }
 
 // Byte returns the byte at the iterator's position, and whether the

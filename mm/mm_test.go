@@ -103,7 +103,6 @@ func TestNewBufferSizes(t *testing.T) {
 type chunk struct {
 	Page     string
 	Off, Len int
-	NewIovec bool
 }
 
 // drain reads it in chunks of at most max bytes until it is exhausted.
@@ -114,7 +113,7 @@ func drain(it *mm.Iter, max int) []chunk {
 		if !ok {
 			break
 		}
-		out = append(out, chunk{c.Page.Ident().String(), c.Off, c.Len, c.NewIovec})
+		out = append(out, chunk{c.Page.Ident().String(), c.Off, c.Len})
 		it.Advance(c.Len)
 	}
 	return out
@@ -131,11 +130,11 @@ func TestIterChunks(t *testing.T) {
 	)
 	require.Equal(t, 9296, it.Count())
 	want := []chunk{
-		{"upage#1", 4000, 96, true},
-		{"upage#2", 0, 4096, false},
-		{"upage#3", 0, 808, false},
-		{"upage#1", 100, 200, true},
-		{"upage#4", 0, 4096, true},
+		{"upage#1", 4000, 96},
+		{"upage#2", 0, 4096},
+		{"upage#3", 0, 808},
+		{"upage#1", 100, 200},
+		{"upage#4", 0, 4096},
 	}
 	if d := cmp.Diff(want, drain(it, 1<<20)); d != "" {
 		t.Errorf("chunks (-want +got):\n%s", d)
@@ -152,7 +151,7 @@ func TestIterMaxAndAdvance(t *testing.T) {
 
 	c, ok := it.Peek(1000)
 	require.True(t, ok)
-	require.Equal(t, mm.Chunk{Page: b.Page(0), Off: 0, Len: 1000, NewIovec: true}, c)
+	require.Equal(t, mm.Chunk{Page: b.Page(0), Off: 0, Len: 1000}, c)
 	c2, _ := it.Peek(1000)
 	require.Equal(t, c, c2, "Peek does not consume")
 	_, ok = it.Peek(0)
@@ -161,12 +160,12 @@ func TestIterMaxAndAdvance(t *testing.T) {
 	it.Advance(1000)
 	require.Equal(t, 5100, it.Count())
 	want := []chunk{
-		{"upage#1", 1000, 1500, false},
-		{"upage#1", 2500, 1500, false},
-		{"upage#1", 4000, 96, false},
-		{"upage#2", 0, 1500, false},
-		{"upage#2", 1500, 404, false},
-		{"upage#2", 2904, 100, true},
+		{"upage#1", 1000, 1500},
+		{"upage#1", 2500, 1500},
+		{"upage#1", 4000, 96},
+		{"upage#2", 0, 1500},
+		{"upage#2", 1500, 404},
+		{"upage#2", 2904, 100},
 	}
 	if d := cmp.Diff(want, drain(it, 1500)); d != "" {
 		t.Errorf("chunks (-want +got):\n%s", d)
@@ -221,8 +220,8 @@ func TestHugeBufferChunks(t *testing.T) {
 	require.True(t, b.Page(0).User)
 	it := mm.NewIter(mm.Iovec{Buf: b, Off: 4096, Len: 3 << 20})
 	want := []chunk{
-		{"upage#1", 4096, 2<<20 - 4096, true},
-		{"upage#2", 0, 1<<20 + 4096, false},
+		{"upage#1", 4096, 2<<20 - 4096},
+		{"upage#2", 0, 1<<20 + 4096},
 	}
 	if d := cmp.Diff(want, drain(it, 1<<30)); d != "" {
 		t.Errorf("chunks (-want +got):\n%s", d)

@@ -275,11 +275,11 @@ func (h *host) exec(st scenario.Stmt) (res string, isCall bool) {
 	case *scenario.Fcntl:
 		return h.fcntl(s), true
 	case *scenario.Send:
-		return h.send(s.Sock, [][]int{{int(s.Len.N)}}, s.Flags, nil, false), true
+		return h.send(s.Sock, []int{int(s.Len.N)}, s.Flags, nil, false, false), true
 	case *scenario.Sendto:
-		return h.send(s.Sock, [][]int{{int(s.Len.N)}}, s.Flags, nil, true), true
+		return h.send(s.Sock, []int{int(s.Len.N)}, s.Flags, nil, true, false), true
 	case *scenario.Sendmsg:
-		return h.send(s.Sock, [][]int{scenario.Lengths(s.Iov)}, s.Flags, controlBuf(s.Cmsgs), false), true
+		return h.send(s.Sock, scenario.Lengths(s.Iov), s.Flags, controlBuf(s.Cmsgs), false, s.IovApart()), true
 	case *scenario.Sendmmsg:
 		return h.sendmmsg(s), true
 	case *scenario.Recvmsg:
@@ -670,22 +670,21 @@ func (h *host) acceptPeer(listener int) (int, error) {
 	return p, err
 }
 
-func (h *host) send(s scenario.Sock, msgs [][]int, fl scenario.Flags, oob []byte, to bool) string {
+// send is send(2) or sendmsg(2) of iovecs of the lengths lens over one
+// buffer of pages, back to back or (apart) each at a page of its own, as
+// the model lays them out (sim.World.Send).
+func (h *host) send(s scenario.Sock, lens []int, fl scenario.Flags, oob []byte, to, apart bool) string {
 	flags := int(fl.MsgFlags())
 	fd := h.fd(s)
 	var dst unix.Sockaddr
 	if hs := h.socks[s.Name]; to && hs != nil && (!s.Peer || hs.typ == unix.SOCK_RAW) {
 		dst = hs.peerAddr // a RAW socket's peer sends to loopback too
 	}
-	total := 0
-	for _, l := range msgs[0] {
-		total += l
-	}
-	bufs := iovs(h.sendBuf(s, total), msgs[0])
+	bufs := iovs(h.sendBuf(s, iovsSize(lens, apart)), lens, apart)
 	var n int
 	var err error
 	switch {
-	case total == 0 && len(oob) > 0:
+	case iovsSize(lens, false) == 0 && len(oob) > 0:
 		n, err = sendmsgEmpty(fd, len(bufs), oob, dst, flags)
 	case len(bufs) == 1:
 		n, err = unix.SendmsgN(fd, bufs[0], oob, dst, flags)
@@ -773,11 +772,7 @@ func (h *host) sendmmsg(s *scenario.Sendmmsg) string {
 	msgs := make([]unix.Mmsghdr, len(s.Msgs))
 	for i, m := range s.Msgs {
 		lens := scenario.Lengths(m)
-		total := 0
-		for _, l := range lens {
-			total += l
-		}
-		bufs := iovs(h.sendBuf(s.Sock, total), lens)
+		bufs := iovs(h.sendBuf(s.Sock, iovsSize(lens, false)), lens, false)
 		iov := make([]unix.Iovec, max(len(bufs), 1))
 		for j, b := range bufs {
 			if len(b) > 0 {
@@ -1082,12 +1077,32 @@ func pageBuf(n int) []byte {
 	return b[:n]
 }
 
-func iovs(buf []byte, ls []int) [][]byte {
+// iovSpan is the room an iovec of n bytes takes in its buffer: n, or
+// with apart whole pages, at least one.
+func iovSpan(n int, apart bool) int {
+	if !apart {
+		return n
+	}
+	return max((n+4095)&^4095, 4096)
+}
+
+// iovsSize is the size of the buffer iovs lays iovecs of lengths ls over.
+func iovsSize(ls []int, apart bool) int {
+	size := 0
+	for _, l := range ls {
+		size += iovSpan(l, apart)
+	}
+	return size
+}
+
+// iovs cuts buf into iovecs of lengths ls, each starting where the last
+// one's span ends (iovSpan).
+func iovs(buf []byte, ls []int, apart bool) [][]byte {
 	out := make([][]byte, len(ls))
 	off := 0
 	for i, l := range ls {
 		out[i] = buf[off : off+l]
-		off += l
+		off += iovSpan(l, apart)
 	}
 	return out
 }

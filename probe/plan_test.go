@@ -314,3 +314,22 @@ func TestLateNetworkUndetermined(t *testing.T) {
 	require.Len(t, res.Stmts, 1)
 	require.True(t, res.OK())
 }
+
+// A file with a message of several iovecs says where they lie; one
+// without says nothing.
+func TestLayoutAssumption(t *testing.T) {
+	for src, want := range map[string]string{
+		"socket s AF_INET SOCK_STREAM\nsend s 10 0\nsendmsg s [10] 0\nsendmmsg s [1] [2] 0\n": "",
+		"socket s AF_INET SOCK_STREAM\nsendmsg s [10, 10] 0\n":                                layoutText,
+		"socket s AF_INET SOCK_STREAM\nsendmmsg s [1] [2, 3] 0\n":                             layoutText,
+	} {
+		stmts, err := scenario.Parse("p.zcs", []byte(src))
+		require.NoError(t, err)
+		require.Equal(t, want, layoutAssumption(stmts), src)
+		res := compare("p.zcs", "linux-6.18", stmts, makePlan(stmts, kernel.DefaultProfile), nil, answers{})
+		require.Equal(t, want != "", len(res.Assumptions) == 1, src)
+		var b strings.Builder
+		require.NoError(t, res.WriteText(&b))
+		require.Equal(t, want != "", strings.Contains(b.String(), "\nassuming "+layoutText+"\n"), b.String())
+	}
+}

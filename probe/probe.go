@@ -117,6 +117,9 @@ type Result struct {
 	// Host are the live host's sysctls the model ran with in place of
 	// the profile's defaults (HostSysctl).
 	Host []HostSysctl `json:"host,omitempty"`
+	// Assumptions are what both runs take that the scenario does not
+	// show, which their answers depend on (layoutAssumption).
+	Assumptions []string `json:"assumptions,omitempty"`
 	// StoppedAt is the line after which nothing is compared, or 0.
 	StoppedAt int `json:"stopped_at,omitempty"`
 	// TimedOut is the line of the statement a bound of the live run
@@ -253,10 +256,37 @@ func skips(stmts []scenario.Stmt, pl plan) []Skip {
 	return out
 }
 
+// layoutAssumption states where the iovecs of a message with more than
+// one lie in user memory, when the scenario has such a message: a
+// zerocopy send's frags depend on it (__zerocopy_sg_from_iter), and the
+// probe lays them out as the model does (sim.World.Send).
+func layoutAssumption(stmts []scenario.Stmt) string {
+	for _, st := range stmts {
+		switch s := st.(type) {
+		case *scenario.Sendmsg:
+			if len(s.Iov) > 1 {
+				return layoutText
+			}
+		case *scenario.Sendmmsg:
+			for _, m := range s.Msgs {
+				if len(m) > 1 {
+					return layoutText
+				}
+			}
+		}
+	}
+	return ""
+}
+
+const layoutText = "each message's iovecs lie back to back in one fresh page-aligned buffer (iov=apart: each at a page of its own), in both runs"
+
 // compare pairs the kernel's and the model's answers by line, and lists
 // what was not compared.
 func compare(file, profile string, stmts []scenario.Stmt, pl plan, kern []Obs, model answers) *Result {
 	res := &Result{File: file, Profile: profile, Unprivileged: pl.child, Skipped: skips(stmts, pl)}
+	if a := layoutAssumption(stmts); a != "" {
+		res.Assumptions = append(res.Assumptions, a)
+	}
 	want := map[int]scenario.Outcome{}
 	timing := map[int]string{}
 	byLine := map[int]scenario.Stmt{}
@@ -632,6 +662,9 @@ func (r *Result) WriteText(w io.Writer) error {
 		fmt.Fprintf(&b, "%s%s=%d", sep, h.Key, h.Value)
 	}
 	b.WriteString("\n")
+	for _, a := range r.Assumptions {
+		fmt.Fprintf(&b, "assuming %s\n", a)
+	}
 	for _, l := range r.lines() {
 		if s := l.skip; s != nil {
 			mark := "skip"
@@ -671,7 +704,7 @@ func (r *Result) WriteText(w io.Writer) error {
 
 // WriteJSON writes the comparison as JSON Lines in the shape of every
 // zcsim report (sim.WriteJSONLine): a "config" record (schema, file,
-// profile, unprivileged), then in file order a "stmt" record per compared
+// profile, unprivileged, host, assumptions), then in file order a "stmt" record per compared
 // statement and a "skip" record per statement not compared, then a
 // "summary" (compared, agree, diverge, skipped, stopped_at, ok).
 func (r *Result) WriteJSON(w io.Writer) error {
@@ -687,7 +720,8 @@ func (r *Result) WriteJSON(w io.Writer) error {
 		Profile      string       `json:"profile"`
 		Unprivileged bool         `json:"unprivileged"`
 		Host         []HostSysctl `json:"host,omitempty"`
-	}{sim.SchemaVersion, r.File, r.Profile, r.Unprivileged, r.Host})
+		Assumptions  []string     `json:"assumptions,omitempty"`
+	}{sim.SchemaVersion, r.File, r.Profile, r.Unprivileged, r.Host, r.Assumptions})
 	for _, l := range r.lines() {
 		if l.skip != nil {
 			write("skip", l.skip)

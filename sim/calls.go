@@ -654,34 +654,45 @@ const hugePageOrder = 9
 
 // Send models send(2), or sendmsg(2) without msg_name, of iovecs with the
 // given lengths (their total cut to MAX_RW_COUNT, as import_iovec cuts
-// it), from a fresh user buffer whose pages exist only once the send path
+// it), from a fresh page-aligned user buffer in which the iovecs lie back
+// to back (an assumption: the program's layout decides how many frags a
+// zerocopy send takes), whose pages exist only once the send path
 // reaches them, so a call costs what it moves: a datagram socket must be
 // connected (EDESTADDRREQ). A blocking send that runs out of send buffer
 // waits while the network runs, as the kernel thread sleeps in
 // sk_stream_wait_memory or sock_alloc_send_pskb; if the network goes idle
 // first the call could never return, and Result.Blocked says so.
 func (w *World) Send(c Call, s *Socket, lens []int, flags kernel.MsgFlags) Result {
-	return w.send(c, s, lens, flags, false)
+	return w.send(c, s, lens, flags, false, false)
 }
 
 // SendTo models sendto(2), or sendmsg(2) with msg_name, addressed to the
 // socket's peer; otherwise as Send.
 func (w *World) SendTo(c Call, s *Socket, lens []int, flags kernel.MsgFlags) Result {
-	return w.send(c, s, lens, flags, true)
+	return w.send(c, s, lens, flags, true, false)
 }
 
-func (w *World) send(c Call, s *Socket, lens []int, flags kernel.MsgFlags, to bool) Result {
+// send is Send and SendTo; apart starts each iovec on a page of its own
+// (Control.IovApart).
+func (w *World) send(c Call, s *Socket, lens []int, flags kernel.MsgFlags, to, apart bool) Result {
 	if s.closed {
 		return w.FailCall(c, "send", kernel.EBADF)
 	}
 	lens = importIovec(lens)
-	total := iovecTotal(lens)
-	var buf *mm.Buffer
+	order := 0
 	if s.Task != nil && s.Task.HugePages {
-		buf = mm.NewHugeBuffer(w.Host, max(total, 1), hugePageOrder)
-	} else {
-		buf = mm.NewBuffer(w.Host, max(total, 1))
+		order = hugePageOrder
 	}
+	span := func(n int) int { return n }
+	if apart {
+		psize := kernel.PageSize << order
+		span = func(n int) int { return max((n+psize-1)/psize, 1) * psize }
+	}
+	size := 0
+	for _, n := range lens {
+		size += span(n)
+	}
+	buf := mm.NewHugeBuffer(w.Host, max(size, 1), order)
 	buf.Head = s.SendHead
 	// The model forgets the buffer once the call returns: pages the stack
 	// still pins live on until their last put_page. A send asleep keeps it
@@ -696,7 +707,7 @@ func (w *World) send(c Call, s *Socket, lens []int, flags kernel.MsgFlags, to bo
 	off := 0
 	for _, n := range lens {
 		iov = append(iov, mm.Iovec{Buf: buf, Off: off, Len: n})
-		off += n
+		off += span(n)
 	}
 	switch {
 	case s.tcp != nil:
@@ -720,7 +731,7 @@ func (w *World) send(c Call, s *Socket, lens []int, flags kernel.MsgFlags, to bo
 	}
 	return w.syscall(c, "send", s, func() Result {
 		if s.Sk.Family == kernel.AF_UNIX {
-			return w.unixSend(s, total, flags)
+			return w.unixSend(s, iovecTotal(lens), flags)
 		}
 		return fail(kernel.EOPNOTSUPP)
 	})

@@ -61,7 +61,7 @@ func (w *World) SendMsg(c Call, s *Socket, lens []int, flags kernel.MsgFlags, ct
 		return w.FailCall(c, "send", kernel.EBADF)
 	}
 	if len(ctl.Msgs) == 0 && ctl.Zc == nil {
-		return w.send(c, s, lens, flags, ctl.To)
+		return w.send(c, s, lens, flags, ctl.To, ctl.IovApart)
 	}
 	size := 0
 	for _, m := range ctl.Msgs {
@@ -83,16 +83,20 @@ func (w *World) SendMsg(c Call, s *Socket, lens []int, flags kernel.MsgFlags, ct
 		s.zc = z
 	}
 	defer func() { s.Sk.Control, s.zc = nil, nil }()
-	return w.send(c, s, lens, flags, ctl.To)
+	return w.send(c, s, lens, flags, ctl.To, ctl.IovApart)
 }
 
 // Control is what a sendmsg carries beside its data: its control
 // messages in order and, after them, an SCM_ZC_NOTIFICATION when Zc is
 // set. To says the sendmsg names the peer (msg_name), as SendTo does.
+// IovApart puts each iovec at the start of a page of its own instead of
+// back to back (World.Send), as separately allocated buffers lie: no two
+// share a frag.
 type Control struct {
-	Msgs []sock.Cmsg
-	Zc   *ZcInfo
-	To   bool
+	Msgs     []sock.Cmsg
+	Zc       *ZcInfo
+	To       bool
+	IovApart bool
 }
 
 // zcHandler is the SCM_ZC_NOTIFICATION case of __sock_cmsg_send.

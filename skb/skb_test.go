@@ -116,7 +116,8 @@ func TestZerocopyFromIterIovecs(t *testing.T) {
 	f := newFixture(t, "linux-6.18")
 	u, _ := ubuf.Alloc(f.H, f.sk, f.Task, 400, call)
 	b := skb.Alloc(f.H, 0)
-	// Two iovecs back to back in one page still make two frags.
+	// Two iovecs back to back in one page share a frag
+	// (__zerocopy_sg_from_iter compares the page and offset only).
 	it := mm.NewIter(mm.Iovec{Buf: f.buf, Off: 0, Len: 100}, mm.Iovec{Buf: f.buf, Off: 100, Len: 300})
 	n, err := b.ZerocopyFromIter(it, 100, u, call)
 	require.Equal(t, 100, n)
@@ -124,16 +125,63 @@ func TestZerocopyFromIterIovecs(t *testing.T) {
 	n, err = b.ZerocopyFromIter(it, 150, u, call)
 	require.Equal(t, 150, n)
 	require.Zero(t, err)
-	// The rest of the second iovec continues its last frag.
 	n, _ = b.ZerocopyFromIter(it, 150, u, call)
 	require.Equal(t, 150, n)
 	pg := f.buf.Page(0)
-	require.Equal(t, []skbtest.Frag{skbtest.F(pg, 0, 100), skbtest.F(pg, 100, 300)}, skbtest.SkbOf(b).Frags)
+	require.Equal(t, []skbtest.Frag{skbtest.F(pg, 0, 400)}, skbtest.SkbOf(b).Frags)
 	// Every call pins a page's worth (PAGE_ALIGN(copied + start)), even
 	// when it continues a frag, so truesize never falls below len.
 	require.Equal(t, 576+3*4096, b.Truesize)
-	skbtest.Pages(t, skbtest.PageRef{Page: pg, Refs: 3})
+	skbtest.Pages(t, skbtest.PageRef{Page: pg, Refs: 2})
 	skbtest.Refs(t, u, 2, call, b.Shinfo().Ident())
+}
+
+// An iovec that does not start where the last one ended, in the same
+// page, starts a frag of its own.
+func TestZerocopyFromIterIovecGap(t *testing.T) {
+	f := newFixture(t, "linux-6.18")
+	u, _ := ubuf.Alloc(f.H, f.sk, f.Task, 200, call)
+	b := skb.Alloc(f.H, 0)
+	it := mm.NewIter(mm.Iovec{Buf: f.buf, Off: 0, Len: 100}, mm.Iovec{Buf: f.buf, Off: 132, Len: 100})
+	n, err := b.ZerocopyFromIter(it, 200, u, call)
+	require.Equal(t, 200, n)
+	require.Zero(t, err)
+	pg := f.buf.Page(0)
+	require.Equal(t, []skbtest.Frag{skbtest.F(pg, 0, 100), skbtest.F(pg, 132, 100)}, skbtest.SkbOf(b).Frags)
+}
+
+// A full skb takes nothing more, not even bytes that would continue its
+// last frag: the MAX_SKB_FRAGS check opens each batch of pinned pages.
+func TestZerocopyFromIterFullSkbContiguous(t *testing.T) {
+	f := newFixture(t, "linux-6.18")
+	var iov []mm.Iovec
+	for i := range kernel.MaxSkbFrags {
+		iov = append(iov, mm.Iovec{Buf: f.buf, Off: i * kernel.PageSize, Len: 1})
+	}
+	iov = append(iov, mm.Iovec{Buf: f.buf, Off: (kernel.MaxSkbFrags-1)*kernel.PageSize + 1, Len: 1})
+	u, _ := ubuf.Alloc(f.H, f.sk, f.Task, uint32(len(iov)), call)
+	b := skb.Alloc(f.H, 0)
+	n, err := b.ZerocopyFromIter(mm.NewIter(iov...), len(iov), u, call)
+	require.Equal(t, kernel.MaxSkbFrags, n)
+	require.Zero(t, err)
+	require.Equal(t, 1, skbtest.SkbOf(b).Frags[kernel.MaxSkbFrags-1].Size)
+}
+
+// In compound pages the last frag's first batch pins one base page
+// (iov_iter_get_pages2's maxpages is MAX_SKB_FRAGS less the frags used),
+// and then the skb is full: it ends at that base page's end.
+func TestZerocopyFromIterLastFragHuge(t *testing.T) {
+	f := newFixture(t, "linux-6.18")
+	huge := mm.NewHugeBuffer(f.H, kernel.MaxSkbFrags<<21, 9)
+	var iov []mm.Iovec
+	for i := range kernel.MaxSkbFrags {
+		iov = append(iov, mm.Iovec{Buf: huge, Off: i<<21 + 100, Len: 3 * kernel.PageSize})
+	}
+	u, _ := ubuf.Alloc(f.H, f.sk, f.Task, 1<<20, call)
+	b := skb.Alloc(f.H, 0)
+	n, err := b.ZerocopyFromIter(mm.NewIter(iov...), 1<<20, u, call)
+	require.Zero(t, err)
+	require.Equal(t, (kernel.MaxSkbFrags-1)*3*kernel.PageSize+kernel.PageSize-100, n)
 }
 
 // TestZerocopyFromIterMaxFrags: 18 one-byte iovecs fill 17 frags, then the

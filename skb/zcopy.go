@@ -72,12 +72,16 @@ func (b *Buff) ZcopyClear() { b.zcopyClear(true, kernel.NotCopied) }
 
 // ZerocopyFromIter models __zerocopy_sg_from_iter followed by skb_zcopy_set
 // (skb_zerocopy_iter_stream / _dgram): pin up to n bytes of the user's pages
-// as frags, one frag per page chunk of each iovec, extending the last frag
-// when the chunk continues it. Each chunk adds the whole pages it touches
-// to truesize (PAGE_ALIGN(copied + start)), a continued frag too, so
-// truesize never falls below len. It returns the bytes added; when no frag slot is left and
-// nothing was added, EMSGSIZE. If the skb already holds a different uarg it
-// returns EEXIST and adds nothing.
+// as frags, one frag per page chunk, extending the last frag when the chunk
+// continues it in the same (compound) page, whichever iovec it comes from:
+// iovecs that lie back to back in user memory share frags. An skb whose
+// MAX_SKB_FRAGS frags are used takes nothing more, not even a chunk that
+// would continue its last frag (the check opens every batch of
+// iov_iter_get_pages2). Each chunk adds the whole pages it touches to
+// truesize (PAGE_ALIGN(copied + start)), a continued frag too, so truesize
+// never falls below len. It returns the bytes added; when no frag slot is
+// left and nothing was added, EMSGSIZE. If the skb already holds a
+// different uarg it returns EEXIST and adds nothing.
 func (b *Buff) ZerocopyFromIter(it *mm.Iter, n int, u *ubuf.Info, from kernel.ObjectID) (int, kernel.Errno) {
 	if cur := b.Zcopy(); cur != nil && cur != u {
 		return 0, kernel.EEXIST
@@ -88,9 +92,15 @@ func (b *Buff) ZerocopyFromIter(it *mm.Iter, n int, u *ubuf.Info, from kernel.Ob
 		if !ok {
 			break
 		}
+		if len(b.shinfo.Frags) == kernel.MaxSkbFrags {
+			break
+		}
 		if !b.extendLastFrag(c) {
-			if len(b.shinfo.Frags) == kernel.MaxSkbFrags {
-				break
+			if len(b.shinfo.Frags) == kernel.MaxSkbFrags-1 {
+				// The batch that starts the last frag pins one page
+				// (maxpages MAX_SKB_FRAGS - frag), so a compound page's
+				// chunk stops at its first base page's end.
+				c.Len = min(c.Len, kernel.PageSize-c.Off%kernel.PageSize)
 			}
 			c.Page.Get()
 			b.shinfo.AddFrag(Frag{Page: c.Page, Off: c.Off, Size: c.Len})
@@ -114,7 +124,7 @@ func (b *Buff) ZerocopyFromIter(it *mm.Iter, n int, u *ubuf.Info, from kernel.Ob
 // extendLastFrag grows the last frag by c when c starts where it ends.
 func (b *Buff) extendLastFrag(c mm.Chunk) bool {
 	fr := b.shinfo.Frags
-	if len(fr) == 0 || c.NewIovec {
+	if len(fr) == 0 {
 		return false
 	}
 	last := &fr[len(fr)-1]

@@ -15,8 +15,16 @@
 //   - Without NETIF_F_SG on the route the uarg is marked copied and the data
 //     is copied; the uarg is never attached to an skb, so its COPIED
 //     notification is queued when the call returns.
-//   - Zerocopy payload becomes frags, one per page chunk of each iovec
-//     (skb_zerocopy_iter_stream). Profiles before v4.18 first fill a small
+//   - Zerocopy payload becomes frags, one per page chunk
+//     (skb_zerocopy_iter_stream → __zerocopy_sg_from_iter): bytes that
+//     continue the skb's last frag in the same page extend it, whichever
+//     iovec they come from, so iovecs back to back in user memory share
+//     frags; a full skb (MAX_SKB_FRAGS) takes no more, not even those.
+//     Where the iovecs lie is the caller's (package sim: back to back in
+//     one page-aligned buffer, or apart; measured on Linux 6.18,
+//     probe/testdata/tcp-iovec-frags.zcs). Copied payload goes into the
+//     socket's page frag (skb_copy_to_page_nocache, skb_can_coalesce),
+//     whatever the iovecs. Profiles before v4.18 first fill a small
 //     linear area (Profile.TCPLinear), a copy no notification reports.
 //   - A full skb (MAX_SKB_FRAGS) or a tail skb holding another uarg (EEXIST)
 //     gets PSH and the data goes on in a new skb (tcp_mark_push,

@@ -83,7 +83,8 @@ type Dest struct {
 // queue (so calls coalesce into one uarg only while data waits unsent), or
 // ENOBUFS with no id consumed. Without scatter-gather on the route the
 // uarg is marked copied and the data copied. Zerocopy payload goes into
-// frags, one per page chunk; a full skb or a tail skb owned by another uarg
+// frags, one per page chunk, a chunk continuing the last frag in its page
+// extending it (__zerocopy_sg_from_iter); a full skb or a tail skb owned by another uarg
 // (EEXIST) ends the segment with PSH. The call's own reference is dropped
 // on return (net_zcopy_put), or, if nothing was queued, the call is aborted
 // and its id rolled back (net_zcopy_put_abort).

@@ -609,5 +609,6 @@ func control(s *scenario.Sendmsg) sim.Control {
 	if size, n, ok := s.ZcInfo(); ok {
 		ctl.Zc = &sim.ZcInfo{Size: size, DataLen: n}
 	}
+	ctl.IovApart = s.IovApart()
 	return ctl
 }

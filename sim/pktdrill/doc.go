@@ -21,7 +21,8 @@
 //     {cmsg_level=L, cmsg_type=T, cmsg_data=V} of its msg_control with an
 //     integer V, which packetdrill's cmsg_new writes as an int: "cmsg L T
 //     V", with len=4 where the type's own data is shorter, so a
-//     UDP_SEGMENT goes as a u32), recv, read,
+//     UDP_SEGMENT goes as a u32; several iovecs as iov=apart, since
+//     packetdrill callocs each one), recv, read,
 //     and recvmsg, whose zerocopy notification (a control message of level
 //     SOL_IP or SOL_IPV6 and type IP_RECVERR or IPV6_RECVERR with
 //     ee_origin SO_EE_ORIGIN_ZEROCOPY) becomes "zerocopy [ee_info,ee_data]"

@@ -301,8 +301,12 @@ func (x *exporter) onSocket(st scenario.Stmt) {
 	case *scenario.Recv:
 		x.event("recv(%d, ..., %d, %s) = %s", fd, s.Len.N, s.Flags, r)
 	case *scenario.Sendmsg:
-		if len(s.Options) > 0 {
+		if _, _, zc := s.ZcInfo(); zc {
 			x.fail(st, "the exporter writes no SCM_ZC_NOTIFICATION: packetdrill has none")
+			return
+		}
+		if len(s.Iov) > 1 && !s.IovApart() && s.Flags.MsgFlags()&kernel.MSG_ZEROCOPY != 0 {
+			x.fail(st, "packetdrill allocates each iovec apart, so their zerocopy frags differ from iovecs back to back: write iov=apart")
 			return
 		}
 		iov := make([]string, len(s.Iov))

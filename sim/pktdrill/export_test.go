@@ -87,6 +87,7 @@ settle
 inject s ACK win=1
 packet t ACK
 recv s.peer 10 => 0
+sendmsg s [10, 10] MSG_ZEROCOPY => 20
 `
 	_, err := Export("x.zcs", []byte(src), scenario.Inet)
 	require.EqualError(t, err, strings.Join([]string{
@@ -98,6 +99,7 @@ recv s.peer 10 => 0
 		`x.zcs:7:1: packetdrill needs the segment's seq= (at "inject s ACK win=1")`,
 		`x.zcs:8:1: packetdrill needs an outbound packet's seq= and len= (at "packet t ACK")`,
 		`x.zcs:9:1: s.peer is not a socket of the script (a scripted device has no implicit peer) (at "recv s.peer 10")`,
+		`x.zcs:10:1: packetdrill allocates each iovec apart, so their zerocopy frags differ from iovecs back to back: write iov=apart (at "sendmsg s [10, 10] MSG_ZEROCOPY")`,
 	}, "\n"))
 }
 

@@ -91,7 +91,7 @@ inject fd3 ACK seq=1 len=0 ack=1 win=257 # from t.pkt:9
 accept fd3 fd4 => 4 # from t.pkt:10
 wait 1500ms # from t.pkt:11
 note not run: shell command ` + "`echo hi`" + ` # from t.pkt:11
-sendmsg fd4 [10, 20] MSG_ZEROCOPY => 30 # from t.pkt:12
+sendmsg fd4 [10, 20] MSG_ZEROCOPY iov=apart => 30 # from t.pkt:12
 send fd4 5 0 => 5 # from t.pkt:13
 inject fd4 PSH|ACK seq=1 len=10 ack=36 win=257 # from t.pkt:14
 recv fd4 100 0 => 10 # from t.pkt:15

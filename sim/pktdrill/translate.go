@@ -608,7 +608,11 @@ func (t *translator) sendmsg(c call, name string) {
 	}
 	flags, ok := t.flagsArg(c, 2)
 	if ok {
-		t.emit(c.pos, "sendmsg %s [%s] %s%s%s", name, strings.Join(lens, ", "), flags, strings.Join(cmsgs, ""), outcome(c))
+		apart := ""
+		if len(lens) > 1 {
+			apart = " iov=apart" // run_system_call.c callocs each iovec
+		}
+		t.emit(c.pos, "sendmsg %s [%s] %s%s%s%s", name, strings.Join(lens, ", "), flags, strings.Join(cmsgs, ""), apart, outcome(c))
 	}
 }
 

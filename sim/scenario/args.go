@@ -76,6 +76,13 @@ func Lengths(vs []Value) []int {
 	return out
 }
 
+// IovApart reports that the statement's iovecs each start a page of their
+// own (iov=apart) rather than lie back to back.
+func (s *Sendmsg) IovApart() bool {
+	o, ok := s.Options.Lookup("iov")
+	return ok && o.Value.Text == "apart"
+}
+
 // ZcInfo returns the SCM_ZC_NOTIFICATION the statement carries: the size
 // of its zc_info, its cmsg data length, and whether it carries one.
 func (s *Sendmsg) ZcInfo() (size uint32, dataLen int, ok bool) {

@@ -115,7 +115,8 @@ var (
 	listenOpts = []optSpec{{key: "backlog", kind: optSigned}}
 	vhostOpts  = []optSpec{{key: "gso_size", kind: optNumber}}
 	// sendmsgOpts are its control messages: an SCM_ZC_NOTIFICATION of
-	// zc_info entries, its cmsg data length zc_len if not the right one.
+	// zc_info entries, its cmsg data length zc_len if not the right one;
+	// and where its iovecs lie (iov=packed, back to back, or iov=apart).
 	optvalOpts  = []optSpec{{key: "optlen", kind: optSigned}, {key: "null", kind: optBare}}
 	recvmsgOpts = []optSpec{{key: "control", kind: optNumber}}
 	// zerocopyRecvOpts are getsockopt's for TCP_ZEROCOPY_RECEIVE: the
@@ -126,8 +127,9 @@ var (
 		{key: "offset", kind: optNumber}, {key: "flags", kind: optNumber}, {key: "msg_flags", kind: optNumber},
 		{key: "reserved", kind: optNumber}, {key: "control", kind: optNumber},
 		{key: "optlen", kind: optSigned}, {key: "null", kind: optBare}}
-	sendmsgOpts = []optSpec{{key: "zc_info", kind: optNumber}, {key: "zc_len", kind: optNumber}}
-	socketOpts  = []optSpec{
+	sendmsgOpts = []optSpec{{key: "zc_info", kind: optNumber}, {key: "zc_len", kind: optNumber},
+		{key: "iov", kind: optWords, words: []string{"packed", "apart"}}}
+	socketOpts = []optSpec{
 		{key: "via", kind: optName},
 		{key: "task", kind: optName},
 		{key: "peer_ack", kind: optWords, words: []string{"kernel", "immediate", "delayed", "quickack"}},

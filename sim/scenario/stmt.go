@@ -217,18 +217,20 @@ type Sendto struct {
 }
 
 // Sendmsg is "sendmsg S [LEN, ...] FLAGS {cmsg LEVEL TYPE VALUE [len=N]}
-// [zc_info=N [zc_len=BYTES]]": sendmsg(2) with one iovec of each length
-// and the control messages Cmsgs, in order. With zc_info it also carries,
-// last, an SCM_ZC_NOTIFICATION control message (the unmerged v7 series)
-// whose struct zc_info has room for N completions; zc_len overrides the
-// cmsg data length, 4 + 12×N when not given.
+// [zc_info=N [zc_len=BYTES]] [iov=packed|apart]": sendmsg(2) with one
+// iovec of each length and the control messages Cmsgs, in order. With
+// zc_info it also carries, last, an SCM_ZC_NOTIFICATION control message
+// (the unmerged v7 series) whose struct zc_info has room for N
+// completions; zc_len overrides the cmsg data length, 4 + 12×N when not
+// given. The iovecs lie back to back in one page-aligned buffer, or with
+// iov=apart each at the start of a page of its own (IovApart).
 type Sendmsg struct {
 	Line
 	Sock    Sock
 	Iov     []Value
 	Flags   Flags
 	Cmsgs   []Cmsg
-	Options Options // zc_info, zc_len
+	Options Options // zc_info, zc_len, iov
 }
 
 // Sendmmsg is "sendmmsg S [LEN, ...] [LEN, ...] ... FLAGS": sendmmsg(2), one
