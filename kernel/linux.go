@@ -228,6 +228,7 @@ var (
 	TCP_CORK             = SockOpt{SOL_TCP, 3}
 	TCP_INFO             = SockOpt{SOL_TCP, 11}
 	TCP_QUICKACK         = SockOpt{SOL_TCP, 12}
+	TCP_USER_TIMEOUT     = SockOpt{SOL_TCP, 18}
 	TCP_CONGESTION       = SockOpt{SOL_TCP, 13}
 	TCP_FASTOPEN         = SockOpt{SOL_TCP, 23}
 	TCP_NOTSENT_LOWAT    = SockOpt{SOL_TCP, 25}
@@ -261,7 +262,7 @@ var SockOptNames = NewSymbols(
 	Symbol[SockOpt]{"TCP_NOTSENT_LOWAT", TCP_NOTSENT_LOWAT}, Symbol[SockOpt]{"TCP_CONGESTION", TCP_CONGESTION},
 	Symbol[SockOpt]{"TCP_INFO", TCP_INFO},
 	Symbol[SockOpt]{"TCP_ZEROCOPY_RECEIVE", TCP_ZEROCOPY_RECEIVE}, Symbol[SockOpt]{"TCP_INQ", TCP_INQ},
-	Symbol[SockOpt]{"TCP_RTO_MAX_MS", TCP_RTO_MAX_MS},
+	Symbol[SockOpt]{"TCP_RTO_MAX_MS", TCP_RTO_MAX_MS}, Symbol[SockOpt]{"TCP_USER_TIMEOUT", TCP_USER_TIMEOUT},
 	Symbol[SockOpt]{"UDP_CORK", UDP_CORK}, Symbol[SockOpt]{"UDP_SEGMENT", UDP_SEGMENT},
 	Symbol[SockOpt]{"IP_HDRINCL", IP_HDRINCL}, Symbol[SockOpt]{"IP_RECVERR", IP_RECVERR},
 	Symbol[SockOpt]{"IPV6_RECVERR", IPV6_RECVERR}, Symbol[SockOpt]{"PACKET_TX_RING", PACKET_TX_RING},

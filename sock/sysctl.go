@@ -69,6 +69,27 @@ type Sysctl struct {
 	// the retransmissions before the SYN's timeout starts doubling
 	// (Profile.SynLinearTimeouts).
 	TCPSynRetries, TCPSynLinearTimeouts int
+	// TCPRetries2 is net.ipv4.tcp_retries2, a u8, 15 by default: the
+	// retransmission timer gives a connection up once tcp_model_timeout
+	// of it has passed since the first retransmission
+	// (retransmits_timed_out), and the probe timer once that many
+	// zero-window probes went unanswered; it also caps the probes'
+	// backoff.
+	TCPRetries2 int
+	// TCPOrphanRetries is net.ipv4.tcp_orphan_retries, a u8, 0 by
+	// default: an orphan's limit instead (tcp_orphan_retries), where 0
+	// means 8 while its backed-off RTO is below TCP_RTO_MAX.
+	TCPOrphanRetries int
+	// TCPRtoMaxMs is net.ipv4.tcp_rto_max_ms, 1000 to 120000, 120000 by
+	// default: a new TCP socket's icsk_rto_max (tcp_init_sock), which
+	// TCP_RTO_MAX_MS changes (Profile.TCPRtoMaxOpt, v6.15).
+	TCPRtoMaxMs int
+	// TCPInvalidRatelimitMs is net.ipv4.tcp_invalid_ratelimit, 0 to
+	// INT_MAX milliseconds, 500 by default, kept in jiffies
+	// (proc_dointvec_ms_jiffies: a write rounds up to a whole jiffy): the
+	// least time between two answers to segments out of the window
+	// (tcp_oow_rate_limited).
+	TCPInvalidRatelimitMs int
 }
 
 // SetCongestionDefault models a write of net.ipv4.tcp_congestion_control
@@ -116,6 +137,10 @@ func DefaultSysctl(p *kernel.Profile) *Sysctl {
 
 		TCPSynRetries:        6,
 		TCPSynLinearTimeouts: p.SynLinearTimeouts,
+
+		TCPRetries2:           15,
+		TCPRtoMaxMs:           120000,
+		TCPInvalidRatelimitMs: 500,
 	}
 }
 

@@ -67,6 +67,11 @@ var SysctlKeys = []SysctlKey{
 	{Name: "net.ipv4.tcp_early_retrans", Values: 1, Most: 4, Netns: true, setNumbers: func(n *Sysctl, v []int64) { n.TCPEarlyRetrans = int(v[0]) }},
 	// 1 to MAX_TCP_SYNCNT.
 	{Name: "net.ipv4.tcp_syn_retries", Values: 1, Least: 1, Most: 127, Netns: true, setNumbers: func(n *Sysctl, v []int64) { n.TCPSynRetries = int(v[0]) }},
+	{Name: "net.ipv4.tcp_retries2", Values: 1, Most: math.MaxUint8, Netns: true, setNumbers: func(n *Sysctl, v []int64) { n.TCPRetries2 = int(v[0]) }},
+	{Name: "net.ipv4.tcp_orphan_retries", Values: 1, Most: math.MaxUint8, Netns: true, setNumbers: func(n *Sysctl, v []int64) { n.TCPOrphanRetries = int(v[0]) }},
+	// TCP_RTO_MAX_MIN_SEC and TCP_RTO_MAX_SEC in milliseconds (v6.15).
+	{Name: "net.ipv4.tcp_rto_max_ms", Values: 1, Least: 1000, Most: 120000, Netns: true, setNumbers: func(n *Sysctl, v []int64) { n.TCPRtoMaxMs = int(v[0]) }},
+	{Name: "net.ipv4.tcp_invalid_ratelimit", Values: 1, Most: math.MaxInt32, Netns: true, setNumbers: func(n *Sysctl, v []int64) { n.TCPInvalidRatelimitMs = int(v[0]) }},
 	{Name: "net.ipv4.tcp_congestion_control", Values: 1, Netns: true, Named: true, setName: func(n *Sysctl, name string) { n.SetCongestionDefault(kernel.Congestion(name)) }},
 }
 

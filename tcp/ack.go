@@ -200,7 +200,7 @@ func (c *Conn) sendDelayedAck() {
 	a := &c.ack
 	ato := a.ato
 	if ato > delackMin {
-		maxAto := engine.Second / 2
+		maxAto := maxAtoIdle
 		if a.pingpong || a.pending&ackPushed != 0 {
 			maxAto = delackMax
 		}

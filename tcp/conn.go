@@ -342,8 +342,8 @@ func (c *Conn) ExpandSndbufFor(cwnd int) bool {
 // (fastopen_queue_tune: the most Fast Open children that may wait for
 // their handshake's ACK, capped at net.core.somaxconn, on a closed or
 // listening socket, else EINVAL, as for a negative value), TCP_INQ (0
-// or 1, else EINVAL), TCP_RTO_MAX_MS (setRtoMax); other levels go to the
-// socket.
+// or 1, else EINVAL), TCP_RTO_MAX_MS (setRtoMax), TCP_USER_TIMEOUT
+// (setUserTimeout); other levels go to the socket.
 func (c *Conn) Setsockopt(opt kernel.SockOpt, val int) kernel.Errno {
 	switch opt {
 	case kernel.TCP_NODELAY:
@@ -381,6 +381,10 @@ func (c *Conn) Setsockopt(opt kernel.SockOpt, val int) kernel.Errno {
 		if err := c.setRtoMax(val); err != 0 {
 			return err
 		}
+	case kernel.TCP_USER_TIMEOUT:
+		if err := c.setUserTimeout(val); err != 0 {
+			return err
+		}
 	case kernel.TCP_NOTSENT_LOWAT:
 		// tp->notsent_lowat, a u32 (0: the sysctl's), then
 		// sk->sk_write_space: sk_stream_write_space wakes the writers if
@@ -401,8 +405,8 @@ func (c *Conn) Setsockopt(opt kernel.SockOpt, val int) kernel.Errno {
 
 // Getsockopt returns TCP_NODELAY, TCP_CORK, TCP_QUICKACK (1 unless in
 // pingpong mode), TCP_FASTOPEN (the Fast Open queue's max_qlen) and
-// TCP_RTO_MAX_MS (icsk_rto_max in ms, 120000 unless set), or the socket's
-// options.
+// TCP_RTO_MAX_MS (icsk_rto_max in ms: net.ipv4.tcp_rto_max_ms unless
+// set), TCP_USER_TIMEOUT (icsk_user_timeout), or the socket's options.
 func (c *Conn) Getsockopt(opt kernel.SockOpt) (int, kernel.Errno) {
 	switch opt {
 	case kernel.TCP_NODELAY:
@@ -421,6 +425,8 @@ func (c *Conn) Getsockopt(opt kernel.SockOpt) (int, kernel.Errno) {
 		if c.host().Profile.TCPRtoMaxOpt {
 			return int(c.rtoMax() / engine.Millisecond), 0
 		}
+	case kernel.TCP_USER_TIMEOUT:
+		return c.t.userTimeout, 0
 	}
 	return c.Sk.Getsockopt(opt)
 }

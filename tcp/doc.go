@@ -219,9 +219,18 @@
 //     data is sent (tcp_event_new_data_sent), restarted by an ACK that
 //     frees something, stopped when nothing is outstanding
 //     (tcp_rearm_rto). Each timeout retransmits from snd_una and doubles
-//     icsk_rto, up to tcp_rto_max, until an RTT sample sets it again;
-//     after tcp_retries2 (15) timeouts the connection is given up with
-//     ETIMEDOUT (tcp_retransmit_timer, tcp_write_err).
+//     icsk_rto, up to tcp_rto_max, until an RTT sample sets it again.
+//     The connection is given up with ETIMEDOUT (tcp_write_timeout,
+//     tcp_write_err) after a time since the first retransmission still
+//     outstanding (retrans_stamp, which the tail loss probe does not
+//     set; forgotten when the loss state ends), not a count
+//     (retransmits_timed_out): tcp_model_timeout of net.ipv4.tcp_retries2
+//     from TCP_RTO_MIN (924.6s for 15), an orphan's tcp_orphan_retries,
+//     or TCP_USER_TIMEOUT, to which the timer is clamped
+//     (tcp_clamp_rto_to_user_timeout; writetimeout.go). The kernel's
+//     tcp_model_timeout is read as of Linux 6.1 (TCP_RTO_MAX, not the
+//     socket's tcp_rto_max); lost segments cannot be made on loopback,
+//     so this is checked by unit tests, not calibrated.
 //   - The tail loss probe stands for the RTO while data is out
 //     (tcp_schedule_loss_probe, after tcp_write_xmit sent new data and
 //     after an ACK that freed some): with net.ipv4.tcp_early_retrans 3
@@ -327,16 +336,21 @@
 //     the timer and forgets the backoff if the window now takes the
 //     head, else sets the timer for tcp_probe0_when from now
 //     (tcp_ack_probe). The connection is given up (tcp_write_err,
-//     ETIMEDOUT) when icsk_probes_out reaches tcp_retries2, so probes a
+//     ETIMEDOUT) when icsk_probes_out reaches net.ipv4.tcp_retries2
+//     (which also caps the backoff), so probes a
 //     peer answers go on for ever (Persisting: a settle, and a call that
-//     waits for the network, leave them pending); an orphan's limit is
-//     tcp_orphan_retries, 8 while its backed-off RTO is below tcp_rto_max
-//     and none after (the model has no soft errors and no
+//     waits for the network, leave them pending), or once
+//     TCP_USER_TIMEOUT has passed since the timer first found something
+//     to probe (icsk_probes_tstamp, the waits clamped to it:
+//     tcp_clamp_probe0_to_user_timeout); an orphan's limit is
+//     tcp_orphan_retries, 8 for its default 0 while its backed-off RTO
+//     is below tcp_rto_max and none after (the model has no soft errors and no
 //     tcp_out_of_resources, and never sees a transmit fail with local
 //     congestion, for which the kernel retries after
 //     TCP_RESOURCE_PROBE_INTERVAL). The peer answers a probe before its
 //     window (tcp_sequence) with a duplicate ACK at most once per
-//     tcp_invalid_ratelimit, 500ms (tcp_oow_rate_limited). Measured on
+//     net.ipv4.tcp_invalid_ratelimit, 500ms in whole jiffies
+//     (tcp_oow_rate_limited). Measured on
 //     Linux 6.18 (probe/testdata/tcp-zero-window.zcs; packetdrill,
 //     examples/packetdrill/zero-window.pkt): over loopback probes about
 //     0.25s, 0.7s, 1.55s and 3.25s after the window closed, the second

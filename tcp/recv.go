@@ -86,8 +86,11 @@ func (c *Conn) Rejected(seq, endSeq uint32) {
 	c.SendAck()
 }
 
-// invalidRatelimit is net.ipv4.tcp_invalid_ratelimit's default, HZ/2.
-const invalidRatelimit = 500 * engine.Millisecond
+// invalidRatelimit is net.ipv4.tcp_invalid_ratelimit, which the kernel
+// keeps in jiffies (proc_dointvec_ms_jiffies rounds a write up to one).
+func (c *Conn) invalidRatelimit() engine.Duration {
+	return c.toJiffies(engine.Duration(c.Sk.Net.TCPInvalidRatelimitMs)*engine.Millisecond) * c.jiffy()
+}
 
 // oowRateLimited models tcp_oow_rate_limited for a segment of no data:
 // true when the last out-of-window ACK went less than
@@ -97,7 +100,7 @@ const invalidRatelimit = 500 * engine.Millisecond
 // answered (TCP_INFO's tcpi_probes stays 1 until the third).
 func (c *Conn) oowRateLimited() bool {
 	now := c.Net.Now()
-	if c.lastOowAck.set && now.Sub(c.lastOowAck.at) < invalidRatelimit {
+	if c.lastOowAck.set && now.Sub(c.lastOowAck.at) < c.invalidRatelimit() {
 		return true
 	}
 	c.lastOowAck.at, c.lastOowAck.set = now, true

@@ -78,12 +78,5 @@ func (c *Conn) synTimer() string {
 }
 
 // synTimeout models tcp_model_timeout for SYN_SENT: boundary
-// retransmissions from TCP_TIMEOUT_INIT doubling, linear at TCP_RTO_MAX
-// past ilog2(TCP_RTO_MAX/TCP_TIMEOUT_INIT).
-func synTimeout(boundary int) engine.Duration {
-	const thresh = 6 // ilog2(120 s / 1 s)
-	if boundary <= thresh {
-		return engine.Duration((2<<boundary)-1) * timeoutInit
-	}
-	return engine.Duration((2<<thresh)-1)*timeoutInit + engine.Duration(boundary-thresh)*rtoMax
-}
+// retransmissions from TCP_TIMEOUT_INIT (tcp_timeout_init).
+func synTimeout(boundary int) engine.Duration { return modelTimeout(boundary, timeoutInit) }

@@ -53,12 +53,11 @@ const (
 	AckQuick
 )
 
-// Timer constants of include/net/tcp.h and the sysctl default.
+// Timer constants of include/net/tcp.h.
 const (
 	delackMin = 40 * engine.Millisecond  // TCP_DELACK_MIN
 	rtoMin    = 200 * engine.Millisecond // TCP_RTO_MIN
 	rtoMax    = 120 * engine.Second      // TCP_RTO_MAX
-	retries2  = 15                       // net.ipv4.tcp_retries2
 )
 
 // timers is a connection's timer state (inet_connection_sock's icsk_timeout
@@ -79,6 +78,16 @@ type timers struct {
 	rtoMax engine.Duration
 	// icskRto is icsk_rto, 0 for TCP_TIMEOUT_INIT (rto).
 	icskRto engine.Duration
+	// retransmits is icsk_retransmits, the RTO's retransmissions since
+	// snd_una last moved; retransStamp is retrans_stamp, when the first
+	// retransmission still outstanding went (retransSet says there is
+	// one); probesStamp is icsk_probes_tstamp, when the probe timer first
+	// found something to probe (probesSet).
+	retransmits               int
+	retransStamp, probesStamp engine.Time
+	retransSet, probesSet     bool
+	// userTimeout is icsk_user_timeout (TCP_USER_TIMEOUT), in ms.
+	userTimeout int
 	// onRTO, onDelack and onProbe are retransmitTimer, delackTimer and
 	// probeTimer bound to the connection once (fired, armProbe), so
 	// arming a timer allocates nothing.
@@ -127,14 +136,17 @@ func (c *Conn) probe0When() engine.Duration {
 // probe0MaxShift is ilog2(TCP_RTO_MAX / TCP_RTO_MIN) + 1.
 const probe0MaxShift = 10
 
-// rtoMax is tcp_rto_max: the socket's icsk_rto_max, which TCP_RTO_MAX_MS
-// sets where the profile has it (Profile.TCPRtoMaxOpt), TCP_RTO_MAX
-// otherwise.
+// rtoMax is tcp_rto_max: the socket's icsk_rto_max where the profile has
+// it (Profile.TCPRtoMaxOpt), net.ipv4.tcp_rto_max_ms unless
+// TCP_RTO_MAX_MS set it; TCP_RTO_MAX otherwise.
 func (c *Conn) rtoMax() engine.Duration {
-	if c.t.rtoMax == 0 {
-		return rtoMax
+	switch {
+	case c.t.rtoMax != 0:
+		return c.t.rtoMax
+	case c.host().Profile.TCPRtoMaxOpt:
+		return engine.Duration(c.Sk.Net.TCPRtoMaxMs) * engine.Millisecond
 	}
-	return c.t.rtoMax
+	return rtoMax
 }
 
 // setRtoMax models TCP_RTO_MAX_MS in do_tcp_setsockopt: 1000 to
@@ -153,24 +165,31 @@ func (c *Conn) setRtoMax(ms int) kernel.Errno {
 
 // probeTimer models tcp_probe_timer: with data out or nothing to send
 // no probe is needed. Otherwise the connection is given up with
-// ETIMEDOUT (tcp_write_err) once icsk_probes_out reaches tcp_retries2
-// (15) — probes no ACK answered, for an ACK resets the count, so probes
-// a peer answers go on for ever — or, for an orphan, the limit of
-// tcp_orphan_retries: 8 probes while the backed-off RTO is below
-// tcp_rto_max ("alive"), and at once after that; else tcp_send_probe0
-// (sendProbe0) probes again.
+// ETIMEDOUT (tcp_write_err) once TCP_USER_TIMEOUT has passed since the
+// timer first found something to probe (icsk_probes_tstamp), or once
+// icsk_probes_out reaches net.ipv4.tcp_retries2 — probes no ACK
+// answered, for an ACK resets the count, so probes a peer answers go on
+// for ever — or, for an orphan, tcp_orphan_retries, and at once once its
+// backed-off RTO reaches tcp_rto_max ("alive" no more); else
+// tcp_send_probe0 (sendProbe0) probes again.
 func (c *Conn) probeTimer() string {
 	if c.done {
 		return "probe timer fires: the connection is gone"
 	}
 	if len(c.rtx) > 0 || len(c.write) == 0 {
-		c.t.probes = 0
+		c.t.probes, c.t.probesSet = 0, false
 		return "probe timer fires: nothing to probe"
 	}
-	maxProbes := retries2
+	if !c.t.probesSet {
+		c.t.probesStamp, c.t.probesSet = c.Net.Now(), true
+	} else if c.t.userTimeout != 0 && c.Net.Now().Sub(c.t.probesStamp) >= c.userTimeoutJiffies() {
+		c.GiveUp()
+		return "probe timer fires: TCP_USER_TIMEOUT passed, connection aborted (ETIMEDOUT)"
+	}
+	maxProbes := c.Sk.Net.TCPRetries2
 	if c.Sk.Dead() {
 		alive := c.rtoBackoff(c.rtoMax()) < c.rtoMax()
-		maxProbes = orphanRetries(alive)
+		maxProbes = c.orphanRetries(alive)
 		if !alive && c.t.backoff >= maxProbes {
 			c.GiveUp()
 			return "probe timer fires: the orphan's RTO reached tcp_rto_max, connection aborted (ETIMEDOUT)"
@@ -183,32 +202,24 @@ func (c *Conn) probeTimer() string {
 	return c.sendProbe0()
 }
 
-// orphanRetries models tcp_orphan_retries with net.ipv4.tcp_orphan_retries
-// at its default, 0, and no soft error: 8 while alive, else 0.
-func orphanRetries(alive bool) int {
-	if alive {
-		return 8
-	}
-	return 0
-}
-
 // sendProbe0 models tcp_send_probe0: tcp_write_wakeup (writeWakeup)
 // sends what the peer's window takes, or a zero-window probe. Once data
 // is in flight, or nothing is left to send, the probe state is forgotten
-// (icsk_probes_out and icsk_backoff 0) and the RTO runs instead;
-// otherwise icsk_probes_out counts the probe, the backoff grows (up to
-// tcp_retries2) and the timer runs again after tcp_probe0_when.
+// (icsk_probes_out, icsk_backoff and icsk_probes_tstamp) and the RTO runs
+// instead; otherwise icsk_probes_out counts the probe, the backoff grows
+// (up to tcp_retries2) and the timer runs again after tcp_probe0_when,
+// or when TCP_USER_TIMEOUT ends (clampProbe0).
 func (c *Conn) sendProbe0() string {
 	zero := c.writeWakeup()
 	if len(c.rtx) > 0 || len(c.write) == 0 {
-		c.t.probes, c.t.backoff = 0, 0
+		c.t.probes, c.t.backoff, c.t.probesSet = 0, 0, false
 		return "probe timer fires: tcp_write_wakeup sends what the window takes"
 	}
 	c.t.probes++
-	if c.t.backoff < retries2 {
+	if c.t.backoff < c.Sk.Net.TCPRetries2 {
 		c.t.backoff++
 	}
-	c.resetProbe(c.probe0When())
+	c.resetProbe(c.clampProbe0(c.probe0When()))
 	if zero {
 		return "probe timer fires: zero-window probe (tcp_xmit_probe_skb)"
 	}
@@ -263,18 +274,19 @@ func (c *Conn) xmitProbeSkb() {
 
 // ackProbe models tcp_ack_probe for an ACK that found nothing
 // outstanding: a window that now takes the write queue's head stops the
-// probe timer and forgets the backoff; one that does not sets the probe
-// timer for tcp_probe0_when from now, pending or not.
+// probe timer and forgets the backoff and icsk_probes_tstamp; one that
+// does not sets the probe timer for tcp_probe0_when from now (clamped to
+// TCP_USER_TIMEOUT), pending or not.
 func (c *Conn) ackProbe() {
 	if len(c.write) == 0 || c.done {
 		return
 	}
 	if !after(c.write[0].EndSeq, c.sndUna+uint32(c.sndWnd)) {
 		c.Net.Cancel(c.t.probe)
-		c.t.backoff = 0
+		c.t.backoff, c.t.probesSet = 0, false
 		return
 	}
-	c.resetProbe(c.probe0When())
+	c.resetProbe(c.clampProbe0(c.probe0When()))
 }
 
 // syncRTO models inet_csk_reset_xmit_timer / inet_csk_clear_xmit_timer as
@@ -321,21 +333,25 @@ func (c *Conn) newDataSent() {
 	c.syncRTO()
 }
 
-// retransmitTimer models tcp_retransmit_timer: after tcp_retries2 timeouts
-// the connection is given up with ETIMEDOUT (tcp_write_err); otherwise
-// everything unacknowledged is retransmitted and the timer restarts with
-// icsk_rto doubled, up to tcp_rto_max (exponential backoff), until an
-// RTT sample sets it again (tcp_set_rto).
+// retransmitTimer models tcp_retransmit_timer: once tcp_write_timeout
+// (writeTimeout) says so the connection is given up with ETIMEDOUT
+// (tcp_write_err); otherwise everything unacknowledged is retransmitted
+// (icsk_retransmits counts it) and the timer restarts with icsk_rto
+// doubled, up to tcp_rto_max (exponential backoff), until an RTT sample
+// sets it again (tcp_set_rto), or sooner when TCP_USER_TIMEOUT ends
+// (tcp_clamp_rto_to_user_timeout).
 func (c *Conn) retransmitTimer() string {
-	c.t.backoff++
-	if c.t.backoff > retries2 {
+	if why := c.writeTimeout(); why != "" {
 		c.GiveUp()
-		return "retransmissions exhausted, connection aborted (ETIMEDOUT)"
+		return why + ", connection aborted (ETIMEDOUT)"
 	}
 	c.Timeout()
+	c.retransmitted()
+	c.t.retransmits++
+	c.t.backoff++
 	c.Net.Cancel(c.t.rto)
 	c.t.icskRto = min(c.rto()<<1, c.rtoMax())
-	c.armRTO()
+	c.armRTOIn(c.clampRTO())
 	return fmt.Sprintf("retransmission timeout %d, retransmit from snd_una", c.t.backoff)
 }
 

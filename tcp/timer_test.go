@@ -12,8 +12,9 @@ import (
 
 // Unacknowledged data arms the retransmission timer; each timeout
 // retransmits from snd_una and doubles the next (icsk_rto, 204ms after a
-// loopback handshake, up to TCP_RTO_MAX); after tcp_retries2 timeouts the connection is given up
-// with ETIMEDOUT, and its timers stop.
+// loopback handshake, up to TCP_RTO_MAX); once tcp_model_timeout of
+// tcp_retries2 (924.6s) has passed since the first retransmission the
+// connection is given up with ETIMEDOUT, and its timers stop.
 // (The tail loss probe, which would stand for the first timeout, is off:
 // net.ipv4.tcp_early_retrans 0.)
 func TestRetransmitTimer(t *testing.T) {
@@ -23,11 +24,11 @@ func TestRetransmitTimer(t *testing.T) {
 	require.True(t, p.c.Net.Pending(p.c.t.rto))
 	_, err := p.w.clock.RunUntilIdle(100)
 	require.NoError(t, err)
-	require.Len(t, p.w.fired, retries2+1)
+	require.Len(t, p.w.fired, 15+1)
 	require.Equal(t, "204ms rto: retransmission timeout 1, retransmit from snd_una", p.w.fired[0])
 	require.Equal(t, "612ms rto: retransmission timeout 2, retransmit from snd_una", p.w.fired[1])
-	require.Equal(t, "928.692s rto: retransmissions exhausted, connection aborted (ETIMEDOUT)", p.w.fired[retries2])
-	require.Len(t, p.w.inFlight, 1+retries2, "the first transmission and every retransmission")
+	require.Equal(t, "928.692s rto: retransmissions for tcp_model_timeout of 15 retries (924.6s) unanswered, connection aborted (ETIMEDOUT)", p.w.fired[15])
+	require.Len(t, p.w.inFlight, 1+15, "the first transmission and every retransmission")
 	require.True(t, p.c.Done())
 	require.Equal(t, kernel.ETIMEDOUT, p.c.takeError())
 	require.False(t, p.c.Net.Pending(p.c.t.rto))

@@ -606,6 +606,7 @@ func (c *Conn) Ack(ack uint32, window int) {
 	}
 	c.processTLPAck(ack)
 	c.lossRecovered()
+	c.ackedRetransmits(after(c.sndUna, prior))
 	if acked > 0 && !c.scheduleLossProbe(true) {
 		c.Net.Cancel(c.tlp.timer) // tcp_set_xmit_timer: the RTO instead (syncRTO)
 	}

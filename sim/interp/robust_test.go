@@ -26,7 +26,7 @@ hold s data
 send s 4096 MSG_ZEROCOPY => 4096
 `)
 	requireOK(t, tr)
-	event(t, tr, "retransmissions exhausted, connection aborted (ETIMEDOUT); s: notification [0,0] queued")
+	event(t, tr, "retransmissions for tcp_model_timeout of 15 retries (924.6s) unanswered, connection aborted (ETIMEDOUT); s: notification [0,0] queued")
 }
 
 // A statement on the implicit peer of a socket that has none (AF_UNIX)

@@ -169,7 +169,7 @@ expect s locked_vm=0
 `)
 	requireOK(t, tr)
 	require.Contains(t, timeline(t, tr), "retransmission timeout 15,")
-	require.Equal(t, "rto", event(t, tr, "retransmissions exhausted, connection aborted (ETIMEDOUT)").Op)
+	require.Equal(t, "rto", event(t, tr, "retransmissions for tcp_model_timeout of 15 retries (924.6s) unanswered, connection aborted (ETIMEDOUT)").Op)
 }
 
 // A later segment that arrives before a lost one is dropped as out of
