@@ -173,11 +173,15 @@ func (w *World) epollWake(s *Socket, key kernel.PollEvents) {
 // EpollWait models epoll_wait(2) of at most maxevents events, waiting at
 // most timeout while the network runs (ep_poll), for ever with a
 // negative timeout: it returns the number of events, each in
-// Result.Epoll; 0 when the timeout passed first. A wait for ever that
-// nothing left in the network can end blocks forever (Result.Blocked).
-// maxevents below 1 is EINVAL, a closed instance EBADF.
+// Result.Epoll; 0 when the timeout passed first. The call takes whole
+// milliseconds (its int timeout), so timeout is cut to them: a 120µs
+// one does not wait (ep_poll with a zero timeout), as the live prober's
+// epoll_wait passes it. A wait for ever that nothing left in the network
+// can end blocks forever (Result.Blocked). maxevents below 1 is EINVAL,
+// a closed instance EBADF.
 func (w *World) EpollWait(c Call, ep *Epoll, maxevents int, timeout engine.Duration) Result {
 	forever := timeout < 0
+	timeout -= timeout % engine.Millisecond
 	deadline := w.Now()
 	if !forever {
 		deadline = w.Now().Add(min(timeout, endOfTime.Sub(w.Now())))

@@ -49,3 +49,21 @@ epoll_wait ep 1 => 0
 `)
 	requireOK(t, tr)
 }
+
+// epoll_wait's timeout is whole milliseconds: a shorter one does not
+// wait, so five of 900µs leave the completion, 2ms away, for the next
+// wait.
+func TestEpollWaitMilliseconds(t *testing.T) {
+	tr := runSrc(t, `
+device eth0 nic delay=1ms
+socket s AF_INET SOCK_STREAM via=eth0
+setsockopt s SOL_SOCKET SO_ZEROCOPY 1 => 0
+connect s => 0
+epoll_create ep => 4
+epoll_ctl ep EPOLL_CTL_ADD s EPOLLIN|EPOLLET => 0
+send s 1000 MSG_ZEROCOPY => 1000
+repeat 5 { epoll_wait ep 8 900us => 0 }
+epoll_wait ep 8 10ms => 1 [s EPOLLERR]
+`)
+	requireOK(t, tr)
+}
