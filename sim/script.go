@@ -358,7 +358,7 @@ func (w *World) injectTimeWait(s *Socket, p Packet) {
 		end++
 	}
 	if s.tcp.TimeWaitAcks(seq, end) {
-		w.emitAck(s, s.tcp.RcvNxt(), s.tcp.Window())
+		w.emitAck(s, s.tcp.RcvNxt(), s.tcp.TimeWaitWindow())
 		return
 	}
 	w.say(fmt.Sprintf("%s: the time-wait socket takes the ACK", s.Name))

@@ -207,7 +207,7 @@ func (w *World) deliver(r *Socket, f frame) Event {
 		// (tcp_time_wait), which acknowledges the peer's FIN
 		// (tcp_timewait_state_process: TCP_TW_ACK).
 		f.skb.Free()
-		w.ackFrom(r, f.endSeq+1, r.tcp.Window()) // tw_rcv_wnd
+		w.ackFrom(r, f.endSeq+1, r.tcp.TimeWaitWindow())
 		e.Text = fmt.Sprintf("%s: FIN acknowledged by the time-wait socket", r.Name)
 		return e
 	}

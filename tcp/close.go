@@ -103,11 +103,24 @@ func (c *Conn) Close() (reset bool) {
 func (c *Conn) TimeWait() bool { return c.timeWait }
 
 // enterTimeWait models tcp_time_wait: the time-wait socket takes over,
-// its tw_last_oow_ack_time starting unset.
+// its tw_last_oow_ack_time starting unset and its window, tw_rcv_wnd,
+// what is left of the window offered last (tcp_receive_window) once the
+// ACK due has gone: tcp_fin sends the ACK of a FIN in FIN_WAIT2 first,
+// which the model sends after (takeAck records it then).
 func (c *Conn) enterTimeWait() {
 	c.timeWait = true
 	c.lastOowAck.set = false
+	c.twWnd = -1
+	if c.ack.pending&ackSched == 0 {
+		c.twWnd = c.receiveWindow()
+	}
 }
+
+// TimeWaitWindow is the window the time-wait socket's ACKs offer
+// (tcp_v4_timewait_ack, tcp_v6_timewait_ack: tw_rcv_wnd, which the
+// sender's window scale then shifts), fixed when it took over: what the
+// user reads afterwards does not open it.
+func (c *Conn) TimeWaitWindow() int { return max(c.twWnd, 0) }
 
 // TimeWaitAcks models tcp_timewait_state_process in TCP_TIME_WAIT for a
 // segment with neither SYN nor RST, from seq to endSeq, reaching the

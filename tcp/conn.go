@@ -149,8 +149,11 @@ type Conn struct {
 		at  engine.Time
 		set bool
 	}
-	// timeWait is set when an orphan's FIN was acknowledged (TimeWait).
+	// timeWait is set when an orphan's FIN was acknowledged (TimeWait);
+	// twWnd is the time-wait socket's tw_rcv_wnd, -1 until the ACK due
+	// when it took over went.
 	timeWait bool
+	twWnd    int
 	// neg is what a handshake on the wire negotiated.
 	neg negotiated
 	// rxMap is the program's tcp_mmap mapping of the socket, or nil.

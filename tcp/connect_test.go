@@ -82,11 +82,38 @@ func TestHalfClose(t *testing.T) {
 	p.w.deliver()
 	require.True(t, p.peer.Done(), "the FIN ends FIN_WAIT2")
 	require.True(t, p.peer.TimeWait())
+	p.peer.Received(0, true) // the ACK of the FIN (tcp_fin sends it before tcp_time_wait)
+	tw := p.peer.TimeWaitWindow()
+	require.Equal(t, p.peer.rw.wnd, tw, "tw_rcv_wnd: the window the FIN's ACK offered")
 	n, err := p.peer.Recv(2000)
 	require.Equal(t, 1000, n)
 	require.Zero(t, err)
+	require.Equal(t, tw, p.peer.TimeWaitWindow(), "a read does not open it")
 	n, err = p.peer.Recv(2000)
 	require.Zero(t, n)
 	require.Zero(t, err)
+	p.closeAll()
+}
+
+// A time-wait socket keeps the window left when it took over
+// (tw_rcv_wnd): a read of the data queued before the FIN, which would
+// open the window of a live socket, does not open its ACKs'.
+func TestTimeWaitWindowFixed(t *testing.T) {
+	p := newPair(t, "linux-6.18", true)
+	p.peer.Sk.Shutdown |= sock.SendShutdown
+	p.peer.Shutdown()
+	p.back.deliver()
+	require.Equal(t, 60000, p.send(0, 60000).N)
+	p.w.deliver()
+	p.c.Sk.Shutdown |= sock.SendShutdown
+	p.c.Shutdown()
+	p.w.deliver()
+	require.True(t, p.peer.TimeWait())
+	p.peer.Received(0, true)
+	tw := p.peer.TimeWaitWindow()
+	n, _ := p.peer.Recv(100000)
+	require.Equal(t, 60000, n)
+	require.Equal(t, tw, p.peer.TimeWaitWindow())
+	require.Greater(t, p.peer.Window(), tw, "a live socket's window would open")
 	p.closeAll()
 }

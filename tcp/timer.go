@@ -411,5 +411,8 @@ func (c *Conn) takeAck() (ack uint32, win int) {
 	win = c.Window()
 	c.ackSent()
 	c.t.unacked = 0
+	if c.timeWait && c.twWnd < 0 {
+		c.twWnd = win
+	}
 	return c.rcvNxt, win
 }
