@@ -35,7 +35,8 @@
 // kernel function it models), the other objects involved, the refcount
 // before and after, numeric arguments. Noting one formats nothing; Text
 // renders the timeline's sentence and AppendJSON its fields, on output
-// only. With KeepTouched set, the Host lists the objects created or noted
+// only. With KeepLog set, the Host lists every entry noted since the last
+// ClearLog with its object (Log): a step's timeline. With KeepTouched set, the Host lists the objects created or noted
 // since the last ClearTouched (Touched), for an invariant check that
 // examines only what a step touched.
 //

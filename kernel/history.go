@@ -69,9 +69,9 @@ func (n *names) str(s string) uint32 {
 	return i
 }
 
-// store is e as a history keeps it.
-func (n *names) store(step uint64, e *Entry) stored {
-	return stored{
+// store writes e, as a history keeps it, to s.
+func (n *names) store(s *stored, step uint64, e *Entry) {
+	*s = stored{
 		step: step, op: e.Op,
 		holder: e.Holder.Serial, holderKind: n.kind(e.Holder.Kind),
 		peer: e.Peer.Serial, peerKind: n.kind(e.Peer.Kind),

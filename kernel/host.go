@@ -2,6 +2,7 @@ package kernel
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 )
 
@@ -25,10 +26,14 @@ type Host struct {
 	// KeepTouched makes the Host list the objects created or noted since
 	// the last ClearTouched (Touched), for an incremental invariant check.
 	KeepTouched bool
-	// Trace, if set, sees every history entry as it is noted: the
-	// simulator's timeline of which objects an event touched. The object
-	// is live (or being freed) during the call.
-	Trace func(t *Tracked, e Entry)
+	// KeepLog makes the Host list every history entry noted since the
+	// last ClearLog, with its object (Log): the simulator's timeline of
+	// which objects a step touched and what happened to them.
+	KeepLog bool
+	// Trace, if set, sees every history entry as it is noted, after it
+	// joined the log. The object is live (or being freed) during the
+	// call; e is valid only during it.
+	Trace func(t *Tracked, e *Entry)
 	// Lockdep orders the locks the steps take (Acquire, Release).
 	Lockdep Lockdep
 	// Netstamp is the host's switch of software receive timestamps, and
@@ -49,6 +54,10 @@ type Host struct {
 	// last ClearTouched; gen numbers that period.
 	touched []*Tracked
 	gen     uint64
+	// log is Log's list (KeepLog); traced is where Trace's entry is
+	// copied to when there is no log.
+	log    []Touch
+	traced Entry
 	// events is where histories are carved from (Note), so that noting
 	// costs no allocation per object. Its chunks are smaller than other
 	// slabs': a long-lived object's history keeps its whole chunk alive.
@@ -273,7 +282,7 @@ func (t *Tracked) Note(en Entry) {
 	case n == historyCap:
 		// Keep the first quarter (the birth); the rest is a ring whose
 		// oldest entry the new one overwrites.
-		t.history[historyKeep+t.ring] = t.host.names.store(t.host.Step, &en)
+		t.host.names.store(&t.history[historyKeep+t.ring], t.host.Step, &en)
 		t.ring = (t.ring + 1) % uint8(historyCap-historyKeep)
 		t.dropped++
 		t.noted(&en)
@@ -281,17 +290,64 @@ func (t *Tracked) Note(en Entry) {
 	case n == cap(t.history):
 		t.history = append(t.host.events.Carve(grownHistory(n)), t.history...)
 	}
-	t.history = append(t.history, t.host.names.store(t.host.Step, &en))
+	t.history = t.history[:len(t.history)+1]
+	t.host.names.store(&t.history[len(t.history)-1], t.host.Step, &en)
 	t.noted(&en)
 }
 
-// noted tells the Host's touched list and trace hook about an entry.
+// noted tells the Host's touched list, log and trace hook about an
+// entry. The log's element is written in place: an entry is 120 bytes,
+// and one is noted for every reference taken or dropped.
 func (t *Tracked) noted(en *Entry) {
 	t.touch()
-	if t.host.Trace != nil {
-		t.host.Trace(t, *en)
+	h := t.host
+	if !h.KeepLog {
+		if h.Trace != nil {
+			h.traced = *en
+			h.Trace(t, &h.traced)
+		}
+		return
+	}
+	if len(h.log) == cap(h.log) {
+		h.log = slices.Grow(h.log, 1)
+	}
+	h.log = h.log[:len(h.log)+1]
+	l := &h.log[len(h.log)-1]
+	l.Object, l.Entry = t.id, *en
+	if h.Trace != nil {
+		h.Trace(t, &l.Entry)
 	}
 }
+
+// Touch is one entry of the Host's log: the object and what happened to
+// it. In JSON it is one object: "object" then the entry's fields
+// (Entry.AppendJSON).
+type Touch struct {
+	Object ObjectID
+	Entry  Entry
+}
+
+// Text renders what happened as the timeline prints it.
+func (t Touch) Text() string { return t.Entry.Text() }
+
+// MarshalJSON writes {"object":"skb#3","op":…}.
+func (t Touch) MarshalJSON() ([]byte, error) { return t.AppendJSON(nil), nil }
+
+// AppendJSON appends the entry as MarshalJSON writes it.
+func (t *Touch) AppendJSON(dst []byte) []byte {
+	dst = append(dst, `{"object":"`...)
+	dst = append(dst, t.Object.String()...)
+	dst = append(dst, '"')
+	dst = t.Entry.AppendJSON(dst)
+	return append(dst, '}')
+}
+
+// Log returns, when KeepLog is set, the entries noted since the last
+// ClearLog, oldest first. The slice is valid until ClearLog.
+func (h *Host) Log() []Touch { return h.log }
+
+// ClearLog empties the log, keeping its storage.
+func (h *Host) ClearLog() { h.log = h.log[:0] }
 
 // History returns the object's recorded history, oldest first. When entries
 // were dropped to bound its size, one entry says how many.

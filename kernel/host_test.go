@@ -159,7 +159,7 @@ func TestTraceHook(t *testing.T) {
 		Text string
 	}
 	var got []entry
-	h.Trace = func(t *kernel.Tracked, e kernel.Entry) { got = append(got, entry{t.Ident(), e.Text()}) }
+	h.Trace = func(t *kernel.Tracked, e *kernel.Entry) { got = append(got, entry{t.Ident(), e.Text()}) }
 	o := track(h, "skb")
 	o.Note(kernel.Entry{Op: kernel.OpSegment, Args: [4]int64{1448, 2}})
 	o.Free()
@@ -167,6 +167,29 @@ func TestTraceHook(t *testing.T) {
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("trace (-want +got):\n%s", d)
 	}
+	require.Empty(t, h.Log(), "no log without KeepLog")
+}
+
+func TestLog(t *testing.T) {
+	h := newHost(t)
+	h.KeepLog = true
+	var traced []kernel.Op
+	h.Trace = func(_ *kernel.Tracked, e *kernel.Entry) { traced = append(traced, e.Op) }
+	a, b := track(h, "skb"), track(h, "uarg")
+	require.Empty(t, h.Log(), "creating notes nothing")
+	a.Note(kernel.Entry{Op: kernel.OpSegment, Args: [4]int64{1448, 2}})
+	b.Free()
+	want := []kernel.Touch{
+		{Object: a.Ident(), Entry: kernel.Entry{Op: kernel.OpSegment, Args: [4]int64{1448, 2}}},
+		{Object: b.Ident(), Entry: kernel.Entry{Op: kernel.OpFreed}},
+	}
+	require.Equal(t, want, h.Log())
+	require.Equal(t, []kernel.Op{kernel.OpSegment, kernel.OpFreed}, traced)
+	require.Equal(t, `{"object":"skb#1","op":"skb_segment","func":"skb_segment","mss":1448,"segments":2}`, string(want[0].AppendJSON(nil)))
+	h.ClearLog()
+	require.Empty(t, h.Log())
+	a.Free()
+	require.Equal(t, []kernel.Touch{{Object: a.Ident(), Entry: kernel.Entry{Op: kernel.OpFreed}}}, h.Log())
 }
 
 // failN fails the first n calls of one site.

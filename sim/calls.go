@@ -169,8 +169,9 @@ func (w *World) record(c Call, op string, s *Socket, r Result) {
 // refusal is the last entry of the step that says why a call failed
 // (kernel.Op.Refusal), or the zero Entry.
 func (w *World) refusal() kernel.Entry {
-	for i := len(w.touched) - 1; i >= 0; i-- {
-		if e := w.touched[i].Entry; e.Op.Refusal() {
+	log := w.Host.Log()
+	for i := len(log) - 1; i >= 0; i-- {
+		if e := log[i].Entry; e.Op.Refusal() {
 			return e
 		}
 	}
@@ -898,7 +899,7 @@ func (w *World) wakeTCP(c Call, s *Socket, call *tcp.SendCall, resume func()) bo
 	switch {
 	case call.Done():
 		return true
-	case len(w.touched) == 0 && len(w.narration) == 0 && w.work == w.workBefore:
+	case len(w.Host.Log()) == 0 && len(w.narration) == 0 && w.work == w.workBefore:
 		w.Host.Step-- // woke to no space: nothing to record
 	default:
 		w.end(Event{Source: c.Source, Op: "send", Socket: s.Name, Text: c.Text + " goes on, then blocks again in sk_stream_wait_memory"})

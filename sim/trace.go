@@ -399,26 +399,10 @@ func notificationOf(r notify.Record) *Notification {
 }
 
 // Touch is one entry of an object's history made during a step: the
-// object and what happened to it. In JSON it is one object: "object" then
-// the entry's fields (kernel.Entry.AppendJSON).
-type Touch struct {
-	Object kernel.ObjectID
-	Entry  kernel.Entry
-}
-
-// Text renders what happened as the timeline prints it.
-func (t Touch) Text() string { return t.Entry.Text() }
-
-// MarshalJSON writes {"object":"skb#3","op":…}.
-func (t Touch) MarshalJSON() ([]byte, error) { return t.appendJSON(nil), nil }
-
-func (t Touch) appendJSON(dst []byte) []byte {
-	dst = append(dst, `{"object":"`...)
-	dst = append(dst, t.Object.String()...)
-	dst = append(dst, '"')
-	dst = t.Entry.AppendJSON(dst)
-	return append(dst, '}')
-}
+// object and what happened to it (the Host's log, kernel.Host.Log). In JSON
+// it is one object: "object" then the entry's fields
+// (kernel.Entry.AppendJSON).
+type Touch = kernel.Touch
 
 // Violation is a broken invariant.
 type Violation struct {
@@ -541,7 +525,7 @@ func (s *jsonSink) Put(r *Record) error {
 			if i > 0 {
 				b = append(b, ',')
 			}
-			b = tc.appendJSON(b)
+			b = tc.AppendJSON(b)
 		}
 		b = append(b, ']')
 	}

@@ -56,8 +56,6 @@ type World struct {
 	trace Trace
 	// event is the step being recorded; the trace copies it if it keeps it.
 	event Event
-	// touched is the step's object entries, reused from step to step.
-	touched []Touch
 	// narration collects what a step did that the timeline should say,
 	// such as a notification being queued; reused from step to step.
 	narration []line
@@ -118,8 +116,8 @@ func New(p *kernel.Profile, seed uint64) *World {
 	}
 	w.Host.Faults = w.Faults
 	w.Host.Now = func() int64 { return int64(w.Now()) }
-	w.Host.Trace = func(t *kernel.Tracked, e kernel.Entry) {
-		w.touched = append(w.touched, Touch{Object: t.Ident(), Entry: e})
+	w.Host.KeepLog = true
+	w.Host.Trace = func(t *kernel.Tracked, e *kernel.Entry) {
 		if e.Op == kernel.OpUargCopied {
 			w.narration = append(w.narration, copiedLine(t, kernel.CopyWhy(e.Args[0])))
 		}
@@ -214,7 +212,8 @@ func (w *World) begin() uint64 {
 	w.Host.Step++
 	w.cpu = 0
 	w.workBefore = w.work
-	w.touched, w.narration = w.touched[:0], w.narration[:0]
+	w.Host.ClearLog()
+	w.narration = w.narration[:0]
 	return w.Host.Step
 }
 
@@ -226,10 +225,11 @@ func (w *World) end(e Event) {
 		e.far = s.Far()
 	}
 	e.work = w.work.since(w.workBefore)
-	e.Touched, e.narration = w.touched, w.narration
+	e.Touched, e.narration = w.Host.Log(), w.narration
 	w.event = e
 	w.trace.add(Record{Event: &w.event})
-	w.touched, w.narration = w.touched[:0], w.narration[:0]
+	w.Host.ClearLog()
+	w.narration = w.narration[:0]
 	w.checkInvariants(false)
 	if len(w.asleep) > 0 && !w.waking {
 		w.wake()

@@ -292,7 +292,7 @@ func TestCopyUbufsCloned(t *testing.T) {
 	old := b.Shinfo()
 	c, _ := b.Clone()
 	var trail []string
-	f.H.Trace = func(t *kernel.Tracked, e kernel.Entry) {
+	f.H.Trace = func(t *kernel.Tracked, e *kernel.Entry) {
 		if t.Ident() == u.Ident() {
 			trail = append(trail, e.Text())
 		}
