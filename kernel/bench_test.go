@@ -14,7 +14,7 @@ func BenchmarkTrackFree(b *testing.B) {
 		b.Fatal(err)
 	}
 	h := kernel.NewHost(p)
-	s := kernel.HostSlab[obj](h)
+	s := objSlab.Of(h)
 	var old [1024]*obj
 	b.ReportAllocs()
 	for i := 0; b.Loop(); i++ {

@@ -64,9 +64,9 @@ type Host struct {
 	events Slab[stored]
 	// names interns the strings of history entries.
 	names names
-	// slabs holds the other packages' per-Host values (HostValue),
-	// their slabs (HostSlab) among them, one per type.
-	slabs []any
+	// values holds the other packages' per-Host values, their slabs
+	// among them, each at its Slot's index.
+	values []any
 }
 
 // FaultSource decides, call by call, whether a named fault site fails.

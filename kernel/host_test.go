@@ -10,6 +10,9 @@ import (
 	"github.com/zcsim/zcsim/kernel"
 )
 
+// objSlab holds a Host's test objects.
+var objSlab = kernel.SlabSlot[obj]()
+
 // obj is a minimal tracked object.
 type obj struct {
 	kernel.Tracked

@@ -1,5 +1,7 @@
 package kernel
 
+import "sync/atomic"
+
 // slabFirst and slabChunk are how many values the first chunk of a Slab
 // holds and the most that any holds: each chunk is twice the last, so
 // that a Host that makes few objects of a type keeps little, and one
@@ -23,7 +25,7 @@ const slabCarve = slabChunk / 16
 // collected once nothing points into it.
 //
 // The zero value is an empty slab, ready to use. A Slab belongs to one Host
-// (HostSlab); it is not safe for concurrent use.
+// (SlabSlot); it is not safe for concurrent use.
 type Slab[T any] struct {
 	chunk []T
 	// size is the length of the last chunk, limit the largest (slabChunk
@@ -74,21 +76,42 @@ func (s *Slab[T]) Append(v []T, x T) []T {
 	return append(v, x)
 }
 
-// HostSlab returns h's slab of T values, creating it on first use. Each
-// element type has one slab per Host, found by its type among the few the
-// Host holds.
-func HostSlab[T any](h *Host) *Slab[T] { return HostValue[Slab[T]](h) }
+// A Slot names one per-Host value of type T: one of a package's slabs,
+// or state the package keeps per Host (a list its operations append to
+// for the checkers). Declared once, at package level (NewSlot, SlabSlot),
+// it finds its value in any Host by index, without a search: the model's
+// paths look a slab up for every object they make. The zero Slot names
+// nothing and must not be used.
+type Slot[T any] struct{ i int }
 
-// HostValue returns h's value of type T, creating a zero one on first
-// use: state a package keeps per Host (a list its operations append to
-// for the checkers), found by its type among the Host's slabs.
-func HostValue[T any](h *Host) *T {
-	for _, s := range h.slabs {
-		if v, ok := s.(*T); ok {
-			return v
+// slots counts the slots made so far: a slot's index is its number.
+var slots atomic.Int32
+
+// NewSlot returns a slot for values of type T, distinct from every other.
+func NewSlot[T any]() Slot[T] { return Slot[T]{int(slots.Add(1))} }
+
+// SlabSlot returns a new slot for a slab of T values.
+func SlabSlot[T any]() Slot[Slab[T]] { return NewSlot[Slab[T]]() }
+
+// Of returns h's value in the slot, creating a zero one on first use.
+func (s Slot[T]) Of(h *Host) *T {
+	if s.i < len(h.values) {
+		if v := h.values[s.i]; v != nil {
+			return v.(*T)
 		}
 	}
+	return s.create(h)
+}
+
+// create makes h's value in the slot.
+func (s Slot[T]) create(h *Host) *T {
+	if s.i == 0 {
+		panic("kernel: the zero Slot names no value")
+	}
+	if s.i >= len(h.values) {
+		h.values = append(h.values, make([]any, s.i+1-len(h.values))...)
+	}
 	v := new(T)
-	h.slabs = append(h.slabs, v)
+	h.values[s.i] = v
 	return v
 }

@@ -42,13 +42,19 @@ func TestSlabCarveAndAppend(t *testing.T) {
 	require.Equal(t, []int{1, 2, 3}, a, "growing one slice overwrote another")
 }
 
-func TestHostSlabIsPerHostAndType(t *testing.T) {
+func TestSlotIsPerHostAndSlot(t *testing.T) {
 	h1, h2 := newHost(t), newHost(t)
-	require.Same(t, kernel.HostSlab[obj](h1), kernel.HostSlab[obj](h1))
-	require.NotSame(t, kernel.HostSlab[obj](h1), kernel.HostSlab[obj](h2))
-	ints, objs := kernel.HostSlab[int](h1), kernel.HostSlab[obj](h1)
-	require.Same(t, ints, kernel.HostSlab[int](h1))
-	require.Same(t, objs, kernel.HostSlab[obj](h1))
+	require.Same(t, objSlab.Of(h1), objSlab.Of(h1))
+	require.NotSame(t, objSlab.Of(h1), objSlab.Of(h2))
+	ints, later := kernel.SlabSlot[int](), kernel.NewSlot[[]string]()
+	require.Same(t, ints.Of(h1), ints.Of(h1))
+	require.Same(t, objSlab.Of(h1), objSlab.Of(h1), "a slot made later moved an earlier one's value")
+	*later.Of(h2) = []string{"x"}
+	require.Empty(t, *later.Of(h1), "one Host's value seen in another")
+	require.Equal(t, []string{"x"}, *later.Of(h2))
+	var same kernel.Slot[kernel.Slab[obj]] = kernel.SlabSlot[obj]()
+	require.NotSame(t, objSlab.Of(h1), same.Of(h1), "two slots of one type share a value")
+	require.Panics(t, func() { kernel.Slot[int]{}.Of(h1) }, "the zero Slot")
 }
 
 // A slab never hands a freed object's storage to a new one, so a use of
@@ -56,7 +62,7 @@ func TestHostSlabIsPerHostAndType(t *testing.T) {
 // objects were created since.
 func TestSlabObjectUseAfterFreeIsCaught(t *testing.T) {
 	h := newHost(t)
-	s := kernel.HostSlab[obj](h)
+	s := objSlab.Of(h)
 	newObj := func() *obj {
 		o := s.New()
 		h.Track(&o.Tracked, "skb", o)

@@ -8,6 +8,10 @@ import (
 	"github.com/zcsim/zcsim/kernel"
 )
 
+// pageSlab and pagePtrSlab hold a Host's pages and its buffers' lists
+// of present pages.
+var pageSlab, pagePtrSlab = kernel.SlabSlot[Page](), kernel.SlabSlot[*Page]()
+
 // Page is a struct page, or the head of a compound page of 2^Order pages,
 // with its reference count.
 //
@@ -85,7 +89,7 @@ func (p *Page) String() string {
 // AllocPages models alloc_pages(order) (with __GFP_COMP when order > 0): a
 // kernel page with one reference.
 func AllocPages(h *kernel.Host, order int) *Page {
-	p := kernel.HostSlab[Page](h).New()
+	p := pageSlab.Of(h).New()
 	p.Order, p.refs = order, 1
 	h.Track(&p.Tracked, "page", p)
 	return p
@@ -131,6 +135,9 @@ func (p *Page) floor() int {
 	return 0
 }
 
+// uncoveredSlot is where a Host keeps its uncoveredPages.
+var uncoveredSlot = kernel.NewSlot[uncoveredPages]()
+
 // uncoveredPages lists the pages put_page or AttachFrag left with fewer
 // references than their mapping and frags hold since the last
 // ClearUncovered, while the Host keeps its touched list. The page
@@ -144,7 +151,7 @@ type uncoveredPages struct{ pages []*Page }
 
 func (p *Page) uncovered() {
 	if h := p.Host(); h.KeepTouched {
-		l := kernel.HostValue[uncoveredPages](h)
+		l := uncoveredSlot.Of(h)
 		l.pages = append(l.pages, p)
 	}
 }
@@ -155,14 +162,17 @@ func (p *Page) uncovered() {
 // each time: with the objects h lists as touched, what an incremental
 // check of the page refcounts examines. The slice is valid until
 // ClearUncovered.
-func Uncovered(h *kernel.Host) []*Page { return kernel.HostValue[uncoveredPages](h).pages }
+func Uncovered(h *kernel.Host) []*Page { return uncoveredSlot.Of(h).pages }
 
 // ClearUncovered starts a new list for Uncovered.
 func ClearUncovered(h *kernel.Host) {
-	l := kernel.HostValue[uncoveredPages](h)
+	l := uncoveredSlot.Of(h)
 	clear(l.pages)
 	l.pages = l.pages[:0]
 }
+
+// bufferSlab holds a Host's user buffers.
+var bufferSlab = kernel.SlabSlot[Buffer]()
 
 // Buffer is a region of user memory, as a process passes it to send: an
 // anonymous mapping of whole pages, base pages or with Order > 0 compound
@@ -209,7 +219,7 @@ func NewBuffer(h *kernel.Host, size int) *Buffer { return NewHugeBuffer(h, size,
 func NewHugeBuffer(h *kernel.Host, size, order int) *Buffer {
 	psize := kernel.PageSize << order
 	n := (size + psize - 1) / psize
-	b := kernel.HostSlab[Buffer](h).New()
+	b := bufferSlab.Of(h).New()
 	*b = Buffer{Order: order, host: h, n: n, first: h.Reserve(n)}
 	return b
 }
@@ -242,12 +252,12 @@ func (b *Buffer) Page(i int) *Page {
 	if b.unmapped {
 		return nil
 	}
-	p := kernel.HostSlab[Page](b.host).New()
+	p := pageSlab.Of(b.host).New()
 	*p = Page{User: true, Order: b.Order, refs: 1, index: i}
 	b.host.TrackReserved(&p.Tracked, "upage", b.first+uint64(i), p)
 	if k := len(b.present); k == cap(b.present) {
 		// Room for the pages a send will reach next.
-		grown := kernel.HostSlab[*Page](b.host).Carve(k + min(b.n-k, max(k, presentChunk)))
+		grown := pagePtrSlab.Of(b.host).Carve(k + min(b.n-k, max(k, presentChunk)))
 		b.present = append(grown, b.present...)
 	}
 	b.present = slices.Insert(b.present, at, p)

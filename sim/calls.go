@@ -673,6 +673,9 @@ func (w *World) SendTo(c Call, s *Socket, lens []int, flags kernel.MsgFlags) Res
 	return w.send(c, s, lens, flags, true, false)
 }
 
+// iovecSlab holds a Host's iovec arrays of send calls.
+var iovecSlab = kernel.SlabSlot[mm.Iovec]()
+
 // send is Send and SendTo; apart starts each iovec on a page of its own
 // (Control.IovApart).
 func (w *World) send(c Call, s *Socket, lens []int, flags kernel.MsgFlags, to, apart bool) Result {
@@ -704,7 +707,7 @@ func (w *World) send(c Call, s *Socket, lens []int, flags kernel.MsgFlags, to, a
 			buf.Unmap()
 		}
 	}()
-	iov := kernel.HostSlab[mm.Iovec](w.Host).Carve(len(lens))
+	iov := iovecSlab.Of(w.Host).Carve(len(lens))
 	off := 0
 	for _, n := range lens {
 		iov = append(iov, mm.Iovec{Buf: buf, Off: off, Len: n})

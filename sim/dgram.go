@@ -46,6 +46,9 @@ func (d *dgram) waitHook(w *World, s *Socket) func() bool {
 	return d.wait
 }
 
+// datagramSlab holds a Host's receive queues of datagrams.
+var datagramSlab = kernel.SlabSlot[datagram]()
+
 // datagram is a received datagram: the skb that completed it and its
 // length after reassembly.
 type datagram struct {
@@ -244,7 +247,7 @@ func (d *dgram) queue(w *World, r *Socket, b *skb.Buff, n int) line {
 	}
 	sk.RmemAlloc += b.Truesize
 	b.SetOwner(sk, skb.SockRfree)
-	d.rx = kernel.HostSlab[datagram](w.Host).Append(d.rx, datagram{b, n, w.Host.Netstamp.Stamp(w.Host.Time())})
+	d.rx = datagramSlab.Of(w.Host).Append(d.rx, datagram{b, n, w.Host.Netstamp.Stamp(w.Host.Time())})
 	sk.WakeUp(kernel.POLLIN | kernel.POLLPRI | kernel.POLLRDNORM | kernel.POLLRDBAND) // sock_def_readable
 	if r.Dev.Kind == Loopback {
 		w.rxQueued(r, b)

@@ -22,6 +22,10 @@ func Truesize(linear int) int { return Overhead + align(linear, 64) }
 
 func align(n, a int) int { return (n + a - 1) / a * a }
 
+// fragSlab, sharedInfoSlab and buffSlab hold a Host's frag arrays,
+// shared infos and skbs.
+var fragSlab, sharedInfoSlab, buffSlab = kernel.SlabSlot[Frag](), kernel.SlabSlot[SharedInfo](), kernel.SlabSlot[Buff]()
+
 // Frag is an skb_frag_t: len bytes at offset off of a page. The frag owns one
 // reference on the page.
 type Frag struct {
@@ -57,7 +61,7 @@ type SharedInfo struct {
 }
 
 func newShinfo(h *kernel.Host) *SharedInfo {
-	s := kernel.HostSlab[SharedInfo](h).New()
+	s := sharedInfoSlab.Of(h).New()
 	s.dataref = 1
 	h.Track(&s.Tracked, "shinfo", s)
 	return s
@@ -69,7 +73,7 @@ func newShinfo(h *kernel.Host) *SharedInfo {
 // pages the frags are on: both keep the pages' frag counts
 // (mm.Page.Frags), which the invariant checks read.
 func (s *SharedInfo) AddFrag(f Frag) {
-	s.Frags = kernel.HostSlab[Frag](s.Host()).Append(s.Frags, f)
+	s.Frags = fragSlab.Of(s.Host()).Append(s.Frags, f)
 	if !s.Freed() {
 		f.Page.AttachFrag()
 	}
@@ -119,7 +123,7 @@ func (s *SharedInfo) Skbs() int { return s.skbs }
 // newBuff returns a new sk_buff of h, n's fields but the Tracked ones,
 // tracked, and counted as a user of its shared info.
 func newBuff(h *kernel.Host, n Buff) *Buff {
-	b := kernel.HostSlab[Buff](h).New()
+	b := buffSlab.Of(h).New()
 	*b = n
 	h.Track(&b.Tracked, "skb", b)
 	b.shinfo.skbs++

@@ -127,7 +127,7 @@ func (b *Buff) Split(n int) (*Buff, kernel.Errno) {
 		b.Len, b.DataLen = n, 0
 	} else {
 		pos := b.HeadLen()
-		frags := kernel.HostSlab[Frag](b.Host())
+		frags := fragSlab.Of(b.Host())
 		var keep, moved []Frag
 		for _, f := range s.Frags {
 			switch {
@@ -434,7 +434,7 @@ func (b *Buff) CopyUbufs(why kernel.CopyWhy) kernel.Errno {
 		b.Note(kernel.Entry{Op: kernel.OpCopyUbufsFailed, Args: [4]int64{int64(why)}})
 		return kernel.ENOMEM
 	}
-	copies := kernel.HostSlab[Frag](h).Carve(count)
+	copies := fragSlab.Of(h).Carve(count)
 	for left := pagelen; left > 0; left -= psize {
 		copies = append(copies, Frag{Page: mm.AllocPages(h, order), Size: min(left, psize)})
 	}

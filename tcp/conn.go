@@ -28,6 +28,10 @@ const (
 	skbSize    = 256
 )
 
+// segmentSlab and segmentPtrSlab hold a Host's segments and its
+// connections' lists of them.
+var segmentSlab, segmentPtrSlab = kernel.SlabSlot[Segment](), kernel.SlabSlot[*Segment]()
+
 // Segment is an skb on the write or retransmit queue with its control block
 // (struct tcp_skb_cb): the sequence range it carries.
 type Segment struct {

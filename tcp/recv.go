@@ -7,6 +7,10 @@ import (
 	"github.com/zcsim/zcsim/sock"
 )
 
+// rcvSkbSlab and rcvSkbPtrSlab hold a Host's received skbs and its
+// receive queues.
+var rcvSkbSlab, rcvSkbPtrSlab = kernel.SlabSlot[rcvSkb](), kernel.SlabSlot[*rcvSkb]()
+
 // rcvSkb is an skb on the receive queue and how much of it was read;
 // segs are the lengths of the segments it holds, in the order they
 // arrived (more than one once tcp_try_coalesce appended to it).
@@ -149,9 +153,9 @@ func (c *Conn) queueRcv(b *skb.Buff) {
 	}
 	c.Sk.RmemAlloc += b.Truesize
 	b.SetOwner(c.Sk, skb.SockRfree)
-	r := kernel.HostSlab[rcvSkb](c.host()).New()
+	r := rcvSkbSlab.Of(c.host()).New()
 	r.skb, r.segs[0], r.nsegs, r.tstamp = b, int32(b.Len), 1, b.RxTstamp
-	c.rcvQueue = kernel.HostSlab[*rcvSkb](c.host()).Append(c.rcvQueue, r)
+	c.rcvQueue = rcvSkbPtrSlab.Of(c.host()).Append(c.rcvQueue, r)
 }
 
 // AbortOnData models tcp_rcv_state_process in FIN_WAIT1 and FIN_WAIT2 on

@@ -8,6 +8,9 @@ import (
 	"github.com/zcsim/zcsim/ubuf"
 )
 
+// sendCallSlab holds a Host's send calls.
+var sendCallSlab = kernel.SlabSlot[SendCall]()
+
 // SendCall is one tcp_sendmsg call. A blocking call that runs out of send
 // buffer waits in sk_stream_wait_memory: Blocked reports it, and Resume
 // continues once the network has freed memory, with the call's progress,
@@ -95,7 +98,7 @@ func (c *Conn) Sendmsg(iov []mm.Iovec, flags kernel.MsgFlags, holder kernel.Obje
 // SendmsgTo is Sendmsg with a msg_name, dest (nil when there is none),
 // which only a MSG_FASTOPEN send on a socket never connected uses.
 func (c *Conn) SendmsgTo(iov []mm.Iovec, flags kernel.MsgFlags, holder kernel.ObjectID, dest *Dest) *SendCall {
-	s := kernel.HostSlab[SendCall](c.host()).New()
+	s := sendCallSlab.Of(c.host()).New()
 	*s = SendCall{c: c, dest: dest, it: *mm.NewIter(iov...), flags: flags, holder: holder}
 	s.size = s.it.Count()
 	s.start()
@@ -323,7 +326,7 @@ func (s *SendCall) synSent(n int, nonblock bool) {
 		seg.Sent = 1
 		c.writeSeq += uint32(added)
 		c.write = c.write[:len(c.write)-1]
-		c.rtx = kernel.HostSlab[*Segment](c.host()).Append(c.rtx, seg)
+		c.rtx = segmentPtrSlab.Of(c.host()).Append(c.rtx, seg)
 		c.sndNxt = seg.EndSeq
 		s.copied = added
 	}

@@ -28,13 +28,13 @@ func (c *Conn) entail(linear int) *Segment {
 	b.Reserve(c.host().Profile.TCPHeadroom)
 	c.Sk.ChargeQueued(b)
 	seg := c.segment(Segment{Skb: b, Seq: c.writeSeq, EndSeq: c.writeSeq})
-	c.write = kernel.HostSlab[*Segment](c.host()).Append(c.write, seg)
+	c.write = segmentPtrSlab.Of(c.host()).Append(c.write, seg)
 	return seg
 }
 
 // segment returns a new segment with s's fields, from the Host's slab.
 func (c *Conn) segment(s Segment) *Segment {
-	seg := kernel.HostSlab[Segment](c.host()).New()
+	seg := segmentSlab.Of(c.host()).New()
 	*seg = s
 	return seg
 }
@@ -413,7 +413,7 @@ func (c *Conn) fragment(seg *Segment, n int) bool {
 	seg.EndSeq, seg.Push, seg.EOR, seg.Fin = ns.Seq, false, false, false
 	fragmentTstamp(seg, ns)
 	if seg.Sent > 0 { // seg is the retransmit queue's last
-		c.rtx = kernel.HostSlab[*Segment](c.host()).Append(c.rtx, ns)
+		c.rtx = segmentPtrSlab.Of(c.host()).Append(c.rtx, ns)
 		return true
 	}
 	c.write = append([]*Segment{seg, ns}, c.write[1:]...)
@@ -507,7 +507,7 @@ func (c *Conn) transmit(seg *Segment, retrans bool) bool {
 		c.totalRetrans += c.pcount(seg) // tcp_retransmit_skb: tp->total_retrans
 	} else {
 		c.write = c.write[1:]
-		c.rtx = kernel.HostSlab[*Segment](c.host()).Append(c.rtx, seg)
+		c.rtx = segmentPtrSlab.Of(c.host()).Append(c.rtx, seg)
 		if after(seg.end(), c.sndNxt) {
 			c.sndNxt = seg.end()
 		}

@@ -76,6 +76,9 @@ type Notification struct {
 // Hi returns the last id of the range.
 func (n Notification) Hi() uint32 { return n.Lo + n.Len - 1 }
 
+// infoSlab holds a Host's uargs, holderSlab their lists of holders.
+var infoSlab, holderSlab = kernel.SlabSlot[Info](), kernel.SlabSlot[kernel.ObjectID]()
+
 // Info is a struct ubuf_info: a refcounted record of user pages lent to
 // the network stack.
 //
@@ -268,7 +271,7 @@ func (u *Info) complete(holder kernel.ObjectID, success bool, why kernel.CopyWhy
 // newInfo returns a new ubuf_info of h, tracked as kind: n's fields but
 // the Tracked ones and the holders, which are just holder.
 func newInfo(h *kernel.Host, kind string, holder kernel.ObjectID, n Info) *Info {
-	u := kernel.HostSlab[Info](h).New()
+	u := infoSlab.Of(h).New()
 	*u = n
 	h.Track(&u.Tracked, kind, u)
 	u.addHolder(holder)
@@ -277,7 +280,7 @@ func newInfo(h *kernel.Host, kind string, holder kernel.ObjectID, n Info) *Info 
 
 // addHolder records one more reference held by holder, in the Host's slab.
 func (u *Info) addHolder(holder kernel.ObjectID) {
-	u.holders = kernel.HostSlab[kernel.ObjectID](u.Host()).Append(u.holders, holder)
+	u.holders = holderSlab.Of(u.Host()).Append(u.holders, holder)
 	u.taken++
 	switch {
 	case u.heldBy != nil:
@@ -294,7 +297,7 @@ func (u *Info) addHolder(holder kernel.ObjectID) {
 // it held one.
 func (u *Info) dropHolder(holder kernel.ObjectID) bool {
 	if u.Host().KeepTouched {
-		u.dropped = kernel.HostSlab[kernel.ObjectID](u.Host()).Append(u.dropped, holder)
+		u.dropped = holderSlab.Of(u.Host()).Append(u.dropped, holder)
 	}
 	if u.heldBy != nil {
 		switch n := u.heldBy[holder]; n {

@@ -20,6 +20,10 @@ type cork struct {
 	tsflags kernel.Timestamping
 }
 
+// entrySlab and entryPtrSlab hold a Host's cork entries and its
+// sockets' queues of them.
+var entrySlab, entryPtrSlab = kernel.SlabSlot[entry](), kernel.SlabSlot[*entry]()
+
 // entry is one skb of a cork queue. The model's skb lengths count
 // payload only; hdrs is what the kernel's skb->len adds: the IP header of
 // every fragment and the UDP header of the first.
@@ -368,12 +372,12 @@ func (u *Sock) allocNewSkb(s *appendState, prev *entry) (*entry, kernel.Errno) {
 	}
 	s.length -= copy + s.transhdrlen
 	h := u.host()
-	e := kernel.HostSlab[entry](h).New()
+	e := entrySlab.Of(h).New()
 	*e = entry{b: b, hdrs: hdrs, partial: s.partial}
 	s.transhdrlen, s.partial, s.notPartial = 0, false, kernel.CopyCorkedAppend
 	b.ZcopySet(s.a.uarg, s.a.holder, &s.extraUref)
 	u.Sk.ChargeW(b)
-	s.c.queue = kernel.HostSlab[*entry](h).Append(s.c.queue, e)
+	s.c.queue = entryPtrSlab.Of(h).Append(s.c.queue, e)
 	return e, 0
 }
 
