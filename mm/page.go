@@ -242,12 +242,18 @@ func (b *Buffer) Page(i int) *Page {
 	if i < 0 || i >= b.n {
 		return nil
 	}
-	if k := len(b.present); k > 0 && b.present[k-1].index == i {
+	// A send faults its pages in in address order: the new page is most
+	// often the last one, or past it.
+	at, k := len(b.present), len(b.present)
+	switch {
+	case k > 0 && b.present[k-1].index == i:
 		return b.present[k-1]
-	}
-	at, found := slices.BinarySearchFunc(b.present, i, func(p *Page, i int) int { return cmp.Compare(p.index, i) })
-	if found {
-		return b.present[at]
+	case k > 0 && b.present[k-1].index > i:
+		var found bool
+		at, found = slices.BinarySearchFunc(b.present, i, func(p *Page, i int) int { return cmp.Compare(p.index, i) })
+		if found {
+			return b.present[at]
+		}
 	}
 	if b.unmapped {
 		return nil
@@ -255,12 +261,16 @@ func (b *Buffer) Page(i int) *Page {
 	p := pageSlab.Of(b.host).New()
 	*p = Page{User: true, Order: b.Order, refs: 1, index: i}
 	b.host.TrackReserved(&p.Tracked, "upage", b.first+uint64(i), p)
-	if k := len(b.present); k == cap(b.present) {
+	if k == cap(b.present) {
 		// Room for the pages a send will reach next.
 		grown := pagePtrSlab.Of(b.host).Carve(k + min(b.n-k, max(k, presentChunk)))
 		b.present = append(grown, b.present...)
 	}
-	b.present = slices.Insert(b.present, at, p)
+	if at == k {
+		b.present = append(b.present, p)
+	} else {
+		b.present = slices.Insert(b.present, at, p)
+	}
 	return p
 }
 
