@@ -149,7 +149,8 @@ func (w *World) FailCall(c Call, op string, err kernel.Errno) Result {
 // starts the timers the call may need. The result is kept typed; the
 // event's sentence is built only if the trace is rendered (Event.Render).
 func (w *World) record(c Call, op string, s *Socket, r Result) {
-	e := Event{Source: c.Source, Op: op, pending: true}
+	e := &w.event
+	*e = Event{Source: c.Source, Op: op, pending: true}
 	if s != nil {
 		e.Socket = s.Name
 	}
@@ -163,7 +164,7 @@ func (w *World) record(c Call, op string, s *Socket, r Result) {
 	if r.Errno != 0 {
 		e.call.refusal = w.refusal()
 	}
-	w.end(e)
+	w.endEvent()
 }
 
 // refusal is the last entry of the step that says why a call failed

@@ -217,17 +217,25 @@ func (w *World) begin() uint64 {
 	return w.Host.Step
 }
 
-// end finishes a step: record it with what it touched, then run the
-// invariant checkers and record every violation they report.
+// end finishes a step whose event is e (endEvent).
 func (w *World) end(e Event) {
+	w.event = e
+	w.endEvent()
+}
+
+// endEvent finishes a step whose event is in w.event, written there by
+// the caller so that its 800 bytes are not copied on the way: record it
+// with what it touched, then run the invariant checkers and record every
+// violation they report.
+func (w *World) endEvent() {
+	e := &w.event
 	e.Step, e.Time = w.Host.Step, int64(w.Now())
 	if s := w.byName[e.Socket]; s != nil {
 		e.far = s.Far()
 	}
 	e.work = w.work.since(w.workBefore)
 	e.Touched, e.narration = w.Host.Log(), w.narration
-	w.event = e
-	w.trace.add(Record{Event: &w.event})
+	w.trace.add(Record{Event: e})
 	w.Host.ClearLog()
 	w.narration = w.narration[:0]
 	w.checkInvariants(false)
@@ -306,11 +314,11 @@ func (w *World) schedule(d engine.Duration, label string, run func()) engine.Han
 // unless fn names it.
 func (w *World) runEvent(op string, fn func() Event) {
 	w.begin()
-	e := w.inBottomHalf(fn)
-	if e.Op == "" {
-		e.Op = op
+	w.event = w.inBottomHalf(fn)
+	if w.event.Op == "" {
+		w.event.Op = op
 	}
-	w.end(e)
+	w.endEvent()
 }
 
 // OutOfTime reports whether the model had to leave out an event that
