@@ -40,9 +40,9 @@ func (c *Conn) toJiffies(d engine.Duration) engine.Duration {
 // packetsOut is tp->packets_out: the segments sent and not yet
 // acknowledged, those given up as lost included.
 func (c *Conn) packetsOut() int {
-	n := 0
+	n, mss := 0, c.MSS()
 	for _, seg := range c.rtx {
-		n += c.pcount(seg)
+		n += segments(seg.Skb.Len, mss)
 	}
 	return n
 }

@@ -180,17 +180,18 @@ func (c *Conn) pushOne() { c.writeXmit(naglePush, pushOneSkb) }
 func (c *Conn) pushPending(nonagle int) { c.writeXmit(nonagle, pushAll) }
 
 // pcount is tcp_skb_pcount: the segments an skb becomes on the wire.
-func (c *Conn) pcount(seg *Segment) int {
-	return max(1, (seg.Skb.Len+c.MSS()-1)/c.MSS())
-}
+func (c *Conn) pcount(seg *Segment) int { return segments(seg.Skb.Len, c.MSS()) }
+
+// segments is how many segments of mss bytes n bytes take, at least one.
+func segments(n, mss int) int { return max(1, (n+mss-1)/mss) }
 
 // inFlight is tcp_packets_in_flight: segments sent and neither acknowledged
 // nor given up as lost.
 func (c *Conn) inFlight() int {
-	n := 0
+	n, mss := 0, c.MSS()
 	for _, seg := range c.rtx {
 		if !seg.lost {
-			n += c.pcount(seg)
+			n += segments(seg.Skb.Len, mss)
 		}
 	}
 	return n
