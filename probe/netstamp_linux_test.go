@@ -18,25 +18,38 @@ func TestHostStamps(t *testing.T) {
 	release, err := hostTurn()
 	require.NoError(t, err)
 	defer release()
+	// fn runs on a goroutine of its own (netns.Run): it reports by its
+	// error and these flags, and the test goroutine judges them.
+	var before, during, after bool
 	_, err = inNetns(nil, 0, func() ([]Obs, error) {
-		if on, err := hostStamps(); err != nil || on {
-			t.Skipf("skipped: the host stamps received packets before the test asks (err %v): a process outside it holds the switch", err)
+		awaitNetstampOff() // the run before may have left the switch on
+		var err error
+		if before, err = hostStamps(); err != nil || before {
+			return nil, err
 		}
 		fd, err := unix.Socket(unix.AF_INET, unix.SOCK_DGRAM, 0)
-		require.NoError(t, err)
-		require.NoError(t, unix.SetsockoptInt(fd, unix.SOL_SOCKET, unix.SO_TIMESTAMP, 1))
-		on := false
-		for deadline := time.Now().Add(2 * time.Second); !on && time.Now().Before(deadline); time.Sleep(2 * time.Millisecond) {
-			on, err = hostStamps()
-			require.NoError(t, err)
+		if err != nil {
+			return nil, err
 		}
-		require.True(t, on, "a socket with SO_TIMESTAMP switches the host's stamping on")
-		require.NoError(t, unix.Close(fd))
+		if err := unix.SetsockoptInt(fd, unix.SOL_SOCKET, unix.SO_TIMESTAMP, 1); err != nil {
+			return nil, err
+		}
+		for deadline := time.Now().Add(2 * time.Second); !during && time.Now().Before(deadline); time.Sleep(2 * time.Millisecond) {
+			if during, err = hostStamps(); err != nil {
+				return nil, err
+			}
+		}
+		if err := unix.Close(fd); err != nil {
+			return nil, err
+		}
 		awaitNetstampOff()
-		on, err = hostStamps()
-		require.NoError(t, err)
-		require.False(t, on, "the last such socket closed, the switch goes off")
-		return nil, nil
+		after, err = hostStamps()
+		return nil, err
 	})
 	require.NoError(t, err)
+	if before {
+		t.Skip("skipped: the host stamps received packets before the test asks: a process outside it holds the switch")
+	}
+	require.True(t, during, "a socket with SO_TIMESTAMP switches the host's stamping on")
+	require.False(t, after, "the last such socket closed, the switch goes off")
 }

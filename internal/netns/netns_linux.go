@@ -8,30 +8,50 @@
 package netns
 
 import (
+	"errors"
 	"fmt"
 	"runtime"
 
 	"golang.org/x/sys/unix"
 )
 
+// ErrGoexit is what Run returns when fn ended its goroutine without
+// returning (runtime.Goexit, as a test's FailNow or SkipNow does), which
+// would otherwise leave Run waiting for ever: fn runs on a goroutine of
+// its own, so it must report failure by its error, not through a
+// testing.T.
+var ErrGoexit = errors.New("netns: the function run in the namespace ended its goroutine without returning (runtime.Goexit: t.FailNow or t.SkipNow called inside it)")
+
 // Run runs fn on a locked OS thread in a new network namespace with lo up,
-// and returns fn's error, or why the namespace could not be made (the
-// message says to run as root).
+// and returns fn's error, ErrGoexit, or why the namespace could not be
+// made (the message says to run as root).
 func Run(fn func() error) error {
 	done := make(chan error, 1)
 	go func() {
-		runtime.LockOSThread()
-		if err := unix.Unshare(unix.CLONE_NEWNET); err != nil {
-			done <- fmt.Errorf("unshare(CLONE_NEWNET): %w (run as root)", err)
-			return
-		}
-		if err := loUp(); err != nil {
-			done <- err
-			return
-		}
-		done <- fn()
+		returned := false
+		defer func() {
+			if !returned {
+				done <- ErrGoexit
+			}
+		}()
+		err := enter(fn)
+		returned = true
+		done <- err
 	}()
 	return <-done
+}
+
+// enter locks the goroutine to its thread, moves the thread into a new
+// network namespace with lo up, and runs fn there.
+func enter(fn func() error) error {
+	runtime.LockOSThread()
+	if err := unix.Unshare(unix.CLONE_NEWNET); err != nil {
+		return fmt.Errorf("unshare(CLONE_NEWNET): %w (run as root)", err)
+	}
+	if err := loUp(); err != nil {
+		return err
+	}
+	return fn()
 }
 
 // loUp brings the loopback device of the current namespace up

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"runtime"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -31,6 +32,8 @@ func TestRun(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, []string{"lo"}, names)
 	require.EqualError(t, Run(func() error { return os.ErrClosed }), os.ErrClosed.Error())
+	require.ErrorIs(t, Run(func() error { runtime.Goexit(); return nil }), ErrGoexit,
+		"a function that ends its goroutine, as t.FailNow inside it does, does not leave Run waiting")
 }
 
 // Inside Run, lo's MTU can be set, without touching the host's.
