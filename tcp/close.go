@@ -38,6 +38,7 @@ func (c *Conn) Forget() (reset bool) {
 	case sock.ESTABLISHED, sock.CLOSE_WAIT, sock.FIN_WAIT1, sock.FIN_WAIT2:
 		reset = !c.done
 	}
+	c.purgeRcv() // tcp_disconnect purges the receive queue, reset before or not
 	c.finish()
 	c.Sk.Put()
 	return reset

@@ -149,3 +149,20 @@ packet tun0 PSH|ACK seq=1 len=10 ack=1
 		})
 	}
 }
+
+// A queued child that a reset ended (tcp_done) keeps the data it had
+// received for its accept; the listener's close then forgets it, and
+// tcp_disconnect purges that data with the child, so the child is not
+// destroyed still charged for it (found by zcsim check, seed 847).
+func TestListenStopPurgesResetChild(t *testing.T) {
+	requireClean(t, `socket s1 AF_INET6 SOCK_STREAM
+listen s1
+socket s2 AF_INET6 SOCK_STREAM to=s1
+connect s2
+hold s2 data
+sendmsg s2 [1] 0
+recv s2 0 => -1 ETIMEDOUT
+release s2 data
+close s1 => 0
+`)
+}
