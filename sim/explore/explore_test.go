@@ -54,10 +54,18 @@ func TestFindsCatalogBug(t *testing.T) {
 func itoa(n uint64) string { return strconv.FormatUint(n, 10) }
 
 // Without a bug, a clean model runs the whole budget without a finding.
+// The budget is the first 2000 runs of the seed the catalog search
+// (BenchmarkFindCatalogBug) starts from, so a defect of the model that
+// would stand in front of the catalog bugs' findings there fails here:
+// one found at run 847 hid three of them.
 func TestCleanBudget(t *testing.T) {
-	fs, sum := search(t, explore.Config{Profile: "linux-6.18", Seed: 1, Runs: 40})
+	runs := 2000
+	if testing.Short() {
+		runs = 40
+	}
+	fs, sum := search(t, explore.Config{Profile: "linux-6.18", Seed: 1, Runs: runs})
 	require.Empty(t, fs)
-	require.Equal(t, 40, sum.Runs)
+	require.Equal(t, runs, sum.Runs)
 	require.Zero(t, sum.Findings)
 }
 
