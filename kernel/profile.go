@@ -359,8 +359,13 @@ type Profile struct {
 	// TCP). A device asking for more gets this.
 	GSOMaxSize int
 	// HZ is CONFIG_HZ, the jiffies a second: the TCP timers that count in
-	// jiffies round up to it (usecs_to_jiffies). 250, the x86 distribution
-	// kernels' choice and the calibrated 6.18 machine's.
+	// jiffies round up to it (usecs_to_jiffies). 250 in every profile:
+	// the Kconfig default (HZ_250) since 2.6.13, what Debian's and
+	// Ubuntu's generic x86 kernels of 4.14 and 5.0 shipped, and the
+	// calibrated 6.18 machine's (CONFIG_HZ=250 in its /boot/config).
+	// The timer wheel (calc_wheel_index, v4.8) exists in every profile
+	// too, and what it adds to a timer is not modelled: tcp/doc.go, "When
+	// a timer fires".
 	HZ int
 	// TCPLossProbe is how tcp_schedule_loss_probe computes the tail loss
 	// probe's timeout (see LossProbe).

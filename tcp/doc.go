@@ -253,8 +253,8 @@
 //     an unread peer's delayed ACK comes after the probe, and
 //     tcpi_total_retrans is 1); the RTO restarts from the
 //     probe, and no other probe goes until an ACK reaches tlp_high_seq
-//     (tcp_process_tlp_ack). srtt is the RTT estimate's. Timers fire at their nominal expiry, the
-//     kernel's up to a jiffy later (the timer wheel rounds up). Measured
+//     (tcp_process_tlp_ack). srtt is the RTT estimate's. Timers fire at
+//     their nominal expiry (see "When a timer fires" below). Measured
 //     on Linux 6.18 (probe/testdata/tcp-loss-probe.zcs, packetdrill): an
 //     unacknowledged 2000-byte skb's last 1000 bytes go again 4 to 8ms
 //     later, a lone segment's at the RTO, 208ms, and the RTO 208ms after
@@ -358,6 +358,33 @@
 //     1000 one a second after the third, and an orphan given up at the
 //     fourth firing, after which the peer's window update is answered
 //     with a reset.
+//   - When a timer fires. Every TCP timer counts whole jiffies of
+//     Profile.HZ (usecs_to_jiffies rounds up: TCP_DELACK_MIN is 10 at
+//     HZ 250, the loopback RTO 51) and the model fires it exactly that
+//     long after it was armed. The kernel's fires later, by an amount the
+//     scenario does not determine: mod_timer files a timer due at jiffy
+//     E in the timer wheel's bucket past E (calc_wheel_index,
+//     calc_index: (E >> 3k) + 1 << 3k at level k), so one due within 63
+//     jiffies runs at the tick after E — between 0 and 1 jiffy after its
+//     nominal expiry, depending on where in its jiffy it was armed — and
+//     one due later rounds up to a multiple of 8 jiffies (up to 504), 64
+//     (to 4032), 512 …, a multiple of absolute jiffies, whose phase at
+//     the scenario's start is unknown: up to 32ms late for a timeout of
+//     252ms to 2s at HZ 250, 256ms to 16s, 2s beyond. A timer armed from
+//     a timer's expiry is armed at a tick, so chained timers (a probe
+//     after a delayed ACK, an RTO after a loss probe) come a whole jiffy
+//     late each. Measured on Linux 6.18 under packetdrill: the loss
+//     probe due after 1 jiffy at 7.75ms (8ms in the model, as 1 + 1
+//     jiffies), in one run of ten at 11.77ms (the timer softirq late on
+//     a loaded machine); the zero-window probe due after 51 jiffies at
+//     207.7ms and the next, due 102 jiffies later, 412ms after it; over
+//     loopback (probe/testdata/tcp-zero-window.zcs, tcp-retries2.zcs,
+//     tcp-user-timeout.zcs) a delayed ACK 42-45ms after the segment and
+//     probes 212ms and 428-448ms apart where the model has 40, 208 and
+//     416. The model's times are the lower bound of each window: a
+//     prediction of what a live run sees within a few jiffies of a timer
+//     is under the assumption that the timer fired on time, and the
+//     calibration files check nothing that near one.
 //   - MSG_PEEK reads from a private copy of copied_seq and consumes
 //     nothing (Conn.Peek); a zero-length read returns 0 when data is
 //     queued and EAGAIN when none is (sock_rcvlowat's target is at least

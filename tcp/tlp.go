@@ -93,8 +93,8 @@ func (c *Conn) probeTimeout(packetsOut int) engine.Duration {
 // recovery and not a Fast Open child before its handshake completes, the
 // loss probe replaces the RTO, due after the probe timeout, or sooner if
 // the RTO would come first (icsk_rto from now when advancing, the head's
-// RTO otherwise). Timers fire at their nominal expiry: the kernel's
-// timer wheel fires up to one jiffy later (calc_wheel_index rounds up).
+// RTO otherwise). Timers fire at their nominal expiry (the package doc's
+// "When a timer fires": the kernel's timer wheel fires later).
 func (c *Conn) scheduleLossProbe(advancing bool) bool {
 	er := c.Sk.Net.TCPEarlyRetrans
 	if c.done || c.fastOpenChild || er != 3 && er != 4 || len(c.rtx) == 0 || !c.sack() || c.tlp.inLoss {
