@@ -227,10 +227,13 @@
 //     (retransmits_timed_out): tcp_model_timeout of net.ipv4.tcp_retries2
 //     from TCP_RTO_MIN (924.6s for 15), an orphan's tcp_orphan_retries,
 //     or TCP_USER_TIMEOUT, to which the timer is clamped
-//     (tcp_clamp_rto_to_user_timeout; writetimeout.go). The kernel's
-//     tcp_model_timeout is read as of Linux 6.1 (TCP_RTO_MAX, not the
-//     socket's tcp_rto_max); lost segments cannot be made on loopback,
-//     so this is checked by unit tests, not calibrated.
+//     (tcp_clamp_rto_to_user_timeout; writetimeout.go). Measured on
+//     Linux 6.18 with packetdrill (examples/packetdrill/rto-retries2.pkt,
+//     rto-user-timeout.pkt): with tcp_retries2 2 a third retransmission
+//     goes 1.224s after the first and the timer after it gives up; with
+//     TCP_USER_TIMEOUT 1000 the timer after the second ends it 1s after
+//     the first. tcp_model_timeout is read as of Linux 6.1 (TCP_RTO_MAX
+//     past the doubling, not the socket's tcp_rto_max).
 //   - The tail loss probe stands for the RTO while data is out
 //     (tcp_schedule_loss_probe, after tcp_write_xmit sent new data and
 //     after an ACK that freed some): with net.ipv4.tcp_early_retrans 3
