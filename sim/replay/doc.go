@@ -135,9 +135,24 @@
 // every result first (survey.cuts), so its call starts with what it
 // queued. A split send the replay guides by its result (a zerocopy send
 // the model would refuse, abbreviated buffers, control messages,
-// sendfile), every split call of a -r log, and every other split call
-// run at the resumed line, where the call returned: a wait in accept,
-// poll, recv or getsockopt changed nothing in the model before it woke.
+// sendfile) runs at its resumed line.
+//
+// A blocking read of data on a TCP socket (recv, recvfrom, recvmsg,
+// read, without MSG_WAITALL), an accept, a poll of one socket with a
+// timeout and a blocking TCP connect sleep from their unfinished line
+// too (startWait): the survey keeps each such split call whole
+// (survey.waits, the first maxWaits), and the replay runs it, after
+// whichever call of another pid makes it so, as soon as what the log
+// shows it returned is there in the model (ready: the bytes a read
+// returned, the FIN of one that returned 0, a traced client queued for
+// the accept, the events a poll returned; a connect at once, as it
+// sends its SYN before it sleeps), so that what it does is there for
+// the calls after it and it takes what had arrived when it woke (a
+// woken reader takes what is queued when it runs, which may be more
+// than the wakeup brought). A call that cannot sleep (MSG_DONTWAIT,
+// O_NONBLOCK, a zero timeout), or that finds what it returned at its
+// first line, ran somewhere between its halves, and runs at its resumed
+// line, as does one whose result is not there before it.
 //
 // # Time
 //
@@ -146,7 +161,10 @@
 // advances by the real gap between the two calls and the network runs
 // only that far (sim.World.Advance), so a delayed ACK still pending in the
 // real run is still pending in the model. A call strace split is at its
-// resumed line's time. A send that sleeps in the model past its resumed
+// resumed line's time, except in a -r log (the time since the line
+// before), where every split call runs at its resumed line; a
+// sleeping call woken from its first line (startWait) at the time of
+// the call that woke it. A send that sleeps in the model past its resumed
 // line, or that a call runs whole, runs the network until it returns; the
 // log's next gap holds that time again, so it is taken off the next gaps
 // as the time runAhead ran is.

@@ -21,6 +21,9 @@ func (r *replayer) op(op strace.Op) {
 	r.clock(h)
 	r.use(r.table(h.Pid))
 	r.learnDecor(op)
+	if r.woken(h) {
+		return
+	}
 	if sl := r.resumed(h); sl != nil {
 		r.resumeSend(op, sl)
 		return
@@ -541,31 +544,38 @@ func unknownPort(l, client *fdEntry) string {
 	return ""
 }
 
-// takePending picks the traced client a listener accepts: the oldest one
-// connected to its port, or to a port the log never tied to a listener.
-// When the log shows the accepted peer's address and a pending client's
-// local port is known (getsockname, a -yy decoration), the client with
-// that port is taken, whatever the order of the connects.
+// takePending takes the traced client a listener accepts (pendingFor),
+// nil when there is none.
 func (r *replayer) takePending(l *fdEntry, peer netip.AddrPort) *fdEntry {
-	pick := -1
-	for i, c := range r.pending {
-		if c.remote.Port() != l.local.Port() && l.local.Port() != 0 && c.remote.Port() != 0 {
-			continue
-		}
-		if peer.Port() != 0 && c.local.Port() == peer.Port() {
-			pick = i
-			break
-		}
-		if pick < 0 && (peer.Port() == 0 || c.local.Port() == 0) {
-			pick = i
-		}
-	}
+	pick := r.pendingFor(l, peer)
 	if pick < 0 {
 		return nil
 	}
 	c := r.pending[pick]
 	r.pending = append(r.pending[:pick], r.pending[pick+1:]...)
 	return c
+}
+
+// pendingFor picks, by its index in r.pending, the traced client a
+// listener accepts: the oldest one connected to its port, or to a port
+// the log never tied to a listener. When the log shows the accepted
+// peer's address and a pending client's local port is known
+// (getsockname, a -yy decoration), the client with that port is taken,
+// whatever the order of the connects. It is -1 when none is.
+func (r *replayer) pendingFor(l *fdEntry, peer netip.AddrPort) int {
+	pick := -1
+	for i, c := range r.pending {
+		if c.remote.Port() != l.local.Port() && l.local.Port() != 0 && c.remote.Port() != 0 {
+			continue
+		}
+		if peer.Port() != 0 && c.local.Port() == peer.Port() {
+			return i
+		}
+		if pick < 0 && (peer.Port() == 0 || c.local.Port() == 0) {
+			pick = i
+		}
+	}
+	return pick
 }
 
 // learnDecor reads the local address of a socket from strace's -yy

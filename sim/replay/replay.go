@@ -140,6 +140,12 @@ type replayer struct {
 	// cuts are the split sends that returned less than their buffers
 	// (survey.cuts).
 	cuts map[int]int
+	// waits are the other split calls, by first line, not yet begun
+	// (survey.waits); waiters those begun and not yet resumed, in the
+	// order they began (startWait); waking is set while wake runs one.
+	waits   map[int]strace.Op
+	waiters []*waiting
+	waking  bool
 	// clock: the absolute log time of the last call, when the log has
 	// timestamps.
 	timed    bool
@@ -209,7 +215,7 @@ func newReplayer(file string, p *kernel.Profile, sv *survey, opts Options) *repl
 		ignored: map[string]int{}, maxBytes: opts.MaxCallBytes, dgrams: map[uint16][]*fdEntry{}, unknownFds: map[int]int{},
 		out: opts.Out, progress: opts.Progress, lines: sv.lines}
 	r.rep = &Report{Config: cfg, listed: map[Verdict][]Call{}}
-	r.cuts = sv.cuts
+	r.cuts, r.waits = sv.cuts, sv.waits
 	r.timed = cfg.Timestamps != "none"
 	w.Trace().Sink = &r.events
 	return r
@@ -263,6 +269,9 @@ func (r *replayer) between(h *strace.Header) {
 // strace split is at its resumed line, where it returned; -r times count
 // from the previous line.
 func (r *replayer) clock(h *strace.Header) {
+	if r.waking {
+		return // a call woken from its first line runs at the model's time
+	}
 	switch h.Time.Kind {
 	case strace.TimeNone:
 		r.haveNow = false

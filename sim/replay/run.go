@@ -154,6 +154,8 @@ func replay(file string, merged bool, open opener, opts Options) (*Report, error
 		if it.Start != nil {
 			r.raw = it.Start
 			r.startSend(dec.start(it))
+			r.startWait(it.Start)
+			r.wake()
 			continue
 		}
 		if it.Note != nil {
@@ -164,6 +166,7 @@ func replay(file string, merged bool, open opener, opts Options) (*Report, error
 		}
 		r.raw = it.Call
 		r.op(dec.op(it))
+		r.wake()
 		if r.progress != nil && sc.Line() >= next {
 			r.progress(sc.Line(), sv.lines)
 			next = sc.Line() + progressEvery
@@ -235,6 +238,9 @@ type survey struct {
 	// when that was less than their buffers and more than nothing (the
 	// first maxCuts): startSend starts them with what they queued.
 	cuts map[int]int
+	// waits holds, by first line, the other split calls that the replay
+	// runs from their first line on (waits; the first maxWaits).
+	waits map[int]strace.Op
 }
 
 // maxCuts bounds the cut sends a survey keeps.
@@ -328,6 +334,12 @@ func timestampKind(k strace.TimeKind) string {
 //     its listener; the first maxPorts are listed.
 func (sv *survey) learn(op strace.Op, c *strace.Call) {
 	h := op.Head()
+	if waits(op) && len(sv.waits) < maxWaits && h.Time.Kind != strace.TimeRelative {
+		if sv.waits == nil {
+			sv.waits = map[int]strace.Op{}
+		}
+		sv.waits[line(h)] = op
+	}
 	switch o := op.(type) {
 	case *strace.Send:
 		if n, ok := o.Result.Ret(); ok && n > 0 && uint64(n) < o.Len && len(h.Lines) > 1 && len(sv.cuts) < maxCuts {

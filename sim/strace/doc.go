@@ -43,9 +43,9 @@
 // is joined and parsed as one line. Calls are listed in the order they
 // completed, so a blocking accept that a connect on another thread
 // unblocked comes after the connect. [Scanner.ReportStarts] also yields
-// the first half of an unfinished send at its line ([Item].Start, decoded
-// by [Decoder.Start] from the arguments strace prints on entry), so that
-// a replay can start the call where it began. A call
+// the first half of every unfinished call at its line ([Item].Start; a
+// send's is decoded by [Decoder.Start] from the arguments strace prints
+// on entry), so that a replay can start the call where it began. A call
 // still unfinished when its process exits or the log ends gets a
 // [ResultUnfinished] result and stands where the exit or the end is. A
 // resumed half without a first half (a capture that starts mid-call) is

@@ -310,7 +310,7 @@ func (p *parser) unfinished(c *cursor, head Call, text string) {
 	head.Lines = p.lineSet(c.segs)
 	p.seq++
 	p.pending[head.Pid] = &pending{head: head, text: text, segs: c.segs, argStart: c.i, order: p.seq}
-	if p.starts && StartDecoded(head.Name) {
+	if p.starts {
 		p.start(c, head, text)
 	}
 }

@@ -47,12 +47,12 @@ func TestLinePrefixes(t *testing.T) {
 		{"plain", "close(3) = 0", 0, Time{}, 0},
 		{"bare pid", "4007  close(3)                  = 0", 4007, Time{}, 0},
 		{"pid brackets", "[pid  4023] close(3) = 0", 4023, Time{}, 0},
-		{"-t", "21:18:13 close(3) = 0", 0, Time{TimeOfDay, (21*3600 + 18*60 + 13) * 1e9}, 0},
-		{"-tt", "21:17:54.188243 close(3) = 0", 0, Time{TimeOfDay, (21*3600+17*60+54)*1e9 + 188243000}, 0},
-		{"-ttt", "1795987092.696665 close(3) = 0", 0, Time{TimeEpoch, 1795987092696665000}, 0},
-		{"-r", "     0.000182 close(3) = 0", 0, Time{TimeRelative, 182000}, 0},
-		{"-f -tt -T", "3926  21:17:54.188243 close(3) = 0 <0.000032>", 3926, Time{TimeOfDay, (21*3600+17*60+54)*1e9 + 188243000}, 32 * time.Microsecond},
-		{"[pid] -r -T", "[pid 7]      0.000001 close(3) = 0 <1.5>", 7, Time{TimeRelative, 1000}, 1500 * time.Millisecond},
+		{"-t", "21:18:13 close(3) = 0", 0, Time{Kind: TimeOfDay, Nanos: (21*3600 + 18*60 + 13) * 1e9}, 0},
+		{"-tt", "21:17:54.188243 close(3) = 0", 0, Time{Kind: TimeOfDay, Nanos: (21*3600+17*60+54)*1e9 + 188243000}, 0},
+		{"-ttt", "1795987092.696665 close(3) = 0", 0, Time{Kind: TimeEpoch, Nanos: 1795987092696665000}, 0},
+		{"-r", "     0.000182 close(3) = 0", 0, Time{Kind: TimeRelative, Nanos: 182000}, 0},
+		{"-f -tt -T", "3926  21:17:54.188243 close(3) = 0 <0.000032>", 3926, Time{Kind: TimeOfDay, Nanos: (21*3600+17*60+54)*1e9 + 188243000}, 32 * time.Microsecond},
+		{"[pid] -r -T", "[pid 7]      0.000001 close(3) = 0 <1.5>", 7, Time{Kind: TimeRelative, Nanos: 1000}, 1500 * time.Millisecond},
 		{"unavailable", "close(3) = ? <unavailable>", 0, Time{}, 0},
 	}
 	for _, tt := range tests {
@@ -422,8 +422,8 @@ func TestScannerMatchesParse(t *testing.T) {
 // With ReportStarts the Scanner also yields, at its line, the first half
 // of an unfinished send, which Decoder.Start decodes from the arguments
 // strace printed on entry; the whole call still comes at its resumed
-// line, its End the resumed line's time. An unfinished call whose first
-// half is not a send (accept) has no start.
+// line, its End the resumed line's time. The first half of another call
+// (accept) is yielded too, and Decoder.Start decodes nothing of it.
 func TestScannerStarts(t *testing.T) {
 	src := "101 12:00:00.000001 sendto(4, \"x\"..., 100, MSG_ZEROCOPY, NULL, 0 <unfinished ...>\n" +
 		"100 12:00:00.000002 accept(3,  <unfinished ...>\n" +
@@ -435,6 +435,9 @@ func TestScannerStarts(t *testing.T) {
 	var got []string
 	for sc.Scan() {
 		switch it := sc.Item(); {
+		case it.Start != nil && it.Start.Name != "sendto":
+			require.Nil(t, dec.Start(it.Start), "only sends decode from their first half")
+			got = append(got, fmt.Sprintf("start %s line %d at %d", it.Start.Name, it.Start.Lines[0], it.Start.Time.Nanos))
 		case it.Start != nil:
 			s, ok := dec.Start(it.Start).(*Send)
 			require.True(t, ok, "the start of a send decodes to a Send")
@@ -447,6 +450,7 @@ func TestScannerStarts(t *testing.T) {
 	const at = 12 * 3600e9
 	require.Equal(t, []string{
 		"start sendto line 1 fd 4 len 100 zerocopy true",
+		fmt.Sprintf("start accept line 2 at %d", int64(at+2000)),
 		fmt.Sprintf("call sendto lines [1 3] at %d end %d", int64(at+1000), int64(at+3000)),
 		fmt.Sprintf("call accept lines [2 4] at %d end %d", int64(at+2000), int64(at+4000)),
 	}, got)

@@ -61,8 +61,10 @@ func NewScanner(name string, r io.Reader) *Scanner {
 }
 
 // ReportStarts makes Scan yield, as Items of their own, the first halves
-// of the unfinished calls that [Decoder.Start] decodes ([StartDecoded]),
-// so that a replay can start a call where it began.
+// of unfinished calls (those whose arguments so far parse), so that a
+// replay can start a call where it began: [Decoder.Start] decodes a
+// send's ([StartDecoded]), and the line, pid and time of any other tell
+// where it began.
 func (s *Scanner) ReportStarts() { s.p.starts = true }
 
 // Scan advances to the next item and reports whether there is one.

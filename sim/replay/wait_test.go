@@ -1,0 +1,85 @@
+package replay_test
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/zcsim/zcsim/sim/replay"
+)
+
+// order lists the report's calls as "line syscall", in the order the
+// replay ran them.
+func order(rep *replay.Report) []string {
+	var out []string
+	for _, c := range rep.Calls {
+		out = append(out, fmt.Sprintf("%d %s", c.Line, c.Syscall))
+	}
+	return out
+}
+
+// testdata/threads_race.log (threads_race.go, strace -f -tt on Linux
+// 6.18; threads_race.cmd): the server thread's accept, reads and poll
+// sleep while the client thread connects and writes. Each runs as soon
+// as what it returned is there in the model, between the client's
+// calls: the read of line 23 wakes with the write of line 24 and takes
+// its 1000 bytes before the write of line 25, begun before the read's
+// resumed line, queues 2000 more; the poll of line 122, which returned
+// POLLIN|POLLRDHUP, wakes with the shutdown after the write. Every call
+// agrees, none under an assumption.
+func TestSplitCallsSleep(t *testing.T) {
+	rep, err := replay.ReplayFile("testdata/threads_race.log", replay.Options{})
+	require.NoError(t, err)
+	s := rep.Summary
+	require.Equal(t, 90, s.Agree, "%+v", s)
+	require.Equal(t, 90, s.Calls, "%+v", s)
+	got := strings.Join(order(rep), ", ")
+	for _, want := range []string{
+		"13 connect, 11 accept4",             // the accept woke with the connect
+		"17 write, 16 read, 19 write",        // the read took the first write
+		"24 write, 23 read, 25 write",        // and here before the second began
+		"123 write, 124 shutdown, 122 ppoll", // the poll woke with the FIN
+	} {
+		require.Contains(t, got, want)
+	}
+}
+
+// A split call that could not sleep (MSG_DONTWAIT), or that found what
+// it returned at its first line, ran somewhere between its halves: it
+// stays at its resumed line. One that sleeps runs when what it returned
+// is there, not before: a read that returned more than the first write
+// brought waits for the second.
+func TestSplitCallsWhen(t *testing.T) {
+	const (
+		lst  = "100 12:00:00.000001 socket(AF_INET, SOCK_STREAM, IPPROTO_IP) = 3\n100 12:00:00.000002 bind(3, {sa_family=AF_INET, sin_port=htons(8000), sin_addr=inet_addr(\"127.0.0.1\")}, 16) = 0\n100 12:00:00.000003 listen(3, 5) = 0\n"
+		cli  = "101 12:00:00.000004 socket(AF_INET, SOCK_STREAM, IPPROTO_IP) = 4\n101 12:00:00.000005 connect(4, {sa_family=AF_INET, sin_port=htons(8000), sin_addr=inet_addr(\"127.0.0.1\")}, 16) = 0\n100 12:00:00.000006 accept(3, NULL, NULL) = 5\n"
+		w1   = "101 12:00:00.000011 write(4, \"x\"..., 1000) = 1000\n"
+		w2   = "101 12:00:00.000012 write(4, \"x\"..., 2000) = 2000\n"
+		head = lst + cli
+	)
+	read := func(flags string, n int) (string, string) {
+		return "100 12:00:00.000010 recvfrom(5,  <unfinished ...>\n",
+			fmt.Sprintf("100 12:00:00.000013 <... recvfrom resumed>\"x\"..., 65536, %s, NULL, NULL) = %d\n", flags, n)
+	}
+	start, end := read("0", 1000)
+	rep := replayText(t, head+start+w1+w2+end)
+	require.Equal(t, "8 write, 7 recvfrom, 9 write", strings.Join(order(rep)[6:], ", "))
+	require.Equal(t, replay.Agree, callAt(t, rep, 7).Verdict)
+
+	start, end = read("0", 3000)
+	rep = replayText(t, head+start+w1+w2+end)
+	require.Equal(t, "8 write, 9 write, 7 recvfrom", strings.Join(order(rep)[6:], ", "))
+	require.Equal(t, replay.Agree, callAt(t, rep, 7).Verdict)
+
+	start, end = read("MSG_DONTWAIT", 1000)
+	rep = replayText(t, head+start+w1+w2+end)
+	require.Equal(t, "8 write, 9 write, 7 recvfrom", strings.Join(order(rep)[6:], ", "))
+	require.Equal(t, replay.Assumed, callAt(t, rep, 7).Verdict, "the second write's bytes had not arrived")
+
+	start, end = read("0", 1000)
+	rep = replayText(t, head+w1+start+w2+end)
+	require.Equal(t, "7 write, 9 write, 8 recvfrom", strings.Join(order(rep)[6:], ", "), "data at its first line: it did not sleep")
+	require.Equal(t, replay.Assumed, callAt(t, rep, 8).Verdict)
+}
