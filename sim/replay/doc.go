@@ -160,9 +160,10 @@
 // unless the log has timestamps (-t, -tt, -ttt or -r): then virtual time
 // advances by the real gap between the two calls and the network runs
 // only that far (sim.World.Advance), so a delayed ACK still pending in the
-// real run is still pending in the model. A call strace split is at its
-// resumed line's time, except in a -r log (the time since the line
-// before), where every split call runs at its resumed line; a
+// real run is still pending in the model. A -r time counts from the line
+// before, whichever pid printed it: the parser sums them over every line
+// (strace.Time.Since), so -r places calls, their halves included, as
+// -tt does. A call strace split is at its resumed line's time; a
 // sleeping call woken from its first line (startWait) at the time of
 // the call that woke it. A send that sleeps in the model past its resumed
 // line, or that a call runs whole, runs the network until it returns; the

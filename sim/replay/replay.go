@@ -266,23 +266,19 @@ func (r *replayer) between(h *strace.Header) {
 }
 
 // clock reads the time of every call in the log, modelled or not: a call
-// strace split is at its resumed line, where it returned; -r times count
-// from the previous line.
+// strace split is at its resumed line, where it returned; a -r time is
+// the sum of the times of the lines before (strace.Time.At).
 func (r *replayer) clock(h *strace.Header) {
 	if r.waking {
 		return // a call woken from its first line runs at the model's time
 	}
-	switch h.Time.Kind {
-	case strace.TimeNone:
+	if h.Time.Kind == strace.TimeNone {
 		r.haveNow = false
-	case strace.TimeRelative:
-		r.now += h.Time.Nanos
-		r.haveNow = true
-	default:
-		r.now, r.haveNow = h.Time.Nanos, true
-		if h.End.Kind == h.Time.Kind {
-			r.now = h.End.Nanos
-		}
+		return
+	}
+	r.now, r.haveNow = h.Time.At(), true
+	if h.End.Kind == h.Time.Kind {
+		r.now = h.End.At()
 	}
 }
 

@@ -334,7 +334,7 @@ func timestampKind(k strace.TimeKind) string {
 //     its listener; the first maxPorts are listed.
 func (sv *survey) learn(op strace.Op, c *strace.Call) {
 	h := op.Head()
-	if waits(op) && len(sv.waits) < maxWaits && h.Time.Kind != strace.TimeRelative {
+	if waits(op) && len(sv.waits) < maxWaits {
 		if sv.waits == nil {
 			sv.waits = map[int]strace.Op{}
 		}

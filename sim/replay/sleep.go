@@ -38,11 +38,10 @@ type sleeping struct {
 // ends it (resumeSend). A send whose result the replay guides by what
 // the log observed (a zerocopy send the model would refuse, a send
 // strace abbreviated, control messages, sendfile) is left to its resumed
-// line, as is every call of a log with -r timestamps, whose gaps count
-// from the line before.
+// line.
 func (r *replayer) startSend(op strace.Op) {
 	o, ok := op.(*strace.Send)
-	if !ok || o.Abbrev != "" || o.ZcInfo != nil || len(o.Control) > 0 || o.Time.Kind == strace.TimeRelative {
+	if !ok || o.Abbrev != "" || o.ZcInfo != nil || len(o.Control) > 0 {
 		return
 	}
 	h := &o.Header

@@ -2,6 +2,9 @@ package replay_test
 
 import (
 	"fmt"
+	"os"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -82,4 +85,69 @@ func TestSplitCallsWhen(t *testing.T) {
 	rep = replayText(t, head+w1+start+w2+end)
 	require.Equal(t, "7 write, 9 write, 8 recvfrom", strings.Join(order(rep)[6:], ", "), "data at its first line: it did not sleep")
 	require.Equal(t, replay.Assumed, callAt(t, rep, 8).Verdict)
+}
+
+// clockLine is a -tt line: an optional pid, the time of day, the rest.
+var clockLine = regexp.MustCompile(`^(\d+ +|\[pid +\d+\] )?(\d\d):(\d\d):(\d\d)\.(\d{6}) (.*)$`)
+
+// retime rewrites a -tt log's timestamps as -r (each line's time since
+// the line before, whichever pid printed it) or -ttt prints them.
+func retime(t *testing.T, src, form string) string {
+	t.Helper()
+	var out []string
+	prev := int64(-1)
+	for _, l := range strings.Split(strings.TrimSuffix(src, "\n"), "\n") {
+		m := clockLine.FindStringSubmatch(l)
+		if m == nil { // strace's own message, without a timestamp
+			out = append(out, l)
+			continue
+		}
+		var us int64
+		for i, unit := range []int64{3600e6, 60e6, 1e6, 1} {
+			n, err := strconv.ParseInt(m[2+i], 10, 64)
+			require.NoError(t, err)
+			us += n * unit
+		}
+		if prev < 0 {
+			prev = us
+		}
+		stamp := fmt.Sprintf("%d.%06d", (1795987092e6+us)/1e6, (1795987092e6+us)%1e6)
+		if form == "-r" {
+			stamp = fmt.Sprintf("%6d.%06d", (us-prev)/1e6, (us-prev)%1e6)
+		}
+		prev = us
+		out = append(out, m[1]+stamp+" "+m[6])
+	}
+	return strings.Join(out, "\n") + "\n"
+}
+
+// The schedule keeps the real gaps whatever form the timestamps take:
+// a log rewritten with -r or -ttt times replays call for call as its
+// -tt original, the order of woken calls and the delayed ACK still
+// pending after tcpinfo_cong's shutdown (its TCP_INFO's unacked=1)
+// included.
+func TestTimestampForms(t *testing.T) {
+	for _, file := range []string{"threads_race.log", "tcpinfo_cong.log"} {
+		src, err := os.ReadFile("testdata/" + file)
+		require.NoError(t, err)
+		want := replayText(t, string(src))
+		require.True(t, want.OK(), file)
+		for _, form := range []string{"-r", "-ttt"} {
+			got := replayText(t, retime(t, string(src), form))
+			require.Equal(t, want.Calls, got.Calls, "%s as %s", file, form)
+			require.Equal(t, want.Summary, got.Summary, "%s as %s", file, form)
+		}
+	}
+}
+
+// testdata/threads_race_r.log is threads_race.go traced with strace -f
+// -r: every call agrees, the server's sleeping calls woken in order as
+// with -tt.
+func TestRelativeLog(t *testing.T) {
+	rep, err := replay.ReplayFile("testdata/threads_race_r.log", replay.Options{})
+	require.NoError(t, err)
+	require.Equal(t, "relative (-r)", rep.Config.Timestamps)
+	s := rep.Summary
+	require.Equal(t, s.Calls, s.Agree, "%+v", s)
+	require.Contains(t, strings.Join(order(rep), ", "), "16 write, 15 read, 18 write")
 }

@@ -106,6 +106,21 @@ func (k TimeKind) MarshalText() ([]byte, error) {
 type Time struct {
 	Kind  TimeKind `json:"kind"`
 	Nanos int64    `json:"ns"`
+	// Since is, for TimeRelative, the time since the log's first line:
+	// the sum of the Nanos of every line up to this one. strace -r
+	// prints each line's time since the line before, whichever pid
+	// printed it (halves of unfinished calls and notes included), so
+	// only the sum places a line, and a call between its halves.
+	Since int64 `json:"since,omitempty"`
+}
+
+// At is the time t places its line at, comparable with the times of
+// the other lines of its log: Nanos, or Since for [TimeRelative].
+func (t Time) At() int64 {
+	if t.Kind == TimeRelative {
+		return t.Since
+	}
+	return t.Nanos
 }
 
 // ResultKind says how a call ended. The zero ResultKind, [ResultValue],

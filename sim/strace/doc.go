@@ -27,7 +27,10 @@
 //	-X verbose setsockopt(4, 0x1 /* SOL_SOCKET */, 0x3c /* SO_ZEROCOPY */, [1], 4) = 0
 //
 // A timestamp "N.frac" is read as -ttt when N is at least 10^8 seconds
-// (after 1973) and as -r otherwise.
+// (after 1973) and as -r otherwise. strace -r prints each line's time
+// since the line before, whichever pid printed it; [Time].Since sums
+// them over every line (halves of unfinished calls and notes included)
+// and [Time.At] gives a line's place in time in every form.
 //
 // Line forms:
 //

@@ -86,6 +86,8 @@ type parser struct {
 	// known remembers the whole-call lines a Scanner read lately; see
 	// knownLine.
 	known knownLines
+	// since sums the -r times of the lines so far (Time.Since).
+	since int64
 }
 
 func (p *parser) errorf(line, col int, at string, format string, args ...any) {
@@ -109,6 +111,10 @@ func (p *parser) line(text string, lineNo int, stitch *stitched) *stitched {
 	if !ok {
 		p.errorAt(&c, "malformed timestamp")
 		return stitch
+	}
+	if when.Kind == TimeRelative {
+		p.since += when.Nanos
+		when.Since = p.since
 	}
 	c.skipSpaces()
 	rest := c.s[c.i:]

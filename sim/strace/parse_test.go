@@ -50,9 +50,9 @@ func TestLinePrefixes(t *testing.T) {
 		{"-t", "21:18:13 close(3) = 0", 0, Time{Kind: TimeOfDay, Nanos: (21*3600 + 18*60 + 13) * 1e9}, 0},
 		{"-tt", "21:17:54.188243 close(3) = 0", 0, Time{Kind: TimeOfDay, Nanos: (21*3600+17*60+54)*1e9 + 188243000}, 0},
 		{"-ttt", "1795987092.696665 close(3) = 0", 0, Time{Kind: TimeEpoch, Nanos: 1795987092696665000}, 0},
-		{"-r", "     0.000182 close(3) = 0", 0, Time{Kind: TimeRelative, Nanos: 182000}, 0},
+		{"-r", "     0.000182 close(3) = 0", 0, Time{Kind: TimeRelative, Nanos: 182000, Since: 182000}, 0},
 		{"-f -tt -T", "3926  21:17:54.188243 close(3) = 0 <0.000032>", 3926, Time{Kind: TimeOfDay, Nanos: (21*3600+17*60+54)*1e9 + 188243000}, 32 * time.Microsecond},
-		{"[pid] -r -T", "[pid 7]      0.000001 close(3) = 0 <1.5>", 7, Time{Kind: TimeRelative, Nanos: 1000}, 1500 * time.Millisecond},
+		{"[pid] -r -T", "[pid 7]      0.000001 close(3) = 0 <1.5>", 7, Time{Kind: TimeRelative, Nanos: 1000, Since: 1000}, 1500 * time.Millisecond},
 		{"unavailable", "close(3) = ? <unavailable>", 0, Time{}, 0},
 	}
 	for _, tt := range tests {
@@ -513,4 +513,24 @@ func TestKilledInsideCall(t *testing.T) {
 	if ig, ok := ops[1].(*Ignored); !ok || ig.Reason != "no result, arguments cut" {
 		t.Errorf("accept decodes to %#v", ops[1])
 	}
+}
+
+// strace -r times each line from the line before, whichever pid printed
+// it: Time.Since sums them over every line, the halves of unfinished
+// calls and notes included, so that a call's halves and the lines
+// between them keep their places.
+func TestRelativeSince(t *testing.T) {
+	src := "100      0.000010 accept(3,  <unfinished ...>\n" +
+		"101      0.000020 close(4) = 0\n" +
+		"100      0.000030 <... accept resumed>NULL, NULL) = 5\n" +
+		"101      0.000040 +++ exited with 0 +++\n" +
+		"100      0.000050 close(5) = 0\n"
+	log, err := Parse("t.log", []byte(src))
+	require.NoError(t, err)
+	var got []string
+	for _, c := range log.Calls {
+		got = append(got, fmt.Sprintf("%s at %d end %d", c.Name, c.Time.At(), c.End.At()))
+	}
+	require.Equal(t, []string{"close at 30000 end 0", "accept at 10000 end 60000", "close at 150000 end 0"}, got)
+	require.Equal(t, int64(100000), log.Notes[0].Time.At())
 }

@@ -1,0 +1,1 @@
+go build -o threads_race threads_race.go && ip netns add rpr && ip netns exec rpr ip link set lo up && ip netns exec rpr strace -f -r -T -yy -e trace=network,close,write,read,poll,ppoll -o threads_race_r.log ./threads_race; ip netns del rpr  # as root, strace 6.1, Linux 6.18
