@@ -195,6 +195,10 @@ func New(h *kernel.Host, net *Sysctl, task *ubuf.Task, family kernel.Family, typ
 	if s.Class == kernel.ClassTCP {
 		s.Sndbuf, s.Rcvbuf = net.TCPWmem[1], net.TCPRmem[1]
 	}
+	// inet_create and inet6_create: the RAW entries of the protocol
+	// switch carry INET_PROTOSW_REUSE, so sk_reuse starts SK_CAN_REUSE
+	// (SO_REUSEADDR reads 1 on a new RAW socket of either family).
+	s.Reuse = s.Class == kernel.ClassRAW
 	h.Track(&s.Tracked, "sock", s)
 	s.Note(kernel.Entry{Op: kernel.OpSocket, Args: [4]int64{int64(family), int64(typ), int64(proto)}})
 	return s
