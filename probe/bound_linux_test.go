@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+	"golang.org/x/sys/unix"
 
 	"github.com/zcsim/zcsim/sim/scenario"
 )
@@ -151,4 +152,21 @@ func TestLiveRunsTakeTurns(t *testing.T) {
 	}
 	release()
 	require.NoError(t, <-done)
+}
+
+// A read blocks unless MSG_DONTWAIT or the descriptor's O_NONBLOCK says
+// it may not, as sock_rcvtimeo's noblock does: only then does the live
+// run settle before it and read on after it.
+func TestBlocks(t *testing.T) {
+	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM, 0)
+	require.NoError(t, err)
+	defer unix.Close(fds[0])
+	defer unix.Close(fds[1])
+	require.True(t, blocks(fds[0], 0))
+	require.True(t, blocks(fds[0], unix.MSG_WAITALL))
+	require.False(t, blocks(fds[0], unix.MSG_DONTWAIT))
+	require.NoError(t, unix.SetNonblock(fds[0], true))
+	require.False(t, blocks(fds[0], 0))
+	require.True(t, blocks(fds[1], 0))
+	require.False(t, blocks(-1, 0), "a descriptor that names nothing")
 }

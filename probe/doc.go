@@ -33,11 +33,16 @@
 // in a row, for at most 500ms (loopback completes in microseconds, a
 // delayed ACK in about 40ms); wait sleeps, at most 2s. A blocking recv
 // (neither MSG_DONTWAIT nor on an O_NONBLOCK descriptor, whose read
-// lets no time pass: tcp-more-inprogress.zcs) that would wait settles first and then reads without blocking, as the
-// model lets the network run until the socket is readable; one that
-// finds data or the end of the stream (POLLIN, POLLHUP), or whose
-// descriptor names nothing, reads at once and lets no time pass
-// (tcp-read-at-once.zcs, tcp-zerocopy-merge.zcs). Every loop is bounded.
+// lets no time pass: tcp-more-inprogress.zcs) that would wait settles
+// first and then reads without blocking, as the model lets the network
+// run until the socket is readable; one that finds data or the end of
+// the stream (POLLIN, POLLHUP), or whose descriptor names nothing, reads
+// at once and lets no time pass (tcp-read-at-once.zcs,
+// tcp-zerocopy-merge.zcs). A blocking stream read that copies less than
+// its target (all of it with MSG_WAITALL, else min(SO_RCVLOWAT, len))
+// reads on as data arrives, as tcp_recvmsg sleeps in sk_wait_data, until
+// nothing readable comes for 500ms, at most 2s (tcp-read-on.zcs). Every
+// loop is bounded.
 // Where the model's settle or wait lets the network run longer than that
 // (a dropped SYN sent again for two minutes until the connect times
 // out), nothing later on the pair whose event came late is compared: it

@@ -28,6 +28,9 @@ import (
 // Bounds of the live runs: every loop and wait is bounded.
 const (
 	settlePoll = 2 * time.Millisecond
+	// readOnLimit bounds how long a blocking stream read reads on as
+	// data arrives (recvData), within the watchdog's call limit.
+	readOnLimit = 2 * time.Second
 	// sndTimeo is every socket's SO_SNDTIMEO and SO_RCVTIMEO: a
 	// connect, send or accept that would wait for ever returns.
 	sndTimeo = time.Second
@@ -836,10 +839,7 @@ func (h *host) recv(s *scenario.Recv) string {
 // Nagle held and queuing notifications that merge before the next
 // statement.
 func (h *host) settleBeforeRead(fd, flags int) {
-	if flags&unix.MSG_DONTWAIT != 0 || fd < 0 {
-		return
-	}
-	if fl, err := unix.FcntlInt(uintptr(fd), unix.F_GETFL, 0); err == nil && fl&unix.O_NONBLOCK != 0 {
+	if fd < 0 || !blocks(fd, flags) {
 		return
 	}
 	fds := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
@@ -890,13 +890,72 @@ func recvmsgData(fd, controllen, flags int) string {
 	return res
 }
 
+// recvData reads up to n bytes as recv(2) with flags would, never
+// blocking. A blocking read of a stream socket whose first pass copies
+// less than its target (readTarget) reads on as more arrives, as
+// tcp_recvmsg sleeps in sk_wait_data and the model lets the network run
+// (World.recvStream), until nothing readable comes for settleLimit (where
+// the kernel would sleep on until SO_RCVTIMEO, the model returns once
+// the network is quiet) or readOnLimit has passed. A peek does not read
+// on: it would copy the same bytes again.
 func (h *host) recvData(fd, n int, flags int) string {
 	buf := make([]byte, max(n, 1))
 	got, _, err := unix.Recvfrom(fd, buf[:n], flags|unix.MSG_DONTWAIT)
 	if err != nil {
 		return errRes(err)
 	}
+	if got == 0 || flags&unix.MSG_PEEK != 0 || !blocks(fd, flags) {
+		return fmt.Sprint(got)
+	}
+	if typ, err := unix.GetsockoptInt(fd, unix.SOL_SOCKET, unix.SO_TYPE); err != nil || typ != unix.SOCK_STREAM {
+		return fmt.Sprint(got)
+	}
+	target := readTarget(fd, n, flags)
+	start, last := time.Now(), time.Now()
+	for got < target && time.Since(last) < settleLimit && time.Since(start) < readOnLimit {
+		fds := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
+		if k, err := unix.Poll(fds, int(settlePoll/time.Millisecond)); err != nil || k == 0 {
+			continue
+		}
+		if fds[0].Revents&unix.POLLIN == 0 {
+			if fds[0].Revents&(unix.POLLHUP|unix.POLLNVAL) != 0 {
+				break
+			}
+			time.Sleep(settlePoll) // POLLERR alone: a record on the error queue
+			continue
+		}
+		more, _, err := unix.Recvfrom(fd, buf[got:n], flags|unix.MSG_DONTWAIT)
+		if err != nil || more == 0 {
+			break
+		}
+		got += more
+		last = time.Now()
+	}
 	return fmt.Sprint(got)
+}
+
+// readTarget is sock_rcvlowat for a read of n bytes on fd: all n with
+// MSG_WAITALL, else min(SO_RCVLOWAT, n), at least 1 (tcp.Conn.RecvTarget).
+func readTarget(fd, n, flags int) int {
+	if flags&unix.MSG_WAITALL != 0 {
+		return max(n, 1)
+	}
+	lowat, err := unix.GetsockoptInt(fd, unix.SOL_SOCKET, unix.SO_RCVLOWAT)
+	if err != nil {
+		lowat = 1
+	}
+	return max(min(lowat, n), 1)
+}
+
+// blocks reports whether a read with flags would sleep on fd: neither
+// MSG_DONTWAIT nor the descriptor's O_NONBLOCK (sock_rcvtimeo's noblock,
+// sock.Sock.NoWait).
+func blocks(fd, flags int) bool {
+	if flags&unix.MSG_DONTWAIT != 0 {
+		return false
+	}
+	fl, err := unix.FcntlInt(uintptr(fd), unix.F_GETFL, 0)
+	return err == nil && fl&unix.O_NONBLOCK == 0
 }
 
 // readErr reads one error-queue record with a control buffer of
