@@ -195,13 +195,21 @@ func New(h *kernel.Host, net *Sysctl, task *ubuf.Task, family kernel.Family, typ
 	if s.Class == kernel.ClassTCP {
 		s.Sndbuf, s.Rcvbuf = net.TCPWmem[1], net.TCPRmem[1]
 	}
-	// inet_create and inet6_create: the RAW entries of the protocol
-	// switch carry INET_PROTOSW_REUSE, so sk_reuse starts SK_CAN_REUSE
-	// (SO_REUSEADDR reads 1 on a new RAW socket of either family).
-	s.Reuse = s.Class == kernel.ClassRAW
+	// inet_create and inet6_create: the RAW and ping entries of the
+	// protocol switch carry INET_PROTOSW_REUSE, so sk_reuse starts
+	// SK_CAN_REUSE (SO_REUSEADDR reads 1 on a new RAW or ping socket of
+	// either family).
+	s.Reuse = s.Class == kernel.ClassRAW || s.ping()
 	h.Track(&s.Tracked, "sock", s)
 	s.Note(kernel.Entry{Op: kernel.OpSocket, Args: [4]int64{int64(family), int64(typ), int64(proto)}})
 	return s
+}
+
+// ping reports a ping socket: SOCK_DGRAM of IPPROTO_ICMP over AF_INET,
+// of IPPROTO_ICMPV6 over AF_INET6 (ping_prot, pingv6_prot).
+func (s *Sock) ping() bool {
+	return s.Type.Base() == kernel.SOCK_DGRAM &&
+		(s.Family == kernel.AF_INET && s.Protocol == kernel.IPPROTO_ICMP || s.Family == kernel.AF_INET6 && s.Protocol == kernel.IPPROTO_ICMPV6)
 }
 
 // String renders the socket as "sock#2(tcp)".
