@@ -122,8 +122,8 @@ func runDiff(cmd *cobra.Command, fl diffFlags, c diff.Config) error {
 		out.Flush()
 		return fail(cmd, fmt.Errorf("zcsim diff: %w", err))
 	}
-	fl.summary(out, sum.Elapsed, "# %d runs, %d statements compared, %d stable and %d unstable disagreements",
-		sum.Runs, sum.Compared, sum.Stable, sum.Unstable)
+	fl.summary(out, sum.Elapsed, "# %d runs (%d timed out), %d statements compared, %d stable and %d unstable disagreements",
+		sum.Runs, sum.TimedOut, sum.Compared, sum.Stable, sum.Unstable)
 	if sum.Stable > 0 {
 		setStatus(cmd, exitFindings)
 	}

@@ -30,7 +30,7 @@ func TestDiffLive(t *testing.T) {
 	z := runCLI("diff", "--seed", "5", "--runs", "3", "--keep-going", "--shrink-time", "5s", "--out", dir)
 	lines := strings.Split(strings.TrimSuffix(z.stdout, "\n"), "\n")
 	require.Equal(t, "# zcsim diff: root seed 5; the live kernel against the model under linux-6.18", lines[0])
-	require.Regexp(t, `^# 3 runs, \d+ statements compared, \d+ stable and \d+ unstable disagreements$`, lines[len(lines)-1])
+	require.Regexp(t, `^# 3 runs \(\d+ timed out\), \d+ statements compared, \d+ stable and \d+ unstable disagreements$`, lines[len(lines)-1])
 	files, err := filepath.Glob(filepath.Join(dir, "*.zcs"))
 	require.NoError(t, err)
 	stable := 0

@@ -74,6 +74,9 @@ type Summary struct {
 	// counted; Compared is how many statements they compared.
 	Runs     int
 	Compared int
+	// TimedOut counts the runs a bound of the live run ended early
+	// (probe.Result.TimedOut): what they did not reach was not compared.
+	TimedOut int
 	// Stable and Unstable count the distinct disagreements reported.
 	Stable   int
 	Unstable int
@@ -143,6 +146,9 @@ func Run(c Config, found func(Finding) error) (Summary, error) {
 		}
 		sum.Runs++
 		sum.Compared += len(res.Stmts)
+		if res.TimedOut > 0 {
+			sum.TimedOut++
+		}
 		if key, ok := Key(res); ok && !seen[key] {
 			seen[key] = true
 			f, err := x.finding(seed, src, res, key)

@@ -188,3 +188,18 @@ func TestLive(t *testing.T) {
 }
 
 func itoa(n uint64) string { return strconv.FormatUint(n, 10) }
+
+// A run the live run's bounds ended early is counted in the summary.
+func TestSummaryCountsTimedOut(t *testing.T) {
+	f := &fake{kernel: func(scenario.Stmt, int) (string, bool) { return "", false }}
+	timed := func(file string, src []byte) (*probe.Result, error) {
+		res, err := f.probe(file, src)
+		if err == nil && f.runs%3 == 0 {
+			res.TimedOut = res.Stmts[len(res.Stmts)-1].Line
+		}
+		return res, err
+	}
+	_, sum := search(t, diff.Config{Seed: 1, Runs: 9, Probe: timed})
+	require.Equal(t, 9, sum.Runs)
+	require.Equal(t, 3, sum.TimedOut)
+}

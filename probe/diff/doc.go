@@ -19,7 +19,10 @@
 // network namespace, uid ChildUID without capabilities when it drops
 // CAP_IPC_LOCK or sets RLIMIT_MEMLOCK), so nothing is left out of the
 // comparison. The scenario and the model's answers are a function of
-// the seed alone; the kernel's are what the host answered.
+// the seed alone; the kernel's are what the host answered. A run that a
+// bound of the live run ended early (probe.Result.TimedOut: a call the
+// watchdog woke, statements past the run's time) compares what it
+// reached, and Summary.TimedOut counts it.
 //
 // # Disagreements and the kernel's timing
 //
