@@ -40,8 +40,15 @@ const (
 	// transport header of its own, CHECKSUM_NONE, so zerocopy = 0.
 	CopyRaw
 	// CopyLoopback: loopback_xmit loops the skb to a local receiver and
-	// __netif_receive_skb_core runs skb_orphan_frags_rx → skb_copy_ubufs.
+	// __netif_receive_skb_core runs skb_orphan_frags_rx → skb_copy_ubufs
+	// (6.1's source).
 	CopyLoopback
+	// CopyLocalDeliver: loopback_xmit loops the skb to a local receiver
+	// and ip_local_deliver_finish (ip6_input_finish for IPv6) runs
+	// skb_orphan_frags_rx → skb_copy_ubufs, under
+	// Profile.OrphanRxAtLocalDeliver (6.18's source). Its JSON name is
+	// CopyLoopback's: the same copy, made one function later.
+	CopyLocalDeliver
 	// CopyTun: tun_net_xmit hands the skb to a tun reader after
 	// skb_orphan_frags_rx → skb_copy_ubufs.
 	CopyTun
@@ -83,6 +90,7 @@ var copyWhys = [copyWhyCount]struct{ name, text string }{
 	CopyFragmented:    {"fragmented", "the datagram exceeds the MTU: __ip_append_data's IP fragments are not CHECKSUM_PARTIAL (uarg zerocopy = 0)"},
 	CopyRaw:           {"raw", "a RAW socket's datagram is CHECKSUM_NONE in __ip_append_data (uarg zerocopy = 0)"},
 	CopyLoopback:      {"loopback", "loopback_xmit loops the skb to a local receiver: skb_orphan_frags_rx in __netif_receive_skb_core"},
+	CopyLocalDeliver:  {"loopback", "loopback_xmit loops the skb to a local receiver: skb_orphan_frags_rx in ip_local_deliver_finish (ip6_input_finish for IPv6)"},
 	CopyTun:           {"tun", "tun_net_xmit hands the skb to a tun reader: skb_orphan_frags_rx"},
 	CopyTap:           {"tap", "a packet tap gets a clone: skb_orphan_frags_rx in deliver_skb (dev_queue_xmit_nit)"},
 	CopyTstamp:        {"tx_timestamp", "the TX timestamp's clone goes to the error queue: skb_orphan_frags_rx in __skb_tstamp_tx"},

@@ -142,7 +142,7 @@ func TestEventRender(t *testing.T) {
 		}
 	}
 	raw, got := k.raw[send], k.rendered[send]
-	copied := "; uarg#4 [id 0..0] will notify COPIED: " + kernel.CopyLoopback.String() + "; s: notification [0,0] COPIED queued (COPIED by loopback at step 4)" +
+	copied := "; uarg#4 [id 0..0] will notify COPIED: " + kernel.CopyLocalDeliver.String() + "; s: notification [0,0] COPIED queued (COPIED by loopback at step 4)" +
 		"; s.peer receives a datagram of 100 bytes" // loopback delivers inside the call
 	require.Empty(t, raw.Text, "no sentence before Render, not even the narration's")
 	require.Nil(t, raw.Ret)
@@ -211,4 +211,33 @@ func TestQueuedSegments(t *testing.T) {
 	require.EqualValues(t, 300, w.Recv(Call{}, s.Peer, 300, kernel.MSG_DONTWAIT).Ret)
 	require.Equal(t, []int{700, 3000}, s.Peer.QueuedSegments(), "the first read in part")
 	require.Empty(t, s.QueuedSegments())
+}
+
+// The loopback copy of a TCP zerocopy send names the function that makes
+// it under each profile: ip_local_deliver_finish (ip6_input_finish) on
+// Linux 6.18, whose source moved skb_orphan_frags_rx there, and
+// __netif_receive_skb_core before (6.1's source); the JSON name stays
+// "loopback".
+func TestLoopbackCopyNamesItsFunction(t *testing.T) {
+	for _, c := range []struct {
+		profile string
+		fn      string
+	}{{"linux-6.18", "ip_local_deliver_finish"}, {"linux-5.0", "__netif_receive_skb_core"}} {
+		p, err := kernel.Lookup(c.profile)
+		require.NoError(t, err)
+		w := New(p, 1)
+		k := &sink{}
+		w.Trace().Sink = k
+		lo := DefaultDevice("lo", Loopback)
+		w.AddDevice(lo)
+		task := w.AddTask("main", w.AddUser(1000), 8<<20, false)
+		s, _ := w.NewSocket(Call{Text: "socket s"}, "s", task, kernel.AF_INET6, kernel.SOCK_STREAM, 0, lo, PeerOptions{})
+		w.Setsockopt(Call{}, s, kernel.SO_ZEROCOPY, 1)
+		w.Connect(Call{}, s)
+		w.Send(Call{Source: "t:1", Text: "send s 100"}, s, []int{100}, kernel.MSG_ZEROCOPY)
+		send := k.rendered[len(k.rendered)-1]
+		require.Equal(t, "send", send.Op, c.profile)
+		require.Contains(t, send.Text, "will notify COPIED: loopback_xmit loops the skb to a local receiver: skb_orphan_frags_rx in "+c.fn, c.profile)
+		require.Contains(t, send.Text, "(COPIED by loopback at step", c.profile)
+	}
 }

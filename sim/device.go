@@ -295,8 +295,9 @@ func (w *World) wire(s *Socket, f frame) {
 		if (f.moreFrags || f.fragOff > 0) && s.Peer != nil && orphanAfterDefrag(s.Peer) {
 			break // copied after reassembly (reasmKeep)
 		}
-		if dev.orphanRx(f.skb, kernel.CopyLoopback) != 0 {
-			w.lose(s, f, "is dropped: __netif_receive_skb_core cannot copy its user frags (skb_orphan_frags_rx)")
+		why, fn := loopbackCopy(s.Sk.Host().Profile)
+		if dev.orphanRx(f.skb, why) != 0 {
+			w.lose(s, f, "is dropped: "+fn+" cannot copy its user frags (skb_orphan_frags_rx)")
 			return
 		}
 	case Tun:
@@ -324,6 +325,18 @@ func (w *World) wire(s *Socket, f frame) {
 	default:
 		w.deliverLater(s, f)
 	}
+}
+
+// loopbackCopy is the reason a looped skb's zerocopy frags are copied on
+// their way to the local receiver, and the function that copies them:
+// skb_orphan_frags_rx in ip_local_deliver_finish (ip6_input_finish) under
+// Profile.OrphanRxAtLocalDeliver, as Linux 6.18's source has it, for TCP
+// as for UDP and RAW; else in __netif_receive_skb_core, as 6.1's.
+func loopbackCopy(p *kernel.Profile) (kernel.CopyWhy, string) {
+	if p.OrphanRxAtLocalDeliver {
+		return kernel.CopyLocalDeliver, "ip_local_deliver_finish"
+	}
+	return kernel.CopyLoopback, "__netif_receive_skb_core"
 }
 
 // orphanRx is what the device's receive paths call on an skb that may

@@ -203,7 +203,7 @@ func reasmKeep(w *World, r *Socket, frags []*skb.Buff) (*skb.Buff, int, bool) {
 		head.DataLen += fp.Len
 		head.Truesize += fp.Truesize
 	}
-	if r.Dev.orphanRx(head, kernel.CopyLoopback) != 0 {
+	if r.Dev.orphanRx(head, kernel.CopyLocalDeliver) != 0 {
 		head.Free()
 		return nil, 0, false
 	}
