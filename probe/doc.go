@@ -45,8 +45,9 @@
 // loop is bounded.
 // Where the model's settle or wait lets the network run longer than that
 // (a dropped SYN sent again for two minutes until the connect times
-// out), nothing later on the pair whose event came late is compared: it
-// is undetermined, the live run did not wait for it.
+// out), or a call that sleeps longer than the live run's SO_SNDTIMEO
+// (1s, below), nothing later on the pair whose event came late is
+// compared: it is undetermined, the live run did not wait for it.
 //
 // # Bounds: no scenario hangs a live run
 //

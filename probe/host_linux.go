@@ -31,9 +31,6 @@ const (
 	// readOnLimit bounds how long a blocking stream read reads on as
 	// data arrives (recvData), within the watchdog's call limit.
 	readOnLimit = 2 * time.Second
-	// sndTimeo is every socket's SO_SNDTIMEO and SO_RCVTIMEO: a
-	// connect, send or accept that would wait for ever returns.
-	sndTimeo = time.Second
 )
 
 // hsock is a real socket and, for TCP, UDP and RAW, its implicit peer.

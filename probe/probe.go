@@ -18,10 +18,14 @@ import (
 )
 
 // How long the live run lets the network run: a settle polls at most
-// settleLimit for nothing in flight, a wait sleeps at most waitLimit.
+// settleLimit for nothing in flight, a wait sleeps at most waitLimit, and
+// a call that would sleep returns after sndTimeo, every socket's
+// SO_SNDTIMEO and SO_RCVTIMEO (a connect, send or accept that would wait
+// for ever).
 const (
 	settleLimit = 500 * time.Millisecond
 	waitLimit   = 2 * time.Second
+	sndTimeo    = time.Second
 )
 
 // ChildEnv is the environment variable that makes a re-executed binary
@@ -479,9 +483,11 @@ type pairUndetermined struct {
 // growth is undetermined (tcp_rcv_space_adjust's RTT is wall-clock
 // microseconds on the kernel) makes the pair undetermined from the
 // statement it belongs to, or the last one before a network step. So
-// does an event of the network that a settle or wait statement let run
-// past what the live run's waits at most (liveWaits): a SYN retransmitted
-// seconds later, the connect that times out after a minute.
+// does an event of the network that a settle or wait statement, or a
+// call that sleeps, let run past what the live run waits at most
+// (liveWaits, sndTimeo): a SYN retransmitted seconds later, the connect
+// that times out after a minute, while the kernel's call returned at its
+// SO_SNDTIMEO (socketBound).
 func modelRun(file string, src []byte, stmts []scenario.Stmt, profile string, off []kernel.Bug, host []HostSysctl) (answers, error) {
 	tr, err := interp.Run(file, src, interp.Options{Profile: profile, Seed: 1, Off: off, Net: setHost(host)})
 	if err != nil {
@@ -511,10 +517,13 @@ func modelRun(file string, src []byte, stmts []scenario.Stmt, profile string, of
 			}
 		}
 		name, _, _ := strings.Cut(e.Socket, ".")
-		if w, ok := waits[line]; ok && e.Source == "" && name != "" && e.Time-since > int64(w.most) {
+		w, ok := waits[line]
+		if !ok {
+			w = liveWait{most: sndTimeo}
+		}
+		if e.Source == "" && name != "" && line > 0 && e.Time-since > int64(w.most) {
 			if _, seen := late[name]; !seen {
-				late[name] = pairUndetermined{line, fmt.Sprintf("the model's %s at line %d ran the network %v on (%s on %s), the live run's %v at most",
-					w.what, line, time.Duration(e.Time-since), e.Op, e.Socket, w.most)}
+				late[name] = pairUndetermined{line, lateWhy(w, line, time.Duration(e.Time-since), e)}
 			}
 		}
 		if _, seen := rcvbuf[name]; !seen && name != "" {
@@ -558,10 +567,24 @@ func modelRun(file string, src []byte, stmts []scenario.Stmt, profile string, of
 }
 
 // liveWait is how long the live run lets the network run at most in a
-// settle or wait statement.
+// settle or wait statement (what), or in a call that may sleep (what
+// empty: sndTimeo). The model's events of a call that sleeps come before
+// the call's own, after the statement before it, whose bound they are
+// judged by: sndTimeo unless it is a settle or wait, which can only err
+// toward comparing less.
 type liveWait struct {
 	what string
 	most time.Duration
+}
+
+// lateWhy says why the pair of e's socket is undetermined from line on:
+// the model's network ran past the live run's bound w there.
+func lateWhy(w liveWait, line int, ran time.Duration, e *sim.Event) string {
+	if w.what == "" {
+		return fmt.Sprintf("the model ran the network %v on after line %d (%s on %s), past the live run's %v SO_SNDTIMEO of a call that may sleep",
+			ran, line, e.Op, e.Socket, w.most)
+	}
+	return fmt.Sprintf("the model's %s at line %d ran the network %v on (%s on %s), the live run's %v at most", w.what, line, ran, e.Op, e.Socket, w.most)
 }
 
 // liveWaits are the settle and wait statements by line and the live
