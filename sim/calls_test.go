@@ -114,10 +114,13 @@ func (k *sink) Put(r *Record) error {
 	return nil
 }
 
-// A call's event reaches a Sink as typed fields; Render builds the
-// sentence, the result fields and the narration after it, once.
-func TestEventRender(t *testing.T) {
-	p, err := kernel.Lookup(kernel.DefaultProfile)
+// zerocopySend makes a world of the profile whose events go to a sink,
+// with a socket s of the family and type on lo, SO_ZEROCOPY set and
+// connected, and sends 100 bytes on it with MSG_ZEROCOPY ("send s 100" of
+// source t:1).
+func zerocopySend(t *testing.T, profile string, family kernel.Family, typ kernel.SockType) (*World, *sink, *Socket) {
+	t.Helper()
+	p, err := kernel.Lookup(profile)
 	require.NoError(t, err)
 	w := New(p, 1)
 	k := &sink{}
@@ -125,10 +128,17 @@ func TestEventRender(t *testing.T) {
 	lo := DefaultDevice("lo", Loopback)
 	w.AddDevice(lo)
 	task := w.AddTask("main", w.AddUser(1000), 8<<20, false)
-	s, _ := w.NewSocket(Call{Text: "socket s"}, "s", task, kernel.AF_INET, kernel.SOCK_DGRAM, 0, lo, PeerOptions{})
+	s, _ := w.NewSocket(Call{Text: "socket s"}, "s", task, family, typ, 0, lo, PeerOptions{})
 	w.Setsockopt(Call{}, s, kernel.SO_ZEROCOPY, 1)
 	w.Connect(Call{}, s)
 	w.Send(Call{Source: "t:1", Text: "send s 100"}, s, []int{100}, kernel.MSG_ZEROCOPY)
+	return w, k, s
+}
+
+// A call's event reaches a Sink as typed fields; Render builds the
+// sentence, the result fields and the narration after it, once.
+func TestEventRender(t *testing.T) {
+	w, k, s := zerocopySend(t, kernel.DefaultProfile, kernel.AF_INET, kernel.SOCK_DGRAM)
 	require.NoError(t, w.Settle())
 	w.Recvmsg(Call{Text: "recvmsg s"}, s, 0, kernel.MSG_ERRQUEUE)
 
@@ -223,18 +233,7 @@ func TestLoopbackCopyNamesItsFunction(t *testing.T) {
 		profile string
 		fn      string
 	}{{"linux-6.18", "ip_local_deliver_finish"}, {"linux-5.0", "__netif_receive_skb_core"}} {
-		p, err := kernel.Lookup(c.profile)
-		require.NoError(t, err)
-		w := New(p, 1)
-		k := &sink{}
-		w.Trace().Sink = k
-		lo := DefaultDevice("lo", Loopback)
-		w.AddDevice(lo)
-		task := w.AddTask("main", w.AddUser(1000), 8<<20, false)
-		s, _ := w.NewSocket(Call{Text: "socket s"}, "s", task, kernel.AF_INET6, kernel.SOCK_STREAM, 0, lo, PeerOptions{})
-		w.Setsockopt(Call{}, s, kernel.SO_ZEROCOPY, 1)
-		w.Connect(Call{}, s)
-		w.Send(Call{Source: "t:1", Text: "send s 100"}, s, []int{100}, kernel.MSG_ZEROCOPY)
+		_, k, _ := zerocopySend(t, c.profile, kernel.AF_INET6, kernel.SOCK_STREAM)
 		send := k.rendered[len(k.rendered)-1]
 		require.Equal(t, "send", send.Op, c.profile)
 		require.Contains(t, send.Text, "will notify COPIED: loopback_xmit loops the skb to a local receiver: skb_orphan_frags_rx in "+c.fn, c.profile)
