@@ -47,7 +47,7 @@ func (w *World) handshakeArrives(l, client *Socket) {
 // device before tcp_v4_rcv takes them, with the IP header on AF_INET, the
 // SYN and SYN-ACK with their options (tcp.SynHeaderLen: both ends offer
 // what the host's sysctls say), the ACK with the connection's header
-// (tcp.Conn.HeaderLen). Measured on Linux 6.18 (raw-tcp.zcs): 60, 60
+// (tcp.Conn.HeaderLen). Measured on Linux 6.18 (raw-tcp-handshake.zcs): 60, 60
 // and 52 bytes on AF_INET, 40, 40 and 32 on AF_INET6. A SYN a full
 // accept queue drops, or one nobody listens for and its RST, is not
 // delivered: the model does not put them on the wire.

@@ -17,7 +17,8 @@ func (c *Conn) Shutdown() {
 }
 
 // StopListening models tcp_disconnect of a listener, which
-// inet_shutdown calls for SHUT_RD and SHUT_RDWR: inet_csk_listen_stop,
+// inet_shutdown calls for SHUT_RD and SHUT_RDWR: after
+// inet_csk_listen_stop (whose children the caller forgets, Forget),
 // sk_shutdown cleared, and the socket TCP_CLOSE again.
 func (c *Conn) StopListening() {
 	c.Sk.State = sock.CLOSE
