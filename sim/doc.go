@@ -103,7 +103,9 @@
 // leaves it, and its connect to a listener that no longer listens is
 // answered with a RST (tcp_v4_send_reset; ECONNREFUSED, connectClient).
 // The listener's close or SHUT_RD resets each connection its accept queue
-// still holds (inet_csk_listen_stop, inet_child_forget; listenStop).
+// still holds (inet_csk_listen_stop, inet_child_forget; listenStop). A
+// child is a copy of its listener made at the handshake (sk_clone_lock):
+// its zerocopy and timestamping flags, its buffer sizes and their locks.
 //
 // # Socket calls
 //

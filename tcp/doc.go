@@ -170,7 +170,8 @@
 // end's sysctls as they are when it is made (SynWindow), the implicit peer
 // taken to offer both; a later change of the sysctls leaves the connection
 // as it is, as in the kernel. The model sends no SACK blocks, so tcp_sack
-// changes only the SYNs.
+// changes only the SYNs, whose header tcp_options_write lays out
+// (SynHeaderLen: 40 bytes with both, 32 without timestamps).
 //
 // A handshake on the wire (handshake.go, for a far side a scenario plays)
 // negotiates what the implicit one assumes: StartConnect sends a SYN and
