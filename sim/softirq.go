@@ -166,13 +166,53 @@ func (w *World) runNarrated(run func(*World, arrival) Event, a arrival) {
 
 // rcvSegment models the socket lookup of tcp_v4_rcv for a segment or ACK
 // to a.to: processed at once (tcp_v4_do_rcv), or queued on the socket's
-// backlog while its user owns it (sk_add_backlog), to run at releaseSock.
+// backlog while its user owns it (tcp_add_backlog), to run at
+// releaseSock.
 func (w *World) rcvSegment(a arrival) Event {
 	if s := a.to; s.owned {
-		s.sockBacklog = append(s.sockBacklog, a)
+		if !w.backlogCoalesce(s, a) {
+			s.sockBacklog = append(s.sockBacklog, a)
+		}
 		return Event{}
 	}
 	return w.process(a)
+}
+
+// backlogCoalesce models the coalescing of tcp_add_backlog for a pure
+// ACK that finds a pure ACK at the tail of s's backlog: the two have the
+// same sequence number, flags and options (the timestamps of one
+// instant), so skb_try_coalesce merges the empty skb into the tail, which
+// takes the later acknowledgement and its window. tcp_ack then sees one
+// ACK, and only the last window of a burst: the largest window the peer
+// offered (max_window, which bounds the MSS to half of it in
+// tcp_sync_mss) may never be seen. Measured on Linux 6.18 over loopback
+// (probe/testdata/tcp-backlog-coalesce.zcs): the ACKs of a 69632-byte
+// send, offering 94208 and then 61440 bytes, reach the sender as one, and
+// its MSS stays 32768. A clone of the tail held elsewhere (a RAW TCP
+// socket's, a packet tap's that reads later) makes skb_try_coalesce
+// refuse (skb_cloned), and each ACK is processed on its own.
+func (w *World) backlogCoalesce(s *Socket, a arrival) bool {
+	n := len(s.sockBacklog)
+	if a.kind != arriveAck || n == 0 || s.sockBacklog[n-1].kind != arriveAck || w.acksCloned(s) {
+		return false
+	}
+	if tail := &s.sockBacklog[n-1]; int32(a.ack-tail.ack) >= 0 {
+		tail.ack, tail.win = a.ack, a.win
+	}
+	return true
+}
+
+// acksCloned says whether the ACKs that reach s over its device are
+// cloned for someone else before tcp_v4_rcv: a RAW IPPROTO_TCP socket on
+// the device (raw_v4_input, tcpRaw), or a packet tap that reads its copy
+// later (dev_queue_xmit_nit on the peer's transmit).
+func (w *World) acksCloned(s *Socket) bool {
+	for _, t := range s.Dev.Taps {
+		if t.Delay > 0 {
+			return true
+		}
+	}
+	return len(w.rawSockets(s.Dev, trafficFamily(s.Sk), kernel.IPPROTO_TCP)) > 0
 }
 
 // lockSock models lock_sock: segments for s wait on its backlog until

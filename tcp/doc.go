@@ -108,7 +108,10 @@
 // (tcp_create_openreq_child, then tcp_sync_mss in tcp_v4_syn_recv_sock),
 // rounded up to the client's window scale: 65536 and 32768 over
 // loopback. TCP_INFO's tcpi_snd_mss is this MSS (mss_cache;
-// probe/testdata/tcp-info-mss.zcs). Nagle
+// probe/testdata/tcp-info-mss.zcs). ACKs that arrive while the sender's
+// user holds the socket reach tcp_ack merged (tcp_add_backlog, package
+// sim), so a window offered only by an earlier one of them never counts
+// towards max_window (probe/testdata/tcp-backlog-coalesce.zcs). Nagle
 // holds a partial segment only while a short segment is unacknowledged
 // (tcp_minshall_check).
 //
@@ -669,7 +672,8 @@
 // tcp_send_fin, tcp_event_data_sent, tcp_pacing_check,
 // tcp_update_skb_after_send, tcp_pace_kick, tcp_tsq_handler,
 // tcp_fragment_tstamp; net/ipv4/tcp.c: tcp_tx_timestamp;
-// net/core/sock.c: sk_flush_backlog; net/ipv4/tcp_input.c: tcp_fin, tcp_ack, tcp_clean_rtx_queue, tcp_ack_tstamp,
+// net/core/sock.c: sk_flush_backlog; net/ipv4/tcp_ipv4.c: tcp_add_backlog;
+// net/ipv4/tcp_input.c: tcp_fin, tcp_ack, tcp_clean_rtx_queue, tcp_ack_tstamp,
 // tcp_sndbuf_expand, tcp_check_space, tcp_new_space,
 // tcp_should_expand_sndbuf, tcp_cong_control, tcp_data_queue, tcp_reset, __tcp_ack_snd_check,
 // tcp_rearm_rto, tcp_event_data_recv, tcp_incr_quickack, tcp_tso_acked,

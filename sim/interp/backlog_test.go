@@ -1,6 +1,7 @@
 package interp
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 
@@ -165,4 +166,29 @@ recv s2 0 => -1 ETIMEDOUT
 release s2 data
 close s1 => 0
 `)
+}
+
+// The ACKs of a send wait on the sender's backlog and reach tcp_ack
+// merged (tcp_add_backlog), so the first one's larger window never
+// raises max_window and the MSS stays half the first ACK's 65536 bytes;
+// a packet tap that reads its copies later holds a clone of each ACK,
+// skb_try_coalesce refuses the cloned tail, and the sender sees both.
+func TestBacklogMergesAcks(t *testing.T) {
+	for _, tc := range []struct {
+		tap string
+		mss int
+	}{
+		{"", 32768},
+		{"tap dump on=lo", 32768},
+		{"tap dump on=lo delay=1ms", 47104},
+	} {
+		t.Run(tc.tap, func(t *testing.T) {
+			requireClean(t, tc.tap+`
+socket s AF_INET SOCK_STREAM
+connect s => 0
+send s 7 0 => 7
+send s 69632 0 => 69632
+getsockopt s IPPROTO_TCP TCP_INFO => 0 tcpi_snd_mss=`+strconv.Itoa(tc.mss)+"\n")
+		})
+	}
 }
