@@ -333,8 +333,10 @@ func shiftLen(tgt, b *Buff, n int) {
 // from's frags are appended to to's, which is refused when either skb is
 // zerocopy, has a frag_list, or to is cloned, and to takes from's truesize
 // less its head (delta: from->truesize - SKB_TRUESIZE(skb_end_offset),
-// which tcp_try_coalesce charges to the socket). On success the caller
-// frees from (kfree_skb_partial).
+// which tcp_try_coalesce charges to the socket). A cloned from (over
+// loopback, the clone of an skb its sender still holds) keeps its frags
+// and each page gains a reference (__skb_frag_ref); otherwise the
+// references move. On success the caller frees from (kfree_skb_partial).
 func TryCoalesce(to, from *Buff) (delta int, ok bool) {
 	if to.IsCloned() {
 		return 0, false
@@ -344,16 +346,22 @@ func TryCoalesce(to, from *Buff) (delta int, ok bool) {
 		return 0, true
 	}
 	if len(to.shinfo.FragList) > 0 || len(from.shinfo.FragList) > 0 ||
-		to.IsZcopy() || from.IsZcopy() || from.HeadLen() > 0 || from.IsCloned() ||
+		to.IsZcopy() || from.IsZcopy() || from.HeadLen() > 0 ||
 		len(to.shinfo.Frags)+len(from.shinfo.Frags) > kernel.MaxSkbFrags {
 		return 0, false
 	}
-	// The frags' page references move to "to"; from keeps none.
 	moved := from.shinfo.Frags
-	from.shinfo.SetFrags(nil) // off the pages' counts before to's frags count on them
+	if from.IsCloned() {
+		for _, f := range moved {
+			f.Page.Get()
+		}
+	} else {
+		from.shinfo.SetFrags(nil) // off the pages' counts before to's frags count on them
+	}
 	for _, f := range moved {
 		to.shinfo.AddFrag(f)
 	}
+	to.shinfo.Flags |= from.shinfo.Flags & kernel.SKBFL_SHARED_FRAG
 	to.Len, to.DataLen = to.Len+from.DataLen, to.DataLen+from.DataLen
 	from.Len, from.DataLen = 0, 0
 	delta = from.Truesize - from.Head

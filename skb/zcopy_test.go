@@ -580,6 +580,29 @@ func TestCoalesceTruesize(t *testing.T) {
 	skbtest.NoViolations(t, f.H)
 }
 
+// A cloned source (over loopback, the clone of an skb its sender still
+// holds) is merged too: its frags stay with the skb it shares them with,
+// and each page gains the tail's reference (__skb_frag_ref), so the
+// pages outlive the sender's skb and the clone.
+func TestCoalesceClonedSource(t *testing.T) {
+	f := newFixture(t, "linux-6.18")
+	to := rxSkb(f.H, 4000)
+	orig := rxSkb(f.H, 4000)
+	p := orig.Shinfo().Frags[0].Page
+	from, _ := orig.Clone()
+	delta, ok := skb.TryCoalesce(to, from)
+	require.True(t, ok)
+	require.Equal(t, kernel.PageSize, delta)
+	require.Equal(t, 8000, to.Len)
+	require.Len(t, orig.Shinfo().Frags, 1, "the sender's skb keeps its frag")
+	skbtest.Pages(t, skbtest.PageRef{Page: p, Refs: 2})
+	from.Free()
+	orig.Free()
+	skbtest.Pages(t, skbtest.PageRef{Page: p, Refs: 1})
+	to.Free()
+	skbtest.NoViolations(t, f.H)
+}
+
 // Seed 000, "sock: skb_copy_ubufs support for compound pages": "These
 // skbuffs can have both kernel and zerocopy fragments, e.g., when corking.
 // Avoid unnecessary copying of fragments that have no userspace

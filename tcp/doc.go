@@ -460,7 +460,10 @@
 // window and grows by tcp_grow_window while the buffer has room. Received
 // in-order skbs are appended to the receive queue's tail when
 // skb_try_coalesce can (tcp_try_coalesce), charging only their frag
-// pages; otherwise each is charged its whole truesize, whose head is
+// pages: never to a tail that is a clone (over loopback, while its sender
+// still holds the skb it was cloned from), though the arriving skb may be
+// one (probe/testdata/tcp-rcv-coalesce-clone.zcs); otherwise each is
+// charged its whole truesize, whose head is
 // Profile.TCPHeadroom more than its linear area (832 bytes on
 // linux-6.18). Measured: a 4000-byte send leaves sk_rmem_alloc 4928,
 // three leave 13120; the peer's first window is 65483, and one 8185-byte
