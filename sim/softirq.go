@@ -2,6 +2,7 @@ package sim
 
 import (
 	"github.com/zcsim/zcsim/kernel"
+	"github.com/zcsim/zcsim/skb"
 	"github.com/zcsim/zcsim/sock"
 )
 
@@ -178,28 +179,82 @@ func (w *World) rcvSegment(a arrival) Event {
 	return w.process(a)
 }
 
-// backlogCoalesce models the coalescing of tcp_add_backlog for a pure
-// ACK that finds a pure ACK at the tail of s's backlog: the two have the
-// same sequence number, flags and options (the timestamps of one
-// instant), so skb_try_coalesce merges the empty skb into the tail, which
-// takes the later acknowledgement and its window. tcp_ack then sees one
-// ACK, and only the last window of a burst: the largest window the peer
-// offered (max_window, which bounds the MSS to half of it in
-// tcp_sync_mss) may never be seen. Measured on Linux 6.18 over loopback
-// (probe/testdata/tcp-backlog-coalesce.zcs): the ACKs of a 69632-byte
-// send, offering 94208 and then 61440 bytes, reach the sender as one, and
-// its MSS stays 32768. A clone of the tail held elsewhere (a RAW TCP
-// socket's, a packet tap's that reads later) makes skb_try_coalesce
-// refuse (skb_cloned), and each ACK is processed on its own.
+// backlogCoalesce models the coalescing of tcp_add_backlog: a segment
+// that finds one of its kind at the tail of s's backlog, following it in
+// sequence, with the same flags and options (the timestamps of one
+// instant), is merged into it by skb_try_coalesce and never queued.
+//
+//   - A pure ACK folds into a pure ACK: the tail takes the later
+//     acknowledgement and its window. tcp_ack then sees one ACK, and only
+//     the last window of a burst: the largest window the peer offered
+//     (max_window, which bounds the MSS to half of it in tcp_sync_mss)
+//     may never be seen. Measured on Linux 6.18 over loopback
+//     (probe/testdata/tcp-backlog-coalesce.zcs): the ACKs of a
+//     69632-byte send, offering 94208 and then 61440 bytes, reach the
+//     sender as one, and its MSS stays 32768. A clone of the tail held
+//     elsewhere (a RAW TCP socket's, a packet tap's that reads later)
+//     makes skb_try_coalesce refuse (skb_cloned), and each ACK is
+//     processed on its own.
+//   - A data segment joins a data segment (mergeSegment).
+//
+// A pure ACK and a data segment are never merged here, though the kernel
+// merges them when they follow each other in sequence.
 func (w *World) backlogCoalesce(s *Socket, a arrival) bool {
 	n := len(s.sockBacklog)
-	if a.kind != arriveAck || n == 0 || s.sockBacklog[n-1].kind != arriveAck || w.acksCloned(s) {
+	if n == 0 || s.sockBacklog[n-1].kind != a.kind || s.tcp == nil {
 		return false
 	}
-	if tail := &s.sockBacklog[n-1]; int32(a.ack-tail.ack) >= 0 {
-		tail.ack, tail.win = a.ack, a.win
+	tail := &s.sockBacklog[n-1]
+	switch a.kind {
+	case arriveAck:
+		if w.acksCloned(s) {
+			return false
+		}
+		if int32(a.ack-tail.ack) >= 0 {
+			tail.ack, tail.win = a.ack, a.win
+		}
+		return true
+	case arriveFrame:
+		return mergeSegment(&tail.f, a.f)
+	}
+	return false
+}
+
+// mergeSegment merges TCP segment f into tail, the segment before it on
+// a socket's backlog, if f starts where tail ends and skb_try_coalesce
+// takes f's skb into tail's (never into a clone: over loopback, a copying
+// sender's segments while their sender holds them): tail then ends where
+// f does, with f's FIN and PSH, its acknowledgement and window when not
+// older, and as its gso_size the larger of the two segment sizes
+// ("not as strict as GRO"). tcp_v4_do_rcv then takes the two as one
+// segment: one rcv_mss measure, one ACK decision, one skb for
+// tcp_try_coalesce to add to the receive queue, whose frags may be too
+// many for the tail there.
+func mergeSegment(tail *frame, f frame) bool {
+	if tail.fin || tail.endSeq != f.seq || tail.skb == nil || f.skb == nil || tail.len == 0 || f.len == 0 {
+		return false
+	}
+	gso := max(segSize(*tail), segSize(f))
+	if _, ok := skb.TryCoalesce(tail.skb, f.skb); !ok {
+		return false
+	}
+	f.skb.Free() // kfree_skb_partial
+	tail.len += f.len
+	tail.endSeq, tail.fin, tail.gso = f.endSeq, f.fin, gso
+	tail.push = tail.push || f.push
+	if f.acks && (!tail.acks || int32(f.ack-tail.ack) >= 0) {
+		tail.acks, tail.ack, tail.win = true, f.ack, f.win
 	}
 	return true
+}
+
+// segSize is a TCP segment's gso_size, or its length when it is one
+// segment.
+func segSize(f frame) int {
+	if f.gso > 0 {
+		return f.gso
+	}
+	return f.len
 }
 
 // acksCloned says whether the ACKs that reach s over its device are

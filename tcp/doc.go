@@ -462,7 +462,10 @@
 // skb_try_coalesce can (tcp_try_coalesce), charging only their frag
 // pages: never to a tail that is a clone (over loopback, while its sender
 // still holds the skb it was cloned from), though the arriving skb may be
-// one (probe/testdata/tcp-rcv-coalesce-clone.zcs); otherwise each is
+// one (probe/testdata/tcp-rcv-coalesce-clone.zcs), and a segment that
+// waited on the backlog of a socket its user held may arrive merged with
+// the ones after it (tcp_add_backlog, package sim;
+// probe/testdata/tcp-backlog-merge.zcs); otherwise each is
 // charged its whole truesize, whose head is
 // Profile.TCPHeadroom more than its linear area (832 bytes on
 // linux-6.18). Measured: a 4000-byte send leaves sk_rmem_alloc 4928,
