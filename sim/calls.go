@@ -113,6 +113,13 @@ func (r Result) String() string {
 // a socket the program closed fails with EBADF without running fn: its
 // descriptor names nothing any more (fdget in every socket call).
 func (w *World) syscall(c Call, op string, s *Socket, fn func() Result) Result {
+	return w.syscallThen(c, op, s, fn, nil)
+}
+
+// syscallThen is syscall with then, which runs after fn once the call
+// let go of the socket (release_sock processed its backlog) and may
+// complete fn's result.
+func (w *World) syscallThen(c Call, op string, s *Socket, fn func() Result, then func(Result) Result) Result {
 	w.beginOn(s)
 	var r Result
 	switch {
@@ -124,6 +131,9 @@ func (w *World) syscall(c Call, op string, s *Socket, fn func() Result) Result {
 		w.releaseSock(s)
 	default:
 		r = fn()
+	}
+	if then != nil && !(s != nil && s.closed) {
+		r = then(r)
 	}
 	w.record(c, op, s, r)
 	return r

@@ -21,8 +21,14 @@ func (w *World) ZerocopyReceive(c Call, s *Socket, a tcp.ZcArgs) Result {
 	if s.tcp == nil {
 		return w.GetsockoptBuf(c, s, kernel.TCP_ZEROCOPY_RECEIVE, Optval{Len: a.Optlen, Null: a.Null})
 	}
-	return w.syscall(c, "getsockopt", s, func() Result {
-		r, err := s.tcp.ZerocopyReceive(a)
+	var r tcp.ZcResult
+	var err kernel.Errno
+	return w.syscallThen(c, "getsockopt", s, func() Result {
+		r, err = s.tcp.ZerocopyReceive(a)
+		return Result{}
+	}, func(Result) Result {
+		// do_tcp_getsockopt writes err and inq after release_sock.
+		s.tcp.ZerocopyReceived(&r, err)
 		if err != 0 {
 			return fail(err)
 		}

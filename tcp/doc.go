@@ -524,7 +524,12 @@
 // fields are read (reserved must be 0 and msg_flags 0 or TCP_CMSG_TS as
 // far as it reaches; flags are never checked) and which out fields are
 // written (err and inq for an optlen that ends at a field from err on;
-// the control buffer from msg_flags on). Measured on Linux 6.18
+// the control buffer from msg_flags on). err and inq are written after
+// release_sock (ZerocopyReceived), so inq counts what the call's own
+// window update let the peer send meanwhile: measured on Linux 6.18 with
+// the zerocopy receives of probe/testdata/tcp-backlog-merge.zcs, inq
+// 92160 and 63488, where counting under the lock gives 59392 and 32768
+// (the probe compares only the call's return). Measured on Linux 6.18
 // (probe/testdata/tcp-zerocopy-receive.zcs): over loopback with an MSS of
 // twelve pages and a MSG_ZEROCOPY sender every page maps; a copying
 // sender's 32 KiB pages never do; writable or executable mappings are

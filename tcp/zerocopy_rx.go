@@ -218,10 +218,9 @@ const tcpCmsgTS = 2
 // insert that finds the slot taken, which ends the same; measured on
 // 6.18: flags 2 and 0x80000000 are taken). Fields beyond optlen are
 // neither read (copybuf_len is 0 then) nor written: an optlen that
-// reaches msg_flags gets the receive timestamps (zcFinalizeTstamp), one
-// that reaches err gets err (sock_error, which clears sk_err) and inq
-// (tcp_inq_hint), one that ends at inq inq alone. Without TCP zerocopy
-// receive the option is ENOPROTOOPT.
+// reaches msg_flags gets the receive timestamps (zcFinalizeTstamp); err
+// and inq are written once the socket is released (ZerocopyReceived).
+// Without TCP zerocopy receive the option is ENOPROTOOPT.
 func (c *Conn) ZerocopyReceive(a ZcArgs) (ZcResult, kernel.Errno) {
 	size := c.host().Profile.TCPZerocopyRecv
 	var r ZcResult
@@ -249,8 +248,22 @@ func (c *Conn) ZerocopyReceive(a ZcArgs) (ZcResult, kernel.Errno) {
 		r.Cmsg = true
 		c.zcFinalizeTstamp(&r, a.Control)
 	}
+	return r, err
+}
+
+// ZerocopyReceived completes r, what a ZerocopyReceive that returned err
+// wrote back, as do_tcp_getsockopt does after release_sock, once the
+// socket's backlog has been processed: an optlen that reaches err gets
+// err (sock_error, which clears sk_err; not after a failed call) and inq
+// (tcp_inq_hint), one that ends at inq inq alone. So inq counts the data
+// that the call's own window update let the peer send, which waited on
+// the backlog meanwhile. Measured on Linux 6.18 (a tcp_mmap recording:
+// the zerocopy receive whose ACK brought 18432 bytes reported them in
+// inq).
+func (c *Conn) ZerocopyReceived(r *ZcResult, err kernel.Errno) {
+	n := r.Optlen
 	switch {
-	case size == kernel.TCPZerocopyRecv16:
+	case c.host().Profile.TCPZerocopyRecv == kernel.TCPZerocopyRecv16:
 	case n >= zcEndMsgFlags || slices.Contains(zcEndsErrOn, n):
 		if err == 0 {
 			r.Err = -int32(c.takeError())
@@ -259,7 +272,6 @@ func (c *Conn) ZerocopyReceive(a ZcArgs) (ZcResult, kernel.Errno) {
 	case n == zcEndInq:
 		r.Inq = c.inqHint()
 	}
-	return r, err
 }
 
 // zcEndsErrOn are the ends of the fields from err to msg_controllen: an
