@@ -51,8 +51,14 @@ func (h *host) mmap(s *scenario.Mmap) string {
 	return "0"
 }
 
-// munmap unmaps a TCP socket's area or a packet socket's ring.
+// munmap unmaps a TCP socket's area or a packet socket's ring. A name
+// that names no descriptor (a closed socket, or the peer of a TCP socket
+// that has neither connected nor listened) is -1 EBADF, as every call on
+// it is in the scenario language; nothing is unmapped.
 func (h *host) munmap(s scenario.Sock) string {
+	if h.fd(s) < 0 {
+		return errRes(unix.EBADF)
+	}
 	if hs := h.socks[s.Name]; hs != nil && hs.typ == unix.SOCK_STREAM {
 		return errRes(h.unmapTCP(s))
 	}

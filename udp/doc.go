@@ -92,6 +92,9 @@
 //	SO_ZEROCOPY on RAW                   ENOPROTOOPT ENOTSUPP    ENOTSUPP    EOPNOTSUPP
 //	MSG_ZEROCOPY without SO_ZEROCOPY     —           ignored     ignored     ignored
 //	payload > 65535 (UDPv4, RAW)         EMSGSIZE    EMSGSIZE    EMSGSIZE    EMSGSIZE
+//	  (RAW IPv6: ip6_append_data's bound; with IP_HDRINCL, IPPROTO_RAW's
+//	  default, rawv6_sendmsg checks INT_MAX only and rawv6_send_hdrinc
+//	  the device MTU, 65536 bytes on loopback)
 //	  (these two before EDESTADDRREQ on AF_INET; udpv6_sendmsg, for a
 //	  v4-mapped socket too, says EDESTADDRREQ before udp_sendmsg runs)
 //	datagram > 65507 v4 / 65527 v6       EMSGSIZE    EMSGSIZE    EMSGSIZE    EMSGSIZE

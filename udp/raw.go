@@ -7,10 +7,14 @@ import (
 )
 
 // rawSendmsg models raw_sendmsg (rawv6_sendmsg alike): first sendChecks
-// (more than 65535 bytes is EMSGSIZE, IPv6 past the destination; MSG_OOB
-// EOPNOTSUPP); then the control messages
-// (ip_cmsg_send: cmsgSend); with IP_HDRINCL raw_send_hdrinc,
-// else rawProbeProtoOpt, then ip_append_data on sk_write_queue with no transport header
+// (IPv4: more than 65535 bytes is EMSGSIZE; MSG_OOB EOPNOTSUPP); then the
+// control messages (ip_cmsg_send: cmsgSend); with IP_HDRINCL
+// raw_send_hdrinc (rawv6_send_hdrinc), whose only length bound on IPv6 is
+// the device MTU: an IPv6 IPPROTO_RAW socket, header-including from
+// inet6_create, sends 65536 bytes over loopback and not 65537; else
+// rawProbeProtoOpt, then ip_append_data (ip6_append_data: more than
+// 65535 bytes of pending payload is EMSGSIZE with a local error record)
+// on sk_write_queue with no transport header
 // (transhdrlen 0: the payload is counted from the first byte), flushed on
 // error and pushed unless MSG_MORE. An ENOBUFS from the push is success
 // unless IP_RECVERR is set.
@@ -18,11 +22,6 @@ func (u *Sock) rawSendmsg(a *call, flags kernel.MsgFlags) sock.SendResult {
 	n := a.it.Count()
 	if err := u.sendChecks(n, flags); err != 0 {
 		return a.result(-1, err)
-	}
-	if u.v6() && n > 0xFFFF {
-		// Past the destination, the model's stand-in for the IPv6 payload
-		// bound ip6_append_data enforces.
-		return a.result(-1, kernel.EMSGSIZE)
 	}
 	ipc, err := u.cmsgSend()
 	if err != 0 {
@@ -99,8 +98,10 @@ func (u *Sock) rawProbeProtoOpt(n int) kernel.Errno {
 
 // rawSendHdrinc models raw_send_hdrinc (rawv6_send_hdrinc on AF_INET6,
 // which reads nothing of the header): the user supplies the IP header.
-// A packet above the device MTU is EMSGSIZE, one shorter than an IP header
-// EINVAL; the skb comes from sock_alloc_send_skb. Then the header's ihl,
+// A packet above the device MTU is EMSGSIZE, leaving a local error record
+// of ee_info the MTU under IP_RECVERR (ip_local_error, ipv6_local_error;
+// measured on IPv6, probe/testdata/raw-hdrincl-size.zcs), one shorter
+// than an IP header EINVAL; the skb comes from sock_alloc_send_skb. Then the header's ihl,
 // read from the user's buffer, must not reach past the packet, nor (with
 // HdrinclMinIHL) fall short of 5 words: else EINVAL. The model knows the
 // header only if the program's buffer states it (mm.Buffer.Head, the
@@ -117,6 +118,7 @@ func (u *Sock) rawProbeProtoOpt(n int) kernel.Errno {
 // reported as success unless IP_RECVERR is set.
 func (u *Sock) rawSendHdrinc(a *call, length int, flags kernel.MsgFlags, tsflags kernel.Timestamping) kernel.Errno {
 	if length > u.Route.MTU {
+		u.localError(kernel.EMSGSIZE, uint32(u.Route.MTU)) // ip_local_error, ipv6_local_error
 		return kernel.EMSGSIZE
 	}
 	if length < u.Sk.IPHeaderLen() {
