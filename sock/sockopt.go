@@ -213,12 +213,15 @@ func (s *Sock) Getsockopt(opt kernel.SockOpt) (int, kernel.Errno) {
 }
 
 // CloneFrom models what sk_clone_lock copies of the listener parent into
-// the child a SYN creates: its flags (InheritFlags) and its buffer sizes,
-// sk_rcvbuf and sk_sndbuf with their SO_RCVBUF/SO_SNDBUF locks.
+// the child a SYN creates: its flags (InheritFlags), its buffer sizes,
+// sk_rcvbuf and sk_sndbuf with their SO_RCVBUF/SO_SNDBUF locks, and
+// sk_rcvlowat (measured on Linux 6.18: SO_RCVLOWAT 7 on a listener reads
+// 7 on its child).
 func (s *Sock) CloneFrom(parent *Sock) {
 	s.InheritFlags(parent)
 	s.Rcvbuf, s.RcvbufLocked = parent.Rcvbuf, parent.RcvbufLocked
 	s.Sndbuf, s.SndbufLocked = parent.Sndbuf, parent.SndbufLocked
+	s.Rcvlowat = parent.Rcvlowat
 }
 
 // InheritFlags models the flag copy of sk_clone_lock: an accepted socket
