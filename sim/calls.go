@@ -568,6 +568,9 @@ func (w *World) Shutdown(c Call, s *Socket, rd, wr bool) Result {
 			}
 			return ok(0)
 		}
+		if s.tcp != nil {
+			s.tcp.ShutdownConnecting()
+		}
 		s.Sk.Shutdown |= how
 		if s.tcp != nil && wr {
 			s.tcp.Shutdown()

@@ -25,6 +25,8 @@ func (w *World) connectTo(c Call, s *Socket) Result {
 	nonblock := s.Sk.Type&kernel.SOCK_NONBLOCK != 0
 	l := s.to
 	switch {
+	case t.Disconnecting():
+		return fail(kernel.EINVAL)
 	case t.SynWaiting() && nonblock:
 		return fail(kernel.EALREADY)
 	case t.SynWaiting():

@@ -129,6 +129,8 @@ type Conn struct {
 	// inProgress is sock->state still SS_CONNECTING: a non-blocking
 	// connect returned EINPROGRESS (InProgress).
 	inProgress bool
+	// disconnecting is sock->state SS_DISCONNECTING (ShutdownConnecting).
+	disconnecting bool
 	// syn is the SYN retransmission of a connect whose SYN was dropped.
 	syn synState
 
@@ -242,6 +244,26 @@ func (c *Conn) Connected() bool { return c.connected }
 // returned EINPROGRESS and sock->state stays SS_CONNECTING although the
 // handshake completed (over loopback, before the call returned).
 func (c *Conn) InProgress() { c.inProgress = true }
+
+// ShutdownConnecting models the start of inet_shutdown on a socket whose
+// non-blocking connect is still SS_CONNECTING (InProgress): with the
+// handshake completed sock->state becomes SS_CONNECTED, so a later
+// connect is EISCONN rather than 0; on a connection closed since (a
+// refused SYN) it becomes SS_DISCONNECTING, which every later connect
+// finds in __inet_stream_connect's default case, EINVAL (both measured
+// on Linux 6.18). A SYN still unanswered (SYN_SENT) is disconnected
+// further on in inet_shutdown, which the model does not do.
+func (c *Conn) ShutdownConnecting() {
+	if !c.inProgress || c.SynWaiting() {
+		return
+	}
+	c.inProgress = false
+	c.disconnecting = c.Sk.State == sock.CLOSE
+}
+
+// Disconnecting reports whether sock->state is SS_DISCONNECTING
+// (ShutdownConnecting).
+func (c *Conn) Disconnecting() bool { return c.disconnecting }
 
 // FinishConnect models __inet_stream_connect on a socket whose connect is
 // in progress (SS_CONNECTING, not a deferred connect): EALREADY while
