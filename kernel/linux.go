@@ -211,6 +211,7 @@ var (
 	SO_REUSEADDR         = SockOpt{SOL_SOCKET, 2}
 	SO_SNDBUF            = SockOpt{SOL_SOCKET, 7}
 	SO_REUSEPORT         = SockOpt{SOL_SOCKET, 15}
+	SO_OOBINLINE         = SockOpt{SOL_SOCKET, 10}
 	SO_RCVBUF            = SockOpt{SOL_SOCKET, 8}
 	SO_RCVLOWAT          = SockOpt{SOL_SOCKET, 18}
 	SO_SNDBUFFORCE       = SockOpt{SOL_SOCKET, 32}
@@ -257,6 +258,7 @@ var SockOptNames = NewSymbols(
 	Symbol[SockOpt]{"SO_MAX_PACING_RATE", SO_MAX_PACING_RATE},
 	Symbol[SockOpt]{"SO_MARK", SO_MARK},
 	Symbol[SockOpt]{"SO_REUSEADDR", SO_REUSEADDR}, Symbol[SockOpt]{"SO_REUSEPORT", SO_REUSEPORT},
+	Symbol[SockOpt]{"SO_OOBINLINE", SO_OOBINLINE},
 	Symbol[SockOpt]{"TCP_NODELAY", TCP_NODELAY}, Symbol[SockOpt]{"TCP_CORK", TCP_CORK},
 	Symbol[SockOpt]{"TCP_QUICKACK", TCP_QUICKACK}, Symbol[SockOpt]{"TCP_FASTOPEN", TCP_FASTOPEN},
 	Symbol[SockOpt]{"TCP_NOTSENT_LOWAT", TCP_NOTSENT_LOWAT}, Symbol[SockOpt]{"TCP_CONGESTION", TCP_CONGESTION},

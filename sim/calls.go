@@ -1081,6 +1081,18 @@ func (w *World) Recv(c Call, s *Socket, n int, flags kernel.MsgFlags) Result {
 // recv is a read of data by recv(2), or by recvmsg(2) with the control
 // buffer ctl, into which it writes its control messages (rxControl).
 func (w *World) recv(c Call, s *Socket, n int, flags kernel.MsgFlags, ctl *sock.RecvControl) Result {
+	if s.tcp != nil && !s.closed && flags&kernel.MSG_OOB != 0 {
+		// tcp_recv_urg never blocks.
+		return w.syscall(c, "recv", s, func() Result {
+			got, err := s.tcp.RecvUrgent(n, flags&kernel.MSG_PEEK != 0)
+			if err != 0 {
+				return fail(err)
+			}
+			r := ok(int64(got))
+			w.rxControl(s, &r, kernel.RxStampNone, ctl)
+			return r
+		})
+	}
 	blocking := !s.Sk.NoWait(flags)
 	if blocking && !s.closed && s.tcp != nil {
 		return w.recvStream(c, s, n, flags, ctl)
@@ -1155,10 +1167,17 @@ func (w *World) recvStream(c Call, s *Socket, n int, flags kernel.MsgFlags, ctl 
 	for {
 		w.beginOn(s)
 		s.lockSock()
+		queued := s.tcp.Queued() > 0
 		r, stamp := w.recvCopy(s, got, n-got, flags)
 		stamps = stamps.Merge(stamp)
 		w.releaseSock(s)
-		done := last || r.Errno != 0 || r.Ret == 0 || got+int(r.Ret) >= target || !s.tcp.ReadSleeps()
+		// A pass that found only an urgent byte to skip sleeps on
+		// (tcp_recvmsg_locked goes to sk_wait_data with nothing copied).
+		skipped := queued && r.Errno == kernel.EAGAIN && s.tcp.ReadSleeps() && !last
+		if skipped {
+			r = ok(0)
+		}
+		done := !skipped && (last || r.Errno != 0 || r.Ret == 0 || got+int(r.Ret) >= target || !s.tcp.ReadSleeps())
 		if r.Errno == 0 {
 			r.Ret += int64(got)
 		} else if got > 0 {
@@ -1172,9 +1191,16 @@ func (w *World) recvStream(c Call, s *Socket, n int, flags kernel.MsgFlags, ctl 
 		got = int(r.Ret)
 		w.end(Event{Source: c.Source, Op: "recv", Socket: s.Name,
 			Text: fmt.Sprintf("%s has %d of %d bytes: sleeps in sk_wait_data", c.Text, got, target)})
-		for !s.tcp.DataReady() && w.RunNext() {
+		ready := s.tcp.DataReady
+		if skipped {
+			// The byte it skipped stays queued for a peek: sk_wait_data
+			// waits for data that was not there.
+			q := s.tcp.Queued()
+			ready = func() bool { return s.tcp.Queued() > q || !s.tcp.ReadSleeps() }
 		}
-		last = !s.tcp.DataReady()
+		for !ready() && w.RunNext() {
+		}
+		last = !ready()
 	}
 }
 

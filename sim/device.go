@@ -144,6 +144,8 @@ type frame struct {
 	seq, endSeq uint32
 	fin, push   bool
 	moreFrags   bool
+	// urg is a TCP segment's urgent pointer (Packet.Urg).
+	urg uint16
 	// acks, ack and win: the ACK a TCP segment carries (Packet.Acks).
 	acks bool
 	ack  uint32
@@ -191,7 +193,7 @@ func (w *World) Xmit(p sock.Packet) {
 	if p.Skb.DataLen > 0 && (!dev.SG || !dev.Csum && s.tcp != nil && p.Skb.Shinfo().Flags&kernel.SKBFL_SHARED_FRAG != 0) {
 		p.Skb.Linearize()
 	}
-	frames := []frame{{skb: p.Skb, len: p.Skb.Len, seq: p.Seq, endSeq: p.EndSeq, fin: p.Fin, push: p.Push,
+	frames := []frame{{skb: p.Skb, len: p.Skb.Len, seq: p.Seq, endSeq: p.EndSeq, fin: p.Fin, push: p.Push, urg: p.Urg,
 		moreFrags: p.MoreFrags, ipID: p.IPID, fragOff: p.FragOff, acks: p.Acks, ack: p.Ack, win: p.Win}}
 	if size := s.gsoSize(p.Skb); size > 0 {
 		if dev.TSO && !s.gsoTooLarge(p.Skb) {
@@ -235,6 +237,8 @@ const ethHLen = 14
 
 // segment models skb_segment for a device without TSO: the GSO skb becomes
 // MSS-sized segments, each with its own uarg reference, and is consumed.
+// Each keeps the urgent pointer of the GSO skb's header as it is
+// (tcp_gso_segment leaves th->urg and urg_ptr alone).
 func (w *World) segment(p sock.Packet, mss int) []frame {
 	segs, err := p.Skb.Segment(mss)
 	if err != 0 {
@@ -244,7 +248,7 @@ func (w *World) segment(p sock.Packet, mss int) []frame {
 	frames := make([]frame, len(segs))
 	seq := p.Seq
 	for i, seg := range segs {
-		frames[i] = frame{skb: seg, len: seg.Len, seq: seq, endSeq: seq + uint32(seg.Len)}
+		frames[i] = frame{skb: seg, len: seg.Len, seq: seq, endSeq: seq + uint32(seg.Len), urg: p.Urg}
 		seq += uint32(seg.Len)
 	}
 	frames[len(frames)-1].fin = p.Fin

@@ -270,6 +270,7 @@ func (w *World) deliver(r *Socket, f frame) Event {
 	// __netif_receive_skb): stamped while the host's receive timestamps
 	// are on.
 	f.skb.RxTstamp = r.Sk.Host().Netstamp.Stamp(r.Sk.Host().Time())
+	r.tcp.Urgent(f.seq, f.endSeq, f.urg) // tcp_urg before tcp_data_queue
 	accepted := r.tcp.Receive(f.skb, f.seq, f.endSeq, f.fin, f.gso, f.push)
 	e.said = line{kind: lineSegment, name: r.Name, lo: f.seq, hi: f.endSeq, fin: f.fin, dup: !accepted}
 	if !accepted {

@@ -37,8 +37,10 @@ type Packet struct {
 	// (which takes one sequence number after the data).
 	Retransmit bool
 	Fin        bool
-	// Push is TCPHDR_PSH on a TCP segment.
+	// Push is TCPHDR_PSH on a TCP segment; Urg its urgent pointer with
+	// TCPHDR_URG, 0 without.
 	Push bool
+	Urg  uint16
 	// Acks marks a TCP segment that carries an ACK the sender owed, of
 	// Ack with window Win (tcp_transmit_skb → tcp_event_ack_sent): the
 	// receiver takes it as it takes an ACK (tcp_ack) before the data.

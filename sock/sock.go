@@ -124,6 +124,9 @@ type Sock struct {
 	// The model's binds never conflict (each socket has an address of its
 	// own), so they change nothing else.
 	Reuse, Reuseport bool
+	// URGInline is SOCK_URGINLINE (SO_OOBINLINE): TCP urgent data stays
+	// in the stream.
+	URGInline bool
 
 	// Tsflags are the SO_TIMESTAMPING flags and Tskey sk_tskey: the next
 	// key of a datagram socket, and on TCP the sequence number keys count

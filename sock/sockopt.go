@@ -20,7 +20,8 @@ import (
 // SO_REUSEADDR (sk_reuse: any value not 0 is SK_CAN_REUSE, read back as
 // 1) and SO_REUSEPORT (sk_reuseport likewise; switching it on is
 // EOPNOTSUPP on a socket not AF_INET or AF_INET6, !sk_is_inet; probed on
-// Linux 6.18). Any other option is ENOPROTOOPT; protocol levels are the
+// Linux 6.18), SO_OOBINLINE (SOCK_URGINLINE, sock_valbool_flag, read back
+// as 1). Any other option is ENOPROTOOPT; protocol levels are the
 // protocols' business.
 func (s *Sock) Setsockopt(opt kernel.SockOpt, val int) kernel.Errno {
 	privileged := opt == kernel.SO_SNDBUFFORCE || opt == kernel.SO_RCVBUFFORCE || opt == kernel.SO_MARK
@@ -63,6 +64,8 @@ func (s *Sock) Setsockopt(opt kernel.SockOpt, val int) kernel.Errno {
 			return kernel.EOPNOTSUPP
 		}
 		s.Reuseport = val != 0
+	case kernel.SO_OOBINLINE:
+		s.URGInline = val != 0
 	default:
 		return kernel.ENOPROTOOPT
 	}
@@ -208,6 +211,11 @@ func (s *Sock) Getsockopt(opt kernel.SockOpt) (int, kernel.Errno) {
 			return 1, 0
 		}
 		return 0, 0
+	case kernel.SO_OOBINLINE:
+		if s.URGInline {
+			return 1, 0
+		}
+		return 0, 0
 	}
 	return 0, kernel.ENOPROTOOPT
 }
@@ -227,13 +235,15 @@ func (s *Sock) CloneFrom(parent *Sock) {
 // InheritFlags models the flag copy of sk_clone_lock: an accepted socket
 // starts with its listener's SOCK_ZEROCOPY, timestamping (sk_tsflags and
 // the receive timestamp sk_flags, SOCK_RCVTSTAMP and the rest: Rxts),
-// sk_reuse and sk_reuseport settings (probed on Linux 6.18), and a
+// sk_reuse and sk_reuseport settings and SOCK_URGINLINE (probed on Linux
+// 6.18), and a
 // v4-mapped listener's child is v4-mapped. A child with SK_FLAGS_TIMESTAMP
 // takes a count of the host's receive timestamps of its own
 // (net_enable_timestamp), which its destruction gives back.
 func (s *Sock) InheritFlags(parent *Sock) {
 	s.V4Mapped = parent.V4Mapped
 	s.Reuse, s.Reuseport = parent.Reuse, parent.Reuseport
+	s.URGInline = parent.URGInline
 	s.zerocopy = parent.zerocopy
 	s.Tsflags = parent.Tsflags
 	for _, f := range []RxtsFlags{RxtsTimestamp, RxtsTimestampingRxSoftware} {

@@ -201,10 +201,12 @@ func (c *Conn) finish() {
 	c.Sk.Put()
 }
 
-// purgeRcv frees the receive queue, returning its charge.
+// purgeRcv frees the receive queue, returning its charge, and forgets
+// the urgent byte (tcp_disconnect: urg_data 0).
 func (c *Conn) purgeRcv() {
 	for _, r := range c.rcvQueue {
 		r.skb.Free()
 	}
 	c.rcvQueue = nil
+	c.urg = urgent{}
 }

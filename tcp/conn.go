@@ -142,6 +142,10 @@ type Conn struct {
 	// autotuning of the receive buffer.
 	copiedSeq uint32
 	rs        rcvSpace
+	// urg is the urgent byte received (urg_data, urg_seq), sndUrg the
+	// urgent mode of the sending side (snd_up).
+	urg    urgent
+	sndUrg sndUrgent
 	// rcvMSS and scalingRatio are icsk_ack.rcv_mss and tp->scaling_ratio
 	// (0 until a segment was measured).
 	rcvMSS, scalingRatio int

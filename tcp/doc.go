@@ -77,6 +77,34 @@
 // half the SYN-ACK's window (32767 bytes), then one of 32783: the 16
 // bytes left join the last skb at the new, larger size goal.
 //
+// # Urgent data
+//
+// A call with MSG_OOB that queued data moves snd_up to write_seq when it
+// pushes (tcp_push → tcp_mark_urg, at wait_for_space too), so its last
+// byte is urgent; MSG_ZEROCOPY alongside changes nothing. While snd_up is
+// ahead of snd_una (tcp_urg_mode; an ACK reaching it ends it,
+// tcp_clean_rtx_queue) every segment before it carries URG and the urgent
+// pointer snd_up - seq, or 0xFFFF when that is 64 KiB or more ahead and
+// seq + 0xFFFF is after snd_nxt (__tcp_transmit_skb); tcp_nagle_test lets
+// every skb go and tcp_write_xmit sends one MSS at a time (no
+// tcp_mss_split_point). The receiver runs tcp_urg before tcp_data_queue
+// (Urgent): tcp_check_urg takes the pointer less one (tcp_stdurg 0) as
+// urg_seq unless the reader is past it, it is before rcv_nxt or not after
+// the urgent byte known, dropping an unread urgent byte the reader stands
+// at (copied_seq++); the byte is TCP_URG_NOTYET until a segment holding it
+// arrives, then TCP_URG_VALID. tcp_recvmsg_locked stops a read before
+// urg_seq and skips the byte at the start of one (not with SO_OOBINLINE,
+// SOCK_URGINLINE, which reads it in the stream), and clears urg_data once
+// copied_seq is past it, so a byte never read with MSG_OOB is lost.
+// recv(MSG_OOB) is tcp_recv_urg (RecvUrgent): EINVAL with SOCK_URGINLINE,
+// without a byte or once it was read (TCP_URG_READ), the byte, EAGAIN
+// before it came, and it never blocks. tcp_poll adds EPOLLPRI while the
+// byte is TCP_URG_VALID and asks for one byte more for EPOLLIN from a
+// reader at the byte. Purging the receive queue forgets the byte
+// (tcp_disconnect). Measured on Linux
+// 6.18 (probe/testdata/tcp-urgent.zcs). SIOCATMARK (tcp_ioctl) and SIGURG
+// (sk_send_sigurg) are not modelled.
+//
 // # Pacing
 //
 // SO_MAX_PACING_RATE (sock.Sock.MaxPacingRate) switches internal pacing

@@ -84,6 +84,7 @@ func (w *wire) deliver() {
 		if p.Acks {
 			w.peer.Ack(p.Ack, p.Win)
 		}
+		w.peer.Urgent(p.Seq, p.EndSeq, p.Urg)
 		w.peer.Receive(rx, p.Seq, p.EndSeq, p.Fin, 0, p.Push)
 		w.sender.Ack(w.peer.RcvNxt(), w.peer.Window())
 	}

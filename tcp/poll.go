@@ -48,7 +48,9 @@ func (c *Conn) RecvTarget(n int, flags kernel.MsgFlags) int {
 //     closed (not in FIN_WAIT2); POLLIN|POLLRDNORM|POLLRDHUP once reading is shut down, by
 //     shutdown(SHUT_RD) or the peer's FIN (tcp_fin sets RCV_SHUTDOWN).
 //   - Except while connecting: POLLIN|POLLRDNORM when
-//     tcp_stream_is_readable at SO_RCVLOWAT (epollinReady), and
+//     tcp_stream_is_readable at SO_RCVLOWAT (epollinReady), one byte more
+//     for a reader at an urgent byte it would skip, POLLPRI while an
+//     urgent byte waits for recv(MSG_OOB) (urgPoll), and
 //     POLLOUT|POLLWRNORM when writing is shut down or the write queue is
 //     writeable (__sk_stream_is_writeable: free send buffer at least half
 //     of what is queued, sk_stream_memory_free); else SOCK_NOSPACE is
@@ -71,7 +73,9 @@ func (c *Conn) Poll() kernel.PollEvents {
 		ev |= kernel.POLLIN | kernel.POLLRDNORM | kernel.POLLRDHUP
 	}
 	if state != sock.SYN_SENT {
-		if c.epollinReady(c.Sk.Rcvlowat) {
+		urg, extra := c.urgPoll()
+		ev |= urg
+		if c.epollinReady(c.Sk.Rcvlowat + extra) {
 			ev |= kernel.POLLIN | kernel.POLLRDNORM
 		}
 		if shutdown&sock.SendShutdown != 0 || c.writeable() {

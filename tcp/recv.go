@@ -250,12 +250,21 @@ func (c *Conn) ReceiveQueue() []*skb.Buff {
 // the pending socket error, reported once (sock_error); 0 once
 // RCV_SHUTDOWN is set (by shutdown, even one that failed with ENOTCONN,
 // or by tcp_done) or the connection is finished; ENOTCONN on a socket that is TCP_CLOSE otherwise (never
-// connected); else EAGAIN, for the caller to wait on or report.
+// connected); else EAGAIN, for the caller to wait on or report. A read
+// stops before the urgent byte and skips it when it starts there
+// (readSpan); one that found nothing but the byte it skipped answers as
+// a read of an empty queue.
 func (c *Conn) Recv(n int) (int, kernel.Errno) {
 	if len(c.rcvQueue) == 0 {
 		return 0, c.emptyRead()
 	}
-	return c.consume(n, true), 0
+	skip, got := c.readSpan(c.copiedSeq, c.Queued(), n)
+	c.consume(skip+got, true)
+	c.urgPassed()
+	if got == 0 && skip > 0 && len(c.rcvQueue) == 0 {
+		return 0, c.emptyRead()
+	}
+	return got, 0
 }
 
 // consume takes up to n queued bytes as a read does, skb by skb: each
@@ -286,12 +295,18 @@ func (c *Conn) consume(n int, adjust bool) int {
 // has moved past those) and consumes nothing, so every skb and its rmem
 // stay; an empty queue answers as Recv's does. Measured on Linux 6.18:
 // a 3-byte peek of 5 queued bytes returns 3, a 10-byte one 5, and the
-// read after them 5 (probe/testdata/tcp-peek.zcs).
+// read after them 5 (probe/testdata/tcp-peek.zcs). The urgent byte
+// stops and is skipped as in Recv, and stays.
 func (c *Conn) Peek(skip, n int) (int, kernel.Errno) {
 	if len(c.rcvQueue) == 0 {
 		return 0, c.emptyRead()
 	}
-	return max(min(n, c.Queued()-skip), 0), 0
+	avail := max(c.Queued()-skip, 0)
+	hole, got := c.readSpan(c.copiedSeq+uint32(skip), avail, n)
+	if got == 0 && hole == avail && hole > 0 {
+		return 0, c.emptyRead()
+	}
+	return got, 0
 }
 
 // ReadSleeps reports whether a blocking read with nothing queued sleeps

@@ -148,7 +148,8 @@ func (c *Conn) forcedPush() bool {
 }
 
 // push models tcp_push at the end of a send call: mark PSH unless
-// MSG_MORE, and treat MSG_MORE as a cork for this push.
+// MSG_MORE, move snd_up with MSG_OOB (tcp_mark_urg), and treat MSG_MORE
+// as a cork for this push.
 func (c *Conn) push(flags kernel.MsgFlags, nonagle int) {
 	seg := c.writeTail()
 	if seg == nil {
@@ -157,6 +158,7 @@ func (c *Conn) push(flags kernel.MsgFlags, nonagle int) {
 	if flags&kernel.MSG_MORE == 0 || c.forcedPush() {
 		c.markPush(seg)
 	}
+	c.markUrg(flags)
 	if flags&kernel.MSG_MORE != 0 {
 		nonagle = nagleCork
 	}
@@ -349,6 +351,11 @@ func (c *Conn) splitPoint(seg *Segment, cwndBytes, nonagle int) int {
 		}
 		return 0
 	}
+	if c.sndUrg.active {
+		// Urgent mode: tcp_nagle_test lets the skb go, and tcp_write_xmit
+		// sends one MSS (no tcp_mss_split_point).
+		return min(seg.Skb.Len, mss)
+	}
 	// tcp_mss_split_point: a congestion window's quota is whole segments;
 	// the end of the skb or of the receive window leaves a partial one,
 	// which goes unless Nagle or a cork holds it.
@@ -486,6 +493,7 @@ func (c *Conn) ackTstamp(seg *Segment, prior uint32) {
 // Packet.Acks). A first transmission moves the segment to the
 // retransmit queue.
 func (c *Conn) transmit(seg *Segment, retrans bool) bool {
+	urg := c.urgPtr(seg.Seq, c.sndNxt)
 	var out *skb.Buff
 	var err kernel.Errno
 	if seg.Skb.IsCloned() {
@@ -515,7 +523,7 @@ func (c *Conn) transmit(seg *Segment, retrans bool) bool {
 	}
 	// __tcp_transmit_skb forces PSH on a GSO packet (the clone's header
 	// only: the queued skb keeps its flags).
-	p := sock.Packet{Skb: out, From: c.Sk, Seq: seg.Seq, EndSeq: seg.EndSeq, Retransmit: retrans, Fin: seg.Fin, Push: seg.Push || c.pcount(seg) > 1}
+	p := sock.Packet{Skb: out, From: c.Sk, Seq: seg.Seq, EndSeq: seg.EndSeq, Retransmit: retrans, Fin: seg.Fin, Push: seg.Push || c.pcount(seg) > 1, Urg: urg}
 	if c.ack.pending&ackSched != 0 {
 		p.Acks = true
 		p.Ack, p.Win = c.takeAck()
@@ -558,6 +566,7 @@ func (c *Conn) Ack(ack uint32, window int) {
 	prior := c.sndUna
 	if after(ack, c.sndUna) {
 		c.sndUna = ack
+		c.urgAcked(prior)
 	}
 	if c.fastOpenChild {
 		c.fastOpenChild = false // the handshake completes
