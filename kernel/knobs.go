@@ -34,6 +34,7 @@ var knobDocs = []Knob{
 	{"CopyUbufsHighOrder", "skb_copy_ubufs uses compound pages that fit MAX_SKB_FRAGS (v6.4, 7e692df39336)"},
 	{"CopyUbufsKeepPrivate", "skb_copy_ubufs keeps frags whose page has no other reference (RFC v2); copies all since v4.14"},
 	{"PureZerocopy", "SKBFL_PURE_ZEROCOPY skbs are not charged to sk_forward_alloc (v5.16, 9b65b17db723)"},
+	{"ZerocopyCombinePages", "a zerocopy page chunk continuing the last frag in its (compound) page extends it, across iovecs too (v5.10); before, one frag per base page chunk"},
 	{"TCPLinear", "linear bytes of a new zerocopy TCP skb (bug B18): 1408 in v4.14 to v4.17; 0 in the RFC and since v4.18"},
 	{"TCPZerocopyNeedsSG", "TCP takes a uarg only on a scatter-gather route (RFC v2); since v4.14 it takes one and marks it copied"},
 	{"TCPZerocopyWaitRetry", "TCP allocates the uarg after the state checks and retries once after sk_stream_wait_memory (RFC v2, R4)"},

@@ -166,6 +166,13 @@ type Profile struct {
 	// SKBFL_PURE_ZEROCOPY and does not charge them to sk_forward_alloc
 	// (v5.16, 9b65b17db723).
 	PureZerocopy bool
+	// ZerocopyCombinePages: __zerocopy_sg_from_iter extends the last frag
+	// with a pinned page chunk that continues it in the same (compound)
+	// page, so iovecs back to back share frags and a huge page is one
+	// frag (v5.10, "net: zerocopy: combine pages in
+	// zerocopy_sg_from_iter()"); before, every base page chunk is a frag
+	// of its own.
+	ZerocopyCombinePages bool
 
 	// TCPLinear is the linear area of each new skb tcp_sendmsg allocates:
 	// payload copied there is not a frag, so it is never reported COPIED
@@ -510,6 +517,7 @@ func builtinProfiles() []Profile {
 		p.MemlockDefault = 8 << 20
 		p.CopyUbufsHighOrder = true
 		p.PureZerocopy = true
+		p.ZerocopyCombinePages = true
 		p.TCPZerocopyStateCheck = false
 		p.TCPZerocopyCloseWait = false
 		p.TCPScalingRatio = true

@@ -226,6 +226,7 @@ func TestDiff(t *testing.T) {
 		"MemlockDefault: 65536 -> 8388608",
 		"CopyUbufsHighOrder: false -> true",
 		"PureZerocopy: false -> true",
+		"ZerocopyCombinePages: false -> true",
 		"TCPZerocopyStateCheck: true -> false",
 		"TCPZerocopyCloseWait: true -> false",
 		"TCPScalingRatio: false -> true",

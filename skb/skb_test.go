@@ -143,6 +143,25 @@ func TestZerocopyFromIterIovecs(t *testing.T) {
 	require.Equal(t, []skbtest.Frag{skbtest.F(pg, 1000, 100), skbtest.F(pg, 1132, 100)}, skbtest.SkbOf(apart).Frags)
 }
 
+// Before v5.10 (Profile.ZerocopyCombinePages off) every base page chunk
+// is a frag of its own: iovecs back to back do not share one, nor do the
+// base pages of a huge page.
+func TestZerocopyFromIterUncombined(t *testing.T) {
+	f := newFixture(t, "linux-5.0")
+	u, _ := ubuf.Alloc(f.H, f.sk, f.Task, 1<<20, call)
+	b := skb.Alloc(f.H, 0)
+	it := mm.NewIter(mm.Iovec{Buf: f.buf, Off: 0, Len: 100}, mm.Iovec{Buf: f.buf, Off: 100, Len: 300})
+	n, _ := b.ZerocopyFromIter(it, 400, u, call)
+	require.Equal(t, 400, n)
+	pg := f.buf.Page(0)
+	require.Equal(t, []skbtest.Frag{skbtest.F(pg, 0, 100), skbtest.F(pg, 100, 300)}, skbtest.SkbOf(b).Frags)
+	huge := mm.NewHugeBuffer(f.H, 1<<21, 9)
+	hb := skb.Alloc(f.H, 0)
+	n, _ = hb.ZerocopyFromIter(mm.NewIter(mm.Iovec{Buf: huge, Off: 0, Len: 3 * kernel.PageSize}), 3*kernel.PageSize, u, call)
+	require.Equal(t, 3*kernel.PageSize, n)
+	require.Len(t, hb.Shinfo().Frags, 3)
+}
+
 // A full skb takes nothing more, not even bytes that would continue its
 // last frag: the MAX_SKB_FRAGS check opens each batch of pinned pages.
 func TestZerocopyFromIterFullSkbContiguous(t *testing.T) {

@@ -74,8 +74,9 @@ func (b *Buff) ZcopyClear() { b.zcopyClear(true, kernel.NotCopied) }
 // (skb_zerocopy_iter_stream / _dgram): pin up to n bytes of the user's pages
 // as frags, one frag per page chunk, extending the last frag when the chunk
 // continues it in the same (compound) page, whichever iovec it comes from:
-// iovecs that lie back to back in user memory share frags. An skb whose
-// MAX_SKB_FRAGS frags are used takes nothing more, not even a chunk that
+// iovecs that lie back to back in user memory share frags
+// (Profile.ZerocopyCombinePages; before v5.10 every base page chunk is a
+// frag of its own, a huge page's too). An skb whose MAX_SKB_FRAGS frags are used takes nothing more, not even a chunk that
 // would continue its last frag (the check opens every batch of
 // iov_iter_get_pages2). Each chunk adds the whole pages it touches to
 // truesize (PAGE_ALIGN(copied + start)), a continued frag too, so truesize
@@ -95,7 +96,11 @@ func (b *Buff) ZerocopyFromIter(it *mm.Iter, n int, u *ubuf.Info, from kernel.Ob
 		if len(b.shinfo.Frags) == kernel.MaxSkbFrags {
 			break
 		}
-		if !b.extendLastFrag(c) {
+		combine := b.Host().Profile.ZerocopyCombinePages
+		if !combine {
+			c.Len = min(c.Len, kernel.PageSize-c.Off%kernel.PageSize) // skb_fill_page_desc per base page
+		}
+		if !combine || !b.extendLastFrag(c) {
 			if len(b.shinfo.Frags) == kernel.MaxSkbFrags-1 {
 				// The batch that starts the last frag pins one page
 				// (maxpages MAX_SKB_FRAGS - frag), so a compound page's

@@ -19,7 +19,9 @@
 //     (skb_zerocopy_iter_stream → __zerocopy_sg_from_iter): bytes that
 //     continue the skb's last frag in the same page extend it, whichever
 //     iovec they come from, so iovecs back to back in user memory share
-//     frags; a full skb (MAX_SKB_FRAGS) takes no more, not even those.
+//     frags (from v5.10, Profile.ZerocopyCombinePages; before, one frag
+//     per base page chunk); a full skb (MAX_SKB_FRAGS) takes no more,
+//     not even those.
 //     Where the iovecs lie is the caller's (package sim: back to back in
 //     one page-aligned buffer, or apart; measured on Linux 6.18,
 //     probe/testdata/tcp-iovec-frags.zcs). Copied payload goes into the
