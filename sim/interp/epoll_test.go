@@ -2,11 +2,9 @@ package interp
 
 import "testing"
 
-// epoll_wait over a NIC: a wait with a timeout lets the network run until
-// the completion's wakeup, a wait for ever too, and one that nothing can
-// end blocks forever; a closed socket leaves the instance.
-func TestEpollWaits(t *testing.T) {
-	tr := runSrc(t, `
+// nicEpoll is a zerocopy send over a NIC whose completion comes 2ms
+// later, its socket watched by an epoll instance, edge-triggered.
+const nicEpoll = `
 device eth0 nic delay=1ms
 socket s AF_INET SOCK_STREAM via=eth0
 setsockopt s SOL_SOCKET SO_ZEROCOPY 1 => 0
@@ -14,7 +12,13 @@ connect s => 0
 epoll_create ep => 4
 epoll_ctl ep EPOLL_CTL_ADD s EPOLLIN|EPOLLET => 0
 send s 1000 MSG_ZEROCOPY => 1000
-epoll_wait ep 8 => 0
+`
+
+// epoll_wait over a NIC: a wait with a timeout lets the network run until
+// the completion's wakeup, a wait for ever too, and one that nothing can
+// end blocks forever; a closed socket leaves the instance.
+func TestEpollWaits(t *testing.T) {
+	tr := runSrc(t, nicEpoll+`epoll_wait ep 8 => 0
 epoll_wait ep 8 1ms => 0
 epoll_wait ep 8 10ms => 1 [s EPOLLERR]
 send s 1000 MSG_ZEROCOPY => 1000
@@ -54,15 +58,7 @@ epoll_wait ep 1 => 0
 // wait, so five of 900µs leave the completion, 2ms away, for the next
 // wait.
 func TestEpollWaitMilliseconds(t *testing.T) {
-	tr := runSrc(t, `
-device eth0 nic delay=1ms
-socket s AF_INET SOCK_STREAM via=eth0
-setsockopt s SOL_SOCKET SO_ZEROCOPY 1 => 0
-connect s => 0
-epoll_create ep => 4
-epoll_ctl ep EPOLL_CTL_ADD s EPOLLIN|EPOLLET => 0
-send s 1000 MSG_ZEROCOPY => 1000
-repeat 5 { epoll_wait ep 8 900us => 0 }
+	tr := runSrc(t, nicEpoll+`repeat 5 { epoll_wait ep 8 900us => 0 }
 epoll_wait ep 8 10ms => 1 [s EPOLLERR]
 `)
 	requireOK(t, tr)
