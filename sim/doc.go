@@ -105,15 +105,20 @@
 // The listener's close or SHUT_RD resets each connection its accept queue
 // still holds (inet_csk_listen_stop, inet_child_forget; listenStop). A
 // child is a copy of its listener made at the handshake (sk_clone_lock):
-// its zerocopy and timestamping flags, its buffer sizes and their locks.
+// its zerocopy and timestamping flags, its buffer sizes and their locks,
+// its SO_RCVLOWAT.
 //
 // # Socket calls
 //
 // The calls are the socket layer above the protocols: every call on a
 // descriptor the program closed, or on a socket whose creation failed,
-// is EBADF and changes nothing (fdget); shutdown is inet_shutdown
-// (sk_shutdown set even where it returns ENOTCONN), unix_shutdown or
-// sock_no_shutdown (World.Shutdown); socket is __sock_create and the
+// is EBADF and changes nothing (fdget); close of a TCP socket with a
+// zerocopy-receive mapping frees only the descriptor, the mapping's
+// vm_file keeping the socket open until exit (sock_close at the last
+// fput); shutdown is inet_shutdown (sk_shutdown set even where it returns
+// ENOTCONN; a connect still SS_CONNECTING becomes SS_CONNECTED, or
+// SS_DISCONNECTING once refused: tcp.Conn.ShutdownConnecting),
+// unix_shutdown or sock_no_shutdown (World.Shutdown); socket is __sock_create and the
 // families' create functions (protocolLookup); an error-queue read is
 // ip_recv_error or ipv6_recv_error, whose put_cmsg truncates into a small
 // control buffer with MSG_CTRUNC (World.RecvmsgControl); a UDP datagram to
