@@ -141,7 +141,7 @@
 // read, without MSG_WAITALL), an accept, a poll of one socket with a
 // timeout and a blocking TCP connect sleep from their unfinished line
 // too (startWait): the survey keeps each such split call whole
-// (survey.waits, the first maxWaits), and the replay runs it, after
+// (survey.waits, the first maxSplit), and the replay runs it, after
 // whichever call of another pid makes it so, as soon as what the log
 // shows it returned is there in the model (ready: the bytes a read
 // returned, the FIN of one that returned 0, a traced client queued for

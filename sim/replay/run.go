@@ -236,15 +236,17 @@ type survey struct {
 	ports   int
 	// cuts holds, by first line, what the sends strace split returned
 	// when that was less than their buffers and more than nothing (the
-	// first maxCuts): startSend starts them with what they queued.
+	// first maxSplit): startSend starts them with what they queued.
 	cuts map[int]int
 	// waits holds, by first line, the other split calls that the replay
-	// runs from their first line on (waits; the first maxWaits).
+	// runs from their first line on (waits; the first maxSplit).
 	waits map[int]strace.Op
 }
 
-// maxCuts bounds the cut sends a survey keeps.
-const maxCuts = 4096
+// maxSplit bounds each kind of split call a survey keeps (the cut sends,
+// the waiting calls), so its memory is flat in the log's length; later
+// ones run at their resumed lines.
+const maxSplit = 4096
 
 // fixPort is the kind of an ephemeral port's inference: nothing a caller
 // fixes, only listed.
@@ -334,7 +336,7 @@ func timestampKind(k strace.TimeKind) string {
 //     its listener; the first maxPorts are listed.
 func (sv *survey) learn(op strace.Op, c *strace.Call) {
 	h := op.Head()
-	if waits(op) && len(sv.waits) < maxWaits {
+	if waits(op) && len(sv.waits) < maxSplit {
 		if sv.waits == nil {
 			sv.waits = map[int]strace.Op{}
 		}
@@ -342,7 +344,7 @@ func (sv *survey) learn(op strace.Op, c *strace.Call) {
 	}
 	switch o := op.(type) {
 	case *strace.Send:
-		if n, ok := o.Result.Ret(); ok && n > 0 && uint64(n) < o.Len && len(h.Lines) > 1 && len(sv.cuts) < maxCuts {
+		if n, ok := o.Result.Ret(); ok && n > 0 && uint64(n) < o.Len && len(h.Lines) > 1 && len(sv.cuts) < maxSplit {
 			if sv.cuts == nil {
 				sv.cuts = map[int]int{}
 			}

@@ -18,10 +18,6 @@ type waiting struct {
 	ran  bool
 }
 
-// maxWaits bounds the split calls a survey keeps for waiting calls; the
-// later ones run at their resumed lines.
-const maxWaits = 4096
-
 // waits reports whether the replay runs the split call op from its
 // first line on (startWait): a read of data on a TCP socket without
 // MSG_WAITALL, an accept, a poll of one descriptor that returned events,
