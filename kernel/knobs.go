@@ -16,6 +16,7 @@ type Knob struct {
 
 // knobDocs summarizes each knob of Profile, in declaration order.
 var knobDocs = []Knob{
+	{"Kernel", "the mainline release the kernel is or is based on, which decides the sysctls it has (tcp_rto_max_ms from v6.15)"},
 	{"OptIn", "MSG_ZEROCOPY needs SO_ZEROCOPY first (v4.14, 76851d1212c1); the RFC had no option"},
 	{"ZerocopyClasses", "socket classes with MSG_ZEROCOPY: TCP v4.14, RDS v4.17, UDP v5.0 (b5947e5d1e71), vsock v6.7; RFC also RAW, packet"},
 	{"OptRefusal", "errno of SO_ZEROCOPY on other sockets: ENOTSUPP until the sk_is_tcp rework, EOPNOTSUPP in v6.x"},

@@ -83,6 +83,10 @@ type Profile struct {
 	Name string
 	// Describe says in one line which kernel this is.
 	Describe string
+	// Kernel is the mainline release the profile's kernel is or is based
+	// on, which decides what it has of what mainline added release by
+	// release (a sysctl's sock.SysctlKey.Since).
+	Kernel Version
 
 	// OptIn: MSG_ZEROCOPY takes effect only on sockets with SOCK_ZEROCOPY,
 	// set by setsockopt(SO_ZEROCOPY). Merged in v4.14 (76851d1212c1); the
@@ -441,6 +445,17 @@ func (p *Profile) Clone() *Profile {
 	return &q
 }
 
+// Version is a mainline kernel release, v<Major>.<Minor>.
+type Version struct{ Major, Minor int }
+
+// String is "4.14".
+func (v Version) String() string { return fmt.Sprintf("%d.%d", v.Major, v.Minor) }
+
+// Before reports whether v is an earlier release than w.
+func (v Version) Before(w Version) bool {
+	return v.Major < w.Major || v.Major == w.Major && v.Minor < w.Minor
+}
+
 // DefaultProfile is the profile used when none is named: today's kernel.
 const DefaultProfile = "linux-6.18"
 
@@ -454,6 +469,7 @@ func builtinProfiles() []Profile {
 	rfc := Profile{
 		Name:            "rfc-v2",
 		Describe:        "the RFC v2 patch set \"socket sendmsg MSG_ZEROCOPY\" on v4.10-rc7 (2017)",
+		Kernel:          Version{4, 10},
 		OptIn:           false,
 		ZerocopyClasses: []SocketClass{ClassTCP, ClassUDP, ClassRAW, ClassPacket},
 		OptRefusal:      ENOPROTOOPT,
@@ -482,6 +498,7 @@ func builtinProfiles() []Profile {
 		Bugs:                   BugSet{BugLegacyUnaccount: true},
 	}
 	v414 := derive(rfc, "linux-4.14", "the first merge: TCP only, SO_ZEROCOPY before connect", func(p *Profile) {
+		p.Kernel = Version{4, 14}
 		p.OptIn = true
 		p.ZerocopyClasses = []SocketClass{ClassTCP}
 		p.OptRefusal = ENOTSUPP
@@ -501,6 +518,7 @@ func builtinProfiles() []Profile {
 		p.AbortDropsNewUarg = false
 	})
 	v50 := derive(v414, "linux-5.0", "UDP MSG_ZEROCOPY (b5947e5d1e71), zerocopy payload in frags only", func(p *Profile) {
+		p.Kernel = Version{5, 0}
 		p.ZerocopyClasses = []SocketClass{ClassTCP, ClassUDP, ClassRDS}
 		p.OptClosedOnly = false
 		p.MemlockInfinityExempt = true
@@ -511,6 +529,7 @@ func builtinProfiles() []Profile {
 		p.Switch(BugTCPLinear, false)
 	})
 	v618 := derive(v50, "linux-6.18", "today's kernel, as measured on the development machines", func(p *Profile) {
+		p.Kernel = Version{6, 18}
 		p.OptRefusal = EOPNOTSUPP
 		p.OptmemMax = 131072
 		p.OmallocTruesize = 832

@@ -166,6 +166,22 @@ func TestVersionKnobs(t *testing.T) {
 	}
 }
 
+// Each profile names its mainline release; derived ones are no older
+// than what they derive from, and Before orders releases.
+func TestKernelVersions(t *testing.T) {
+	want := map[string]string{"rfc-v2": "4.10", "linux-4.14": "4.14", "tcp-mmap-rfc": "4.14", "linux-5.0": "5.0", "linux-6.18": "6.18", "zc-cmsg-v7": "6.18"}
+	for _, p := range kernel.Profiles() {
+		require.Equal(t, want[p.Name], p.Kernel.String(), p.Name)
+	}
+	v := func(major, minor int) kernel.Version { return kernel.Version{Major: major, Minor: minor} }
+	require.True(t, v(5, 0).Before(v(6, 15)))
+	require.True(t, v(6, 1).Before(v(6, 15)))
+	require.True(t, v(4, 14).Before(v(5, 0)))
+	require.False(t, v(6, 18).Before(v(6, 15)))
+	require.False(t, v(6, 15).Before(v(6, 15)))
+	require.False(t, v(6, 0).Before(kernel.Version{}))
+}
+
 func TestSwitch(t *testing.T) {
 	p, _ := kernel.Lookup("linux-6.18")
 	p.Switch(kernel.BugTCPLinear, true)
@@ -219,6 +235,7 @@ func TestDiff(t *testing.T) {
 		got = append(got, d.Name+": "+d.A+" -> "+d.B)
 	}
 	require.Equal(t, []string{
+		"Kernel: 5.0 -> 6.18",
 		"ZerocopyClasses: [tcp udp rds] -> [tcp udp rds vsock]",
 		"OptRefusal: ENOTSUPP -> EOPNOTSUPP",
 		"OptmemMax: 20480 -> 131072",

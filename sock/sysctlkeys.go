@@ -27,10 +27,19 @@ type SysctlKey struct {
 	// Named says the value is a name (tcp_congestion_control), not a
 	// number.
 	Named bool
+	// Since is the mainline release that added the key; a profile of an
+	// earlier kernel has no such file under /proc/sys (its open is
+	// ENOENT). Zero for the keys every profile's kernel has: all but
+	// tcp_rto_max_ms were in mainline before v4.10, the oldest profile's
+	// base, and are in the 6.1 source.
+	Since kernel.Version
 
 	setNumbers func(*Sysctl, []int64)
 	setName    func(*Sysctl, string)
 }
+
+// On reports whether profile p's kernel has the key (Since).
+func (k SysctlKey) On(p *kernel.Profile) bool { return !p.Kernel.Before(k.Since) }
 
 // Set writes the key's values into n: numbers, or for a Named key the
 // name.
@@ -69,8 +78,10 @@ var SysctlKeys = []SysctlKey{
 	{Name: "net.ipv4.tcp_syn_retries", Values: 1, Least: 1, Most: 127, Netns: true, setNumbers: func(n *Sysctl, v []int64) { n.TCPSynRetries = int(v[0]) }},
 	{Name: "net.ipv4.tcp_retries2", Values: 1, Most: math.MaxUint8, Netns: true, setNumbers: func(n *Sysctl, v []int64) { n.TCPRetries2 = int(v[0]) }},
 	{Name: "net.ipv4.tcp_orphan_retries", Values: 1, Most: math.MaxUint8, Netns: true, setNumbers: func(n *Sysctl, v []int64) { n.TCPOrphanRetries = int(v[0]) }},
-	// TCP_RTO_MAX_MIN_SEC and TCP_RTO_MAX_SEC in milliseconds (v6.15).
-	{Name: "net.ipv4.tcp_rto_max_ms", Values: 1, Least: 1000, Most: 120000, Netns: true, setNumbers: func(n *Sysctl, v []int64) { n.TCPRtoMaxMs = int(v[0]) }},
+	// TCP_RTO_MAX_MIN_SEC and TCP_RTO_MAX_SEC in milliseconds; added in
+	// v6.15 ("tcp: add tcp_rto_max_ms sysctl"): not in the 6.1 source,
+	// in the live 6.18's /proc/sys/net/ipv4.
+	{Name: "net.ipv4.tcp_rto_max_ms", Values: 1, Least: 1000, Most: 120000, Netns: true, Since: kernel.Version{Major: 6, Minor: 15}, setNumbers: func(n *Sysctl, v []int64) { n.TCPRtoMaxMs = int(v[0]) }},
 	{Name: "net.ipv4.tcp_invalid_ratelimit", Values: 1, Most: math.MaxInt32, Netns: true, setNumbers: func(n *Sysctl, v []int64) { n.TCPInvalidRatelimitMs = int(v[0]) }},
 	{Name: "net.ipv4.tcp_congestion_control", Values: 1, Netns: true, Named: true, setName: func(n *Sysctl, name string) { n.SetCongestionDefault(kernel.Congestion(name)) }},
 }

@@ -1,6 +1,7 @@
 package interp
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"slices"
@@ -83,6 +84,25 @@ const defaultDevice = "lo"
 func (r *resolver) fail(pos scenario.Pos, near, format string, args ...any) {
 	if len(r.errs) < scenario.MaxErrors {
 		r.errs = append(r.errs, &scenario.Error{Pos: pos, Msg: fmt.Sprintf(format, args...), Near: near})
+	}
+}
+
+// sysctlsOn refuses the sysctl statements whose key profile p's kernel
+// does not have yet (sock.SysctlKey.On: no such /proc/sys file, ENOENT
+// on its open), keeping the errors in line order. A statement whose
+// key the model has on no profile was refused already.
+func (r *resolver) sysctlsOn(p *kernel.Profile, sysctls []*scenario.Sysctl) {
+	n := len(r.errs)
+	for _, s := range sysctls {
+		if k, ok := sock.LookupSysctl(s.Key.Name); ok && !k.On(p) {
+			r.fail(s.Key.Pos, s.Key.Name, "profile %s (Linux %s) has no sysctl %s: it is new in %s (its /proc/sys file does not exist, ENOENT)",
+				p.Name, p.Kernel, s.Key.Name, k.Since)
+		}
+	}
+	if len(r.errs) > n {
+		slices.SortStableFunc(r.errs, func(a, b *scenario.Error) int {
+			return cmp.Or(cmp.Compare(a.Pos.Line, b.Pos.Line), cmp.Compare(a.Pos.Col, b.Pos.Col))
+		})
 	}
 }
 

@@ -79,12 +79,15 @@ func Load(file string, src []byte, opts Options) (*Scenario, error) {
 		known[b] = true
 	}
 	var config []scenario.Stmt // the profile and bug statements setup reads
+	var sysctls []*scenario.Sysctl
 	rt := scenario.Retarget{To: opts.Family}
 	err := scenario.ParseEach(file, src, func(st scenario.Stmt) bool {
 		rt.Rewrite(st)
-		switch st.(type) {
+		switch s := st.(type) {
 		case *scenario.Profile, *scenario.Bug:
 			config = append(config, st)
+		case *scenario.Sysctl:
+			sysctls = append(sysctls, s)
 		}
 		r.stmt(st, known)
 		return true
@@ -96,6 +99,7 @@ func Load(file string, src []byte, opts Options) (*Scenario, error) {
 	if err != nil {
 		return nil, err
 	}
+	r.sysctlsOn(p, sysctls)
 	if len(r.errs) > 0 {
 		return nil, r.errs
 	}

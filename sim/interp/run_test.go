@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"os"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -12,6 +13,7 @@ import (
 	"github.com/zcsim/zcsim/kernel"
 	"github.com/zcsim/zcsim/sim"
 	"github.com/zcsim/zcsim/sim/engine"
+	"github.com/zcsim/zcsim/sock"
 )
 
 // runSrc runs a scenario given as text and returns its trace.
@@ -756,6 +758,34 @@ func TestProfileOption(t *testing.T) {
 	require.Equal(t, "linux-5.0", runSrc(t, src, Options{Profile: "linux-5.0"}).Records[0].Config.Profile)
 	_, err := Run("test.zcs", []byte(src), Options{Profile: "linux-1.0"})
 	require.ErrorContains(t, err, `unknown profile "linux-1.0"`)
+}
+
+// A sysctl the profile's kernel does not have yet is an input error at
+// its line, on that profile alone: tcp_rto_max_ms (v6.15) on linux-5.0,
+// and on linux-6.18 not; each key on each profile as its Since says.
+func TestSysctlPerProfile(t *testing.T) {
+	src := "sysctl net.ipv4.tcp_sack 0\nsysctl net.ipv4.tcp_rto_max_ms 1000\nsocket s AF_INET SOCK_STREAM\n"
+	_, err := Run("test.zcs", []byte("profile linux-5.0\n"+src), Options{})
+	require.EqualError(t, err, `test.zcs:3:8: profile linux-5.0 (Linux 5.0) has no sysctl net.ipv4.tcp_rto_max_ms: it is new in 6.15 (its /proc/sys file does not exist, ENOENT) (at "net.ipv4.tcp_rto_max_ms")`)
+	requireOK(t, runSrc(t, "profile linux-6.18\n"+src))
+	// The profile option decides, and the errors stay in line order.
+	_, err = Run("test.zcs", []byte(src+"send t 1 0\n"), Options{Profile: "rfc-v2"})
+	require.ErrorContains(t, err, "test.zcs:2:8: profile rfc-v2 (Linux 4.10) has no sysctl net.ipv4.tcp_rto_max_ms")
+	require.ErrorContains(t, err, "ENOENT) (at \"net.ipv4.tcp_rto_max_ms\")\ntest.zcs:4:6: undefined socket")
+	for _, p := range kernel.Profiles() {
+		for _, k := range sock.SysctlKeys {
+			values := strings.Repeat(" "+strconv.FormatUint(k.Least, 10), k.Values)
+			if k.Named {
+				values = " reno"
+			}
+			_, err := Run("test.zcs", []byte("profile "+p.Name+"\nsysctl "+k.Name+values+"\n"), Options{})
+			if p.Kernel.Before(k.Since) {
+				require.ErrorContains(t, err, "test.zcs:2:8: profile "+p.Name, k.Name)
+			} else {
+				require.NoError(t, err, "%s on %s", k.Name, p.Name)
+			}
+		}
+	}
 }
 
 // Input errors come back before anything runs, each with file:line:col.
