@@ -155,6 +155,12 @@ func (g *gen) act(a action) {
 		g.recv()
 	case aSetsockopt:
 		s := g.anySock()
+		if s.kind == kTCP && g.chance(8) {
+			// SOCK_URGINLINE on the reading side: urgent bytes stay in
+			// the stream and recv(MSG_OOB) is EINVAL (tcp_recv_urg).
+			g.line("setsockopt %s SOL_SOCKET SO_OOBINLINE %s", g.receiver(s), pick(g, "1", "1", "0"))
+			return
+		}
 		g.setsockopt(g.maybePeer(s), s)
 	case aGetsockopt:
 		g.getsockopt()
@@ -163,12 +169,13 @@ func (g *gen) act(a action) {
 	}
 }
 
-// recv reads data, mostly on a peer so the window opens and ACKs flow.
+// recv reads data, mostly on a peer so the window opens and ACKs flow,
+// sometimes the urgent byte (MSG_OOB, tcp_recv_urg, which never blocks).
 func (g *gen) recv() {
 	s := g.sockName(!g.chance(4))
 	flags := ""
 	if g.chance(2) {
-		flags = " " + pick(g, "0", "MSG_DONTWAIT", "MSG_PEEK", "MSG_WAITALL", "MSG_TRUNC|MSG_DONTWAIT")
+		flags = " " + pick(g, "0", "MSG_DONTWAIT", "MSG_PEEK", "MSG_WAITALL", "MSG_TRUNC|MSG_DONTWAIT", "MSG_OOB", "MSG_OOB|MSG_PEEK")
 	}
 	if g.chance(5) {
 		g.line("recvmsg %s %s", s, pick(g, "0", "MSG_DONTWAIT"))

@@ -234,6 +234,7 @@ func TestCoverage(t *testing.T) {
 		" backlog=0\n", " backlog=-1\n", " to=s", `TCP_CONGESTION "reno"`, `TCP_CONGESTION "nosuchcc"`,
 		"TCP_INQ 1", "SO_REUSEADDR 5", "SO_REUSEPORT 1", "SO_TIMESTAMPNS 1", "control=", "msg_flags=2", "reserved=1",
 		"cmsg SOL_SOCKET SO_TIMESTAMPING SOF_", "cmsg 1234 5 0",
+		" MSG_OOB\n", " MSG_OOB|MSG_PEEK\n", ".peer SOL_SOCKET SO_OOBINLINE 1\n", "SOL_SOCKET SO_OOBINLINE\n",
 	} {
 		require.Contains(t, all.String(), word)
 	}
@@ -399,7 +400,8 @@ func TestHostScenarios(t *testing.T) {
 	}
 	for _, word := range []string{"sysctl net.core.optmem_max", "capdrop main", "setrlimit main", "SOCK_RAW", "AF_UNIX", ".peer", "MSG_ZEROCOPY", "SO_SNDBUFFORCE",
 		"sysctl net.ipv4.tcp_timestamps 0", "sysctl net.ipv4.tcp_sack 0", "sysctl net.core.somaxconn", "listen ", " to=", `TCP_CONGESTION "`,
-		"device lz loopback mtu=", " mapped", "mmap ", "TCP_ZEROCOPY_RECEIVE", "poll ", "epoll_wait ", "fcntl "} {
+		"device lz loopback mtu=", " mapped", "mmap ", "TCP_ZEROCOPY_RECEIVE", "poll ", "epoll_wait ", "fcntl ",
+		" MSG_OOB\n", " MSG_OOB|MSG_PEEK\n", ".peer SOL_SOCKET SO_OOBINLINE 1\n"} {
 		require.Contains(t, all.String(), word)
 	}
 }

@@ -112,8 +112,11 @@ func (g *gen) sendFlags() string {
 	if g.on(Nonblock) && g.chance(3) {
 		fs = append(fs, "MSG_DONTWAIT")
 	}
+	if g.chance(10) { // urgent data, for the reads with MSG_OOB
+		fs = append(fs, "MSG_OOB")
+	}
 	if g.chance(15) {
-		fs = append(fs, pick(g, "MSG_NOSIGNAL", "MSG_EOR", "MSG_CONFIRM", "MSG_OOB", "MSG_DONTROUTE", "MSG_FASTOPEN"))
+		fs = append(fs, pick(g, "MSG_NOSIGNAL", "MSG_EOR", "MSG_CONFIRM", "MSG_DONTROUTE", "MSG_FASTOPEN"))
 	}
 	if len(fs) == 0 {
 		return "0"
@@ -300,7 +303,8 @@ func (g *gen) getsockopt() {
 	opt := pick(g, "SOL_SOCKET SO_ZEROCOPY", "SOL_SOCKET SO_SNDBUF", "SOL_SOCKET SO_RCVBUF", "SOL_SOCKET SO_RCVLOWAT",
 		"SOL_SOCKET SO_TIMESTAMPING", "IPPROTO_TCP TCP_CORK", "SOL_UDP UDP_SEGMENT", "SOL_UDP UDP_CORK", "SOL_IP IP_HDRINCL",
 		"IPPROTO_TCP TCP_ZEROCOPY_RECEIVE", "SOL_IP IP_RECVERR", "SOL_IPV6 IPV6_RECVERR", "SOL_PACKET PACKET_TX_RING",
-		"IPPROTO_TCP TCP_CONGESTION", "IPPROTO_TCP TCP_INQ", "SOL_SOCKET SO_REUSEADDR", "SOL_SOCKET SO_REUSEPORT", "SOL_SOCKET SO_TIMESTAMPNS")
+		"IPPROTO_TCP TCP_CONGESTION", "IPPROTO_TCP TCP_INQ", "SOL_SOCKET SO_REUSEADDR", "SOL_SOCKET SO_REUSEPORT", "SOL_SOCKET SO_TIMESTAMPNS",
+		"SOL_SOCKET SO_OOBINLINE")
 	// On a host the live run's peers have buffer sizes of its own.
 	g.line("getsockopt %s %s", g.sockName(g.chance(6) && !g.cfg.Host), opt)
 }
