@@ -68,7 +68,7 @@ func TestCheckFor(t *testing.T) {
 // summary; with --shard every finding's seed is in the shard.
 func TestCheckJSONShard(t *testing.T) {
 	dir := t.TempDir()
-	args := []string{"check", "--json", "--bug", "tstamp-leak", "--seed", "10", "--runs", "300", "--shard", "1/3", "--keep-going", "--out", dir}
+	args := []string{"check", "--json", "--bug", "tstamp-leak", "--seed", "3100", "--runs", "300", "--shard", "1/3", "--keep-going", "--out", dir}
 	z := runCLI(args...)
 	z.requireStatus(t, exitFindings, args...)
 	var kinds []string

@@ -130,10 +130,10 @@ func (g *gen) act(a action) {
 		if a == aSendto && g.cfg.Host {
 			s = g.anySock().name // the live run's peers have no address to send to
 		}
-		g.line("%s %s %s %s", actionNames[a], s, g.lenText(g.sendSize(s)), g.sendFlags())
+		g.line("%s %s %s %s", actionNames[a], s, g.lenText(g.sendSize(s)), g.sendFlags(s))
 	case aSendmsg:
 		s := g.sender()
-		line := fmt.Sprintf("sendmsg %s %s %s%s", s, g.iovec(g.mtuOf(s)), g.sendFlags(), g.cmsgs())
+		line := fmt.Sprintf("sendmsg %s %s %s%s", s, g.iovec(g.mtuOf(s)), g.sendFlags(s), g.cmsgs())
 		if g.zcCmsg && g.chance(2) { // completions through the control message
 			line += " zc_info=" + pick(g, "0", "1", "2", "4", "64")
 		}
@@ -144,7 +144,7 @@ func (g *gen) act(a action) {
 		for i := range msgs {
 			msgs[i] = g.iovec(g.mtuOf(s))
 		}
-		g.line("sendmmsg %s %s %s", s, strings.Join(msgs, " "), g.sendFlags())
+		g.line("sendmmsg %s %s %s", s, strings.Join(msgs, " "), g.sendFlags(s))
 	case aErrqueue:
 		flags := "MSG_ERRQUEUE"
 		if g.chance(3) {

@@ -69,8 +69,8 @@
 // copy and zerocopy mixed, MSG_MORE, MSG_DONTWAIT and rarer flags; sizes
 // from 0 to CallBytes weighted toward small ones, with the boundaries that
 // matter (MSS, PAGE_SIZE ± 1, 64K ± 1, the MTU ± 1, UDP's largest
-// datagram), MSG_OOB among the flags more often than the other rarer
-// ones. recvmsg MSG_ERRQUEUE at random moments, recv and recvmsg on
+// datagram), on TCP senders MSG_OOB more often than the other rarer
+// flags. recvmsg MSG_ERRQUEUE at random moments, recv and recvmsg on
 // peers (MSG_OOB and MSG_OOB|MSG_PEEK among their flags), setsockopt and
 // getsockopt (SO_ZEROCOPY, SO_OOBINLINE on a TCP socket's reading side, buffer sizes and their
 // FORCE forms, TCP_CORK, UDP_CORK, UDP_SEGMENT, SO_TIMESTAMPING with flag

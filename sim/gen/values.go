@@ -2,6 +2,7 @@ package gen
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -100,8 +101,8 @@ func (g *gen) iovec(mtu int) string {
 }
 
 // sendFlags mixes copy and zerocopy sends with MSG_MORE, MSG_DONTWAIT and a
-// few rarer flags.
-func (g *gen) sendFlags() string {
+// few rarer flags, and on a TCP sender MSG_OOB more often.
+func (g *gen) sendFlags(sender string) string {
 	var fs []string
 	if !g.chance(4) {
 		fs = append(fs, "MSG_ZEROCOPY")
@@ -112,11 +113,11 @@ func (g *gen) sendFlags() string {
 	if g.on(Nonblock) && g.chance(3) {
 		fs = append(fs, "MSG_DONTWAIT")
 	}
-	if g.chance(10) { // urgent data, for the reads with MSG_OOB
-		fs = append(fs, "MSG_OOB")
-	}
 	if g.chance(15) {
-		fs = append(fs, pick(g, "MSG_NOSIGNAL", "MSG_EOR", "MSG_CONFIRM", "MSG_DONTROUTE", "MSG_FASTOPEN"))
+		fs = append(fs, pick(g, "MSG_NOSIGNAL", "MSG_EOR", "MSG_CONFIRM", "MSG_OOB", "MSG_DONTROUTE", "MSG_FASTOPEN"))
+	}
+	if s := g.sockNamed(strings.TrimSuffix(sender, ".peer")); s != nil && s.kind == kTCP && !slices.Contains(fs, "MSG_OOB") && g.chance(10) {
+		fs = append(fs, "MSG_OOB") // urgent data, for the reads with MSG_OOB
 	}
 	if len(fs) == 0 {
 		return "0"
