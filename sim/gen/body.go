@@ -155,12 +155,6 @@ func (g *gen) act(a action) {
 		g.recv()
 	case aSetsockopt:
 		s := g.anySock()
-		if s.kind == kTCP && g.chance(8) {
-			// SOCK_URGINLINE on the reading side: urgent bytes stay in
-			// the stream and recv(MSG_OOB) is EINVAL (tcp_recv_urg).
-			g.line("setsockopt %s SOL_SOCKET SO_OOBINLINE %s", g.receiver(s), pick(g, "1", "1", "0"))
-			return
-		}
 		g.setsockopt(g.maybePeer(s), s)
 	case aGetsockopt:
 		g.getsockopt()

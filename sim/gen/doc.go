@@ -57,8 +57,8 @@
 // combinations socket(2) refuses, SOCK_NONBLOCK, with Mapped AF_INET6 TCP
 // and UDP sockets with v4-mapped peers) with via, task and peer options,
 // each followed by SO_ZEROCOPY before or after connect, a few options, bind
-// and listen, and with ZcRecv sometimes an mmap of a TCP socket's
-// receiving side. With Listen a TCP socket may be a listener (listen with
+// and listen, with ZcRecv sometimes an mmap of a TCP socket's receiving
+// side, and now and then SO_OOBINLINE on that side. With Listen a TCP socket may be a listener (listen with
 // a backlog= of 0 to 128, -1, or none) and a later one a client of it
 // (to=, of its family, connecting in its setup; it has no implicit peer,
 // so what would go to S.peer goes to it).
@@ -72,7 +72,7 @@
 // datagram), on TCP senders MSG_OOB more often than the other rarer
 // flags. recvmsg MSG_ERRQUEUE at random moments, recv and recvmsg on
 // peers (MSG_OOB and MSG_OOB|MSG_PEEK among their flags), setsockopt and
-// getsockopt (SO_ZEROCOPY, SO_OOBINLINE on a TCP socket's reading side, buffer sizes and their
+// getsockopt (SO_ZEROCOPY, buffer sizes and their
 // FORCE forms, TCP_CORK, UDP_CORK, UDP_SEGMENT, SO_TIMESTAMPING with flag
 // unions or numbers, SO_TIMESTAMP and SO_TIMESTAMPNS, IP_RECVERR,
 // IPV6_RECVERR, SO_RCVLOWAT, SO_REUSEADDR, SO_REUSEPORT, TCP_CONGESTION

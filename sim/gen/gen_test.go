@@ -190,11 +190,11 @@ func TestBounds(t *testing.T) {
 	}
 }
 
-// TestCoverage checks that a few hundred files together use every
+// TestCoverage checks that two thousand files together use every
 // statement of the language and the options and values that matter.
 func TestCoverage(t *testing.T) {
 	var all bytes.Buffer
-	for seed := range uint64(1000) {
+	for seed := range uint64(2000) {
 		all.Write(gen.Scenario(seed, gen.Config{}))
 	}
 	keywords := map[string]bool{}

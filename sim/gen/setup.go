@@ -445,6 +445,11 @@ func (g *gen) socketSetup(s *sock) {
 	if s.kind == kTCP && g.on(ZcRecv) && g.chance(2) {
 		g.mmap(g.receiver(s)) // once connected: on a host the peer exists from then on
 	}
+	if s.kind == kTCP && g.chance(8) {
+		// SOCK_URGINLINE on the reading side: urgent bytes stay in the
+		// stream and recv(MSG_OOB) is EINVAL (tcp_recv_urg).
+		g.line("setsockopt %s SOL_SOCKET SO_OOBINLINE %s", g.receiver(s), pick(g, "1", "1", "0"))
+	}
 	if g.ringable(s) && !g.chance(4) {
 		g.txRing(s)
 	}
