@@ -48,6 +48,12 @@
 // out), or a call that sleeps longer than the live run's SO_SNDTIMEO
 // (1s, below), nothing later on the pair whose event came late is
 // compared: it is undetermined, the live run did not wait for it.
+// A statement the model answers after one of its connection's TCP timers
+// fired but before the kernel's timer wheel may have fired it
+// (sim.Event.Assumes, tcp/doc.go "When a timer fires") is compared, under
+// the assumption that the kernel's fired as early: the text lists it
+// first ("assuming line N (statement): …"), marks it "ok~" where it
+// agrees, and the summary counts it; [Stmt.Assumes] carries it in JSON.
 //
 // # Bounds: no scenario hangs a live run
 //

@@ -353,3 +353,31 @@ func TestLayoutAssumption(t *testing.T) {
 		require.Equal(t, want != "", strings.Contains(b.String(), "\nassuming "+layoutText+"\n"), b.String())
 	}
 }
+
+// A statement the model answers just after one of its connection's TCP
+// timers fired, within the wheel's slack, is compared under that
+// assumption: it is listed at the top, marked ok~ where it agrees, and
+// counted in the summary; the one after the window is not.
+func TestTimerAssumption(t *testing.T) {
+	src := "socket s AF_INET SOCK_STREAM\nsetsockopt s SOL_TCP TCP_CORK 1\nconnect s\nsend s 1 0\nwait 204ms\n" +
+		"recv s.peer 10 MSG_DONTWAIT\nwait 10ms\nrecv s.peer 10 MSG_DONTWAIT\n"
+	stmts, err := scenario.Parse("t.zcs", []byte(src))
+	require.NoError(t, err)
+	model, err := modelRun("t.zcs", []byte(src), stmts, kernel.DefaultProfile, nil, nil)
+	require.NoError(t, err)
+	require.Contains(t, model.assumes[6], "the zero-window probe timer of s fired at 204ms")
+	require.NotContains(t, model.assumes, 8)
+	var kern []Obs
+	for _, l := range []int{1, 2, 3, 4, 6, 8} {
+		kern = append(kern, Obs{Line: l, Stmt: scenario.FormatCall(stmts[l-1]), Result: model.res[l]})
+	}
+	res := compare("t.zcs", kernel.DefaultProfile, stmts, makePlan(stmts, kernel.DefaultProfile), kern, model)
+	require.True(t, res.OK())
+	require.Equal(t, []string{"line 6 (recv s.peer 10 MSG_DONTWAIT): " + model.assumes[6]}, res.Assumptions)
+	var b strings.Builder
+	require.NoError(t, res.WriteText(&b))
+	require.Contains(t, b.String(), "\nassuming line 6 (recv s.peer 10 MSG_DONTWAIT): the zero-window probe timer")
+	require.Contains(t, b.String(), "\nok~  t.zcs:6  ")
+	require.Contains(t, b.String(), "\nok   t.zcs:8  ")
+	require.Contains(t, b.String(), "6 statements compared, 6 agree (1 under an assumption), 0 diverge")
+}

@@ -91,6 +91,11 @@ type Stmt struct {
 	// MeetsExpectation is false when the kernel's answer contradicts the
 	// scenario's "=>" expectation.
 	MeetsExpectation bool `json:"meets_expectation"`
+	// Assumes, when set, says the model's answer holds under an
+	// assumption: that the TCP timers it names, which the model fired
+	// before the statement, fired before it on the kernel too
+	// (sim.Event.Assumes). Result.Assumptions lists it as well.
+	Assumes string `json:"assumes,omitempty"`
 }
 
 // Skip is a statement the model ran and the kernel run did not compare.
@@ -122,7 +127,9 @@ type Result struct {
 	// the profile's defaults (HostSysctl).
 	Host []HostSysctl `json:"host,omitempty"`
 	// Assumptions are what both runs take that the scenario does not
-	// show, which their answers depend on (layoutAssumption).
+	// show, which their answers depend on (layoutAssumption), and for
+	// each statement compared under a timer's assumption (Stmt.Assumes)
+	// "line N (statement): " and what it assumes.
 	Assumptions []string `json:"assumptions,omitempty"`
 	// StoppedAt is the line after which nothing is compared, or 0.
 	StoppedAt int `json:"stopped_at,omitempty"`
@@ -343,8 +350,11 @@ func compare(file, profile string, stmts []scenario.Stmt, pl plan, kern []Obs, m
 			res.Skipped = append(res.Skipped, Skip{Line: o.Line, Text: o.Stmt, Why: why, Undetermined: true})
 			continue
 		}
-		s := Stmt{Line: o.Line, Text: o.Stmt, Kernel: o.Result, Model: model.res[o.Line], MeetsExpectation: true}
+		s := Stmt{Line: o.Line, Text: o.Stmt, Kernel: o.Result, Model: model.res[o.Line], MeetsExpectation: true, Assumes: model.assumes[o.Line]}
 		s.Agree = s.Kernel == s.Model
+		if s.Assumes != "" {
+			res.Assumptions = append(res.Assumptions, fmt.Sprintf("line %d (%s): %s", s.Line, s.Text, s.Assumes))
+		}
 		if w := want[o.Line]; !w.IsZero() && !pl.noExpectations {
 			s.Expected = w.String()
 			// An error-queue read that returned a record returned 0.
@@ -461,8 +471,11 @@ func fieldsMeet(w scenario.Outcome, msg map[string]int64) bool {
 // kernel's answers on the pair may part from the model's because its
 // receive buffer may have grown on the kernel and not in the model.
 type answers struct {
-	res, undetermined map[int]string
-	rcvbuf            map[string]pairUndetermined
+	// res is each line's answer; undetermined and assumes say which
+	// answers the model cannot give (sim.Event.Undetermined) and which it
+	// gives under a timer's assumption (sim.Event.Assumes).
+	res, undetermined, assumes map[int]string
+	rcvbuf                     map[string]pairUndetermined
 	// late are the socket pairs whose network the model ran past what
 	// the live run waits (lateEvents): none of their later answers is
 	// the model's to predict.
@@ -498,7 +511,7 @@ func modelRun(file string, src []byte, stmts []scenario.Stmt, profile string, of
 		first string
 		done  bool
 	}
-	out, undetermined := map[int]string{}, map[int]string{}
+	out, undetermined, assumes := map[int]string{}, map[int]string{}, map[int]string{}
 	rcvbuf, late := map[string]pairUndetermined{}, map[string]pairUndetermined{}
 	waits := liveWaits(stmts)
 	mm := map[int]*acc{}
@@ -540,6 +553,9 @@ func modelRun(file string, src []byte, stmts []scenario.Stmt, profile string, of
 		if e.Undetermined != "" {
 			undetermined[line] = e.Undetermined
 		}
+		if e.Assumes != "" {
+			assumes[line] = e.Assumes
+		}
 		res := renderEvent(e)
 		if strings.Contains(e.Text, "(message ") { // sendmmsg: one event per message
 			a := mm[line]
@@ -563,7 +579,7 @@ func modelRun(file string, src []byte, stmts []scenario.Stmt, profile string, of
 		}
 		out[line] = res
 	}
-	return answers{out, undetermined, rcvbuf, late}, nil
+	return answers{out, undetermined, assumes, rcvbuf, late}, nil
 }
 
 // liveWait is how long the live run lets the network run at most in a
@@ -704,8 +720,11 @@ func (r *Result) WriteText(w io.Writer) error {
 		}
 		s := l.stmt
 		mark := "ok  "
-		if !s.Agree {
+		switch {
+		case !s.Agree:
 			mark = "DIFF"
+		case s.Assumes != "":
+			mark = "ok~ " // under an assumption
 		}
 		fmt.Fprintf(&b, "%s %s:%d  %-48s kernel %-26s model %s", mark, r.File, s.Line, s.Text, s.Kernel, s.Model)
 		if !s.MeetsExpectation {
@@ -713,7 +732,11 @@ func (r *Result) WriteText(w io.Writer) error {
 		}
 		b.WriteString("\n")
 	}
-	fmt.Fprintf(&b, "%d statements compared, %d agree, %d diverge; %d not compared", len(r.Stmts), r.Agree, r.Diverge, len(r.Skipped))
+	fmt.Fprintf(&b, "%d statements compared, %d agree", len(r.Stmts), r.Agree)
+	if n := r.agreeAssuming(); n > 0 {
+		fmt.Fprintf(&b, " (%d under an assumption)", n)
+	}
+	fmt.Fprintf(&b, ", %d diverge; %d not compared", r.Diverge, len(r.Skipped))
 	switch {
 	case r.TimedOut > 0:
 		fmt.Fprintf(&b, " (the live run timed out at line %d)", r.TimedOut)
@@ -723,6 +746,18 @@ func (r *Result) WriteText(w io.Writer) error {
 	b.WriteString("\n")
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// agreeAssuming counts the statements that agree under a timer's
+// assumption (Stmt.Assumes).
+func (r *Result) agreeAssuming() int {
+	n := 0
+	for _, s := range r.Stmts {
+		if s.Agree && s.Assumes != "" {
+			n++
+		}
+	}
+	return n
 }
 
 // WriteJSON writes the comparison as JSON Lines in the shape of every

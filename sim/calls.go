@@ -166,7 +166,7 @@ func (w *World) record(c Call, op string, s *Socket, r Result) {
 	}
 	e.call = callResult{text: c.Text, ret: r.Ret, errno: r.Errno, blocked: r.Blocked,
 		send: r.Send.ZC, id: r.Send.ID, outcome: r.Send.Outcome, undetermined: cmp.Or(r.Send.Undetermined, r.Undetermined),
-		zcControl: r.ZcControl, recvControl: r.RecvControl}
+		zcControl: r.ZcControl, recvControl: r.RecvControl, assumes: w.timerAssumption(s, w.callBegan())}
 	if r.Record != nil {
 		e.call.rec, e.call.hasRec, e.call.ctrunc = *r.Record, true, r.Ctrunc
 	}

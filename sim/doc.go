@@ -53,6 +53,14 @@
 // packet (dev_gro_receive → tcp_gro_receive, napi_gro_flush; the rules
 // and the assumption about the batch are in gro.go).
 //
+// A TCP timer on the kernel's timer wheel (mod_timer, calc_wheel_index)
+// fires up to its level's granularity after it was due, where the
+// model's fires on time: a call on the timer's connection between the
+// two is predicted under the assumption that it fired first, and its
+// event says which timer and until when (Event.Assumes; wheel.go). A
+// settle closes every such window, and so does a call that slept through
+// the firing, for itself and the calls after it.
+//
 // A TCP send that sleeps in sk_stream_wait_memory goes on after each
 // event that wakes it, in the sender's context: what it then queues and
 // sends is a step of its own ("goes on, then blocks again"), or the step

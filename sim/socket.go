@@ -54,6 +54,9 @@ type Socket struct {
 	notified notify.Union
 	// zcrx is what the last getsockopt(TCP_ZEROCOPY_RECEIVE) wrote back.
 	zcrx tcp.ZcResult
+	// fired are the wheel timers of the socket the model fired whose
+	// kernel counterparts may still be to come (wheel.go).
+	fired []firedTimer
 
 	// Peer-side behaviour.
 	autoRead bool
@@ -322,8 +325,10 @@ func (w *World) ackFrom(s *Socket, ack uint32, win int) {
 // After implements tcp.Network: a protocol timer of sk's, run as a step
 // of its own whose text fire returns.
 func (w *World) After(sk *sock.Sock, d engine.Duration, op string, fire func() string) engine.Handle {
-	t := w.bySock(sk).timer(w, op)
+	s := w.bySock(sk)
+	t := s.timer(w, op)
 	t.fire = fire
+	t.slack, t.inherited = w.armSlack(op, d)
 	t.h = w.schedule(d, t.label, t.run)
 	return t.h
 }
@@ -337,6 +342,9 @@ type timer struct {
 	// fire is what the protocol runs when it fires; h the event armed.
 	fire func() string
 	h    engine.Handle
+	// slack is how much later the kernel may fire it (armSlack),
+	// inherited the part of it an open window gave.
+	slack, inherited engine.Duration
 	// run and event are bound once: run is the engine's event, event the
 	// step it makes.
 	run   func()
@@ -355,7 +363,15 @@ func (s *Socket) timer(w *World, op string) *timer {
 	t.event = func() Event {
 		return Event{Socket: s.Name, said: line{kind: lineTimer, name: s.Name, text: t.fire()}}
 	}
-	t.run = func() { w.runEvent(t.op, t.event) }
+	t.run = func() {
+		w.timerFired(s, t)
+		outer := w.firing
+		if t.slack > 0 {
+			w.firing = t
+		}
+		w.runEvent(t.op, t.event)
+		w.firing = outer
+	}
 	s.timers = append(s.timers, t)
 	return t
 }

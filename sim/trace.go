@@ -169,6 +169,11 @@ type Event struct {
 	// something the scenario does not state, and what the model assumed
 	// to go on: the result is not a prediction.
 	Undetermined string `json:"undetermined,omitempty"`
+	// Assumes, when set, says that the call's result holds under an
+	// assumption the scenario does not settle: that the TCP timers it
+	// names, which the model fired before the call, fired before it on
+	// the kernel too, whose timer wheel may run them later (sim/wheel.go).
+	Assumes string `json:"assumes,omitempty"`
 	// Touched lists what the step did to each object, in order.
 	Touched []Touch `json:"touched,omitempty"`
 
@@ -229,6 +234,8 @@ type callResult struct {
 	refusal kernel.Entry
 	// undetermined is sock.SendResult.Undetermined or Result.Undetermined.
 	undetermined string
+	// assumes is the timers the result assumes fired (timerAssumption).
+	assumes string
 	// zcControl is Result.ZcControl, recvControl Result.RecvControl.
 	zcControl, recvControl string
 }
@@ -325,6 +332,10 @@ func (e *Event) renderCall() {
 	if c.undetermined != "" {
 		e.Undetermined = c.undetermined
 		b = append(append(b, "  undetermined: "...), c.undetermined...)
+	}
+	if c.assumes != "" {
+		e.Assumes = c.assumes
+		b = append(append(b, "  assuming "...), c.assumes...)
 	}
 	e.Text = string(append(b, e.Text...))
 }

@@ -85,6 +85,13 @@ type World struct {
 	// (wake), waking while they are.
 	asleep []*Asleep
 	waking bool
+	// firing is the wheel timer whose step is running, nil outside one
+	// (armSlack).
+	firing *timer
+	// callStart is when the statement being run began, if its front end
+	// said so (BeginCall); callStarted says it did.
+	callStart   engine.Time
+	callStarted bool
 }
 
 // Task is a process: a named ubuf.Task.
@@ -339,6 +346,7 @@ func (w *World) Settle() error {
 		}
 		w.Loop.Step()
 	}
+	w.closeWindows()
 	return nil
 }
 

@@ -420,8 +420,14 @@
 //     probes 212ms and 428-448ms apart where the model has 40, 208 and
 //     416. The model's times are the lower bound of each window: a
 //     prediction of what a live run sees within a few jiffies of a timer
-//     is under the assumption that the timer fired on time, and the
-//     calibration files check nothing that near one.
+//     is under the assumption that the timer fired on time. The world
+//     says so of every call that depends on it (sim/wheel.go,
+//     Event.Assumes): a call on the connection made after the model
+//     fired one of these timers (the RTO, the SYN retransmission, the
+//     zero-window probe, the tail loss probe, the delayed ACK; the pacing
+//     timer is an hrtimer) and before the window closes, the window being
+//     the wheel level's granularity for the timer's delay, plus the slack
+//     of the timer whose firing armed it, plus a round trip of the link.
 //   - MSG_PEEK reads from a private copy of copied_seq and consumes
 //     nothing (Conn.Peek); a zero-length read returns 0 when data is
 //     queued and EAGAIN when none is (sock_rcvlowat's target is at least

@@ -260,6 +260,7 @@ func posString(p scenario.Pos) string { return fmt.Sprintf("%s:%d", p.File, p.Li
 // exec runs one statement as call c.
 func (in *interp) exec(st scenario.Stmt, c sim.Call) {
 	w := in.w
+	w.BeginCall()
 	var r sim.Result
 	checked := true
 	if cl, ok := st.(*scenario.Close); ok && in.epolls[cl.Sock.String()] != nil {
