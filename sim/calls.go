@@ -1105,6 +1105,9 @@ func (w *World) recv(c Call, s *Socket, n int, flags kernel.MsgFlags, ctl *sock.
 			return r
 		})
 	}
+	if err := recvFlagsRefused(s, flags); err != 0 && !s.closed {
+		return w.syscall(c, "recv", s, func() Result { return fail(err) })
+	}
 	blocking := !s.Sk.NoWait(flags)
 	if blocking && !s.closed && s.tcp != nil {
 		return w.recvStream(c, s, n, flags, ctl)
@@ -1214,6 +1217,28 @@ func (w *World) recvStream(c Call, s *Socket, n int, flags kernel.MsgFlags, ctl 
 		}
 		last = !ready()
 	}
+}
+
+// recvFlagsRefused is the errno a protocol's recvmsg refuses flags with
+// before it looks at its queue, so that a blocking read returns at once,
+// or 0: MSG_OOB on a RAW socket (raw_recvmsg, rawv6_recvmsg) or an
+// AF_UNIX datagram one (__unix_dgram_recvmsg) is EOPNOTSUPP, and a
+// packet socket's packet_recvmsg takes only MSG_PEEK, MSG_DONTWAIT,
+// MSG_TRUNC and MSG_ERRQUEUE (EINVAL; and MSG_CMSG_COMPAT, which only a
+// 32-bit program passes). UDP's
+// udp_recvmsg reads whatever MSG_OOB says; AF_UNIX stream and seqpacket
+// sockets, which the model never connects, fail at their state first
+// (unixRecv); TCP's is tcp_recv_urg.
+func recvFlagsRefused(s *Socket, flags kernel.MsgFlags) kernel.Errno {
+	switch {
+	case s.Sk.Class == kernel.ClassPacket && flags&^(kernel.MSG_PEEK|kernel.MSG_DONTWAIT|kernel.MSG_TRUNC|kernel.MSG_ERRQUEUE) != 0:
+		return kernel.EINVAL
+	case flags&kernel.MSG_OOB == 0:
+		return 0
+	case s.Sk.Class == kernel.ClassRAW, s.Sk.Family == kernel.AF_UNIX && s.Sk.Type.Base() == kernel.SOCK_DGRAM:
+		return kernel.EOPNOTSUPP
+	}
+	return 0
 }
 
 // unixRecv is the read of an unconnected AF_UNIX socket of type typ,

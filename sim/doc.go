@@ -142,7 +142,11 @@
 // a burst depends on wall-clock time the scenario does not show.
 // poll is do_pollfd over tcp_poll or datagram_poll (World.Poll); a
 // blocking TCP read sleeps in sk_wait_data until tcp_data_ready
-// (World.Recv); mmap is vm_mmap_pgoff under mmap_lock calling
+// (World.Recv); a read's flags are refused first where the protocol's
+// recvmsg does so (MSG_OOB on RAW and AF_UNIX datagram sockets: raw_recvmsg,
+// __unix_dgram_recvmsg; any flag but MSG_PEEK, MSG_DONTWAIT, MSG_TRUNC and
+// MSG_ERRQUEUE on a packet socket: packet_recvmsg), blocking or not
+// (recvFlagsRefused); mmap is vm_mmap_pgoff under mmap_lock calling
 // packet_mmap or tcp_mmap, and getsockopt(TCP_ZEROCOPY_RECEIVE) is
 // do_tcp_getsockopt around tcp_zerocopy_receive (World.Mmap,
 // World.ZerocopyReceive). lock_sock and every copy to or from user memory
