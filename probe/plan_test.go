@@ -198,8 +198,10 @@ func TestCompareSkipsAndExpectations(t *testing.T) {
 }
 
 // A statement whose result the model could not predict is not compared:
-// it is listed with the others not compared, in file order, and why. A
-// socket's ihl= is no reason to skip anything: the live run writes it.
+// it is listed with the others not compared, in file order, and why; a
+// send's leaves what it did unknown, so nothing later on its socket is
+// compared either. A socket's ihl= is no reason to skip anything: the
+// live run writes it.
 func TestCompareUndetermined(t *testing.T) {
 	src := "socket r AF_INET SOCK_RAW IPPROTO_RAW ihl=5\nexpect r zckey=0\nsend r 40 0\nsend r 10 0\n"
 	stmts, err := scenario.Parse("u.zcs", []byte(src))
@@ -210,9 +212,10 @@ func TestCompareUndetermined(t *testing.T) {
 	res := compare("u.zcs", kernel.DefaultProfile, stmts, pl, kern,
 		answers{res: map[int]string{1: "3", 3: "40", 4: "-1 EINVAL"}, undetermined: map[int]string{3: "the header"}})
 	require.True(t, res.OK())
-	require.Equal(t, 2, res.Agree)
-	require.Equal(t, []int{2, 3}, []int{res.Skipped[0].Line, res.Skipped[1].Line})
+	require.Equal(t, 1, res.Agree)
+	require.Equal(t, []int{2, 3, 4}, []int{res.Skipped[0].Line, res.Skipped[1].Line, res.Skipped[2].Line})
 	require.Equal(t, "the model cannot predict it: the header", res.Skipped[1].Why)
+	require.Equal(t, "not compared: the send at line 3 was undetermined, and r's later answers depend on what it did", res.Skipped[2].Why)
 }
 
 // After the model says a pair's receive buffer may have grown on the
@@ -380,4 +383,27 @@ func TestTimerAssumption(t *testing.T) {
 	require.Contains(t, b.String(), "\nok~  t.zcs:6  ")
 	require.Contains(t, b.String(), "\nok   t.zcs:8  ")
 	require.Contains(t, b.String(), "6 statements compared, 6 agree (1 under an assumption), 0 diverge")
+}
+
+// A send the model cannot predict (IP_HDRINCL without ihl=) leaves what
+// it did unknown: nothing later on its socket is compared, while other
+// sockets are.
+func TestUndeterminedSendCutsItsSocket(t *testing.T) {
+	src := "socket r AF_INET SOCK_RAW IPPROTO_UDP\nsocket u AF_INET SOCK_DGRAM\nsetsockopt r IPPROTO_IP IP_HDRINCL 1\n" +
+		"setsockopt r SOL_SOCKET SO_TIMESTAMPING 0x382\nsendto r 240 0\nrecvmsg r MSG_ERRQUEUE\nrecvmsg u MSG_ERRQUEUE\n"
+	stmts, err := scenario.Parse("u.zcs", []byte(src))
+	require.NoError(t, err)
+	model, err := modelRun("u.zcs", []byte(src), stmts, kernel.DefaultProfile, nil, nil)
+	require.NoError(t, err)
+	require.Contains(t, model.undetermined, 5)
+	var kern []Obs
+	for l := 1; l <= 7; l++ {
+		kern = append(kern, Obs{Line: l, Stmt: scenario.FormatCall(stmts[l-1]), Result: model.res[l]})
+	}
+	kern[5].Result = "-1 EAGAIN" // the kernel's buffer had no valid header
+	res := compare("u.zcs", kernel.DefaultProfile, stmts, makePlan(stmts, kernel.DefaultProfile), kern, model)
+	require.True(t, res.OK())
+	require.Len(t, res.Skipped, 2)
+	require.Equal(t, Skip{Line: 6, Text: "recvmsg r MSG_ERRQUEUE", Why: "not compared: the send at line 5 was undetermined, and r's later answers depend on what it did", Undetermined: true}, res.Skipped[1])
+	require.Equal(t, 7, res.Stmts[len(res.Stmts)-1].Line)
 }
