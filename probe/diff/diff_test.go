@@ -203,3 +203,15 @@ func TestSummaryCountsTimedOut(t *testing.T) {
 	require.Equal(t, 9, sum.Runs)
 	require.Equal(t, 3, sum.TimedOut)
 }
+
+// A reproducer says what a statement's model answer assumes (a TCP
+// timer the model fired just before it), beside the answers.
+func TestFileSaysTheAssumption(t *testing.T) {
+	src := []byte("socket s AF_INET SOCK_STREAM\nrecv s.peer 10 MSG_DONTWAIT\n")
+	f := diff.Finding{Seed: 7, Key: "recv: kernel -N EAGAIN, model N", Original: src, Shrunk: src, Stable: true, Runs: 4,
+		Result: &probe.Result{Stmts: []probe.Stmt{{Line: 1, Text: "socket s AF_INET SOCK_STREAM", Kernel: "3", Model: "3", Agree: true},
+			{Line: 2, Text: "recv s.peer 10 MSG_DONTWAIT", Kernel: "-1 EAGAIN", Model: "1", Assumes: "the zero-window probe timer of s fired at 204ms"}}}}
+	lines := strings.Split(string(f.File()), "\n")
+	require.Regexp(t, `^socket .*  # kernel 3 \| model 3$`, lines[3])
+	require.Regexp(t, `^recv .*  # kernel -1 EAGAIN \| model 1  <- differs  \(the model assuming the zero-window probe timer of s fired at 204ms\)$`, lines[4])
+}

@@ -14,7 +14,9 @@ const headerLines = 3
 // differed, at which line of this file, the kernel's verdict, the seed,
 // how to replay it), then the scenario with the kernel's and the
 // model's answers side by side after each compared statement, as a
-// comment ("# kernel 4096 | model 249  <- differs"), and why each
+// comment ("# kernel 4096 | model 249  <- differs", and what the model's
+// answer assumes where it assumes a TCP timer fired: probe.Stmt.Assumes),
+// and why each
 // statement the kernel did not run was left out. zcsim probe FILE runs it
 // again on both.
 func (f Finding) File() []byte {
@@ -47,6 +49,9 @@ func (f Finding) File() []byte {
 			note = fmt.Sprintf("# kernel %s | model %s", strings.Join(f.answers(s), " / "), s.Model)
 			if !s.Agree {
 				note += "  <- differs"
+			}
+			if s.Assumes != "" {
+				note += "  (the model assuming " + s.Assumes + ")"
 			}
 		} else if s, ok := skips[i+1]; ok {
 			note = "# not compared: " + s.Why
