@@ -1122,6 +1122,10 @@ func (w *World) recv(c Call, s *Socket, n int, flags kernel.MsgFlags, ctl *sock.
 			r, stamp := w.recvCopy(s, 0, n, flags)
 			w.rxControl(s, &r, stamp, ctl)
 			return r
+		case s.dgrm != nil && udpErr(s):
+			// __skb_recv_udp reports sk_err (sock_error) before it
+			// looks for a datagram, and clears it.
+			return fail(s.Sk.TakeError())
 		case s.dgrm != nil:
 			stamp := s.dgrm.headStamp()
 			got, err := s.dgrm.recv(n, flags)
@@ -1262,7 +1266,11 @@ func (w *World) readable(s *Socket) bool {
 	case s.tcp != nil:
 		return s.tcp.Queued() > 0 || s.tcp.Done() || s.Sk.State == sock.CLOSE_WAIT
 	case s.dgrm != nil:
-		return len(s.dgrm.rx) > 0
+		return len(s.dgrm.rx) > 0 || udpErr(s)
 	}
 	return true
 }
+
+// udpErr reports whether s is a UDP socket with sk_err pending, which
+// its next read returns (__skb_recv_udp).
+func udpErr(s *Socket) bool { return s.Sk.Class == kernel.ClassUDP && s.Sk.Err != 0 }

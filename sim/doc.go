@@ -146,7 +146,8 @@
 // recvmsg does so (MSG_OOB on RAW and AF_UNIX datagram sockets: raw_recvmsg,
 // __unix_dgram_recvmsg; any flag but MSG_PEEK, MSG_DONTWAIT, MSG_TRUNC and
 // MSG_ERRQUEUE on a packet socket: packet_recvmsg), blocking or not
-// (recvFlagsRefused); mmap is vm_mmap_pgoff under mmap_lock calling
+// (recvFlagsRefused); a UDP read reports and clears a pending sk_err
+// before it looks for a datagram (__skb_recv_udp's sock_error); mmap is vm_mmap_pgoff under mmap_lock calling
 // packet_mmap or tcp_mmap, and getsockopt(TCP_ZEROCOPY_RECEIVE) is
 // do_tcp_getsockopt around tcp_zerocopy_receive (World.Mmap,
 // World.ZerocopyReceive). lock_sock and every copy to or from user memory
