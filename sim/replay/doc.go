@@ -57,6 +57,9 @@
 //	mmap, munmap                   World.Mmap/Munmap of a followed socket; the mapping is kept by address
 //	close, shutdown                World.Close/Shutdown
 //	poll, ppoll                    World.Poll of one followed socket, guided (poll)
+//	epoll_create, epoll_create1    World.EpollCreate: the descriptor refers to the instance (dup, fork and close follow it)
+//	epoll_ctl                      World.EpollCtl on a followed socket; the interest list by file and fd, with each item's data
+//	epoll_wait, epoll_pwait(2)     World.EpollWait of the instance, guided (epollWait)
 //	prlimit64, setrlimit           World.Setrlimit of RLIMIT_MEMLOCK; an old limit read back is compared
 //
 // Every other call, an option the model does not know and any call on an
@@ -138,16 +141,16 @@
 // sendfile) runs at its resumed line.
 //
 // A blocking read of data on a TCP socket (recv, recvfrom, recvmsg,
-// read, without MSG_WAITALL), an accept, a poll of one socket with a
-// timeout and a blocking TCP connect sleep from their unfinished line
-// too (startWait): the survey keeps each such split call whole
-// (survey.waits, the first maxSplit), and the replay runs it, after
-// whichever call of another pid makes it so, as soon as what the log
-// shows it returned is there in the model (ready: the bytes a read
-// returned, the FIN of one that returned 0, a traced client queued for
-// the accept, the events a poll returned; a connect at once, as it
-// sends its SYN before it sleeps), so that what it does is there for
-// the calls after it and it takes what had arrived when it woke (a
+// read, without MSG_WAITALL), an accept, a poll of one socket or an
+// epoll_wait with a timeout and a blocking TCP connect sleep from their
+// unfinished line too (startWait): the survey keeps each such split
+// call whole (survey.waits, the first maxSplit), and the replay runs
+// it, after whichever call of another pid makes it so, as soon as what
+// the log shows it returned is there in the model (ready: the bytes a
+// read returned, the FIN of one that returned 0, a traced client queued
+// for the accept, the events a poll or an epoll_wait returned; a
+// connect at once, as it sends its SYN before it sleeps), so that what
+// it does is there for the calls after it and it takes what had arrived when it woke (a
 // woken reader takes what is queued when it runs, which may be more
 // than the wakeup brought). A call that cannot sleep (MSG_DONTWAIT,
 // O_NONBLOCK, a zero timeout), or that finds what it returned at its

@@ -79,6 +79,12 @@ func (r *replayer) op(op strace.Op) {
 		r.exec(o)
 	case *strace.Poll:
 		r.poll(o)
+	case *strace.EpollCreate:
+		r.epollCreate(o)
+	case *strace.EpollCtl:
+		r.epollCtl(o)
+	case *strace.EpollWait:
+		r.epollWait(o)
 	default:
 		r.ignore(h.Syscall, "")
 	}
@@ -142,8 +148,14 @@ func (r *replayer) unresolved(op strace.Op) {
 			r.ignore(h.Syscall, "no result in the log")
 			return
 		}
-	case *strace.SocketPair:
+	case *strace.SocketPair, *strace.EpollCreate:
 		r.ignore(h.Syscall, "no result in the log")
+		return
+	case *strace.EpollCtl:
+		r.unresolvedEpoll(h, o.Epfd)
+		return
+	case *strace.EpollWait:
+		r.unresolvedEpoll(h, o.Epfd)
 		return
 	case *strace.Close:
 		if e := r.fds[fd]; e == nil || e.s == nil {
@@ -166,6 +178,17 @@ func (r *replayer) unresolved(op strace.Op) {
 		fd = -1
 	}
 	r.add(h, fd, name, h.Syscall, h.Result.String(), notReplayed, unresolvedWhy(h, fd), Undetermined)
+}
+
+// unresolvedEpoll reports an epoll call without a result: undetermined
+// on an instance the replay follows, else ignored.
+func (r *replayer) unresolvedEpoll(h *strace.Header, epfd int) {
+	set := r.epollOf(epfd)
+	if set == nil {
+		r.ignore(h.Syscall, "no result in the log")
+		return
+	}
+	r.add(h, epfd, set.ep.Name, h.Syscall, h.Result.String(), notReplayed, unresolvedWhy(h, epfd), Undetermined)
 }
 
 // unfinishedFd returns the descriptor of a modelled call the decoder set

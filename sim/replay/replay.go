@@ -85,6 +85,8 @@ type fdEntry struct {
 	fd int
 	// s is the model socket; nil for an fd the model does not follow.
 	s *sim.Socket
+	// ep is, for an epoll instance's descriptor, the instance.
+	ep *epollSet
 	// family of the socket.
 	family kernel.Family
 	// local and remote are addresses learnt from bind, getsockname,
