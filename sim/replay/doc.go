@@ -140,17 +140,19 @@
 // the model would refuse, abbreviated buffers, control messages,
 // sendfile) runs at its resumed line.
 //
-// A blocking read of data on a TCP socket (recv, recvfrom, recvmsg,
-// read, without MSG_WAITALL), an accept, a poll of one socket or an
-// epoll_wait with a timeout and a blocking TCP connect sleep from their
-// unfinished line too (startWait): the survey keeps each such split
-// call whole (survey.waits, the first maxSplit), and the replay runs
-// it, after whichever call of another pid makes it so, as soon as what
-// the log shows it returned is there in the model (ready: the bytes a
-// read returned, the FIN of one that returned 0, a traced client queued
-// for the accept, the events a poll or an epoll_wait returned; a
-// connect at once, as it sends its SYN before it sleeps), so that what
-// it does is there for the calls after it and it takes what had arrived when it woke (a
+// A blocking read of data on a TCP or datagram socket (recv, recvfrom,
+// recvmsg, read, without MSG_WAITALL), an accept, a poll of one socket
+// or an epoll_wait with a timeout and a blocking TCP connect sleep from
+// their unfinished line too (startWait): the survey keeps each such
+// split call whole (survey.waits, the first maxSplit), and the replay
+// runs it, after whichever call of another pid makes it so, as soon as
+// what the log shows it returned is there in the model (ready: the
+// bytes a TCP read returned, the FIN of one that returned 0, a datagram
+// for a datagram read (__skb_wait_for_more_packets wakes with the
+// first), a traced client queued for the accept, the events a poll or
+// an epoll_wait returned; a connect at once, as it sends its SYN before
+// it sleeps), so that what it does is there for
+// the calls after it and it takes what had arrived when it woke (a
 // woken reader takes what is queued when it runs, which may be more
 // than the wakeup brought). A call that cannot sleep (MSG_DONTWAIT,
 // O_NONBLOCK, a zero timeout), or that finds what it returned at its

@@ -121,3 +121,21 @@ func TestEpollCtlDup(t *testing.T) {
 	require.Contains(t, c.Why, "under fd 5, of which fd 7 is a dup")
 	require.Equal(t, replay.Agree, callAt(t, rep, 14).Verdict, "%+v", callAt(t, rep, 14))
 }
+
+// A blocking datagram read strace split sleeps from its first line, as
+// a TCP read does (__skb_wait_for_more_packets, woken by the first
+// datagram): it takes the first datagram before the second is sent,
+// where it ran at its resumed line, after both, before.
+func TestDatagramReadSleeps(t *testing.T) {
+	rep := replayText(t, "100 socket(AF_INET, SOCK_DGRAM, IPPROTO_IP) = 3\n"+
+		"100 bind(3, {sa_family=AF_INET, sin_port=htons(9000), sin_addr=inet_addr(\"127.0.0.1\")}, 16) = 0\n"+
+		"101 socket(AF_INET, SOCK_DGRAM, IPPROTO_IP) = 4\n"+
+		"101 connect(4, {sa_family=AF_INET, sin_port=htons(9000), sin_addr=inet_addr(\"127.0.0.1\")}, 16) = 0\n"+
+		"100 recvfrom(3,  <unfinished ...>\n"+
+		"101 write(4, \"x\"..., 100) = 100\n"+
+		"101 write(4, \"x\"..., 200) = 200\n"+
+		"100 <... recvfrom resumed>\"x\"..., 65536, 0, NULL, NULL) = 100\n"+
+		"100 recvfrom(3, \"x\"..., 65536, MSG_DONTWAIT, NULL, NULL) = 200\n")
+	require.Equal(t, "6 write, 5 recvfrom, 7 write, 9 recvfrom", strings.Join(order(rep)[4:], ", "))
+	require.Equal(t, rep.Summary.Calls, rep.Summary.Agree, "%+v", rep.Calls)
+}

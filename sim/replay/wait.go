@@ -146,7 +146,8 @@ func (r *replayer) woken(h *strace.Header) bool {
 // it: the bytes a TCP read returned (sk_wait_data's wakeup came with the
 // first of them, but the reader took what was queued when it ran, which
 // can be more, and the log says how much), or the FIN or reset of one
-// that returned 0 with nothing queued; a traced client's
+// that returned 0 with nothing queued; a datagram for a datagram read
+// (__skb_wait_for_more_packets wakes with the first); a traced client's
 // connection queued for an accept; the events a poll returned, and
 // those of an epoll_wait on the sockets its events' data names. A blocking TCP
 // connect is ready at once: it sends its SYN, and the model's loopback
@@ -157,8 +158,15 @@ func (r *replayer) ready(w *waiting) bool {
 	case *strace.Recv:
 		e := fds[o.Fd]
 		n, _ := o.Result.Ret()
-		if e == nil || e.s == nil || !e.inet() || !e.s.IsTCP() {
+		if e == nil || e.s == nil || !e.inet() {
 			return false
+		}
+		if !e.s.IsTCP() {
+			target := e.s
+			if e.feed != nil {
+				target = e.feed
+			}
+			return len(target.QueuedSegments()) > 0
 		}
 		queued := sum(e.s.QueuedSegments())
 		if n == 0 {
