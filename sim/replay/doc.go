@@ -157,7 +157,11 @@
 // than the wakeup brought). A call that cannot sleep (MSG_DONTWAIT,
 // O_NONBLOCK, a zero timeout), or that finds what it returned at its
 // first line, ran somewhere between its halves, and runs at its resumed
-// line, as does one whose result is not there before it.
+// line, as does one whose result is not there before it. Past the first
+// maxSplit split calls of each kind (the survey's memory would grow with
+// the log: some 1.8 KB a call) the rest run at their resumed lines; a
+// note says from which line on, and a send among them that returned
+// part of its buffer, started whole, is undetermined.
 //
 // # Time
 //

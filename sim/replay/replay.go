@@ -140,8 +140,10 @@ type replayer struct {
 	// and not yet resumed (startSend).
 	sleeping map[int]*sleeping
 	// cuts are the split sends that returned less than their buffers
-	// (survey.cuts).
-	cuts map[int]int
+	// (survey.cuts); pastSplit is set when the survey kept only the
+	// first maxSplit.
+	cuts      map[int]int
+	pastSplit bool
 	// waits are the other split calls, by first line, not yet begun
 	// (survey.waits); waiters those begun and not yet resumed, in the
 	// order they began (startWait); waking is set while wake runs one.
@@ -217,7 +219,10 @@ func newReplayer(file string, p *kernel.Profile, sv *survey, opts Options) *repl
 		ignored: map[string]int{}, maxBytes: opts.MaxCallBytes, dgrams: map[uint16][]*fdEntry{}, unknownFds: map[int]int{},
 		out: opts.Out, progress: opts.Progress, lines: sv.lines}
 	r.rep = &Report{Config: cfg, listed: map[Verdict][]Call{}}
-	r.cuts, r.waits = sv.cuts, sv.waits
+	r.cuts, r.waits, r.pastSplit = sv.cuts, sv.waits, sv.past > 0
+	if n := sv.pastSplit(); n != "" {
+		r.note(n)
+	}
 	r.timed = cfg.Timestamps != "none"
 	w.Trace().Sink = &r.events
 	return r

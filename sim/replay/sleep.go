@@ -127,6 +127,8 @@ func (r *replayer) resumeSend(op strace.Op, sl *sleeping) {
 	r.sentAsleep(h, sl, res, n)
 	pred := res.String()
 	switch {
+	case pred != obs && r.pastSplit && sl.cut == 0 && n > 0 && int(n) < sl.size:
+		r.add(h, o.Fd, e.s.Name, sl.text, obs, pred, fmt.Sprintf("the call returned after queuing %d of its %d bytes, and is past the first %d split sends that returned part of their buffers the replay keeps (maxSplit): the model's call, started at line %d, was given all %d", n, sl.size, maxSplit, sl.line, sl.size), Undetermined)
 	case pred != obs:
 		r.compare(h, o.Fd, e.s.Name, sl.text, obs, pred, why(res))
 	case grown != "":
