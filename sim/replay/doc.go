@@ -106,8 +106,13 @@
 // hang on when the peer's ACKs came, the persist and RTO expiries on
 // timers, so more in flight than the model (as many more as its peer
 // acknowledged at most) or fewer expiries agree under that assumption,
-// and the model's pending work runs ahead for the rest. A connected
-// UDP socket's ECONNREFUSED the model would not give is explained when
+// and the model's pending work runs ahead for the rest. A zerocopy
+// send of several iovecs rests on where they lie in user memory, which
+// strace does not show: the model lays them back to back (with
+// ZerocopyCombinePages one iovec then extends the frag of the one
+// before), so such a send agrees under that assumption (backToBack),
+// and a note lists the lines it applied to, as the later calls on that
+// socket rest on it too. A connected UDP socket's ECONNREFUSED the model would not give is explained when
 // its untraced receiver had gone before its last datagram (peerGone): the
 // model's peer is closed from then on. A call agrees
 // under an assumption the report states whenever some schedule explains

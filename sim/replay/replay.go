@@ -165,12 +165,17 @@ type replayer struct {
 	ahead engine.Duration
 	// v6Lines are the first IPv6 error-queue reads compared on their
 	// return value only (at most 8), v6Reads how many there were.
-	v6Lines  []int
-	v6Reads  int
-	rep      *Report
-	ignored  map[string]int
-	ignOrder []string
-	maxBytes int
+	v6Lines []int
+	v6Reads int
+	// layoutLines are the first zerocopy sends of several iovecs the
+	// model laid back to back (at most 8, backToBack), layoutSends how
+	// many there were.
+	layoutLines []int
+	layoutSends int
+	rep         *Report
+	ignored     map[string]int
+	ignOrder    []string
+	maxBytes    int
 	// listeners are the traced TCP sockets listen succeeded on, in
 	// order; dgrams indexes the traced datagram sockets by the local port
 	// the log showed.
@@ -321,6 +326,10 @@ func (r *replayer) finish() {
 	if r.v6Reads > 0 {
 		r.note(fmt.Sprintf("%d IPv6 error-queue reads (lines %s) were compared on the return value only: strace 6.1 prints no cmsg data for IPV6_RECVERR",
 			r.v6Reads, lineList(r.v6Lines, r.v6Reads)))
+	}
+	if r.layoutSends > 0 {
+		r.note(fmt.Sprintf("%d zerocopy sends of several iovecs (lines %s) were replayed with their iovecs back to back in user memory, which strace does not show: their frags and pinned pages, and what the later calls on those sockets found, rest on that layout",
+			r.layoutSends, lineList(r.layoutLines, r.layoutSends)))
 	}
 	s := &r.rep.Summary
 	if len(r.unknownFds) > 0 {

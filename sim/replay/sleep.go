@@ -7,6 +7,7 @@ import (
 	"github.com/zcsim/zcsim/sim"
 	"github.com/zcsim/zcsim/sim/engine"
 	"github.com/zcsim/zcsim/sim/strace"
+	"github.com/zcsim/zcsim/sock"
 )
 
 // sleeping is a blocking TCP send the replay started at its
@@ -126,17 +127,23 @@ func (r *replayer) resumeSend(op strace.Op, sl *sleeping) {
 	res := sl.end(kernel.EINTR)
 	r.sentAsleep(h, sl, res, n)
 	pred := res.String()
+	layout := ""
+	if sl.cut == 0 {
+		layout = r.backToBack(h, msgFlags(o.Flags), e, [][]int{importBuffers(o.Syscall, o.Iov).lens}, []sock.SendResult{res.Send})
+	}
 	switch {
 	case pred != obs && r.pastSplit && sl.cut == 0 && n > 0 && int(n) < sl.size:
 		r.add(h, o.Fd, e.s.Name, sl.text, obs, pred, fmt.Sprintf("the call returned after queuing %d of its %d bytes, and is past the first %d split sends that returned part of their buffers the replay keeps (maxSplit): the model's call, started at line %d, was given all %d", n, sl.size, maxSplit, sl.line, sl.size), Undetermined)
 	case pred != obs:
-		r.compare(h, o.Fd, e.s.Name, sl.text, obs, pred, why(res))
+		r.compare(h, o.Fd, e.s.Name, sl.text, obs, pred, joinAssumed(why(res), layout))
 	case grown != "":
-		r.assume(h, e, sl.text, obs, pred, "", grown)
+		r.assume(h, e, sl.text, obs, pred, "", joinAssumed(grown, layout))
 	case sl.cut != 0:
 		r.assume(h, e, sl.text, obs, pred, "", fmt.Sprintf("the call returned after queuing %d of its %d bytes: its wait for send buffer ended (a signal, SO_SNDTIMEO) or an error came, which the log does not time; the model's call, started at line %d, sent those %d bytes", n, sl.size, sl.line, n))
 	case ahead > 0:
-		r.assume(h, e, sl.text, obs, pred, "", fmt.Sprintf("the network ran %v ahead of the model's clock: the work that let the call, asleep since line %d, queue its last bytes (the peer's ACKs and window updates, paced transmissions) had run sooner in the kernel", ahead, sl.line))
+		r.assume(h, e, sl.text, obs, pred, "", joinAssumed(fmt.Sprintf("the network ran %v ahead of the model's clock: the work that let the call, asleep since line %d, queue its last bytes (the peer's ACKs and window updates, paced transmissions) had run sooner in the kernel", ahead, sl.line), layout))
+	case layout != "":
+		r.assume(h, e, sl.text, obs, pred, "", layout)
 	default:
 		r.compare(h, o.Fd, e.s.Name, sl.text, obs, pred, why(res))
 	}
