@@ -125,6 +125,36 @@ func TestEpollCtlDup(t *testing.T) {
 	require.Equal(t, replay.Agree, callAt(t, rep, 14).Verdict, "%+v", callAt(t, rep, 14))
 }
 
+// pidHead is tcpHead with pids: the server, pid 100, and the client,
+// pid 101, share the descriptor table.
+const pidHead = "100 socket(AF_INET, SOCK_STREAM, IPPROTO_IP) = 3\n" +
+	"100 bind(3, {sa_family=AF_INET, sin_port=htons(8000), sin_addr=inet_addr(\"127.0.0.1\")}, 16) = 0\n" +
+	"100 listen(3, 5) = 0\n" +
+	"101 socket(AF_INET, SOCK_STREAM, IPPROTO_IP) = 4\n" +
+	"101 connect(4, {sa_family=AF_INET, sin_port=htons(8000), sin_addr=inet_addr(\"127.0.0.1\")}, 16) = 0\n" +
+	"100 accept(3, NULL, NULL) = 5\n"
+
+// A blocking epoll_wait strace split sleeps from its first line until
+// the model's socket has what it returned: it wakes with the first
+// write, before the second; one with a zero timeout ran somewhere
+// between its halves and stays at its resumed line.
+func TestEpollSleeps(t *testing.T) {
+	wait := func(timeout string) string {
+		return pidHead + "100 epoll_create1(0) = 6\n" +
+			"100 epoll_ctl(6, EPOLL_CTL_ADD, 5, {events=EPOLLIN, data={u32=5, u64=5}}) = 0\n" +
+			"100 epoll_wait(6,  <unfinished ...>\n" +
+			"101 write(4, \"x\"..., 100) = 100\n" +
+			"101 write(4, \"x\"..., 200) = 200\n" +
+			"100 <... epoll_wait resumed>[{events=EPOLLIN, data={u32=5, u64=5}}], 8, " + timeout + ") = 1\n" +
+			"100 read(5, \"x\"..., 65536) = 300\n"
+	}
+	rep := replayText(t, wait("-1"))
+	require.Equal(t, "10 write, 9 epoll_wait, 11 write, 13 read", strings.Join(order(rep)[7:], ", "))
+	require.Equal(t, rep.Summary.Calls, rep.Summary.Agree, "%+v", rep.Calls)
+	rep = replayText(t, wait("0"))
+	require.Equal(t, "10 write, 11 write, 9 epoll_wait, 13 read", strings.Join(order(rep)[7:], ", "))
+}
+
 // A blocking datagram read strace split sleeps from its first line, as
 // a TCP read does (__skb_wait_for_more_packets, woken by the first
 // datagram): it takes the first datagram before the second is sent,
