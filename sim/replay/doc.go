@@ -27,7 +27,7 @@
 // replay does not follow (files, pipes, netlink) are listed as ignored.
 //
 // Both ends of a loopback connection are often traced. A TCP client that
-// connects to the port of a traced listener (learnt from bind, getsockname
+// connects (a non-blocking connect's EINPROGRESS included) to the port of a traced listener (learnt from bind, getsockname
 // or, when the log never shows it, any traced listener) is paired with the
 // next accept on it: the accepted fd is the client's implicit peer
 // (sim.World.AcceptFrom), so reads there return what the client sent. That
