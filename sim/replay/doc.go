@@ -138,7 +138,12 @@
 // up to tcp_wmem[2]; diverge beyond), and with it the call, which would
 // not have slept, goes on without a wakeup. A blocking send that strace
 // printed whole and the kernel returned whole, asleep in the model with
-// nothing left to wake it, is explained the same way. A send that returned part of its
+// nothing left to wake it, is explained the same way. A send that
+// cannot sleep (MSG_DONTWAIT, O_NONBLOCK) starts at its unfinished line
+// too when the log shows it took its whole buffer (survey.whole) and the
+// model's send buffer has room for it whatever its layout (roomFor): it
+// ran somewhere between its halves, and a call between them (another
+// thread's read or epoll_wait of the peer) may show its data there. A send that returned part of its
 // buffer had its wait ended by a signal or SO_SNDTIMEO: the survey reads
 // every result first (survey.cuts), so its call starts with what it
 // queued. A split send the replay guides by its result (a zerocopy send

@@ -144,6 +144,9 @@ type replayer struct {
 	// first maxSplit.
 	cuts      map[int]int
 	pastSplit bool
+	// whole are the split sends that returned their whole buffers
+	// (survey.whole).
+	whole map[int]bool
 	// waits are the other split calls, by first line, not yet begun
 	// (survey.waits); waiters those begun and not yet resumed, in the
 	// order they began (startWait); waking is set while wake runs one.
@@ -224,7 +227,7 @@ func newReplayer(file string, p *kernel.Profile, sv *survey, opts Options) *repl
 		ignored: map[string]int{}, maxBytes: opts.MaxCallBytes, dgrams: map[uint16][]*fdEntry{}, unknownFds: map[int]int{},
 		out: opts.Out, progress: opts.Progress, lines: sv.lines}
 	r.rep = &Report{Config: cfg, listed: map[Verdict][]Call{}}
-	r.cuts, r.waits, r.pastSplit = sv.cuts, sv.waits, sv.past > 0
+	r.cuts, r.whole, r.waits, r.pastSplit = sv.cuts, sv.whole, sv.waits, sv.past > 0
 	if n := sv.pastSplit(); n != "" {
 		r.note(n)
 	}

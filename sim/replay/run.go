@@ -241,7 +241,11 @@ type survey struct {
 	// waits holds, by first line, the other split calls that the replay
 	// runs from their first line on (waits; the first maxSplit).
 	waits map[int]strace.Op
-	// past counts the split calls of either kind past maxSplit, and
+	// whole holds, by first line, the split sends that returned their
+	// whole buffer (the first maxSplit): startSend starts a
+	// non-blocking one at its first line.
+	whole map[int]bool
+	// past counts the split calls of any kind past maxSplit, and
 	// pastLine is the first line of the first of them.
 	past, pastLine int
 }
@@ -354,6 +358,12 @@ func (sv *survey) learn(op strace.Op, c *strace.Call) {
 				sv.cuts = map[int]int{}
 			}
 			sv.cuts[line(h)] = int(n)
+		}
+		if n, ok := o.Result.Ret(); ok && n > 0 && uint64(n) == o.Len && len(h.Lines) > 1 && sv.keep(len(sv.whole), h) {
+			if sv.whole == nil {
+				sv.whole = map[int]bool{}
+			}
+			sv.whole[line(h)] = true
 		}
 	case *strace.Bind:
 		if o.Addr.Addr.IsValid() && o.Addr.Addr.Port() == 0 {

@@ -36,9 +36,16 @@ type sleeping struct {
 // Background call), and the calls the log shows from other threads and
 // processes run while it sleeps — a read of the peer's frees the window
 // whose ACK wakes it, and it queues more (sim.Asleep). Its resumed line
-// ends it (resumeSend). A send whose result the replay guides by what
-// the log observed (a zerocopy send the model would refuse, a send
-// strace abbreviated, control messages, sendfile) is left to its resumed
+// ends it (resumeSend). A send that cannot sleep (MSG_DONTWAIT,
+// O_NONBLOCK) starts there too when the log shows it took its whole
+// buffer (survey.whole) and the model's send buffer has room for it
+// (roomFor): it ran somewhere between its halves, and the calls between
+// them (another thread's epoll_wait or read of the peer) may show its
+// data arrived; one they show had not is explained as a read or poll
+// that ran before it arrived is. A send whose result the replay guides
+// by what the log observed (a zerocopy send the model would refuse, a
+// non-blocking one that returned less or failed, a send strace
+// abbreviated, control messages, sendfile) is left to its resumed
 // line.
 func (r *replayer) startSend(op strace.Op) {
 	o, ok := op.(*strace.Send)
@@ -50,13 +57,16 @@ func (r *replayer) startSend(op strace.Op) {
 	r.use(r.table(h.Pid))
 	e := r.fds[o.Fd]
 	flags := msgFlags(o.Flags)
-	if e == nil || e.s == nil || !e.inet() || !e.s.IsTCP() || e.s.Sk.NoWait(flags) {
+	if e == nil || e.s == nil || !e.inet() || !e.s.IsTCP() {
 		return
 	}
 	im := importBuffers(o.Syscall, o.Iov)
 	size := im.total()
 	if im.errno != 0 || im.undet || size > r.maxBytes ||
 		flags&kernel.MSG_ZEROCOPY != 0 && e.s.Sk.Zerocopy() && refuses(e, uint64(size)) {
+		return
+	}
+	if e.s.Sk.NoWait(flags) && (!r.whole[line(h)] || !roomFor(e, size)) {
 		return
 	}
 	r.between(h)
@@ -77,6 +87,14 @@ func (r *replayer) startSend(op strace.Op) {
 	sl.res = send(c, e.s, lens, flags)
 	sl.asleep = sl.res.Asleep
 	r.sleeping[h.Pid] = sl
+}
+
+// roomFor reports whether e's send buffer takes size bytes at once
+// whatever their layout: its free space holds twice the bytes and two
+// pages more (a zerocopy skb's truesize counts whole pages).
+func roomFor(e *fdEntry, size int) bool {
+	sk := e.s.Sk
+	return sk.Sndbuf-sk.WmemQueued >= 2*size+2*kernel.PageSize
 }
 
 // resumed returns the send startSend began for the call of h, if it did.

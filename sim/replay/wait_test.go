@@ -167,3 +167,21 @@ func TestNonblockingConnectPaired(t *testing.T) {
 	require.Equal(t, rep.Summary.Calls, rep.Summary.Agree, "%+v", rep.Calls)
 	require.Equal(t, "100", callAt(t, rep, 8).Predicted)
 }
+
+// A non-blocking send strace split, which the log shows took its whole
+// buffer, starts at its unfinished line: another thread's read between
+// its halves finds its bytes, as the kernel's did.
+func TestNonblockingSplitSendStarts(t *testing.T) {
+	rep := replayText(t, pidHead+
+		"101 sendto(4, \"x\"..., 100, MSG_DONTWAIT, NULL, 0 <unfinished ...>\n"+
+		"100 recvfrom(5, \"x\"..., 65536, MSG_DONTWAIT, NULL, NULL) = 100\n"+
+		"101 <... sendto resumed>) = 100\n")
+	require.Equal(t, rep.Summary.Calls, rep.Summary.Agree, "%+v", rep.Calls)
+	require.Equal(t, "100", callAt(t, rep, 8).Predicted)
+	// One the log shows refused is left to its resumed line.
+	rep = replayText(t, pidHead+
+		"101 sendto(4, \"x\"..., 100, MSG_DONTWAIT, NULL, 0 <unfinished ...>\n"+
+		"100 recvfrom(5, \"x\"..., 65536, MSG_DONTWAIT, NULL, NULL) = -1 EAGAIN (Resource temporarily unavailable)\n"+
+		"101 <... sendto resumed>) = -1 EAGAIN (Resource temporarily unavailable)\n")
+	require.Equal(t, replay.Agree, callAt(t, rep, 8).Verdict, "%+v", callAt(t, rep, 8))
+}
