@@ -1,6 +1,7 @@
 package replay_test
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 	"testing"
@@ -216,4 +217,21 @@ func TestGeneratedLogsReplay(t *testing.T) {
 		require.NoError(t, err, "seed %d", seed)
 		checkSummary(t, rep)
 	}
+}
+
+// strace does not show where a sendmsg's iovecs lie; the model lays them
+// back to back, which sets a zerocopy send's frags and pinned pages
+// (ZerocopyCombinePages): a zerocopy send of two iovecs agrees under
+// that assumption, and a note lists its line. One iovec, or a copy,
+// rests on no layout.
+func TestIovecLayoutAssumed(t *testing.T) {
+	two := `sendmsg(4, {msg_name=NULL, msg_namelen=0, msg_iov=[{iov_base="a"..., iov_len=3000}, {iov_base="b"..., iov_len=5000}], msg_iovlen=2, msg_controllen=0, msg_flags=0}, %s) = 8000` + "\n"
+	one := `sendmsg(4, {msg_name=NULL, msg_namelen=0, msg_iov=[{iov_base="a"..., iov_len=8000}], msg_iovlen=1, msg_controllen=0, msg_flags=0}, MSG_ZEROCOPY) = 8000` + "\n"
+	rep := replayText(t, tcpHead+fmt.Sprintf(two, "MSG_ZEROCOPY")+one+fmt.Sprintf(two, "0"))
+	c := callAt(t, rep, 8)
+	require.Equal(t, replay.Assumed, c.Verdict, "%+v", c)
+	require.Contains(t, c.Assumption, "the 2 iovecs lay back to back in user memory")
+	require.Equal(t, replay.Agree, callAt(t, rep, 9).Verdict)
+	require.Equal(t, replay.Agree, callAt(t, rep, 10).Verdict)
+	require.Contains(t, strings.Join(rep.Notes, "\n"), "1 zerocopy sends of several iovecs (lines 8) were replayed with their iovecs back to back")
 }

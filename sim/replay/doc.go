@@ -27,7 +27,7 @@
 // replay does not follow (files, pipes, netlink) are listed as ignored.
 //
 // Both ends of a loopback connection are often traced. A TCP client that
-// connects to the port of a traced listener (learnt from bind, getsockname
+// connects (a non-blocking connect's EINPROGRESS included) to the port of a traced listener (learnt from bind, getsockname
 // or, when the log never shows it, any traced listener) is paired with the
 // next accept on it: the accepted fd is the client's implicit peer
 // (sim.World.AcceptFrom), so reads there return what the client sent. That
@@ -57,6 +57,9 @@
 //	mmap, munmap                   World.Mmap/Munmap of a followed socket; the mapping is kept by address
 //	close, shutdown                World.Close/Shutdown
 //	poll, ppoll                    World.Poll of one followed socket, guided (poll)
+//	epoll_create, epoll_create1    World.EpollCreate: the descriptor refers to the instance (dup, fork and close follow it)
+//	epoll_ctl                      World.EpollCtl on a followed socket; the interest list by file and fd, with each item's data
+//	epoll_wait, epoll_pwait(2)     World.EpollWait of the instance, guided (epollWait)
 //	prlimit64, setrlimit           World.Setrlimit of RLIMIT_MEMLOCK; an old limit read back is compared
 //
 // Every other call, an option the model does not know and any call on an
@@ -103,8 +106,13 @@
 // hang on when the peer's ACKs came, the persist and RTO expiries on
 // timers, so more in flight than the model (as many more as its peer
 // acknowledged at most) or fewer expiries agree under that assumption,
-// and the model's pending work runs ahead for the rest. A connected
-// UDP socket's ECONNREFUSED the model would not give is explained when
+// and the model's pending work runs ahead for the rest. A zerocopy
+// send of several iovecs rests on where they lie in user memory, which
+// strace does not show: the model lays them back to back (with
+// ZerocopyCombinePages one iovec then extends the frag of the one
+// before), so such a send agrees under that assumption (backToBack),
+// and a note lists the lines it applied to, as the later calls on that
+// socket rest on it too. A connected UDP socket's ECONNREFUSED the model would not give is explained when
 // its untraced receiver had gone before its last datagram (peerGone): the
 // model's peer is closed from then on. A call agrees
 // under an assumption the report states whenever some schedule explains
@@ -130,29 +138,40 @@
 // up to tcp_wmem[2]; diverge beyond), and with it the call, which would
 // not have slept, goes on without a wakeup. A blocking send that strace
 // printed whole and the kernel returned whole, asleep in the model with
-// nothing left to wake it, is explained the same way. A send that returned part of its
+// nothing left to wake it, is explained the same way. A send that
+// cannot sleep (MSG_DONTWAIT, O_NONBLOCK) starts at its unfinished line
+// too when the log shows it took its whole buffer (survey.whole) and the
+// model's send buffer has room for it whatever its layout (roomFor): it
+// ran somewhere between its halves, and a call between them (another
+// thread's read or epoll_wait of the peer) may show its data there. A send that returned part of its
 // buffer had its wait ended by a signal or SO_SNDTIMEO: the survey reads
 // every result first (survey.cuts), so its call starts with what it
 // queued. A split send the replay guides by its result (a zerocopy send
 // the model would refuse, abbreviated buffers, control messages,
 // sendfile) runs at its resumed line.
 //
-// A blocking read of data on a TCP socket (recv, recvfrom, recvmsg,
-// read, without MSG_WAITALL), an accept, a poll of one socket with a
-// timeout and a blocking TCP connect sleep from their unfinished line
-// too (startWait): the survey keeps each such split call whole
-// (survey.waits, the first maxSplit), and the replay runs it, after
-// whichever call of another pid makes it so, as soon as what the log
-// shows it returned is there in the model (ready: the bytes a read
-// returned, the FIN of one that returned 0, a traced client queued for
-// the accept, the events a poll returned; a connect at once, as it
-// sends its SYN before it sleeps), so that what it does is there for
+// A blocking read of data on a TCP or datagram socket (recv, recvfrom,
+// recvmsg, read, without MSG_WAITALL), an accept, a poll of one socket
+// or an epoll_wait with a timeout and a blocking TCP connect sleep from
+// their unfinished line too (startWait): the survey keeps each such
+// split call whole (survey.waits, the first maxSplit), and the replay
+// runs it, after whichever call of another pid makes it so, as soon as
+// what the log shows it returned is there in the model (ready: the
+// bytes a TCP read returned, the FIN of one that returned 0, a datagram
+// for a datagram read (__skb_wait_for_more_packets wakes with the
+// first), a traced client queued for the accept, the events a poll or
+// an epoll_wait returned; a connect at once, as it sends its SYN before
+// it sleeps), so that what it does is there for
 // the calls after it and it takes what had arrived when it woke (a
 // woken reader takes what is queued when it runs, which may be more
 // than the wakeup brought). A call that cannot sleep (MSG_DONTWAIT,
 // O_NONBLOCK, a zero timeout), or that finds what it returned at its
 // first line, ran somewhere between its halves, and runs at its resumed
-// line, as does one whose result is not there before it.
+// line, as does one whose result is not there before it. Past the first
+// maxSplit split calls of each kind (the survey's memory would grow with
+// the log: some 1.8 KB a call) the rest run at their resumed lines; a
+// note says from which line on, and a send among them that returned
+// part of its buffer, started whole, is undetermined.
 //
 // # Time
 //

@@ -185,8 +185,13 @@ func (r *replayer) shared(t *fdTable, pid int) bool {
 // (an exit, an execve), so the report has none.
 func (r *replayer) closeAll(fds []int, at int, text func(fd int) string) {
 	for _, fd := range fds {
-		if e, last := r.drop(fd); last && e.s != nil {
-			r.w.Close(sim.Call{Source: fmt.Sprintf("%s:%d", r.file, at), Text: text(fd)}, e.s)
+		e, last := r.drop(fd)
+		c := sim.Call{Source: fmt.Sprintf("%s:%d", r.file, at), Text: text(fd)}
+		switch {
+		case last && e.s != nil:
+			r.w.Close(c, e.s)
+		case last && e.ep != nil:
+			r.w.CloseEpoll(c, e.ep.ep)
 		}
 	}
 }
@@ -232,6 +237,13 @@ func (r *replayer) closeFd(h *strace.Header, fd int, text string) {
 	switch {
 	case e == nil:
 		r.ignore(h.Syscall, "not a socket the replay follows")
+		return
+	case e.ep != nil:
+		// The instance goes with its last descriptor (ep_eventpoll_release).
+		r.ignore(h.Syscall, "epoll instance")
+		if last {
+			r.w.CloseEpoll(r.call(h, text), e.ep.ep)
+		}
 		return
 	case e.s == nil:
 		r.ignore(h.Syscall, "socket the model does not follow")

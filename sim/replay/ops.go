@@ -79,6 +79,12 @@ func (r *replayer) op(op strace.Op) {
 		r.exec(o)
 	case *strace.Poll:
 		r.poll(o)
+	case *strace.EpollCreate:
+		r.epollCreate(o)
+	case *strace.EpollCtl:
+		r.epollCtl(o)
+	case *strace.EpollWait:
+		r.epollWait(o)
 	default:
 		r.ignore(h.Syscall, "")
 	}
@@ -142,8 +148,14 @@ func (r *replayer) unresolved(op strace.Op) {
 			r.ignore(h.Syscall, "no result in the log")
 			return
 		}
-	case *strace.SocketPair:
+	case *strace.SocketPair, *strace.EpollCreate:
 		r.ignore(h.Syscall, "no result in the log")
+		return
+	case *strace.EpollCtl:
+		r.unresolvedEpoll(h, o.Epfd)
+		return
+	case *strace.EpollWait:
+		r.unresolvedEpoll(h, o.Epfd)
 		return
 	case *strace.Close:
 		if e := r.fds[fd]; e == nil || e.s == nil {
@@ -166,6 +178,17 @@ func (r *replayer) unresolved(op strace.Op) {
 		fd = -1
 	}
 	r.add(h, fd, name, h.Syscall, h.Result.String(), notReplayed, unresolvedWhy(h, fd), Undetermined)
+}
+
+// unresolvedEpoll reports an epoll call without a result: undetermined
+// on an instance the replay follows, else ignored.
+func (r *replayer) unresolvedEpoll(h *strace.Header, epfd int) {
+	set := r.epollOf(epfd)
+	if set == nil {
+		r.ignore(h.Syscall, "no result in the log")
+		return
+	}
+	r.add(h, epfd, set.ep.Name, h.Syscall, h.Result.String(), notReplayed, unresolvedWhy(h, epfd), Undetermined)
 }
 
 // unfinishedFd returns the descriptor of a modelled call the decoder set
@@ -435,7 +458,11 @@ func (r *replayer) connect(o *strace.Connect) {
 	}
 	res := r.w.Connect(r.call(&o.Header, text), e.s)
 	r.compare(&o.Header, o.Fd, e.s.Name, text, o.Result.String(), res.String(), "")
-	if res.Errno != 0 || !e.s.IsTCP() {
+	// A non-blocking connect's EINPROGRESS leaves the handshake going
+	// on (over loopback the model's completed within the call, as
+	// sim.World.Connect says): its connection is queued for the accept
+	// as a blocking one's is.
+	if res.Errno != 0 && res.Errno != kernel.EINPROGRESS || !e.s.IsTCP() {
 		return
 	}
 	if l != nil {
@@ -754,16 +781,73 @@ func (r *replayer) send(o *strace.Send) {
 		e.dgrams++
 	}
 	pred := res.String()
+	layout := r.backToBack(&o.Header, flags, e, [][]int{im.lens}, []sock.SendResult{res.Send})
 	switch {
 	case pred == obs && grown != "":
-		r.assume(&o.Header, e, text, obs, pred, "", grown)
+		r.assume(&o.Header, e, text, obs, pred, "", joinAssumed(grown, layout))
 	case pred == obs && ahead > 0:
-		r.assume(&o.Header, e, text, obs, pred, "", fmt.Sprintf("the network ran %v ahead of the model's clock: %s", ahead, aheadWhy))
+		r.assume(&o.Header, e, text, obs, pred, "", joinAssumed(fmt.Sprintf("the network ran %v ahead of the model's clock: %s", ahead, aheadWhy), layout))
+	case pred == obs && layout != "":
+		r.assume(&o.Header, e, text, obs, pred, "", layout)
 	case pred != obs && noSchedule != "":
-		r.compare(&o.Header, o.Fd, e.s.Name, text, obs, pred, noSchedule+"; the model: "+why(res))
+		r.compare(&o.Header, o.Fd, e.s.Name, text, obs, pred, joinAssumed(noSchedule+"; the model: "+why(res), layout))
 	default:
-		r.compare(&o.Header, o.Fd, e.s.Name, text, obs, pred, whyDiverged(obs, pred, res))
+		r.compare(&o.Header, o.Fd, e.s.Name, text, obs, pred, joinAssumed(whyDiverged(obs, pred, res), layout))
 	}
+}
+
+// joinAssumed appends the assumption b, when there is one, to a.
+func joinAssumed(a, b string) string {
+	if b == "" {
+		return a
+	}
+	if a == "" {
+		return b
+	}
+	return a + "; " + b
+}
+
+// backToBack returns the assumption a zerocopy send of several iovecs
+// rests on, "" when it rests on none: strace does not show the iovecs'
+// addresses, and the model lays them back to back in user memory, so
+// that with ZerocopyCombinePages (__zerocopy_sg_from_iter from v5.10) an
+// iovec that continues the last frag's page extends that frag. How many
+// frags, pinned pages and how much truesize the send takes (what
+// MAX_SKB_FRAGS, sk_wmem_queued and RLIMIT_MEMLOCK bound) follows from
+// that layout; iovecs elsewhere take more. The lines it applied to are
+// listed in a note (finish), as the state after them rests on it too.
+func (r *replayer) backToBack(h *strace.Header, flags kernel.MsgFlags, e *fdEntry, msgs [][]int, sent []sock.SendResult) string {
+	if flags&kernel.MSG_ZEROCOPY == 0 || !e.s.Sk.Zerocopy() {
+		return ""
+	}
+	n := 0
+	for i, lens := range msgs {
+		if i >= len(sent) || !sent[i].ZC || sent[i].Copied || sent[i].N <= 0 {
+			continue
+		}
+		if k := nonEmpty(lens); k > 1 {
+			n = max(n, k)
+		}
+	}
+	if n == 0 {
+		return ""
+	}
+	r.layoutSends++
+	if len(r.layoutLines) < 8 {
+		r.layoutLines = append(r.layoutLines, line(h))
+	}
+	return fmt.Sprintf("the %d iovecs lay back to back in user memory, as the model lays them (strace does not show their addresses): the zerocopy frags and pinned pages the model gave the send follow from that", n)
+}
+
+// nonEmpty counts the iovecs that hold bytes.
+func nonEmpty(lens []int) int {
+	k := 0
+	for _, l := range lens {
+		if l > 0 {
+			k++
+		}
+	}
+	return k
 }
 
 // cutSend replays a blocking TCP send that returned n of its size bytes.
@@ -909,7 +993,15 @@ func (r *replayer) sendmmsg(o *strace.SendMmsg) {
 	if int64(len(o.Msgs)) < o.Vlen && o.Result.Kind == strace.ResultValue {
 		r.note(fmt.Sprintf("line %d: strace printed %d of %d messages; only those were replayed", line(&o.Header), len(o.Msgs), o.Vlen))
 	}
-	r.compare(&o.Header, o.Fd, e.s.Name, text, o.Result.String(), res.String(), why(res))
+	obs, pred := o.Result.String(), res.String()
+	if layout := r.backToBack(&o.Header, flags, e, msgs, res.Batch); layout != "" && obs == pred {
+		r.assume(&o.Header, e, text, obs, pred, "", layout)
+		return
+	} else if layout != "" {
+		r.compare(&o.Header, o.Fd, e.s.Name, text, obs, pred, joinAssumed(why(res), layout))
+		return
+	}
+	r.compare(&o.Header, o.Fd, e.s.Name, text, obs, pred, why(res))
 }
 
 func (r *replayer) recv(o *strace.Recv) {

@@ -85,6 +85,8 @@ type fdEntry struct {
 	fd int
 	// s is the model socket; nil for an fd the model does not follow.
 	s *sim.Socket
+	// ep is, for an epoll instance's descriptor, the instance.
+	ep *epollSet
 	// family of the socket.
 	family kernel.Family
 	// local and remote are addresses learnt from bind, getsockname,
@@ -138,8 +140,13 @@ type replayer struct {
 	// and not yet resumed (startSend).
 	sleeping map[int]*sleeping
 	// cuts are the split sends that returned less than their buffers
-	// (survey.cuts).
-	cuts map[int]int
+	// (survey.cuts); pastSplit is set when the survey kept only the
+	// first maxSplit.
+	cuts      map[int]int
+	pastSplit bool
+	// whole are the split sends that returned their whole buffers
+	// (survey.whole).
+	whole map[int]bool
 	// waits are the other split calls, by first line, not yet begun
 	// (survey.waits); waiters those begun and not yet resumed, in the
 	// order they began (startWait); waking is set while wake runs one.
@@ -161,12 +168,17 @@ type replayer struct {
 	ahead engine.Duration
 	// v6Lines are the first IPv6 error-queue reads compared on their
 	// return value only (at most 8), v6Reads how many there were.
-	v6Lines  []int
-	v6Reads  int
-	rep      *Report
-	ignored  map[string]int
-	ignOrder []string
-	maxBytes int
+	v6Lines []int
+	v6Reads int
+	// layoutLines are the first zerocopy sends of several iovecs the
+	// model laid back to back (at most 8, backToBack), layoutSends how
+	// many there were.
+	layoutLines []int
+	layoutSends int
+	rep         *Report
+	ignored     map[string]int
+	ignOrder    []string
+	maxBytes    int
 	// listeners are the traced TCP sockets listen succeeded on, in
 	// order; dgrams indexes the traced datagram sockets by the local port
 	// the log showed.
@@ -215,7 +227,10 @@ func newReplayer(file string, p *kernel.Profile, sv *survey, opts Options) *repl
 		ignored: map[string]int{}, maxBytes: opts.MaxCallBytes, dgrams: map[uint16][]*fdEntry{}, unknownFds: map[int]int{},
 		out: opts.Out, progress: opts.Progress, lines: sv.lines}
 	r.rep = &Report{Config: cfg, listed: map[Verdict][]Call{}}
-	r.cuts, r.waits = sv.cuts, sv.waits
+	r.cuts, r.whole, r.waits, r.pastSplit = sv.cuts, sv.whole, sv.waits, sv.past > 0
+	if n := sv.pastSplit(); n != "" {
+		r.note(n)
+	}
 	r.timed = cfg.Timestamps != "none"
 	w.Trace().Sink = &r.events
 	return r
@@ -314,6 +329,10 @@ func (r *replayer) finish() {
 	if r.v6Reads > 0 {
 		r.note(fmt.Sprintf("%d IPv6 error-queue reads (lines %s) were compared on the return value only: strace 6.1 prints no cmsg data for IPV6_RECVERR",
 			r.v6Reads, lineList(r.v6Lines, r.v6Reads)))
+	}
+	if r.layoutSends > 0 {
+		r.note(fmt.Sprintf("%d zerocopy sends of several iovecs (lines %s) were replayed with their iovecs back to back in user memory, which strace does not show: their frags and pinned pages, and what the later calls on those sockets found, rest on that layout",
+			r.layoutSends, lineList(r.layoutLines, r.layoutSends)))
 	}
 	s := &r.rep.Summary
 	if len(r.unknownFds) > 0 {

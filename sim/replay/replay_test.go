@@ -281,7 +281,8 @@ func FuzzReplay(f *testing.F) {
 	f.Add([]byte(tcpLog))
 	f.Add([]byte(sleepHead + "101 sendto(4, \"x\"..., 2000000, 0, NULL, 0 <unfinished ...>\n" +
 		"100 recvfrom(5, \"x\"..., 1000000, MSG_WAITALL, NULL, NULL) = 1000000\n101 <... sendto resumed>) = 1500000\n"))
-	for _, log := range []string{"../strace/testdata/udp4_ttt.log", "testdata/cmsg.log"} {
+	f.Add([]byte(epollHead + "write(4, \"x\"..., 100) = 100\n" + epollReady + "epoll_wait(6, [], 8, 0) = 0\n"))
+	for _, log := range []string{"../strace/testdata/udp4_ttt.log", "testdata/cmsg.log", "testdata/epoll_zc.log"} {
 		if b, err := os.ReadFile(log); err == nil {
 			f.Add(b)
 		}

@@ -241,11 +241,20 @@ type survey struct {
 	// waits holds, by first line, the other split calls that the replay
 	// runs from their first line on (waits; the first maxSplit).
 	waits map[int]strace.Op
+	// whole holds, by first line, the split sends that returned their
+	// whole buffer (the first maxSplit): startSend starts a
+	// non-blocking one at its first line.
+	whole map[int]bool
+	// past counts the split calls of any kind past maxSplit, and
+	// pastLine is the first line of the first of them.
+	past, pastLine int
 }
 
 // maxSplit bounds each kind of split call a survey keeps (the cut sends,
-// the waiting calls), so its memory is flat in the log's length; later
-// ones run at their resumed lines.
+// the waiting calls), so its memory is flat in the log's length (each
+// kept call holds its decoded arguments until the replay reaches it);
+// later ones run at their resumed lines, and the report says from which
+// line on (pastSplit).
 const maxSplit = 4096
 
 // fixPort is the kind of an ephemeral port's inference: nothing a caller
@@ -336,7 +345,7 @@ func timestampKind(k strace.TimeKind) string {
 //     its listener; the first maxPorts are listed.
 func (sv *survey) learn(op strace.Op, c *strace.Call) {
 	h := op.Head()
-	if waits(op) && len(sv.waits) < maxSplit {
+	if waits(op) && sv.keep(len(sv.waits), h) {
 		if sv.waits == nil {
 			sv.waits = map[int]strace.Op{}
 		}
@@ -344,11 +353,17 @@ func (sv *survey) learn(op strace.Op, c *strace.Call) {
 	}
 	switch o := op.(type) {
 	case *strace.Send:
-		if n, ok := o.Result.Ret(); ok && n > 0 && uint64(n) < o.Len && len(h.Lines) > 1 && len(sv.cuts) < maxSplit {
+		if n, ok := o.Result.Ret(); ok && n > 0 && uint64(n) < o.Len && len(h.Lines) > 1 && sv.keep(len(sv.cuts), h) {
 			if sv.cuts == nil {
 				sv.cuts = map[int]int{}
 			}
 			sv.cuts[line(h)] = int(n)
+		}
+		if n, ok := o.Result.Ret(); ok && n > 0 && uint64(n) == o.Len && len(h.Lines) > 1 && sv.keep(len(sv.whole), h) {
+			if sv.whole == nil {
+				sv.whole = map[int]bool{}
+			}
+			sv.whole[line(h)] = true
 		}
 	case *strace.Bind:
 		if o.Addr.Addr.IsValid() && o.Addr.Addr.Port() == 0 {
@@ -401,6 +416,29 @@ func (sv *survey) learn(op strace.Op, c *strace.Call) {
 			}
 		}
 	}
+}
+
+// keep reports whether the survey keeps a split call of h, having kept
+// kept of its kind: the first maxSplit; one past them is counted.
+func (sv *survey) keep(kept int, h *strace.Header) bool {
+	if kept < maxSplit {
+		return true
+	}
+	if sv.past == 0 {
+		sv.pastLine = line(h)
+	}
+	sv.past++
+	return false
+}
+
+// pastSplit is the report's note of the split calls past maxSplit, ""
+// when there were none.
+func (sv *survey) pastSplit() string {
+	if sv.past == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%d split calls from line %d on are past the first %d of their kind the replay keeps (maxSplit): they ran at their resumed lines, not from their unfinished ones (a blocking read, accept, poll, epoll_wait or connect ran once the calls between its halves had; a send that returned part of its buffer was started whole, and is undetermined when that shows)",
+		sv.past, sv.pastLine, maxSplit)
 }
 
 // maxPorts bounds the ephemeral ports a header lists.

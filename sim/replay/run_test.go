@@ -2,6 +2,7 @@ package replay_test
 
 import (
 	"bytes"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -118,4 +119,31 @@ func TestListsAreBounded(t *testing.T) {
 	var b bytes.Buffer
 	require.NoError(t, rep.WriteText(&b))
 	require.Contains(t, b.String(), "divergences (the first 1000 of 1005):")
+}
+
+// The survey keeps the first 4096 split sends that returned part of
+// their buffers (maxSplit); the report says from which line on it kept
+// no more, and a cut send past them, started with its whole buffer, is
+// undetermined where it returned less, not a divergence.
+func TestPastSplitNoted(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("100 socket(AF_INET, SOCK_STREAM, IPPROTO_IP) = 3\n" +
+		"100 bind(3, {sa_family=AF_INET, sin_port=htons(8000), sin_addr=inet_addr(\"127.0.0.1\")}, 16) = 0\n" +
+		"100 listen(3, 5) = 0\n" +
+		"101 socket(AF_INET, SOCK_STREAM, IPPROTO_IP) = 4\n" +
+		"101 connect(4, {sa_family=AF_INET, sin_port=htons(8000), sin_addr=inet_addr(\"127.0.0.1\")}, 16) = 0\n" +
+		"100 accept(3, NULL, NULL) = 5\n")
+	for range 4097 {
+		b.WriteString("101 write(4, \"x\"..., 1000 <unfinished ...>\n" +
+			"100 read(5, \"x\"..., 65536) = 500\n" +
+			"101 <... write resumed>) = 500\n")
+	}
+	rep, err := replay.Replay("t.log", []byte(b.String()), replay.Options{})
+	require.NoError(t, err)
+	last := 6 + 4096*3 + 1
+	require.Contains(t, strings.Join(rep.Notes, "\n"), fmt.Sprintf("1 split calls from line %d on are past the first 4096", last))
+	require.Zero(t, rep.Summary.Diverge, "%+v", rep.Divergences())
+	c := callAt(t, rep, last)
+	require.Equal(t, replay.Undetermined, c.Verdict)
+	require.Contains(t, c.Why, "past the first 4096 split sends")
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/zcsim/zcsim/sim"
 	"github.com/zcsim/zcsim/sim/engine"
 	"github.com/zcsim/zcsim/sim/strace"
+	"github.com/zcsim/zcsim/sock"
 )
 
 // sleeping is a blocking TCP send the replay started at its
@@ -35,9 +36,16 @@ type sleeping struct {
 // Background call), and the calls the log shows from other threads and
 // processes run while it sleeps — a read of the peer's frees the window
 // whose ACK wakes it, and it queues more (sim.Asleep). Its resumed line
-// ends it (resumeSend). A send whose result the replay guides by what
-// the log observed (a zerocopy send the model would refuse, a send
-// strace abbreviated, control messages, sendfile) is left to its resumed
+// ends it (resumeSend). A send that cannot sleep (MSG_DONTWAIT,
+// O_NONBLOCK) starts there too when the log shows it took its whole
+// buffer (survey.whole) and the model's send buffer has room for it
+// (roomFor): it ran somewhere between its halves, and the calls between
+// them (another thread's epoll_wait or read of the peer) may show its
+// data arrived; one they show had not is explained as a read or poll
+// that ran before it arrived is. A send whose result the replay guides
+// by what the log observed (a zerocopy send the model would refuse, a
+// non-blocking one that returned less or failed, a send strace
+// abbreviated, control messages, sendfile) is left to its resumed
 // line.
 func (r *replayer) startSend(op strace.Op) {
 	o, ok := op.(*strace.Send)
@@ -49,13 +57,16 @@ func (r *replayer) startSend(op strace.Op) {
 	r.use(r.table(h.Pid))
 	e := r.fds[o.Fd]
 	flags := msgFlags(o.Flags)
-	if e == nil || e.s == nil || !e.inet() || !e.s.IsTCP() || e.s.Sk.NoWait(flags) {
+	if e == nil || e.s == nil || !e.inet() || !e.s.IsTCP() {
 		return
 	}
 	im := importBuffers(o.Syscall, o.Iov)
 	size := im.total()
 	if im.errno != 0 || im.undet || size > r.maxBytes ||
 		flags&kernel.MSG_ZEROCOPY != 0 && e.s.Sk.Zerocopy() && refuses(e, uint64(size)) {
+		return
+	}
+	if e.s.Sk.NoWait(flags) && (!r.whole[line(h)] || !roomFor(e, size)) {
 		return
 	}
 	r.between(h)
@@ -76,6 +87,14 @@ func (r *replayer) startSend(op strace.Op) {
 	sl.res = send(c, e.s, lens, flags)
 	sl.asleep = sl.res.Asleep
 	r.sleeping[h.Pid] = sl
+}
+
+// roomFor reports whether e's send buffer takes size bytes at once
+// whatever their layout: its free space holds twice the bytes and two
+// pages more (a zerocopy skb's truesize counts whole pages).
+func roomFor(e *fdEntry, size int) bool {
+	sk := e.s.Sk
+	return sk.Sndbuf-sk.WmemQueued >= 2*size+2*kernel.PageSize
 }
 
 // resumed returns the send startSend began for the call of h, if it did.
@@ -126,15 +145,23 @@ func (r *replayer) resumeSend(op strace.Op, sl *sleeping) {
 	res := sl.end(kernel.EINTR)
 	r.sentAsleep(h, sl, res, n)
 	pred := res.String()
+	layout := ""
+	if sl.cut == 0 {
+		layout = r.backToBack(h, msgFlags(o.Flags), e, [][]int{importBuffers(o.Syscall, o.Iov).lens}, []sock.SendResult{res.Send})
+	}
 	switch {
+	case pred != obs && r.pastSplit && sl.cut == 0 && n > 0 && int(n) < sl.size:
+		r.add(h, o.Fd, e.s.Name, sl.text, obs, pred, fmt.Sprintf("the call returned after queuing %d of its %d bytes, and is past the first %d split sends that returned part of their buffers the replay keeps (maxSplit): the model's call, started at line %d, was given all %d", n, sl.size, maxSplit, sl.line, sl.size), Undetermined)
 	case pred != obs:
-		r.compare(h, o.Fd, e.s.Name, sl.text, obs, pred, why(res))
+		r.compare(h, o.Fd, e.s.Name, sl.text, obs, pred, joinAssumed(why(res), layout))
 	case grown != "":
-		r.assume(h, e, sl.text, obs, pred, "", grown)
+		r.assume(h, e, sl.text, obs, pred, "", joinAssumed(grown, layout))
 	case sl.cut != 0:
 		r.assume(h, e, sl.text, obs, pred, "", fmt.Sprintf("the call returned after queuing %d of its %d bytes: its wait for send buffer ended (a signal, SO_SNDTIMEO) or an error came, which the log does not time; the model's call, started at line %d, sent those %d bytes", n, sl.size, sl.line, n))
 	case ahead > 0:
-		r.assume(h, e, sl.text, obs, pred, "", fmt.Sprintf("the network ran %v ahead of the model's clock: the work that let the call, asleep since line %d, queue its last bytes (the peer's ACKs and window updates, paced transmissions) had run sooner in the kernel", ahead, sl.line))
+		r.assume(h, e, sl.text, obs, pred, "", joinAssumed(fmt.Sprintf("the network ran %v ahead of the model's clock: the work that let the call, asleep since line %d, queue its last bytes (the peer's ACKs and window updates, paced transmissions) had run sooner in the kernel", ahead, sl.line), layout))
+	case layout != "":
+		r.assume(h, e, sl.text, obs, pred, "", layout)
 	default:
 		r.compare(h, o.Fd, e.s.Name, sl.text, obs, pred, why(res))
 	}

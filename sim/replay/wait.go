@@ -19,9 +19,9 @@ type waiting struct {
 }
 
 // waits reports whether the replay runs the split call op from its
-// first line on (startWait): a read of data on a TCP socket without
-// MSG_WAITALL, an accept, a poll of one descriptor that returned events,
-// a blocking TCP connect, each returning a result. A send is started by
+// first line on (startWait): a read of data without MSG_WAITALL, an
+// accept, a poll of one descriptor or an epoll_wait that returned
+// events, a blocking TCP connect, each returning a result. A send is started by
 // startSend instead; other calls took nothing from the model's state
 // while they waited.
 func waits(op strace.Op) bool {
@@ -37,6 +37,9 @@ func waits(op strace.Op) bool {
 	case *strace.Poll:
 		n, _ := o.Result.Ret()
 		return len(o.Fds) == 1 && n > 0
+	case *strace.EpollWait:
+		n, _ := o.Result.Ret()
+		return o.Shown && n > 0
 	}
 	return false
 }
@@ -77,6 +80,9 @@ func (r *replayer) startWait(c *strace.Call) {
 // timeout. One that cannot ran on another CPU while strace printed
 // another pid's line.
 func (r *replayer) blocks(op strace.Op) bool {
+	if o, ok := op.(*strace.EpollWait); ok {
+		return r.epollOf(o.Epfd) != nil && o.TimeoutNs != 0
+	}
 	fd, _ := opFd(op)
 	e := r.fds[fd]
 	if e == nil || e.s == nil {
@@ -137,11 +143,13 @@ func (r *replayer) woken(h *strace.Header) bool {
 
 // ready reports whether what the log shows the call returned is there
 // in the model, so that the kernel's call, woken, could have returned
-// it: the bytes a read returned (sk_wait_data's wakeup came with the
+// it: the bytes a TCP read returned (sk_wait_data's wakeup came with the
 // first of them, but the reader took what was queued when it ran, which
 // can be more, and the log says how much), or the FIN or reset of one
-// that returned 0 with nothing queued; a traced client's connection
-// queued for an accept; the events a poll returned. A blocking TCP
+// that returned 0 with nothing queued; a datagram for a datagram read
+// (__skb_wait_for_more_packets wakes with the first); a traced client's
+// connection queued for an accept; the events a poll returned, and
+// those of an epoll_wait on the sockets its events' data names. A blocking TCP
 // connect is ready at once: it sends its SYN, and the model's loopback
 // handshake completes.
 func (r *replayer) ready(w *waiting) bool {
@@ -150,8 +158,15 @@ func (r *replayer) ready(w *waiting) bool {
 	case *strace.Recv:
 		e := fds[o.Fd]
 		n, _ := o.Result.Ret()
-		if e == nil || e.s == nil || !e.inet() || !e.s.IsTCP() {
+		if e == nil || e.s == nil || !e.inet() {
 			return false
+		}
+		if !e.s.IsTCP() {
+			target := e.s
+			if e.feed != nil {
+				target = e.feed
+			}
+			return len(target.QueuedSegments()) > 0
 		}
 		queued := sum(e.s.QueuedSegments())
 		if n == 0 {
@@ -169,6 +184,13 @@ func (r *replayer) ready(w *waiting) bool {
 	case *strace.Connect:
 		e := fds[o.Fd]
 		return e != nil && e.s != nil && e.s.IsTCP()
+	case *strace.EpollWait:
+		e := fds[o.Epfd]
+		if e == nil || e.ep == nil {
+			return false
+		}
+		seen, unknown, _, ok := e.ep.tie(o)
+		return ok && unknown == "" && len(seen) > 0 && len(r.epollMissing(seen)) == 0
 	}
 	return false
 }

@@ -151,3 +151,37 @@ func TestRelativeLog(t *testing.T) {
 	require.Equal(t, s.Calls, s.Agree, "%+v", s)
 	require.Contains(t, strings.Join(order(rep), ", "), "16 write, 15 read, 18 write")
 }
+
+// A non-blocking connect's EINPROGRESS to a traced listener queues its
+// connection for the accept as a blocking connect does: the accepted
+// socket reads what the client sent.
+func TestNonblockingConnectPaired(t *testing.T) {
+	rep := replayText(t, "socket(AF_INET, SOCK_STREAM, IPPROTO_IP) = 3\n"+
+		"bind(3, {sa_family=AF_INET, sin_port=htons(8000), sin_addr=inet_addr(\"127.0.0.1\")}, 16) = 0\n"+
+		"listen(3, 5) = 0\n"+
+		"socket(AF_INET, SOCK_STREAM|SOCK_NONBLOCK, IPPROTO_IP) = 4\n"+
+		"connect(4, {sa_family=AF_INET, sin_port=htons(8000), sin_addr=inet_addr(\"127.0.0.1\")}, 16) = -1 EINPROGRESS (Operation now in progress)\n"+
+		"accept4(3, NULL, NULL, SOCK_NONBLOCK) = 5\n"+
+		"write(4, \"x\"..., 100) = 100\n"+
+		"read(5, \"x\"..., 65536) = 100\n")
+	require.Equal(t, rep.Summary.Calls, rep.Summary.Agree, "%+v", rep.Calls)
+	require.Equal(t, "100", callAt(t, rep, 8).Predicted)
+}
+
+// A non-blocking send strace split, which the log shows took its whole
+// buffer, starts at its unfinished line: another thread's read between
+// its halves finds its bytes, as the kernel's did.
+func TestNonblockingSplitSendStarts(t *testing.T) {
+	rep := replayText(t, pidHead+
+		"101 sendto(4, \"x\"..., 100, MSG_DONTWAIT, NULL, 0 <unfinished ...>\n"+
+		"100 recvfrom(5, \"x\"..., 65536, MSG_DONTWAIT, NULL, NULL) = 100\n"+
+		"101 <... sendto resumed>) = 100\n")
+	require.Equal(t, rep.Summary.Calls, rep.Summary.Agree, "%+v", rep.Calls)
+	require.Equal(t, "100", callAt(t, rep, 8).Predicted)
+	// One the log shows refused is left to its resumed line.
+	rep = replayText(t, pidHead+
+		"101 sendto(4, \"x\"..., 100, MSG_DONTWAIT, NULL, 0 <unfinished ...>\n"+
+		"100 recvfrom(5, \"x\"..., 65536, MSG_DONTWAIT, NULL, NULL) = -1 EAGAIN (Resource temporarily unavailable)\n"+
+		"101 <... sendto resumed>) = -1 EAGAIN (Resource temporarily unavailable)\n")
+	require.Equal(t, replay.Agree, callAt(t, rep, 8).Verdict, "%+v", callAt(t, rep, 8))
+}

@@ -96,7 +96,10 @@
 // getsockopt, send, sendto, sendmsg, sendmmsg, write, writev and sendfile
 // (a [Send] of their lengths), recv, recvfrom, recvmsg, close, shutdown,
 // prlimit64, setrlimit and getrlimit, poll and ppoll ([Poll], with the
-// revents strace lists after the result); and what the descriptor tables of a
+// revents strace lists after the result), epoll_create and epoll_create1
+// ([EpollCreate]), epoll_ctl ([EpollCtl], with the event's data) and
+// epoll_wait, epoll_pwait and epoll_pwait2 ([EpollWait], with the events
+// strace prints on exit); and what the descriptor tables of a
 // multi-process log need: dup, dup2, dup3 and fcntl's F_DUPFD and
 // F_DUPFD_CLOEXEC ([Dup]), fcntl's F_SETFD ([SetFd]), fork, vfork, clone
 // and clone3 ([Fork], with CLONE_FILES), close_range ([CloseRange]),

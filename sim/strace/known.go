@@ -166,6 +166,12 @@ func withHeader(op Op, h Header) Op {
 		return copied(o, h)
 	case *Munmap:
 		return copied(o, h)
+	case *EpollCreate:
+		return copied(o, h)
+	case *EpollCtl:
+		return copied(o, h)
+	case *EpollWait:
+		return copied(o, h)
 	}
 	return nil
 }
