@@ -350,19 +350,18 @@ func (w *World) portUnreachable(r *Socket, n int) {
 // Over loopback raw_local_deliver first hands the error to every RAW
 // socket of the ICMP protocol of its family, as it does any packet
 // (icmpRaw), whether or not the sender is still there.
-func (w *World) icmpArrives(from *Socket, size, alloc int) Event {
-	e := Event{Socket: from.Name}
+func (w *World) icmpArrives(from *Socket, size, alloc int, e *Event) {
+	e.Socket = from.Name
 	icmp := skb.AllocHead(w.Host, alloc)
 	icmp.AppendLinear(size)
 	raw := w.icmpRaw(from, icmp, size)
 	if from.Sk.Dead() || from.Sk.Freed() || from.dgrm == nil || from.dgrm.udp == nil {
 		icmp.Free()
 		e.Text = fmt.Sprintf("%s: closed, ICMP port unreachable dropped%s", from.Name, raw)
-		return e
+		return
 	}
 	from.dgrm.udp.PortUnreachable(icmp)
 	e.Text = fmt.Sprintf("%s receives an ICMP port unreachable (%d bytes)%s", from.Name, size, raw)
-	return e
 }
 
 // icmpRaw queues a clone of the ICMP error icmp of size bytes (IP header

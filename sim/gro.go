@@ -59,9 +59,9 @@ func (w *World) groQueue(s *Socket, f frame) {
 // napiPoll models one NAPI poll of the receiving host bringing frames to
 // r: each packet groPackets makes of them reaches tcp_v4_rcv (arrive). The
 // first packet's is the step's event, the others' follow.
-func (w *World) napiPoll(r *Socket, gro bool, frames []frame) Event {
+func (w *World) napiPoll(r *Socket, gro bool, frames []frame) (e Event) {
 	up := groPackets(frames, gro, r.Sk.IPHeaderLen()+r.tcp.HeaderLen())
-	e := w.arrive(arrival{kind: arriveFrame, to: r, f: up[0]})
+	w.arrive(arrival{kind: arriveFrame, to: r, f: up[0]}, &e)
 	for _, f := range up[1:] {
 		w.runNarrated((*World).arrive, arrival{kind: arriveFrame, to: r, f: f})
 	}
