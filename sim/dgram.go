@@ -219,13 +219,13 @@ func (d *dgram) reassembly(w *World, r *Socket, id uint32) *ipq {
 		}
 	}
 	q := &ipq{id: id}
-	q.expire = w.after(ipfragTime, "ip_expire", "ip_expire "+r.Name, func() Event {
+	q.expire = w.after(ipfragTime, "ip_expire", "ip_expire "+r.Name, func(e *Event) {
 		d.drop(w, q)
 		for _, frag := range q.frags {
 			frag.Free()
 		}
-		return Event{Socket: r.Name, Text: fmt.Sprintf("%s: reassembly of IP datagram %d timed out (ip_expire): %d fragments freed",
-			r.Name, id, len(q.frags))}
+		e.Socket, e.Text = r.Name, fmt.Sprintf("%s: reassembly of IP datagram %d timed out (ip_expire): %d fragments freed",
+			r.Name, id, len(q.frags))
 	})
 	d.partial = append(d.partial, q)
 	return q

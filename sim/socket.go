@@ -340,7 +340,7 @@ type timer struct {
 	// run and event are bound once: run is the engine's event, event the
 	// step it makes.
 	run   func()
-	event func() Event
+	event func(*Event)
 }
 
 // timer returns an event for s's timer op that is not pending, making one
@@ -352,8 +352,8 @@ func (s *Socket) timer(w *World, op string) *timer {
 		}
 	}
 	t := &timer{s: s, op: op, label: op + " " + s.Name}
-	t.event = func() Event {
-		return Event{Socket: s.Name, said: line{kind: lineTimer, name: s.Name, text: t.fire()}}
+	t.event = func(e *Event) {
+		e.Socket, e.said = s.Name, line{kind: lineTimer, name: s.Name, text: t.fire()}
 	}
 	t.run = func() { w.runEvent(t.op, t.event) }
 	s.timers = append(s.timers, t)

@@ -72,10 +72,7 @@ func (w *World) onPath(s *Socket, op, what string, a arrival) {
 		w.netifRx(a)
 		return
 	}
-	w.after(s.Dev.Delay, op, what+" to "+a.to.Name, func() (e Event) {
-		w.arrive(a, &e)
-		return e
-	})
+	w.after(s.Dev.Delay, op, what+" to "+a.to.Name, func(e *Event) { w.arrive(a, e) })
 }
 
 // arrive models the receive side's entry for a: tcp_v4_rcv's socket
@@ -115,17 +112,17 @@ func (w *World) process(a arrival, e *Event) {
 // it hands to the receive backlog runs after it returns (net_rx_action
 // follows the timer softirq), never inside it — a retransmission loop is
 // not re-entered by the ACKs its own segments draw.
-func (w *World) inBottomHalf(fn func() Event) Event {
+func (w *World) inBottomHalf(fn func(*Event), e *Event) {
 	if w.inSoftirq {
-		return fn()
+		fn(e)
+		return
 	}
 	w.inSoftirq = true
-	e := fn()
+	fn(e)
 	w.inSoftirq = false
 	if len(w.backlog) > 0 {
 		w.runBacklog()
 	}
-	return e
 }
 
 // netifRx models __netif_rx: a joins the backlog, which runs now unless
