@@ -1070,9 +1070,11 @@ func (r *replayer) compare(h *strace.Header, fd int, sock, text, obs, pred, why 
 	if obs == pred {
 		v = Agree
 	}
-	if note, ok := r.events.rcvbufUndetermined(sock); v == Diverge && ok && hangsOnRcvbuf(h.Syscall, text) {
-		r.add(h, fd, sock, text, obs, pred, "the connection's receive buffer may have grown otherwise in the kernel, whose tcp_rcv_space_adjust runs on microseconds the log does not show (model: "+note+"); what the call returns hangs on it", Undetermined)
-		return
+	if v == Diverge {
+		if note, ok := r.events.rcvbufUndetermined(sock); ok && hangsOnRcvbuf(h.Syscall, text) {
+			r.add(h, fd, sock, text, obs, pred, "the connection's receive buffer may have grown otherwise in the kernel, whose tcp_rcv_space_adjust runs on microseconds the log does not show (model: "+note+"); what the call returns hangs on it", Undetermined)
+			return
+		}
 	}
 	r.addHow(h, fd, sock, text, obs, pred, why, "", v)
 }

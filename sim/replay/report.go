@@ -231,8 +231,8 @@ func (t *textWriter) Call(k Call) error {
 	n := len(b)
 	b = strconv.AppendInt(append(b, " line "...), int64(k.Line), 10)
 	b = appendPad(b, len(b)-n-len(" line "), 5)
-	b = appendPad(append(append(b, ' '), k.Text...), utf8.RuneCountInString(k.Text), 44)
-	b = appendPad(append(append(b, " observed "...), k.Observed...), utf8.RuneCountInString(k.Observed), 28)
+	b = appendPad(append(append(b, ' '), k.Text...), runeCount(k.Text), 44)
+	b = appendPad(append(append(b, " observed "...), k.Observed...), runeCount(k.Observed), 28)
 	b = append(append(b, " predicted "...), k.Predicted...)
 	if k.Compared != "" {
 		b = append(append(append(b, "  ["...), k.Compared...), ']')
@@ -262,10 +262,25 @@ func verdictMark(v Verdict) string {
 // appendPad pads a field of n characters with spaces to width, as fmt's
 // "%-*s" does.
 func appendPad(b []byte, n, width int) []byte {
-	for ; n < width; n++ {
-		b = append(b, ' ')
+	for n < width {
+		k := min(width-n, len(spaces))
+		b = append(b, spaces[:k]...)
+		n += k
 	}
 	return b
+}
+
+// spaces is what appendPad pads with, a run at a time.
+const spaces = "                                                "
+
+// runeCount is utf8.RuneCountInString, its length for ASCII text.
+func runeCount(s string) int {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return utf8.RuneCountInString(s)
+		}
+	}
+	return len(s)
 }
 
 func (t *textWriter) End(r *Report) error {
