@@ -918,7 +918,7 @@ func (r *replayer) recv(o *strace.Recv) {
 		return
 	}
 	flags := msgFlags(o.Flags)
-	text := r.recvTexts.text(o.Syscall, o.Fd, []uint64{o.Len}, flags, recvText)
+	text := r.recvTexts[kernel.Bool(o.ErrQueue)].text(o.Syscall, o.Fd, []uint64{o.Len}, flags, recvText)
 	if !o.ErrQueue {
 		r.recvData(o, e, text, flags)
 		return
