@@ -278,10 +278,10 @@ func (w *World) tapCopy(dev *Device, tap Tap, b *skb.Buff) {
 		return
 	}
 	w.tapped = append(w.tapped, clone)
-	w.after(tap.Delay, "tap_read", "tap_read "+tap.Name, func() Event {
+	w.after(tap.Delay, "tap_read", "tap_read "+tap.Name, func(e *Event) {
 		w.tapped = slices.DeleteFunc(w.tapped, func(c *skb.Buff) bool { return c == clone })
 		clone.Free()
-		return Event{Text: fmt.Sprintf("%s reads its copy %v", tap.Name, clone.Ident())}
+		e.Text = fmt.Sprintf("%s reads its copy %v", tap.Name, clone.Ident())
 	})
 }
 
@@ -400,10 +400,10 @@ func (w *World) txComplete(dev *Device, b *skb.Buff) {
 		dev.held = append(dev.held, b)
 		return
 	}
-	w.after(dev.TxComplete, "tx_complete", "tx_complete "+dev.Name, func() Event {
+	w.after(dev.TxComplete, "tx_complete", "tx_complete "+dev.Name, func(e *Event) {
 		w.cpu = dev.CPU
 		b.Free()
-		return Event{Text: fmt.Sprintf("%s: TX completion frees %v", dev.Name, b.Ident())}
+		e.Text = fmt.Sprintf("%s: TX completion frees %v", dev.Name, b.Ident())
 	})
 }
 

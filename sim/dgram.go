@@ -219,13 +219,13 @@ func (d *dgram) reassembly(w *World, r *Socket, id uint32) *ipq {
 		}
 	}
 	q := &ipq{id: id}
-	q.expire = w.after(ipfragTime, "ip_expire", "ip_expire "+r.Name, func() Event {
+	q.expire = w.after(ipfragTime, "ip_expire", "ip_expire "+r.Name, func(e *Event) {
 		d.drop(w, q)
 		for _, frag := range q.frags {
 			frag.Free()
 		}
-		return Event{Socket: r.Name, Text: fmt.Sprintf("%s: reassembly of IP datagram %d timed out (ip_expire): %d fragments freed",
-			r.Name, id, len(q.frags))}
+		e.Socket, e.Text = r.Name, fmt.Sprintf("%s: reassembly of IP datagram %d timed out (ip_expire): %d fragments freed",
+			r.Name, id, len(q.frags))
 	})
 	d.partial = append(d.partial, q)
 	return q
@@ -350,19 +350,18 @@ func (w *World) portUnreachable(r *Socket, n int) {
 // Over loopback raw_local_deliver first hands the error to every RAW
 // socket of the ICMP protocol of its family, as it does any packet
 // (icmpRaw), whether or not the sender is still there.
-func (w *World) icmpArrives(from *Socket, size, alloc int) Event {
-	e := Event{Socket: from.Name}
+func (w *World) icmpArrives(from *Socket, size, alloc int, e *Event) {
+	e.Socket = from.Name
 	icmp := skb.AllocHead(w.Host, alloc)
 	icmp.AppendLinear(size)
 	raw := w.icmpRaw(from, icmp, size)
 	if from.Sk.Dead() || from.Sk.Freed() || from.dgrm == nil || from.dgrm.udp == nil {
 		icmp.Free()
 		e.Text = fmt.Sprintf("%s: closed, ICMP port unreachable dropped%s", from.Name, raw)
-		return e
+		return
 	}
 	from.dgrm.udp.PortUnreachable(icmp)
 	e.Text = fmt.Sprintf("%s receives an ICMP port unreachable (%d bytes)%s", from.Name, size, raw)
-	return e
 }
 
 // icmpRaw queues a clone of the ICMP error icmp of size bytes (IP header

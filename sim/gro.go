@@ -48,24 +48,24 @@ func (w *World) groQueue(s *Socket, f frame) {
 	b := &groBatch{at: int64(w.Now()), frames: []frame{f}}
 	s.gro = b
 	to := s.Peer
-	w.after(s.Dev.Delay, "deliver", "deliver to "+to.Name, func() Event {
+	w.after(s.Dev.Delay, "deliver", "deliver to "+to.Name, func(e *Event) {
 		if s.gro == b {
 			s.gro = nil
 		}
-		return w.napiPoll(to, s.Dev.GRO, b.frames)
+		w.napiPoll(to, s.Dev.GRO, b.frames, e)
 	})
 }
 
 // napiPoll models one NAPI poll of the receiving host bringing frames to
 // r: each packet groPackets makes of them reaches tcp_v4_rcv (arrive). The
-// first packet's is the step's event, the others' follow.
-func (w *World) napiPoll(r *Socket, gro bool, frames []frame) Event {
+// first packet's is the step's event (written to *e, zero on entry), the
+// others' follow.
+func (w *World) napiPoll(r *Socket, gro bool, frames []frame, e *Event) {
 	up := groPackets(frames, gro, r.Sk.IPHeaderLen()+r.tcp.HeaderLen())
-	e := w.arrive(arrival{kind: arriveFrame, to: r, f: up[0]})
+	w.arrive(arrival{kind: arriveFrame, to: r, f: up[0]}, e)
 	for _, f := range up[1:] {
 		w.runNarrated((*World).arrive, arrival{kind: arriveFrame, to: r, f: f})
 	}
-	return e
 }
 
 // groPackets cuts the frames of one NAPI poll into their wire segments

@@ -493,7 +493,8 @@ func (w *World) injectEstablished(s *Socket, p Packet) string {
 		c.Ack(p.Ack-1, c.PeerWindow(p.Win))
 	}
 	if p.Len > 0 || p.Flags&FIN != 0 {
-		w.deliver(s, frame{len: p.Len, seq: p.Seq - 1, endSeq: p.Seq - 1 + uint32(p.Len), fin: p.Flags&FIN != 0, push: p.Flags&PSH != 0})
+		var e Event // deliver's event is not used here
+		w.deliver(s, frame{len: p.Len, seq: p.Seq - 1, endSeq: p.Seq - 1 + uint32(p.Len), fin: p.Flags&FIN != 0, push: p.Flags&PSH != 0}, &e)
 	}
 	return ""
 }

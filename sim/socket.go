@@ -195,9 +195,10 @@ func (w *World) ownedPages(sk *sock.Sock) []*mm.Page {
 func (w *World) bySockOrNil(sk *sock.Sock) *Socket { return w.bySk[sk] }
 
 // deliver hands a frame to the receiving socket r: TCP in-order receive
-// with the ACK policy, or a datagram queued for reading.
-func (w *World) deliver(r *Socket, f frame) Event {
-	e := Event{Socket: r.Name}
+// with the ACK policy, or a datagram queued for reading. What it did goes
+// to *e, zero on entry (arrive).
+func (w *World) deliver(r *Socket, f frame, e *Event) {
+	e.Socket = r.Name
 	f.skb = w.received(r, f)
 	if !r.Far() {
 		w.work.RxFrames++
@@ -212,7 +213,7 @@ func (w *World) deliver(r *Socket, f frame) Event {
 		f.skb.Free()
 		w.ackFrom(r, f.endSeq+1, r.tcp.TimeWaitWindow())
 		e.Text = fmt.Sprintf("%s: FIN acknowledged by the time-wait socket", r.Name)
-		return e
+		return
 	}
 	if from := r.Peer; from != nil && from.Sk.Class == kernel.ClassRAW && r.Dev.Kind == Loopback {
 		// A RAW socket's datagram over loopback reaches no socket by
@@ -223,10 +224,10 @@ func (w *World) deliver(r *Socket, f frame) Event {
 		b, n, ok := r.dgrm.defrag(w, r, f)
 		if !ok {
 			e.Text = fmt.Sprintf("%s: an IP fragment of %d bytes waits for reassembly", from.Name, f.skb.Len)
-			return e
+			return
 		}
 		e.Socket, e.Text = from.Name, w.rawLocalDeliver(from, b, n)
-		return e
+		return
 	}
 	if r.Sk.Freed() || (r.Sk.Dead() && (r.tcp == nil || f.len > 0)) {
 		// Data for a closed socket: tcp_rcv_state_process resets an
@@ -247,16 +248,16 @@ func (w *World) deliver(r *Socket, f frame) Event {
 			w.resetPeer(r)
 			e.Text += "; it answers with RST"
 		}
-		return e
+		return
 	}
 	if r.dgrm != nil {
 		e.said = r.dgrm.receive(w, r, f)
-		return e
+		return
 	}
 	if r.tcp == nil {
 		f.skb.Free()
 		e.Text = fmt.Sprintf("%s: no receiver, frame dropped", r.Name)
-		return e
+		return
 	}
 	if f.acks && !r.tcp.Done() {
 		r.tcp.Ack(f.ack, f.win) // tcp_rcv_established: tcp_ack before tcp_data_queue
@@ -265,7 +266,7 @@ func (w *World) deliver(r *Socket, f frame) Event {
 		f.skb.Free()
 		w.resetPeer(r)
 		e.Text = fmt.Sprintf("%s: data after shutdown for reading: connection reset; it answers with RST", r.Name)
-		return e
+		return
 	}
 	n := f.skb.Len
 	local := r.Dev.Kind == Loopback
@@ -278,7 +279,7 @@ func (w *World) deliver(r *Socket, f frame) Event {
 	e.said = line{kind: lineSegment, name: r.Name, lo: f.seq, hi: f.endSeq, fin: f.fin, dup: !accepted}
 	if !accepted {
 		r.tcp.Rejected(f.seq, f.endSeq)
-		return e
+		return
 	}
 	if tail := r.tcp.ReceiveTail(); local && n > 0 && tail != nil {
 		w.rxQueued(r, tail) // f.skb, or the tail it was coalesced into
@@ -293,7 +294,6 @@ func (w *World) deliver(r *Socket, f frame) Event {
 		r.tcp.Recv(1 << 30)
 	}
 	r.tcp.Received(n, f.fin)
-	return e
 }
 
 // rxQueued tells the monitor that b reached a receive queue of r on this
@@ -348,7 +348,7 @@ type timer struct {
 	// run and event are bound once: run is the engine's event, event the
 	// step it makes.
 	run   func()
-	event func() Event
+	event func(*Event)
 }
 
 // timer returns an event for s's timer op that is not pending, making one
@@ -360,8 +360,8 @@ func (s *Socket) timer(w *World, op string) *timer {
 		}
 	}
 	t := &timer{s: s, op: op, label: op + " " + s.Name}
-	t.event = func() Event {
-		return Event{Socket: s.Name, said: line{kind: lineTimer, name: s.Name, text: t.fire()}}
+	t.event = func(e *Event) {
+		e.Socket, e.said = s.Name, line{kind: lineTimer, name: s.Name, text: t.fire()}
 	}
 	t.run = func() {
 		w.timerFired(s, t)
@@ -400,21 +400,23 @@ func (w *World) ackTo(s *Socket, ack uint32, win int) {
 }
 
 // ackArrives models tcp_ack for an ACK of ack with window win reaching s.
-func (w *World) ackArrives(s *Socket, ack uint32, win int) Event {
+func (w *World) ackArrives(s *Socket, ack uint32, win int, e *Event) {
 	if s.tcp.Done() {
 		if !s.tcp.TimeWait() && s.Peer != nil {
 			// No socket takes it (tcp_v4_rcv finds none): the host
 			// answers with a reset (tcp_v4_send_reset).
 			w.resetPeer(s)
-			return Event{Socket: s.Name, Text: fmt.Sprintf("%s: ACK %d after the connection is gone; the host answers with RST", s.Name, ack)}
+			e.Socket, e.Text = s.Name, fmt.Sprintf("%s: ACK %d after the connection is gone; the host answers with RST", s.Name, ack)
+			return
 		}
-		return Event{Socket: s.Name, Text: fmt.Sprintf("%s: ACK %d after the connection is gone", s.Name, ack)}
+		e.Socket, e.Text = s.Name, fmt.Sprintf("%s: ACK %d after the connection is gone", s.Name, ack)
+		return
 	}
 	s.tcp.Ack(ack, win)
 	if !s.Far() {
 		w.work.Acks++
 	}
-	return Event{Socket: s.Name, said: line{kind: lineAck, name: s.Name, lo: ack, num: win}}
+	e.Socket, e.said = s.Name, line{kind: lineAck, name: s.Name, lo: ack, num: win}
 }
 
 // HoldData makes s's frames wait on the link until ReleaseData.
@@ -445,11 +447,11 @@ func (w *World) remoteReset(r *Socket) {
 }
 
 // rstArrives models tcp_reset for a reset reaching r.
-func (w *World) rstArrives(r *Socket) Event {
+func (w *World) rstArrives(r *Socket, e *Event) {
 	if r.tcp != nil {
 		r.tcp.Reset()
 	}
-	return Event{Socket: r.Name, Text: r.Name + " receives RST"}
+	e.Socket, e.Text = r.Name, r.Name+" receives RST"
 }
 
 // errnoName renders an errno for a trace.

@@ -72,34 +72,39 @@ func (w *World) onPath(s *Socket, op, what string, a arrival) {
 		w.netifRx(a)
 		return
 	}
-	w.after(s.Dev.Delay, op, what+" to "+a.to.Name, func() Event { return w.arrive(a) })
+	w.after(s.Dev.Delay, op, what+" to "+a.to.Name, func(e *Event) { w.arrive(a, e) })
 }
 
 // arrive models the receive side's entry for a: tcp_v4_rcv's socket
 // lookup for what reaches a TCP socket (rcvSegment), at once for a
-// datagram (__udp4_lib_rcv) or an ICMP error (icmp_rcv).
-func (w *World) arrive(a arrival) Event {
+// datagram (__udp4_lib_rcv) or an ICMP error (icmp_rcv). It and the
+// functions it calls write what they did to *e, zero on entry: the event
+// of the step (or of the piece of it) the caller keeps. An Event is 800
+// bytes, and this path runs for every segment and ACK.
+func (w *World) arrive(a arrival, e *Event) {
 	if a.kind == arriveICMP || (a.kind == arriveFrame && a.to.tcp == nil) {
-		return w.process(a)
+		w.process(a, e)
+		return
 	}
 	if a.to.Dev.Kind == Loopback {
 		w.tcpRaw(a)
 	}
-	return w.rcvSegment(a)
+	w.rcvSegment(a, e)
 }
 
 // process hands a to its socket: tcp_v4_do_rcv for TCP, the datagram's
 // queue, the ICMP error's socket.
-func (w *World) process(a arrival) Event {
+func (w *World) process(a arrival, e *Event) {
 	switch a.kind {
 	case arriveFrame:
-		return w.deliver(a.to, a.f)
+		w.deliver(a.to, a.f, e)
 	case arriveAck:
-		return w.ackArrives(a.to, a.ack, a.win)
+		w.ackArrives(a.to, a.ack, a.win, e)
 	case arriveRst:
-		return w.rstArrives(a.to)
+		w.rstArrives(a.to, e)
+	default:
+		w.icmpArrives(a.to, a.size, a.alloc, e)
 	}
-	return w.icmpArrives(a.to, a.size, a.alloc)
 }
 
 // inBottomHalf runs fn, a network event (a timer, a TX completion, a
@@ -107,17 +112,17 @@ func (w *World) process(a arrival) Event {
 // it hands to the receive backlog runs after it returns (net_rx_action
 // follows the timer softirq), never inside it — a retransmission loop is
 // not re-entered by the ACKs its own segments draw.
-func (w *World) inBottomHalf(fn func() Event) Event {
+func (w *World) inBottomHalf(fn func(*Event), e *Event) {
 	if w.inSoftirq {
-		return fn()
+		fn(e)
+		return
 	}
 	w.inSoftirq = true
-	e := fn()
+	fn(e)
 	w.inSoftirq = false
 	if len(w.backlog) > 0 {
 		w.runBacklog()
 	}
-	return e
 }
 
 // netifRx models __netif_rx: a joins the backlog, which runs now unless
@@ -153,10 +158,11 @@ func (w *World) runBacklog() {
 // it did to the current step, in the order the pieces started: what a
 // piece sets off itself (an ACK that lets more data go) follows its
 // sentence.
-func (w *World) runNarrated(run func(*World, arrival) Event, a arrival) {
+func (w *World) runNarrated(run func(*World, arrival, *Event), a arrival) {
 	at := len(w.narration)
 	w.narration = append(w.narration, line{})
-	e := run(w, a)
+	var e Event
+	run(w, a, &e)
 	l, ok := e.sentence()
 	if !ok {
 		w.narration = append(w.narration[:at], w.narration[at+1:]...)
@@ -169,14 +175,14 @@ func (w *World) runNarrated(run func(*World, arrival) Event, a arrival) {
 // to a.to: processed at once (tcp_v4_do_rcv), or queued on the socket's
 // backlog while its user owns it (tcp_add_backlog), to run at
 // releaseSock.
-func (w *World) rcvSegment(a arrival) Event {
+func (w *World) rcvSegment(a arrival, e *Event) {
 	if s := a.to; s.owned {
 		if !w.backlogCoalesce(s, a) {
 			s.sockBacklog = append(s.sockBacklog, a)
 		}
-		return Event{}
+		return
 	}
-	return w.process(a)
+	w.process(a, e)
 }
 
 // backlogCoalesce models the coalescing of tcp_add_backlog: a segment

@@ -299,7 +299,7 @@ const endOfTime = engine.Time(math.MaxInt64)
 // its own, recorded and checked like a call. An event that would fall
 // after the last instant of virtual time cannot be modelled: it is not
 // queued, and the world is out of time (OutOfTime) from then on.
-func (w *World) after(d engine.Duration, op, label string, fn func() Event) engine.Handle {
+func (w *World) after(d engine.Duration, op, label string, fn func(*Event)) engine.Handle {
 	return w.schedule(d, label, func() { w.runEvent(op, fn) })
 }
 
@@ -318,10 +318,13 @@ func (w *World) schedule(d engine.Duration, label string, run func()) engine.Han
 }
 
 // runEvent runs a network event, fn, as a step of its own called op
-// unless fn names it.
-func (w *World) runEvent(op string, fn func() Event) {
+// unless fn names it. fn writes the step's event to its argument, zero on
+// entry.
+func (w *World) runEvent(op string, fn func(*Event)) {
 	w.begin()
-	w.event = w.inBottomHalf(fn)
+	var e Event
+	w.inBottomHalf(fn, &e)
+	w.event = e
 	if w.event.Op == "" {
 		w.event.Op = op
 	}

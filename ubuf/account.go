@@ -63,16 +63,25 @@ func PinnedPages(size uint64) uint64 { return size>>kernel.PageShift + 2 }
 // fail for task were extra more pages locked than are: the check Account
 // makes, asked without charging anything.
 func Refuses(p *kernel.Profile, task *Task, size, extra uint64) bool {
-	t := *task
-	if t.User != nil {
-		u := *t.User
-		u.LockedVM += extra
-		t.User = &u
+	numPg, maxPg, accounted := pinLimit(p, task, size)
+	switch {
+	case !accounted:
+		return false
+	case p.Bugs.Has(kernel.BugMemlockPerProcess):
+		return task.PinnedVM+extra+numPg > maxPg
 	}
-	t.PinnedVM += extra
-	var m MMPin
-	_, ok := m.account(p, &t, size)
-	return !ok
+	return task.User.LockedVM+extra+numPg > maxPg
+}
+
+// pinLimit returns the pages mm_account_pinned_pages charges for size
+// bytes and the task's RLIMIT_MEMLOCK in pages, and whether it accounts
+// them at all: not for a task with CAP_IPC_LOCK, a zero size or, where
+// the profile says so, an unlimited RLIMIT_MEMLOCK.
+func pinLimit(p *kernel.Profile, task *Task, size uint64) (numPg, maxPg uint64, accounted bool) {
+	if task.CapIPCLock || size == 0 || p.MemlockInfinityExempt && task.Memlock == kernel.RLIM_INFINITY {
+		return 0, 0, false
+	}
+	return PinnedPages(size), task.Memlock >> kernel.PageShift, true
 }
 
 // Account models mm_account_pinned_pages: it charges PinnedPages(size) to
@@ -88,14 +97,10 @@ func (m *MMPin) Account(p *kernel.Profile, task *Task, size uint64) bool {
 // account is Account, also returning on a refusal the history entry that
 // says it with its numbers (kernel.OpMemlockRefused).
 func (m *MMPin) account(p *kernel.Profile, task *Task, size uint64) (kernel.Entry, bool) {
-	if task.CapIPCLock || size == 0 {
+	numPg, maxPg, accounted := pinLimit(p, task, size)
+	if !accounted {
 		return kernel.Entry{}, true
 	}
-	if p.MemlockInfinityExempt && task.Memlock == kernel.RLIM_INFINITY {
-		return kernel.Entry{}, true
-	}
-	numPg := PinnedPages(size)
-	maxPg := task.Memlock >> kernel.PageShift
 	refused := func(have uint64, perProcess bool) (kernel.Entry, bool) {
 		return kernel.Entry{Op: kernel.OpMemlockRefused,
 			Args: [4]int64{int64(have), int64(numPg), int64(maxPg), kernel.Bool(perProcess)}}, false

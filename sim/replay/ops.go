@@ -1010,7 +1010,7 @@ func (r *replayer) recv(o *strace.Recv) {
 		return
 	}
 	flags := msgFlags(o.Flags)
-	text := r.recvTexts.text(o.Syscall, o.Fd, []uint64{o.Len}, flags, recvText)
+	text := r.recvTexts[kernel.Bool(o.ErrQueue)].text(o.Syscall, o.Fd, []uint64{o.Len}, flags, recvText)
 	if !o.ErrQueue {
 		r.recvData(o, e, text, flags)
 		return
@@ -1162,9 +1162,11 @@ func (r *replayer) compare(h *strace.Header, fd int, sock, text, obs, pred, why 
 	if obs == pred {
 		v = Agree
 	}
-	if note, ok := r.events.rcvbufUndetermined(sock); v == Diverge && ok && hangsOnRcvbuf(h.Syscall, text) {
-		r.add(h, fd, sock, text, obs, pred, "the connection's receive buffer may have grown otherwise in the kernel, whose tcp_rcv_space_adjust runs on microseconds the log does not show (model: "+note+"); what the call returns hangs on it", Undetermined)
-		return
+	if v == Diverge {
+		if note, ok := r.events.rcvbufUndetermined(sock); ok && hangsOnRcvbuf(h.Syscall, text) {
+			r.add(h, fd, sock, text, obs, pred, "the connection's receive buffer may have grown otherwise in the kernel, whose tcp_rcv_space_adjust runs on microseconds the log does not show (model: "+note+"); what the call returns hangs on it", Undetermined)
+			return
+		}
 	}
 	r.addHow(h, fd, sock, text, obs, pred, why, "", v)
 }

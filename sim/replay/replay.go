@@ -187,8 +187,11 @@ type replayer struct {
 	// unknownFds counts, per descriptor the log never created, the calls
 	// made on it.
 	unknownFds map[int]int
-	// sendTexts and recvTexts remember the last send's and read's text.
-	sendTexts, recvTexts textMemo
+	// sendTexts remembers the last send's text, recvTexts the last data
+	// read's and the last error-queue read's: a program's loop reads
+	// both in turn.
+	sendTexts textMemo
+	recvTexts [2]textMemo
 	// events keeps the text of the model's last call event, for a
 	// divergence's reason; the World's trace goes to it, not to memory.
 	events lastEvent

@@ -3,6 +3,8 @@ package replay
 import (
 	"fmt"
 	"io"
+	"strconv"
+	"unicode/utf8"
 
 	"github.com/zcsim/zcsim/sim"
 	"github.com/zcsim/zcsim/sim/strace"
@@ -218,21 +220,67 @@ func (t *textWriter) Begin(c Config) error {
 	return t.flush()
 }
 
+// Call writes one line per call, as fmt's "%s pid %d line %-5d %-44s
+// observed %-28s predicted %s" would (the pid only for merged files),
+// built by appends: a million calls make a million lines.
 func (t *textWriter) Call(k Call) error {
-	mark := map[Verdict]string{Agree: "ok  ", Assumed: "ok~ ", Diverge: "DIFF", Undetermined: "??  "}[k.Verdict]
+	b := append(t.b, verdictMark(k.Verdict)...)
 	if t.pids {
-		t.b = fmt.Appendf(t.b, "%s pid %d line %-5d %-44s observed %-28s predicted %s", mark, k.Pid, k.Line, k.Text, k.Observed, k.Predicted)
-	} else {
-		t.b = fmt.Appendf(t.b, "%s line %-5d %-44s observed %-28s predicted %s", mark, k.Line, k.Text, k.Observed, k.Predicted)
+		b = strconv.AppendInt(append(b, " pid "...), int64(k.Pid), 10)
 	}
+	n := len(b)
+	b = strconv.AppendInt(append(b, " line "...), int64(k.Line), 10)
+	b = appendPad(b, len(b)-n-len(" line "), 5)
+	b = appendPad(append(append(b, ' '), k.Text...), runeCount(k.Text), 44)
+	b = appendPad(append(append(b, " observed "...), k.Observed...), runeCount(k.Observed), 28)
+	b = append(append(b, " predicted "...), k.Predicted...)
 	if k.Compared != "" {
-		t.b = fmt.Appendf(t.b, "  [%s]", k.Compared)
+		b = append(append(append(b, "  ["...), k.Compared...), ']')
 	}
-	t.b = append(t.b, '\n')
+	t.b = append(b, '\n')
 	if len(t.b) < 32<<10 {
 		return nil
 	}
 	return t.flush()
+}
+
+// verdictMark is the first column of a call's line.
+func verdictMark(v Verdict) string {
+	switch v {
+	case Agree:
+		return "ok  "
+	case Assumed:
+		return "ok~ "
+	case Diverge:
+		return "DIFF"
+	case Undetermined:
+		return "??  "
+	}
+	return ""
+}
+
+// appendPad pads a field of n characters with spaces to width, as fmt's
+// "%-*s" does.
+func appendPad(b []byte, n, width int) []byte {
+	for n < width {
+		k := min(width-n, len(spaces))
+		b = append(b, spaces[:k]...)
+		n += k
+	}
+	return b
+}
+
+// spaces is what appendPad pads with, a run at a time.
+const spaces = "                                                "
+
+// runeCount is utf8.RuneCountInString, its length for ASCII text.
+func runeCount(s string) int {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return utf8.RuneCountInString(s)
+		}
+	}
+	return len(s)
 }
 
 func (t *textWriter) End(r *Report) error {

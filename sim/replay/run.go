@@ -186,30 +186,42 @@ func replay(file string, merged bool, open opener, opts Options) (*Report, error
 }
 
 // decoders decode each file's calls with a Decoder of their own, so that
-// an error names the file of its line.
-type decoders map[string]*strace.Decoder
+// an error names the file of its line. The last file's is at hand: a
+// log's calls come from one file, or from a few in runs.
+type decoders struct {
+	by   map[string]*strace.Decoder
+	file string
+	last *strace.Decoder
+}
 
-func (d decoders) op(it strace.Item) strace.Op { return d.of(it.File).Op(it.Call) }
+func (d *decoders) op(it strace.Item) strace.Op { return d.of(it.File).Op(it.Call) }
 
 // start decodes the first half of an unfinished call (Decoder.Start).
-func (d decoders) start(it strace.Item) strace.Op { return d.of(it.File).Start(it.Start) }
+func (d *decoders) start(it strace.Item) strace.Op { return d.of(it.File).Start(it.Start) }
 
 // of returns the Decoder of file's calls.
-func (d decoders) of(file string) *strace.Decoder {
-	dec := d[file]
-	if dec == nil {
-		dec = strace.NewDecoder(file)
-		d[file] = dec
+func (d *decoders) of(file string) *strace.Decoder {
+	if d.last != nil && file == d.file {
+		return d.last
 	}
+	dec := d.by[file]
+	if dec == nil {
+		if d.by == nil {
+			d.by = map[string]*strace.Decoder{}
+		}
+		dec = strace.NewDecoder(file)
+		d.by[file] = dec
+	}
+	d.file, d.last = file, dec
 	return dec
 }
 
 // err returns the decoders' errors, in the order of the files' names.
-func (d decoders) err() error {
-	names := slices.Sorted(maps.Keys(d))
+func (d *decoders) err() error {
+	names := slices.Sorted(maps.Keys(d.by))
 	var errs []error
 	for _, n := range names {
-		if err := d[n].Err(); err != nil {
+		if err := d.by[n].Err(); err != nil {
 			errs = append(errs, err)
 		}
 	}
