@@ -237,8 +237,8 @@ func (r *replayer) epollWait(o *strace.EpollWait) {
 		if missing := r.epollMissing(seen); len(missing) > 0 {
 			ahead, done := r.runAhead(func() bool { return len(r.epollMissing(seen)) == 0 })
 			if !done {
-				r.add(h, o.Epfd, set.ep.Name, text, obs, epollText(r.epollNow(set)),
-					fmt.Sprintf("no schedule: the model's pending work never makes %s", missingText(r.epollMissing(seen))), Diverge)
+				r.epollDiverge(h, o.Epfd, set, text, obs, epollText(r.epollNow(set)),
+					fmt.Sprintf("no schedule: the model's pending work never makes %s", missingText(r.epollMissing(seen))), "")
 				return
 			}
 			assumed = append(assumed, fmt.Sprintf("the network ran %v ahead of the model's clock: what makes %s had already happened", ahead, missingText(missing)))
@@ -262,18 +262,34 @@ func (r *replayer) epollWait(o *strace.EpollWait) {
 		r.addHow(h, o.Epfd, set.ep.Name, text, obs, pred, "", how, Agree)
 		return
 	case obs != pred && (h.Result.Kind != strace.ResultValue || !o.Shown):
-		r.addHow(h, o.Epfd, set.ep.Name, text, obs, pred, why(res), how, Diverge)
+		r.epollDiverge(h, o.Epfd, set, text, obs, pred, why(res), how)
 		return
 	case obs != pred:
 		a := epollDiff(seen, set.seenOf(res.Epoll), len(seen)+skipped == int(o.Max))
 		if len(a) == 0 {
-			r.addHow(h, o.Epfd, set.ep.Name, text, obs, pred, why(res), how, Diverge)
+			r.epollDiverge(h, o.Epfd, set, text, obs, pred, why(res), how)
 			return
 		}
 		assumed = append(assumed, a...)
 	}
 	r.emit(Call{Line: line(h), Pid: h.Pid, Syscall: h.Syscall, Fd: o.Epfd, Socket: set.ep.Name, Text: text,
 		Observed: obs, Predicted: obs, Verdict: Assumed, Compared: how, Assumption: strings.Join(assumed, "; ")})
+}
+
+// epollDiverge records an epoll_wait no schedule explains, unless a
+// watched connection's receive buffer may have grown otherwise in the
+// kernel (rcvbufUndetermined): what is ready hangs on it, as a poll's
+// does, and the call is undetermined.
+func (r *replayer) epollDiverge(h *strace.Header, epfd int, set *epollSet, text, obs, pred, why, how string) {
+	for _, it := range set.items {
+		if s := it.socket(); s != nil {
+			if note, ok := r.events.rcvbufUndetermined(s.Name); ok {
+				r.addHow(h, epfd, set.ep.Name, text, obs, pred, "the receive buffer of "+s.Name+"'s connection may have grown otherwise in the kernel, whose tcp_rcv_space_adjust runs on microseconds the log does not show (model: "+note+"); what the instance reports hangs on it", how, Undetermined)
+				return
+			}
+		}
+	}
+	r.addHow(h, epfd, set.ep.Name, text, obs, pred, why, how, Diverge)
 }
 
 // disarm turns off the EPOLLONESHOT items the kernel reported.
