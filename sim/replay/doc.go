@@ -203,9 +203,9 @@
 // Where the model notes that a connection's receive buffer may have
 // grown otherwise in the kernel (tcp_rcv_space_adjust's RTT gate runs on
 // wall-clock microseconds: kernel.OpRcvbufUndetermined), a later call on
-// that connection whose result hangs on the buffer (data calls, polls,
-// SO_RCVBUF and zerocopy receives read back) is undetermined rather than
-// a divergence.
+// that connection whose result hangs on the buffer (data calls, polls
+// and epoll_waits, SO_RCVBUF and zerocopy receives read back) is
+// undetermined rather than a divergence.
 //
 // # Verdicts
 //
