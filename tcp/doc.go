@@ -490,7 +490,13 @@
 // less than what is left of the window offered before. The SYN's window
 // (tcp_select_initial_window) is the buffer's at the default ratio
 // rounded down to whole MSS, at most 65535, with the window scale of the
-// largest buffer tcp_rmem[2] allows (10 on linux-6.18); window_clamp
+// largest buffer tcp_rmem[2] allows (10 on linux-6.18), or, when the user
+// fixed the buffer before the handshake (SOCK_RCVBUF_LOCK:
+// tcp_connect_init, tcp_openreq_init_rwin), of the full buffer's window
+// alone (0 for SO_RCVBUF 16384). Without a scale __tcp_select_window
+// offers whole segments of rcv_mss and keeps the window it offered while
+// that is within a segment below the free space
+// (probe/testdata/tcp-rcvbuf-noscale.zcs). window_clamp
 // starts at the full buffer's window (tcp_init_buffer_space) and follows
 // scaling_ratio (tcp_set_window_clamp); rcv_ssthresh starts at the first
 // window and grows by tcp_grow_window while the buffer has room. Received
