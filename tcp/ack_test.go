@@ -155,3 +155,15 @@ func TestKernelWindowUnscaled(t *testing.T) {
 	require.Equal(t, kernel.Errno(0), p.handshake())
 	require.Equal(t, uint(1), p.peer.rw.wscale, "the scale of the 100000-byte window")
 }
+
+// A window above max_window moves the MSS while half of it bounds the
+// MSS (tcp_bound_to_half_wnd); one at or below max_window does not, nor
+// one past twice the unbounded MSS.
+func TestWindowMovesMSS(t *testing.T) {
+	p := newPair(t, "linux-6.18", true)
+	require.Equal(t, 65483, p.c.maxWindow)
+	require.True(t, p.c.WindowMovesMSS(95232))
+	require.False(t, p.c.WindowMovesMSS(65483))
+	p.c.maxWindow = 1 << 20
+	require.False(t, p.c.WindowMovesMSS(2<<20), "the MSS is no longer half the window")
+}

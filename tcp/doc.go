@@ -141,7 +141,11 @@
 // probe/testdata/tcp-info-mss.zcs). ACKs that arrive while the sender's
 // user holds the socket reach tcp_ack merged (tcp_add_backlog, package
 // sim), so a window offered only by an earlier one of them never counts
-// towards max_window (probe/testdata/tcp-backlog-coalesce.zcs). Nagle
+// towards max_window (probe/testdata/tcp-backlog-coalesce.zcs) — when
+// their options are the same: two timestamped ACKs a millisecond apart
+// are processed one by one, and where that would move the MSS
+// (WindowMovesMSS) the merge is undetermined
+// (probe/testdata/tcp-backlog-coalesce-ts.zcs). Nagle
 // holds a partial segment only while a short segment is unacknowledged
 // (tcp_minshall_check).
 //
