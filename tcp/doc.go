@@ -475,7 +475,13 @@
 //     assumption. BBR's drain and later cut of the window to its target
 //     (measured: to 10–14 within tens of milliseconds over loopback) are
 //     not modelled; the send buffer, which never shrinks back, is what
-//     that window's peak decides.
+//     that window's peak decides. Nor is its internal pacing (bbr sets
+//     SK_PACING_NEEDED, and without an fq qdisc tcp_pacing_check holds
+//     every skb after the first of a tcp_write_xmit once ten segments
+//     have left, for a wall-clock len/sk_pacing_rate): over loopback
+//     with small segments the peer's ACKs then come back between the
+//     skbs, and what a read right after the send finds depends on the
+//     pacing timer (probe/testdata/tcp-small-mss.zcs, under reno).
 //
 // The send buffer follows the window only for a writer that found it
 // full (SOCK_NOSPACE, set by tcp_poll and sk_stream_wait_memory):
