@@ -196,7 +196,7 @@ func (w *World) rcvSegment(a arrival, e *Event) {
 //     (max_window, which bounds the MSS to half of it in tcp_sync_mss)
 //     may never be seen. Measured on Linux 6.18 over loopback
 //     (probe/testdata/tcp-backlog-coalesce.zcs): the ACKs of a
-//     69632-byte send, offering 94208 and then 61440 bytes, reach the
+//     69632-byte send, offering 95232 and then 62464 bytes, reach the
 //     sender as one, and its MSS stays 32768. A clone of the tail held
 //     elsewhere (a RAW TCP socket's, a packet tap's that reads later)
 //     makes skb_try_coalesce refuse (skb_cloned), and each ACK is
