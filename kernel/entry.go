@@ -151,6 +151,10 @@ const (
 	// have restarted the measurement this growth of Args[1] bytes counts
 	// from).
 	OpRcvbufUndetermined
+	// OpBacklogUndetermined: "tcp_add_backlog: undetermined: …", a merge
+	// of two timestamped pure ACKs on a socket's backlog that the kernel
+	// may not have made, which dropped the largest window (Args[0]: 1).
+	OpBacklogUndetermined
 	// OpShift: "skb_shift: took Args[0] bytes of frags from Holder", or
 	// with Args[1] 1 (on the source) "gave them to Holder".
 	OpShift
@@ -223,6 +227,10 @@ const (
 	// reads at which the kernel may have started a new measurement.
 	RcvbufMayHaveRestarted = 2
 )
+
+// BacklogMergedAcks is what an OpBacklogUndetermined entry merged
+// (Args[0]): two pure ACKs.
+const BacklogMergedAcks = 1
 
 // Bool is a boolean argument of an Entry: 1 for true, 0 for false.
 func Bool(v bool) int64 {
@@ -411,6 +419,11 @@ var opSpecs = [opCount]opSpec{
 				return fmt.Sprintf("tcp_rcv_space_adjust: undetermined: the kernel grows sk_rcvbuf here (%d bytes copied, above %d) if its receive RTT, wall-clock microseconds, has passed since the last measurement", e.Args[1], e.Args[2])
 			}
 			return fmt.Sprintf("tcp_rcv_space_adjust: undetermined: the kernel may have restarted the measurement at an earlier read, once its receive RTT of wall-clock microseconds had passed, and not grow by these %d bytes", e.Args[1])
+		}},
+	OpBacklogUndetermined: {name: "backlog_undetermined", fn: "tcp_add_backlog",
+		args: []arg{{"merged", argInt}},
+		text: func(e *Entry) string {
+			return "tcp_add_backlog: undetermined: the kernel merges two pure ACKs only when their TCP options are the same, and their timestamps count milliseconds of wall-clock time, one of which may have begun between them; apart, the first one's larger window would have been seen"
 		}},
 	OpShift: {name: "skb_shift", fn: "skb_shift", holder: "with", args: []arg{{"bytes", argInt}, {"gave", argInt}},
 		text: func(e *Entry) string {

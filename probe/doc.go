@@ -139,7 +139,12 @@
 // history notes tcp_rcv_space_adjust as undetermined: the kernel's gate
 // is an RTT of wall-clock microseconds), what on that pair depends on the
 // buffer — SO_RCVBUF, reads, zerocopy receives, poll, non-blocking sends,
-// error-queue reads — from the next statement on.
+// error-queue reads — from the next statement on. Where the model merged
+// two timestamped ACKs on a backlog that the kernel merges only when no
+// millisecond began between them (its socket's history notes
+// tcp_add_backlog as undetermined), the model runs again with the two
+// apart, and a statement the two runs answer differently is undetermined,
+// its reason naming both answers.
 //
 // A skipped socket or close still takes or frees its program descriptor,
 // so later sockets get the model's numbers. Nothing in the plan depends

@@ -407,3 +407,26 @@ func TestUndeterminedSendCutsItsSocket(t *testing.T) {
 	require.Equal(t, Skip{Line: 6, Text: "recvmsg r MSG_ERRQUEUE", Why: "not compared: the send at line 5 was undetermined, and r's later answers depend on what it did", Undetermined: true}, res.Skipped[1])
 	require.Equal(t, 7, res.Stmts[len(res.Stmts)-1].Line)
 }
+
+// Two timestamped ACKs whose merge on the sender's backlog the kernel may
+// not make run the model both ways: the read that hangs on it is
+// undetermined and says both answers; what both runs answer alike is
+// compared.
+func TestBacklogMergeRunsBothWays(t *testing.T) {
+	src := "socket t AF_INET SOCK_STREAM\nconnect t\nsend t 7 0\nsend t 69632 0\nrecvmsg t.peer 0\nsend t 65508 0\nrecv t.peer 64K\n"
+	stmts, err := scenario.Parse("ts.zcs", []byte(src))
+	require.NoError(t, err)
+	model, err := modelRun("ts.zcs", []byte(src), stmts, kernel.DefaultProfile, nil, nil)
+	require.NoError(t, err)
+	require.Len(t, model.undetermined, 1)
+	require.Contains(t, model.undetermined[7], "tcp_add_backlog: undetermined")
+	require.Contains(t, model.undetermined[7], "the model answers 36871 with the ACKs merged, 51719 with them apart")
+	require.Equal(t, "65536", model.res[5])
+
+	src = "sysctl net.ipv4.tcp_timestamps 0\n" + src
+	stmts, err = scenario.Parse("nots.zcs", []byte(src))
+	require.NoError(t, err)
+	model, err = modelRun("nots.zcs", []byte(src), stmts, kernel.DefaultProfile, nil, nil)
+	require.NoError(t, err)
+	require.Empty(t, model.undetermined, "without timestamps the merge is certain")
+}

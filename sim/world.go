@@ -32,6 +32,10 @@ type World struct {
 	Streams *engine.Streams
 	Faults  *engine.Faults
 	Monitor *check.Monitor
+	// AcksApart processes apart two timestamped pure ACKs whose merge on a
+	// backlog is undetermined (backlogCoalesce): the other way the kernel
+	// may go, for a caller that predicts both.
+	AcksApart bool
 
 	users   []*ubuf.User
 	tasks   []*Task

@@ -200,17 +200,27 @@ func (c *Conn) String() string {
 // whenever max_window grows): over loopback a fresh connection sends
 // 32741-byte segments into the peer's 65483-byte first window (measured
 // on Linux 6.18).
-func (c *Conn) MSS() int {
+func (c *Conn) MSS() int { return c.mssBoundTo(c.maxWindow) }
+
+// mssBoundTo is MSS with max_window maxWindow.
+func (c *Conn) mssBoundTo(maxWindow int) int {
 	mss := c.AdvMSS()
 	if c.neg.set {
 		mss = min(mss, c.neg.mssClamp) // __tcp_mtu_to_mss
 	}
 	mss -= c.optLen()
 	mss = max(mss, tcpMinSndMSS)
-	if c.maxWindow > tcpMSSDefault && mss > c.maxWindow>>1 {
-		mss = max(c.maxWindow>>1, 68-c.HeaderLen())
+	if maxWindow > tcpMSSDefault && mss > maxWindow>>1 {
+		mss = max(maxWindow>>1, 68-c.HeaderLen())
 	}
 	return mss
+}
+
+// WindowMovesMSS says whether an ACK offering win bytes would change
+// the MSS: it raises max_window (tcp_ack_update_window) past what keeps
+// the MSS where it is (tcp_bound_to_half_wnd in tcp_sync_mss).
+func (c *Conn) WindowMovesMSS(win int) bool {
+	return win > c.maxWindow && c.mssBoundTo(win) != c.MSS()
 }
 
 // Connect models a completed three-way handshake with the peer, whose

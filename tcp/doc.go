@@ -141,7 +141,11 @@
 // probe/testdata/tcp-info-mss.zcs). ACKs that arrive while the sender's
 // user holds the socket reach tcp_ack merged (tcp_add_backlog, package
 // sim), so a window offered only by an earlier one of them never counts
-// towards max_window (probe/testdata/tcp-backlog-coalesce.zcs). Nagle
+// towards max_window (probe/testdata/tcp-backlog-coalesce.zcs) — when
+// their options are the same: two timestamped ACKs a millisecond apart
+// are processed one by one, and where that would move the MSS
+// (WindowMovesMSS) the merge is undetermined
+// (probe/testdata/tcp-backlog-coalesce-ts.zcs). Nagle
 // holds a partial segment only while a short segment is unacknowledged
 // (tcp_minshall_check).
 //
@@ -471,7 +475,13 @@
 //     assumption. BBR's drain and later cut of the window to its target
 //     (measured: to 10–14 within tens of milliseconds over loopback) are
 //     not modelled; the send buffer, which never shrinks back, is what
-//     that window's peak decides.
+//     that window's peak decides. Nor is its internal pacing (bbr sets
+//     SK_PACING_NEEDED, and without an fq qdisc tcp_pacing_check holds
+//     every skb after the first of a tcp_write_xmit once ten segments
+//     have left, for a wall-clock len/sk_pacing_rate): over loopback
+//     with small segments the peer's ACKs then come back between the
+//     skbs, and what a read right after the send finds depends on the
+//     pacing timer (probe/testdata/tcp-small-mss.zcs, under reno).
 //
 // The send buffer follows the window only for a writer that found it
 // full (SOCK_NOSPACE, set by tcp_poll and sk_stream_wait_memory):
@@ -490,7 +500,13 @@
 // less than what is left of the window offered before. The SYN's window
 // (tcp_select_initial_window) is the buffer's at the default ratio
 // rounded down to whole MSS, at most 65535, with the window scale of the
-// largest buffer tcp_rmem[2] allows (10 on linux-6.18); window_clamp
+// largest buffer tcp_rmem[2] allows (10 on linux-6.18), or, when the user
+// fixed the buffer before the handshake (SOCK_RCVBUF_LOCK:
+// tcp_connect_init, tcp_openreq_init_rwin), of the full buffer's window
+// alone (0 for SO_RCVBUF 16384). Without a scale __tcp_select_window
+// offers whole segments of rcv_mss and keeps the window it offered while
+// that is within a segment below the free space
+// (probe/testdata/tcp-rcvbuf-noscale.zcs). window_clamp
 // starts at the full buffer's window (tcp_init_buffer_space) and follows
 // scaling_ratio (tcp_set_window_clamp); rcv_ssthresh starts at the first
 // window and grows by tcp_grow_window while the buffer has room. Received

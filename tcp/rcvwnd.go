@@ -92,6 +92,12 @@ func (c *Conn) selectInitialWindow(mss int, wscaleOK bool) int {
 	}
 	w.wnd = min(space, u16Max)
 	scaleSpace := max(space, c.Sk.Net.TCPRmem[2], c.Sk.Net.RmemMax)
+	if c.Sk.RcvbufLocked {
+		// tcp_connect_init, tcp_openreq_init_rwin: a size the user
+		// fixed (SOCK_RCVBUF_LOCK) clamps the window to the full
+		// buffer's before the scale is chosen from it.
+		scaleSpace = min(scaleSpace, c.fullSpace())
+	}
 	w.wscale = 0
 	for scaleSpace>>w.wscale > u16Max && w.wscale < maxWscale {
 		w.wscale++
@@ -111,7 +117,15 @@ func (c *Conn) selectInitialWindow(mss int, wscaleOK bool) int {
 // selectWindowNow models __tcp_select_window: the window the free buffer
 // allows now, bounded by rcv_ssthresh and rounded up to the window scale;
 // when less than half the buffer is free, quickack mode ends and a window
-// below an MSS or a sixteenth of the buffer is offered as zero.
+// below an MSS or a sixteenth of the buffer is offered as zero. Without a
+// window scale (rcv_wscale 0: the peer offered none, or a receive buffer
+// the user fixed below 64 KiB) the offer is whole segments of rcv_mss
+// instead, and rcv_wnd stays while it is within a segment below the free
+// space (or, with a segment as large as the buffer's window, until more
+// than half of it more is free). Measured on Linux 6.18: a listener's
+// child with SO_RCVBUF 16384 offers 16384 bytes to 8192-byte segments,
+// and its reads take 24576 and then 16384 bytes
+// (probe/testdata/tcp-rcvbuf-noscale.zcs).
 func (c *Conn) selectWindowNow() int {
 	w := &c.rw
 	mss := c.rcvMSSNow()
@@ -132,7 +146,17 @@ func (c *Conn) selectWindowNow() int {
 		}
 	}
 	free = min(free, w.ssthresh)
-	return alignUp(free, 1<<w.wscale)
+	if w.wscale > 0 {
+		return alignUp(free, 1<<w.wscale)
+	}
+	win := w.wnd
+	switch {
+	case win <= free-mss || win > free:
+		win = free / mss * mss
+	case mss == full && free > win+full>>1:
+		win = free
+	}
+	return win
 }
 
 func alignUp(n, a int) int { return (n + a - 1) / a * a }

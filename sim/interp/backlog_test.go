@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/zcsim/zcsim/kernel"
 )
 
 // handshake is the far side's SYN and ACK of one connection to the
@@ -191,6 +193,38 @@ send s 69632 0 => 69632
 getsockopt s IPPROTO_TCP TCP_INFO => 0 tcpi_snd_mss=`+strconv.Itoa(tc.mss)+"\n")
 		})
 	}
+}
+
+// Two ACKs merge only with the same options, and their timestamps count
+// milliseconds, one of which may begin between them: a merge on a
+// connection that uses timestamps that drops the window that would have
+// moved the MSS is noted undetermined, one without them is not; with
+// AcksApart the two are processed one by one, and the sender's MSS
+// becomes half the first one's 95232 bytes, as in the kernel's runs that
+// did not merge them.
+func TestBacklogMergeUndetermined(t *testing.T) {
+	const src = `socket s AF_INET SOCK_STREAM
+connect s => 0
+send s 7 0 => 7
+send s 69632 0 => 69632
+recvmsg s.peer 0 => 65536
+send s 65508 0 => 65508
+`
+	for _, tc := range []struct {
+		sysctl string
+		noted  bool
+	}{{"", true}, {"sysctl net.ipv4.tcp_timestamps 0\n", false}} {
+		tr := runSrc(t, tc.sysctl+src+"getsockopt s IPPROTO_TCP TCP_INFO => 0 tcpi_snd_mss=32768\n")
+		requireOK(t, tr)
+		noted := false
+		for _, e := range events(tr) {
+			for _, tc := range e.Touched {
+				noted = noted || tc.Entry.Op == kernel.OpBacklogUndetermined && strings.HasPrefix(tc.Text(), "tcp_add_backlog: undetermined: the kernel merges two pure ACKs")
+			}
+		}
+		require.Equal(t, tc.noted, noted, "%q", tc.sysctl)
+	}
+	requireOK(t, runSrc(t, src+"getsockopt s IPPROTO_TCP TCP_INFO => 0 tcpi_snd_mss=47616\nrecv s.peer 64K => 51719\n", Options{AcksApart: true}))
 }
 
 // getsockopt(TCP_ZEROCOPY_RECEIVE) writes inq after release_sock: the

@@ -38,6 +38,9 @@ type Options struct {
 	// net.core buffer limits); the scenario's sysctl statements come
 	// after it.
 	Net func(*sock.Sysctl)
+	// AcksApart processes apart the timestamped ACKs whose merge on a
+	// backlog is undetermined (sim.World.AcksApart).
+	AcksApart bool
 }
 
 // Run parses and runs one scenario. Input errors — syntax, an
@@ -111,7 +114,7 @@ func Load(file string, src []byte, opts Options) (*Scenario, error) {
 func (sc *Scenario) Run() *sim.Trace {
 	p, opts := sc.profile, sc.opts
 	w := sim.New(p, opts.Seed)
-	w.Trace().Sink, w.Monitor.Full = opts.Sink, opts.FullCheck
+	w.Trace().Sink, w.Monitor.Full, w.AcksApart = opts.Sink, opts.FullCheck, opts.AcksApart
 	if opts.Net != nil {
 		opts.Net(w.Net)
 	}
