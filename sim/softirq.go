@@ -161,15 +161,34 @@ func (w *World) runBacklog() {
 func (w *World) runNarrated(run func(*World, arrival, *Event), a arrival) {
 	at := len(w.narration)
 	w.narration = append(w.narration, line{})
-	var e Event
-	run(w, a, &e)
+	e := w.lendEvent()
+	run(w, a, e)
 	l, ok := e.sentence()
+	w.returnEvent()
 	if !ok {
 		w.narration = append(w.narration[:at], w.narration[at+1:]...)
 		return
 	}
 	w.narration[at] = l
 }
+
+// lendEvent returns a zero Event for one level of network work to write
+// its event into (runNarrated, runEvent), until returnEvent: an Event a
+// function value is given a pointer to would otherwise be allocated,
+// 800 bytes for every segment and ACK. Levels nest (a socket's backlog
+// runs when an arrival releases it), so each has its own.
+func (w *World) lendEvent() *Event {
+	if w.lentN == len(w.lent) {
+		w.lent = append(w.lent, new(Event))
+	}
+	e := w.lent[w.lentN]
+	w.lentN++
+	*e = Event{}
+	return e
+}
+
+// returnEvent gives back the Event lendEvent lent last.
+func (w *World) returnEvent() { w.lentN-- }
 
 // rcvSegment models the socket lookup of tcp_v4_rcv for a segment or ACK
 // to a.to: processed at once (tcp_v4_do_rcv), or queued on the socket's

@@ -79,6 +79,10 @@ type World struct {
 	// (netifRx).
 	backlog   []arrival
 	inSoftirq bool
+	// lent are the Events lendEvent hands out, one per level of network
+	// work running at once (lentN).
+	lent  []*Event
+	lentN int
 	// tfoCache is what the namespace's TCP metrics keep for Fast Open,
 	// by destination (nil until the first).
 	tfoCache map[tfoDest]tfoMetrics
@@ -326,9 +330,10 @@ func (w *World) schedule(d engine.Duration, label string, run func()) engine.Han
 // entry.
 func (w *World) runEvent(op string, fn func(*Event)) {
 	w.begin()
-	var e Event
-	w.inBottomHalf(fn, &e)
-	w.event = e
+	e := w.lendEvent()
+	w.inBottomHalf(fn, e)
+	w.event = *e
+	w.returnEvent()
 	if w.event.Op == "" {
 		w.event.Op = op
 	}

@@ -1,7 +1,11 @@
 package replay_test
 
 import (
+	"bufio"
 	"fmt"
+	"io"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -62,3 +66,31 @@ type discard struct{}
 func (discard) Begin(replay.Config) error { return nil }
 func (discard) Call(replay.Call) error    { return nil }
 func (discard) End(*replay.Report) error  { return nil }
+
+// BenchmarkReplayFile is BenchmarkReplay on the path zcsim replay takes:
+// the generated log written to a file, read from it twice (ReplayFile),
+// and every call's line of the text report rendered (to io.Discard).
+func BenchmarkReplayFile(b *testing.B) {
+	for _, n := range []int{10_000, 1_000_000} {
+		b.Run(fmt.Sprint(n), func(b *testing.B) {
+			file := filepath.Join(b.TempDir(), "gen.log")
+			if err := os.WriteFile(file, genLog(n), 0o644); err != nil {
+				b.Fatal(err)
+			}
+			calls := 0
+			cpu := cpuSeconds()
+			for b.Loop() {
+				out := bufio.NewWriterSize(io.Discard, 64<<10)
+				rep, err := replay.ReplayFile(file, replay.Options{Out: replay.NewTextWriter(out)})
+				if err != nil || !rep.OK() {
+					b.Fatalf("replay: %v %+v", err, rep)
+				}
+				calls += rep.Summary.Calls
+			}
+			b.ReportMetric(float64(calls)/b.Elapsed().Seconds(), "calls/s")
+			if used := cpuSeconds() - cpu; used > 0 {
+				b.ReportMetric(float64(calls)/used, "calls/cpu-s")
+			}
+		})
+	}
+}

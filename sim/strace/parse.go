@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -88,6 +89,10 @@ type parser struct {
 	known knownLines
 	// since sums the -r times of the lines so far (Time.Since).
 	since int64
+	// seg is the segment of the line being parsed, the cursor's: what
+	// keeps a cursor's segments past its line (stitched, pending)
+	// copies them.
+	seg [1]segment
 }
 
 func (p *parser) errorf(line, col int, at string, format string, args ...any) {
@@ -105,7 +110,8 @@ func (p *parser) line(text string, lineNo int, stitch *stitched) *stitched {
 	if strings.TrimSpace(text) == "" {
 		return stitch
 	}
-	c := cursor{s: text, segs: []segment{{0, lineNo, 1}}, mem: &p.mem}
+	p.seg[0] = segment{0, lineNo, 1}
+	c := cursor{s: text, segs: p.seg[:], mem: &p.mem}
 	pid := c.pidPrefix()
 	when, ok := c.timestamp()
 	if !ok {
@@ -135,7 +141,7 @@ func (p *parser) line(text string, lineNo int, stitch *stitched) *stitched {
 		cut := c.i + at
 		msg := cursor{s: text, i: cut, segs: c.segs, mem: &p.mem}
 		p.note(&msg, pid, when, lineNo)
-		return &stitched{text: text[:cut], segs: c.segs, pid: pid, when: when}
+		return &stitched{text: text[:cut], segs: slices.Clone(c.segs), pid: pid, when: when}
 	}
 	if at := c.i; p.callLine(&c, pid, when) && p.mem.reuse {
 		call := &p.log.Calls[len(p.log.Calls)-1]
@@ -315,7 +321,7 @@ func (p *parser) unfinished(c *cursor, head Call, text string) {
 	}
 	head.Lines = p.lineSet(c.segs)
 	p.seq++
-	p.pending[head.Pid] = &pending{head: head, text: text, segs: c.segs, argStart: c.i, order: p.seq}
+	p.pending[head.Pid] = &pending{head: head, text: text, segs: slices.Clone(c.segs), argStart: c.i, order: p.seq}
 	if p.starts {
 		p.start(c, head, text)
 	}
