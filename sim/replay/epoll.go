@@ -74,20 +74,6 @@ func (r *replayer) epollCreate(o *strace.EpollCreate) {
 	r.put(int(n), &fdEntry{fd: int(n), ep: &epollSet{ep: ep}}, o.CloExec)
 }
 
-// epollEvents maps the event names strace printed to kernel values; ok
-// is false for a name the model does not know.
-func epollEvents(names []string) (kernel.EpollEvents, bool) {
-	var ev kernel.EpollEvents
-	for _, n := range names {
-		v, ok := symbol(kernel.EpollEventNames, n, "")
-		if !ok {
-			return 0, false
-		}
-		ev |= v
-	}
-	return ev, true
-}
-
 // epollCtl replays epoll_ctl on a followed instance. On a followed
 // socket the model's instance predicts the result (sim.World.EpollCtl:
 // EEXIST, ENOENT, EINVAL); on any other descriptor the call is ignored.
@@ -98,7 +84,7 @@ func (r *replayer) epollCtl(o *strace.EpollCtl) {
 		r.ignore(o.Syscall, "not an epoll instance the replay follows")
 		return
 	}
-	events, okEv := epollEvents(o.Events)
+	events, okEv := eventSet(kernel.EpollEventNames, o.Events)
 	op, okOp := kernel.EpollOpNames.ByName(o.Op)
 	target := r.fds[o.Fd]
 	other := set.other(target, o.Fd)
@@ -316,7 +302,7 @@ func verdictOf(obs, pred string) Verdict {
 // not know.
 func (set *epollSet) tie(o *strace.EpollWait) (seen []epollSeen, unknown string, skipped int, ok bool) {
 	for _, ev := range o.Ready {
-		events, known := epollEvents(ev.Events)
+		events, known := eventSet(kernel.EpollEventNames, ev.Events)
 		if !known {
 			return nil, "", 0, false
 		}

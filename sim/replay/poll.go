@@ -9,12 +9,12 @@ import (
 	"github.com/zcsim/zcsim/sim/strace"
 )
 
-// pollEvents maps the event names strace printed to kernel values; ok is
-// false for a name the model does not know.
-func pollEvents(names []string) (kernel.PollEvents, bool) {
-	var ev kernel.PollEvents
+// eventSet maps the event names strace printed to the union of their
+// values in tab; ok is false for a name the model does not know.
+func eventSet[T ~uint16 | ~uint32](tab kernel.Symbols[T], names []string) (T, bool) {
+	var ev T
 	for _, n := range names {
-		v, ok := symbol(kernel.PollEventNames, n, "")
+		v, ok := symbol(tab, n, "")
 		if !ok {
 			return 0, false
 		}
@@ -61,8 +61,8 @@ func (r *replayer) poll(o *strace.Poll) {
 	if e == nil {
 		return
 	}
-	events, ok1 := pollEvents(pfd.Events)
-	revents, ok2 := pollEvents(pfd.Revents)
+	events, ok1 := eventSet(kernel.PollEventNames, pfd.Events)
+	revents, ok2 := eventSet(kernel.PollEventNames, pfd.Revents)
 	n, ok3 := o.Result.Ret()
 	if !ok1 || !ok2 || !ok3 {
 		r.ignore(o.Syscall, "events not modelled")

@@ -178,8 +178,8 @@ func (r *replayer) ready(w *waiting) bool {
 		return l != nil && l.s != nil && r.pendingFor(l, o.Peer.Addr) >= 0
 	case *strace.Poll:
 		e := fds[o.Fds[0].Fd]
-		events, ok1 := pollEvents(o.Fds[0].Events)
-		revents, ok2 := pollEvents(o.Fds[0].Revents)
+		events, ok1 := eventSet(kernel.PollEventNames, o.Fds[0].Events)
+		revents, ok2 := eventSet(kernel.PollEventNames, o.Fds[0].Revents)
 		return ok1 && ok2 && e != nil && e.s != nil && r.w.PollMask(e.s)&(events|kernel.PollAlways)&revents == revents
 	case *strace.Connect:
 		e := fds[o.Fd]

@@ -241,6 +241,19 @@ func intArg(v Value, what string) (int64, *badArg) {
 	return n, nil
 }
 
+// timespecArg reads a struct timespec, {tv_sec=S, tv_nsec=N}, as
+// nanoseconds.
+func timespecArg(v Value, what string) (int64, *badArg) {
+	sec, ok1 := v.Field("tv_sec")
+	nsec, ok2 := v.Field("tv_nsec")
+	s, ok3 := sec.AsInt()
+	n, ok4 := nsec.AsInt()
+	if !ok1 || !ok2 || !ok3 || !ok4 {
+		return 0, &badArg{v, what + " is not a struct timespec"}
+	}
+	return s*1e9 + n, nil
+}
+
 // fdArg reads a descriptor, an int in the syscall ABI: strace prints it
 // with %d, so anything outside the range of a C int is malformed.
 func fdArg(v Value) (int, *badArg) {

@@ -124,14 +124,11 @@ func decodeEpollWait(h Header, a []Value) (Op, *badArg) {
 			op.TimeoutNs = ms * 1e6
 		}
 	case !t.IsNull():
-		sec, ok1 := t.Field("tv_sec")
-		nsec, ok2 := t.Field("tv_nsec")
-		s, ok3 := sec.AsInt()
-		n, ok4 := nsec.AsInt()
-		if !ok1 || !ok2 || !ok3 || !ok4 {
-			return nil, &badArg{t, "timeout is not a struct timespec"}
+		ns, bad := timespecArg(t, "timeout")
+		if bad != nil {
+			return nil, bad
 		}
-		op.TimeoutNs = s*1e9 + n
+		op.TimeoutNs = ns
 	}
 	if evs := a[1]; evs.Kind == KindArray {
 		op.Shown = true

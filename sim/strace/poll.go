@@ -60,14 +60,11 @@ func decodePoll(h Header, a []Value) (Op, *badArg) {
 			op.TimeoutNs = ms * 1e6
 		}
 	case !t.IsNull():
-		sec, ok1 := t.Field("tv_sec")
-		nsec, ok2 := t.Field("tv_nsec")
-		s, ok3 := sec.AsInt()
-		n, ok4 := nsec.AsInt()
-		if !ok1 || !ok2 || !ok3 || !ok4 {
-			return nil, &badArg{t, "timeout is not a struct timespec"}
+		ns, bad := timespecArg(t, "timeout")
+		if bad != nil {
+			return nil, bad
 		}
-		op.TimeoutNs = s*1e9 + n
+		op.TimeoutNs = ns
 	}
 	if h.Result.Kind == ResultValue && strings.HasPrefix(h.Result.Comment, "[") {
 		if bad := op.revents(a[0]); bad != nil {
