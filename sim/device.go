@@ -150,6 +150,9 @@ type frame struct {
 	acks bool
 	ack  uint32
 	win  int
+	// acked: an injected segment whose ACK the caller gave tcp_ack
+	// already (tcp.Conn.AckData).
+	acked bool
 	// ipID and fragOff place an IP fragment in its datagram (ip_defrag).
 	ipID    uint32
 	fragOff int

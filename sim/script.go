@@ -489,12 +489,16 @@ func (w *World) injectEstablished(s *Socket, p Packet) string {
 		c.Reset()
 		return ""
 	}
-	if p.Flags&ACK != 0 {
+	acks, data := p.Flags&ACK != 0, p.Len > 0 || p.Flags&FIN != 0
+	switch {
+	case acks && data:
+		c.AckData(p.Ack-1, c.PeerWindow(p.Win)) // deliver's DataSndCheck sends what it lets go
+	case acks:
 		c.Ack(p.Ack-1, c.PeerWindow(p.Win))
 	}
-	if p.Len > 0 || p.Flags&FIN != 0 {
+	if data {
 		var e Event // deliver's event is not used here
-		w.deliver(s, frame{len: p.Len, seq: p.Seq - 1, endSeq: p.Seq - 1 + uint32(p.Len), fin: p.Flags&FIN != 0, push: p.Flags&PSH != 0}, &e)
+		w.deliver(s, frame{len: p.Len, seq: p.Seq - 1, endSeq: p.Seq - 1 + uint32(p.Len), fin: p.Flags&FIN != 0, push: p.Flags&PSH != 0, acked: acks}, &e)
 	}
 	return ""
 }

@@ -260,7 +260,7 @@ func (w *World) deliver(r *Socket, f frame, e *Event) {
 		return
 	}
 	if f.acks && !r.tcp.Done() {
-		r.tcp.Ack(f.ack, f.win) // tcp_rcv_established: tcp_ack before tcp_data_queue
+		r.tcp.AckData(f.ack, f.win) // tcp_rcv_established: tcp_ack before tcp_data_queue
 	}
 	if r.tcp.AbortOnData(f.seq, f.endSeq, f.fin) {
 		f.skb.Free()
@@ -274,10 +274,16 @@ func (w *World) deliver(r *Socket, f frame, e *Event) {
 	// __netif_receive_skb): stamped while the host's receive timestamps
 	// are on.
 	f.skb.RxTstamp = r.Sk.Host().Netstamp.Stamp(r.Sk.Host().Time())
+	// tcp_data_snd_check follows tcp_data_queue where tcp_ack moved
+	// snd_una, and always on the slow path.
+	sndCheck := f.acks || f.acked || r.tcp.UrgSlowPath(f.urg)
 	r.tcp.Urgent(f.seq, f.endSeq, f.urg) // tcp_urg before tcp_data_queue
 	accepted := r.tcp.Receive(f.skb, f.seq, f.endSeq, f.fin, f.gso, f.push)
 	e.said = line{kind: lineSegment, name: r.Name, lo: f.seq, hi: f.endSeq, fin: f.fin, dup: !accepted}
 	if !accepted {
+		if sndCheck {
+			r.tcp.DataSndCheck()
+		}
 		r.tcp.Rejected(f.seq, f.endSeq)
 		return
 	}
@@ -292,6 +298,9 @@ func (w *World) deliver(r *Socket, f frame, e *Event) {
 	}
 	if r.autoRead {
 		r.tcp.Recv(1 << 30)
+	}
+	if sndCheck {
+		r.tcp.DataSndCheck() // before tcp_ack_snd_check: what it sends carries the ACK
 	}
 	r.tcp.Received(n, f.fin)
 }

@@ -107,6 +107,19 @@
 // 6.18 (probe/testdata/tcp-urgent.zcs). SIOCATMARK (tcp_ioctl) and SIGURG
 // (sk_send_sigurg) are not modelled.
 //
+// A segment with URG, and every segment while urg_data is set, misses
+// tcp_rcv_established's header prediction (UrgSlowPath: URG is not in
+// pred_flags, which tcp_check_urg clears and tcp_fast_path_check leaves
+// cleared until tcp_recvmsg_locked clears urg_data). The slow path runs
+// tcp_data_snd_check (DataSndCheck) after tcp_data_queue whatever the
+// segment acknowledged, so the receiver sends a tail that a MSG_MORE
+// call held back (tcp_push_pending_frames under tp->nonagle; TCP_CORK
+// still holds it), carrying the ACK tcp_data_queue scheduled; on the
+// fast path only a segment that acknowledged new data does. Of any data
+// segment tcp_ack runs first but what it lets go is sent only then
+// (AckData, DataSndCheck), so that too carries the ACK. Measured on
+// Linux 6.18 (probe/testdata/tcp-urgent-push.zcs).
+//
 // # Pacing
 //
 // SO_MAX_PACING_RATE (sock.Sock.MaxPacingRate) switches internal pacing
@@ -737,6 +750,8 @@
 // tcp_fragment_tstamp; net/ipv4/tcp.c: tcp_tx_timestamp;
 // net/core/sock.c: sk_flush_backlog; net/ipv4/tcp_ipv4.c: tcp_add_backlog;
 // net/ipv4/tcp_input.c: tcp_fin, tcp_ack, tcp_clean_rtx_queue, tcp_ack_tstamp,
+// tcp_rcv_established (its header prediction and slow path),
+// tcp_data_snd_check, tcp_fast_path_check (include/net/tcp.h),
 // tcp_sndbuf_expand, tcp_check_space, tcp_new_space,
 // tcp_should_expand_sndbuf, tcp_cong_control, tcp_data_queue, tcp_reset, __tcp_ack_snd_check,
 // tcp_rearm_rto, tcp_event_data_recv, tcp_incr_quickack, tcp_tso_acked,

@@ -91,6 +91,14 @@ func (c *Conn) Urgent(seq, endSeq uint32, ptr uint16) {
 	}
 }
 
+// UrgSlowPath reports whether a segment whose urgent pointer is ptr (0
+// without URG) misses tcp_rcv_established's header prediction for urgent
+// data, asked before Urgent: URG is not among pred_flags, and while
+// urg_data is set pred_flags stays 0 (tcp_check_urg clears it and
+// tcp_fast_path_check leaves it so until tcp_recvmsg_locked clears
+// urg_data). The slow path then runs DataSndCheck after tcp_data_queue.
+func (c *Conn) UrgSlowPath(ptr uint16) bool { return ptr != 0 || c.urg.state != urgNone }
+
 // checkUrg is tcp_check_urg for an urgent byte at sequence number at.
 func (c *Conn) checkUrg(at uint32) {
 	switch {

@@ -6,6 +6,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/zcsim/zcsim/kernel"
+	"github.com/zcsim/zcsim/mm"
 	"github.com/zcsim/zcsim/sock"
 )
 
@@ -122,4 +123,63 @@ func TestOOBInlineOption(t *testing.T) {
 	v, _ = sk.Getsockopt(kernel.SO_OOBINLINE)
 	require.Zero(t, v)
 	p.closeAll()
+}
+
+// A segment with URG, and any while the receiver holds urgent data, takes
+// tcp_rcv_established's slow path, whose tcp_data_snd_check sends the
+// tail a MSG_MORE call held back, carrying the ACK the segment
+// scheduled; once a read passed the urgent byte the fast path leaves
+// such a tail held.
+func TestUrgentSlowPathSendsHeldTail(t *testing.T) {
+	p := newPair(t, "linux-6.18", true)
+	peerSend := func(flags kernel.MsgFlags) {
+		iov := []mm.Iovec{{Buf: mm.NewBuffer(p.h, 1), Len: 1}}
+		require.True(t, p.peer.Sendmsg(iov, flags, kernel.ObjectID{Kind: "peer", Serial: 1}).Done())
+	}
+	peerSend(kernel.MSG_MORE)
+	require.Empty(t, p.back.inFlight, "MSG_MORE holds the byte")
+
+	require.Equal(t, 1, p.send(kernel.MSG_OOB, 1).N)
+	seg := p.w.inFlight[0]
+	p.w.inFlight = nil
+	seg.Skb.Orphan() // loopback_xmit, as the wire delivers
+	seg.Skb.OrphanFragsRx(kernel.CopyLoopback)
+	require.True(t, p.peer.UrgSlowPath(seg.Urg), "URG misses the header prediction")
+	p.peer.Urgent(seg.Seq, seg.EndSeq, seg.Urg)
+	p.peer.Receive(seg.Skb, seg.Seq, seg.EndSeq, false, 0, seg.Push)
+	p.peer.DataSndCheck()
+	require.Len(t, p.back.inFlight, 1, "tcp_data_snd_check sent the held byte")
+	require.True(t, p.back.inFlight[0].Acks, "with the ACK tcp_data_queue scheduled")
+	require.Equal(t, p.peer.RcvNxt(), p.back.inFlight[0].Ack)
+	require.True(t, p.peer.UrgSlowPath(0), "urg_data keeps pred_flags cleared")
+	p.back.deliver()
+	p.c.Ack(p.peer.RcvNxt(), p.peer.Window())
+
+	got, _ := p.peer.Recv(100)
+	require.Zero(t, got, "only the urgent byte came, which a read skips")
+	require.False(t, p.peer.UrgSlowPath(0), "read past it: the fast path again")
+	p.closeAll()
+}
+
+// AckData, for a segment that carries data, leaves what the ACK lets go
+// to DataSndCheck after the data is queued; Ack, for one without, sends
+// it at once.
+func TestAckDataDefersThePush(t *testing.T) {
+	p := newPair(t, "linux-6.18", true)
+	iov := []mm.Iovec{{Buf: mm.NewBuffer(p.h, 1), Len: 1}}
+	require.True(t, p.peer.Sendmsg(iov, kernel.MSG_MORE, kernel.ObjectID{Kind: "peer", Serial: 1}).Done())
+	p.peer.AckData(p.peer.sndUna, p.c.Window())
+	require.Empty(t, p.back.inFlight)
+	p.peer.DataSndCheck()
+	require.Len(t, p.back.inFlight, 1)
+
+	q := newPair(t, "linux-6.18", true)
+	iov = []mm.Iovec{{Buf: mm.NewBuffer(q.h, 1), Len: 1}}
+	require.True(t, q.peer.Sendmsg(iov, kernel.MSG_MORE, kernel.ObjectID{Kind: "peer", Serial: 1}).Done())
+	q.peer.Ack(q.peer.sndUna, q.c.Window())
+	require.Len(t, q.back.inFlight, 1)
+	p.back.deliver()
+	q.back.deliver()
+	p.closeAll()
+	q.closeAll()
 }

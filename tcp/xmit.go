@@ -555,7 +555,17 @@ func (s *Segment) end() uint32 {
 // sets the window (congControl), what now fits is sent
 // (tcp_data_snd_check), and a writer that found no space may get a larger
 // send buffer (checkSpace). An ACK for data not yet sent is ignored.
-func (c *Conn) Ack(ack uint32, window int) {
+func (c *Conn) Ack(ack uint32, window int) { c.cleanAck(ack, window, true) }
+
+// AckData is Ack for a segment that carries data or a FIN: tcp_ack runs
+// before tcp_data_queue, but what it lets go is sent only after it, by
+// the caller's DataSndCheck (tcp_rcv_established: tcp_data_snd_check
+// after tcp_queue_rcv on the fast path, after tcp_data_queue on the slow
+// one), so the data pushed carries the ACK the segment scheduled.
+func (c *Conn) AckData(ack uint32, window int) { c.cleanAck(ack, window, false) }
+
+// cleanAck is Ack, which sends what the ACK lets go only if push.
+func (c *Conn) cleanAck(ack uint32, window int, push bool) {
 	if c.done || after(ack, c.sndNxt) {
 		return
 	}
@@ -641,8 +651,28 @@ func (c *Conn) Ack(ack uint32, window int) {
 	if priorOut == 0 {
 		c.ackProbe()
 	}
-	c.pushPending(c.nonagle)
+	if push {
+		c.pushPending(c.nonagle)
+	}
 	c.syncRTO()
+	c.checkSpace()
+}
+
+// DataSndCheck models tcp_data_snd_check, which tcp_rcv_established runs
+// once a segment's data is queued: on the fast path if the segment
+// acknowledged new data (AckData), on the slow path whatever it
+// acknowledged (UrgSlowPath). With a write queue, what the windows and Nagle let go is
+// sent (tcp_push_pending_frames under tp->nonagle, so a tail a MSG_MORE
+// call held back goes out and one TCP_CORK holds stays), and a writer
+// that found no space may get a larger send buffer (tcp_check_space).
+func (c *Conn) DataSndCheck() {
+	if c.done {
+		return
+	}
+	if len(c.write) > 0 {
+		c.pushPending(c.nonagle)
+		c.syncRTO()
+	}
 	c.checkSpace()
 }
 
