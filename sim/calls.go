@@ -449,6 +449,8 @@ func (w *World) freeFD(fd int) {
 func (w *World) Connect(c Call, s *Socket) Result {
 	return w.syscall(c, "connect", s, func() Result {
 		switch {
+		case s.tcp != nil && s.tcp.ListenStopped():
+			return fail(kernel.EINVAL) // a listener a shutdown stopped (tcp.Conn.ListenStopped)
 		case s.scripted():
 			return w.connectScripted(s)
 		case s.to != nil:

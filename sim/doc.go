@@ -111,7 +111,11 @@
 // leaves it, and its connect to a listener that no longer listens is
 // answered with a RST (tcp_v4_send_reset; ECONNREFUSED, connectClient).
 // The listener's close or SHUT_RD resets each connection its accept queue
-// still holds (inet_csk_listen_stop, inet_child_forget; listenStop). A
+// still holds (inet_csk_listen_stop, inet_child_forget; listenStop). The
+// listener SHUT_RD stopped may listen again, but until it does its own
+// connect is EINVAL (measured on Linux 6.18, which refuses it in
+// __inet_stream_connect's path where 6.1 would connect:
+// tcp.Conn.ListenStopped). A
 // child is a copy of its listener made at the handshake (sk_clone_lock):
 // its zerocopy and timestamping flags, its buffer sizes and their locks,
 // its SO_RCVLOWAT.

@@ -19,10 +19,12 @@ func (c *Conn) Shutdown() {
 // StopListening models tcp_disconnect of a listener, which
 // inet_shutdown calls for SHUT_RD and SHUT_RDWR: after
 // inet_csk_listen_stop (whose children the caller forgets, Forget),
-// sk_shutdown cleared, and the socket TCP_CLOSE again.
+// sk_shutdown cleared, and the socket TCP_CLOSE again, which connect
+// refuses until it listens again (ListenStopped).
 func (c *Conn) StopListening() {
 	c.Sk.State = sock.CLOSE
 	c.Sk.Shutdown = 0
+	c.listenStopped = true
 }
 
 // Forget models inet_child_forget, which inet_csk_listen_stop runs for

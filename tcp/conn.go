@@ -131,6 +131,9 @@ type Conn struct {
 	inProgress bool
 	// disconnecting is sock->state SS_DISCONNECTING (ShutdownConnecting).
 	disconnecting bool
+	// listenStopped says a shutdown ended the socket's listening
+	// (StopListening) and it has not listened since (ListenStopped).
+	listenStopped bool
 	// syn is the SYN retransmission of a connect whose SYN was dropped.
 	syn synState
 
@@ -330,8 +333,17 @@ func (c *Conn) Listen(backlog int) kernel.Errno {
 		c.fastOpenQlen = min(backlog, c.Sk.Net.Somaxconn)
 	}
 	c.Sk.State = sock.LISTEN
+	c.listenStopped = false
 	return 0
 }
+
+// ListenStopped reports whether a shutdown ended the socket's listening
+// (StopListening) and it has not listened again: its connect is EINVAL,
+// every time, though listen works again (and makes connect EISCONN).
+// Measured on Linux 6.18 (probe/testdata/listen-shutdown-connect.zcs);
+// the 6.1 source has no such refusal: there __inet_stream_connect finds
+// SS_UNCONNECTED and TCP_CLOSE and tcp_v4_connect runs.
+func (c *Conn) ListenStopped() bool { return c.listenStopped }
 
 // expandSndbuf models tcp_sndbuf_expand: two (three under BBR,
 // bbr_sndbuf_expand; the connection's congestion control) times nr_segs skbs of per_mss bytes, up to tcp_wmem[2], where nr_segs is the

@@ -27,6 +27,22 @@ func TestConnectOnceConnected(t *testing.T) {
 	require.Equal(t, kernel.EISCONN, l.Connect(0))
 }
 
+// A listener a shutdown stopped refuses connect until it listens again
+// (measured on Linux 6.18: EINVAL); a socket that never listened does not.
+func TestListenStopped(t *testing.T) {
+	p := unconnectedPair(t, "linux-6.18", true)
+	require.False(t, p.c.ListenStopped())
+	require.Equal(t, kernel.Errno(0), p.c.Listen(1))
+	require.False(t, p.c.ListenStopped(), "listening")
+	p.c.StopListening()
+	require.Equal(t, sock.CLOSE, p.c.Sk.State)
+	require.True(t, p.c.ListenStopped())
+	require.Equal(t, kernel.Errno(0), p.c.Listen(1), "it may listen again")
+	require.False(t, p.c.ListenStopped())
+	p.c.StopListening()
+	require.True(t, p.c.ListenStopped(), "and be stopped again")
+}
+
 // Data past rcv_nxt for a socket shut down for reading resets it in
 // FIN_WAIT1 and in FIN_WAIT2 (tcp_rcv_state_process; probed on Linux
 // 6.18: TCP_CLOSE, SO_ERROR ECONNRESET); SHUT_RD alone, in ESTABLISHED,

@@ -733,7 +733,8 @@
 // net/ipv4/tcp.c: tcp_sendmsg_locked, tcp_sendmsg_fastopen,
 // tcp_send_syn_data (tcp_output.c), __inet_stream_connect (af_inet.c),
 // tcp_push, tcp_mark_push, forced_push,
-// tcp_remove_empty_skb, tcp_close, tcp_shutdown, tcp_disconnect (of a listener),
+// tcp_remove_empty_skb, tcp_close, tcp_shutdown, tcp_disconnect (of a
+// listener; its connect refused after, ListenStopped),
 // inet_child_forget (inet_connection_sock.c: a child its listener's close
 // resets, Conn.Forget),
 // inet_listen (af_inet.c: the backlog, and fastopen_queue_tune under
