@@ -416,3 +416,25 @@ func TestPartialAckTrimsHead(t *testing.T) {
 	p.w.txComplete()
 	p.noViolations()
 }
+
+// tcp_event_new_data_sent runs tcp_check_space: a writer that found no
+// space gets the send buffer of the congestion window as soon as an skb
+// is sent while fewer packets are in flight than the window allows, and
+// is woken with it; with the window full nothing grows.
+func TestNewDataSentExpandsSndbuf(t *testing.T) {
+	p := newPair(t, "linux-6.18", true)
+	p.send(0, 2*p.c.MSS())
+	require.Positive(t, p.c.inFlight())
+	p.c.cwnd = p.c.inFlight() // the window full
+	before := p.c.Sk.Sndbuf
+	p.c.Sk.NoSpace = true
+	p.c.newDataSent()
+	require.Equal(t, before, p.c.Sk.Sndbuf, "tcp_should_expand_sndbuf: the window is full")
+
+	p.c.cwnd = 2 * initCwnd // room, and more than the initial window's buffer
+	p.c.Sk.NoSpace = true
+	p.c.newDataSent()
+	require.Greater(t, p.c.Sk.Sndbuf, before, "room in the window: tcp_sndbuf_expand")
+	require.False(t, p.c.Sk.NoSpace, "sk_stream_write_space woke the writer")
+	p.closeAll()
+}

@@ -325,12 +325,16 @@ func (c *Conn) armRTOIn(d engine.Duration) {
 // sent while a loss probe is pending turns it back into the RTO of the
 // retransmit queue's head (tcp_rto_delta_us, at least a jiffy), which
 // tcp_write_xmit's tcp_schedule_loss_probe then replaces again; the
-// first data out arms the RTO.
+// first data out arms the RTO. It ends with tcp_check_space, as
+// tcp_event_new_data_sent does: a writer that found no space gets a
+// larger send buffer while the congestion window still has room
+// (checkSpace), skb by skb as the window is filled.
 func (c *Conn) newDataSent() {
 	if c.Net.Pending(c.tlp.timer) {
 		c.armRTOIn(max(c.rtoDelta(), c.jiffy()))
 	}
 	c.syncRTO()
+	c.checkSpace()
 }
 
 // retransmitTimer models tcp_retransmit_timer: once tcp_write_timeout
