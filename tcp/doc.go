@@ -67,7 +67,11 @@
 //     is copied (sk_route_caps 0: uarg zerocopy 0, kernel.CopyUnrouted).
 //     A non-blocking connect or Fast Open leaves sock->state SS_CONNECTING
 //     (InProgress), so the next connect returns 0 and the next MSG_FASTOPEN
-//     send goes on as any send (FinishConnect).
+//     send goes on as any send (FinishConnect), or, while the handshake is
+//     still under way (SYN_SENT: a SYN a full accept queue dropped), gets
+//     __inet_stream_connect's EALREADY if it does not wait
+//     (tcp_sendmsg_fastopen passes MSG_DONTWAIT as O_NONBLOCK); measured
+//     on Linux 6.18 (probe/testdata/tcp-fastopen-connecting.zcs).
 //
 // Every 16 skbs a call allocates (process_backlog), new_segment flushes
 // the socket's backlog (sk_flush_backlog: Network.FlushBacklog, the
@@ -654,6 +658,7 @@
 //	MSG_FASTOPEN, tcp_fastopen bit 1 off  EOPNOTSUPP (before any other check)
 //	MSG_FASTOPEN without a msg_name       EINVAL (tcp_v4_connect), not connected
 //	MSG_FASTOPEN, no cookie, non-blocking EINPROGRESS (the handshake still completes)
+//	MSG_FASTOPEN in SYN_SENT, not waiting EALREADY (__inet_stream_connect, SS_CONNECTING)
 //	control message refused               EINVAL   EINVAL      EINVAL     its errno (EPERM, EINVAL)
 //	  (sock_cmsg_send, after the wait for the connection; other levels than
 //	  SOL_SOCKET are skipped; Profile.TCPCmsgErrno)

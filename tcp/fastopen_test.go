@@ -56,6 +56,26 @@ func TestFastOpenRefusals(t *testing.T) {
 	require.Len(t, reqs, 1, "one connect")
 }
 
+// A non-blocking connect whose SYN a full accept queue dropped is still
+// SS_CONNECTING in SYN_SENT: a MSG_FASTOPEN call that does not wait gets
+// __inet_stream_connect's EALREADY, every time, its id given back, and
+// connects nothing (probed on Linux 6.18,
+// probe/testdata/tcp-fastopen-connecting.zcs).
+func TestFastOpenWhileConnecting(t *testing.T) {
+	var reqs []bool
+	p := unconnectedPair(t, "linux-6.18", true)
+	p.c.SynDropped(func() bool { return false })
+	p.c.InProgress()
+	zc := kernel.MSG_ZEROCOPY | kernel.MSG_DONTWAIT
+	for range 2 {
+		require.Equal(t, kernel.EALREADY, p.sendTo(zc, 100, p.dest(false, &reqs)).Err)
+	}
+	require.Empty(t, reqs, "no connect was tried")
+	require.Equal(t, uint32(0), p.c.Sk.ZCKey(), "every id given back")
+	require.Equal(t, sock.SYN_SENT, p.c.Sk.State)
+	require.True(t, p.c.FinishConnect(), "sock->state stays SS_CONNECTING")
+}
+
 // With a cookie the SYN carries the data a page frag takes: a
 // non-blocking call returns it, a blocking one sends the rest after the
 // handshake; data in the SYN goes out whatever SEND_SHUTDOWN says. The

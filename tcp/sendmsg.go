@@ -237,7 +237,9 @@ func (s *SendCall) start() {
 // __inet_stream_connect's EISCONN for a socket that was connected
 // (SS_CONNECTED, shut down or not) or is not TCP_CLOSE (a listener),
 // while after a non-blocking connect's EINPROGRESS it finds the
-// connection established and the call sends as any send;
+// connection established and the call sends as any send, or, the
+// handshake still under way (SYN_SENT), EALREADY for a call that does
+// not wait;
 // tcp_v4_connect's EINVAL without a msg_name. Otherwise the socket
 // connects. The SYN carries data (tcp_send_syn_data) when a cookie is
 // cached or TFO_CLIENT_NO_COOKIE needs none: the MSS less
@@ -254,6 +256,13 @@ func (s *SendCall) fastOpen() bool {
 	switch {
 	case fo&sock.TFOClientEnable == 0:
 		s.fail(kernel.EOPNOTSUPP)
+		return false
+	case c.inProgress && c.Sk.State == sock.SYN_SENT && c.Sk.NoWait(s.flags):
+		// The handshake is still under way: __inet_stream_connect in
+		// SS_CONNECTING without defer_connect says EALREADY, and the
+		// call does not wait for it (tcp_sendmsg_fastopen passes
+		// MSG_DONTWAIT as O_NONBLOCK); sock->state stays.
+		s.fail(kernel.EALREADY)
 		return false
 	case c.FinishConnect():
 		return true
