@@ -389,6 +389,13 @@ type Profile struct {
 	// Before (the 6.1 source), TCP_RTO_MAX caps them all and the option
 	// is ENOPROTOOPT.
 	TCPRtoMaxOpt bool
+	// ListenStopRefusesConnect: connect on a TCP socket whose listening a
+	// shutdown ended (tcp_disconnect of a listener, inet_shutdown) is
+	// EINVAL until it listens again (measured on Linux 6.18,
+	// probe/testdata/listen-shutdown-connect.zcs). The 6.1 source has no
+	// such refusal: __inet_stream_connect finds SS_UNCONNECTED and
+	// TCP_CLOSE and tcp_v4_connect runs, so the socket connects.
+	ListenStopRefusesConnect bool
 
 	// ZcCmsg: sendmsg accepts the SCM_ZC_NOTIFICATION control message,
 	// which returns zerocopy completions from the error queue in a
@@ -560,6 +567,7 @@ func builtinProfiles() []Profile {
 		p.TCPCmsgErrno = true
 		p.TCPLossProbe = LossProbeMicros
 		p.TCPRtoMaxOpt = true
+		p.ListenStopRefusesConnect = true
 	})
 	mmapRFC := derive(v414, "tcp-mmap-rfc", "linux-4.14 with the seed series \"tcp: add zero copy receive\" (net-next, April 2018): mmap() consumes received pages", func(p *Profile) {
 		p.Switch(BugTCPMmapLockOrder, true)

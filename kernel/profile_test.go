@@ -266,6 +266,7 @@ func TestDiff(t *testing.T) {
 		"GSOMaxSize: 65536 -> 524288",
 		"TCPLossProbe: ticks -> micros",
 		"TCPRtoMaxOpt: false -> true",
+		"ListenStopRefusesConnect: false -> true",
 	}, got)
 	require.Empty(t, kernel.Diff(b, b))
 }

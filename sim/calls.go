@@ -449,7 +449,7 @@ func (w *World) freeFD(fd int) {
 func (w *World) Connect(c Call, s *Socket) Result {
 	return w.syscall(c, "connect", s, func() Result {
 		switch {
-		case s.tcp != nil && s.tcp.ListenStopped():
+		case s.tcp != nil && s.tcp.ListenStopped() && w.Host.Profile.ListenStopRefusesConnect:
 			return fail(kernel.EINVAL) // a listener a shutdown stopped (tcp.Conn.ListenStopped)
 		case s.scripted():
 			return w.connectScripted(s)

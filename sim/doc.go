@@ -114,8 +114,8 @@
 // still holds (inet_csk_listen_stop, inet_child_forget; listenStop). The
 // listener SHUT_RD stopped may listen again, but until it does its own
 // connect is EINVAL (measured on Linux 6.18, which refuses it in
-// __inet_stream_connect's path where 6.1 would connect:
-// tcp.Conn.ListenStopped). A
+// __inet_stream_connect's path where 6.1 connects: the profile knob
+// ListenStopRefusesConnect, tcp.Conn.ListenStopped). A
 // child is a copy of its listener made at the handshake (sk_clone_lock):
 // its zerocopy and timestamping flags, its buffer sizes and their locks,
 // its SO_RCVLOWAT.

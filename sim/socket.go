@@ -274,8 +274,11 @@ func (w *World) deliver(r *Socket, f frame, e *Event) {
 	// __netif_receive_skb): stamped while the host's receive timestamps
 	// are on.
 	f.skb.RxTstamp = r.Sk.Host().Netstamp.Stamp(r.Sk.Host().Time())
-	// tcp_data_snd_check follows tcp_data_queue where tcp_ack moved
-	// snd_una, and always on the slow path.
+	// tcp_data_snd_check follows tcp_data_queue on the slow path, and on
+	// the fast path where tcp_ack moved snd_una. Header prediction is not
+	// modelled: every segment that carries an ACK runs it, so a data
+	// segment that acknowledged nothing new, which the kernel's fast path
+	// would leave without it, may send what a MSG_MORE call held back.
 	sndCheck := f.acks || f.acked || r.tcp.UrgSlowPath(f.urg)
 	r.tcp.Urgent(f.seq, f.endSeq, f.urg) // tcp_urg before tcp_data_queue
 	accepted := r.tcp.Receive(f.skb, f.seq, f.endSeq, f.fin, f.gso, f.push)

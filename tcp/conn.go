@@ -342,7 +342,8 @@ func (c *Conn) Listen(backlog int) kernel.Errno {
 // every time, though listen works again (and makes connect EISCONN).
 // Measured on Linux 6.18 (probe/testdata/listen-shutdown-connect.zcs);
 // the 6.1 source has no such refusal: there __inet_stream_connect finds
-// SS_UNCONNECTED and TCP_CLOSE and tcp_v4_connect runs.
+// SS_UNCONNECTED and TCP_CLOSE and tcp_v4_connect runs. Whether connect
+// refuses is the profile's (kernel.Profile.ListenStopRefusesConnect).
 func (c *Conn) ListenStopped() bool { return c.listenStopped }
 
 // expandSndbuf models tcp_sndbuf_expand: two (three under BBR,

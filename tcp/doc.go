@@ -119,7 +119,9 @@
 // segment acknowledged, so the receiver sends a tail that a MSG_MORE
 // call held back (tcp_push_pending_frames under tp->nonagle; TCP_CORK
 // still holds it), carrying the ACK tcp_data_queue scheduled; on the
-// fast path only a segment that acknowledged new data does. Of any data
+// fast path only a segment that acknowledged new data does. The model does
+// not predict headers: it runs DataSndCheck after every segment that
+// carries an ACK (sim's receive path), a slow path for all. Of any data
 // segment tcp_ack runs first but what it lets go is sent only then
 // (AckData, DataSndCheck), so that too carries the ACK. Measured on
 // Linux 6.18 (probe/testdata/tcp-urgent-push.zcs).

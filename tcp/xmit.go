@@ -661,7 +661,8 @@ func (c *Conn) cleanAck(ack uint32, window int, push bool) {
 // DataSndCheck models tcp_data_snd_check, which tcp_rcv_established runs
 // once a segment's data is queued: on the fast path if the segment
 // acknowledged new data (AckData), on the slow path whatever it
-// acknowledged (UrgSlowPath). With a write queue, what the windows and Nagle let go is
+// acknowledged (UrgSlowPath); the caller, which does not predict headers,
+// runs it after every segment that carries an ACK. With a write queue, what the windows and Nagle let go is
 // sent (tcp_push_pending_frames under tp->nonagle, so a tail a MSG_MORE
 // call held back goes out and one TCP_CORK holds stays), and a writer
 // that found no space may get a larger send buffer (tcp_check_space).

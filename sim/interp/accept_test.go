@@ -69,3 +69,17 @@ connect s
 		require.Contains(t, last.Undetermined, "connects again after its connect failed", timeline(t, tr))
 	}
 }
+
+// Connect on a listener a shutdown stopped is EINVAL on linux-6.18 alone
+// (kernel.Profile.ListenStopRefusesConnect); on linux-5.0 the socket,
+// TCP_CLOSE and SS_UNCONNECTED again, connects and sends, as one that
+// never listened does.
+func TestListenStoppedConnectByProfile(t *testing.T) {
+	const src = `
+socket a AF_INET SOCK_STREAM
+listen a => 0
+shutdown a SHUT_RD => 0
+`
+	requireOK(t, runSrc(t, "profile linux-6.18\n"+src+"connect a => -1 EINVAL\n"))
+	requireOK(t, runSrc(t, "profile linux-5.0\n"+src+"connect a => 0\nsend a 10 0 => 10\nrecv a.peer 100 MSG_DONTWAIT => 10\n"))
+}
