@@ -32,8 +32,15 @@ var wheelTimers = map[string]string{
 const (
 	wheelClkShift = 3
 	wheelLvlSize  = 64
-	wheelDepth    = 9 // LVL_DEPTH at HZ above 100
 )
+
+// wheelDepth is LVL_DEPTH: 9 levels above HZ 100, 8 at or below.
+func wheelDepth(hz int) int {
+	if hz > 100 {
+		return 9
+	}
+	return 8
+}
 
 // wheelSlack is how much later than due the kernel may run a timer armed
 // d ahead at hz (calc_wheel_index, calc_index): one due fewer than
@@ -45,8 +52,8 @@ const (
 func wheelSlack(d engine.Duration, hz int) engine.Duration {
 	jiffy := engine.Second / engine.Duration(hz)
 	ahead := uint64((d + jiffy - 1) / jiffy)
-	lvl := 0
-	for lvl < wheelDepth-1 && ahead >= (wheelLvlSize-1)<<(wheelClkShift*lvl) {
+	lvl, depth := 0, wheelDepth(hz)
+	for lvl < depth-1 && ahead >= (wheelLvlSize-1)<<(wheelClkShift*lvl) {
 		lvl++
 	}
 	return jiffy << (wheelClkShift * lvl)

@@ -28,4 +28,9 @@ func TestWheelSlack(t *testing.T) {
 		require.Equal(t, c.want, wheelSlack(c.d, 250), "%v ahead", c.d)
 	}
 	require.Equal(t, 10*ms, wheelSlack(40*ms, 100), "a jiffy is 10ms at HZ 100")
+	// The last level is LVL_DEPTH-1: 8 at HZ 250, its granularity 8^8
+	// jiffies; 7 at HZ 100, where the wheel has 8 levels.
+	far := 1000 * 24 * 3600 * engine.Second
+	require.Equal(t, 4*ms<<24, wheelSlack(far, 250))
+	require.Equal(t, 10*ms<<21, wheelSlack(far, 100))
 }
