@@ -1,6 +1,8 @@
 package sim
 
 import (
+	"strings"
+
 	"github.com/zcsim/zcsim/kernel"
 	"github.com/zcsim/zcsim/sim/engine"
 	"github.com/zcsim/zcsim/sock"
@@ -16,8 +18,35 @@ import (
 // and the call returns 0 once the timeout passed (measured on Linux
 // 6.18).
 func (w *World) Poll(c Call, s *Socket, events kernel.PollEvents, timeout engine.Duration) Result {
-	filter := events | kernel.PollAlways
-	ready := func() bool { return s != nil && (s.closed || w.pollMask(s)&filter != 0) }
+	fds := [1]PollFd{{S: s, Events: events}}
+	r := w.PollSet(c, fds[:], timeout)
+	r.Revents = fds[0].Revents
+	return r
+}
+
+// PollFd is one struct pollfd of PollSet: the socket (nil for an fd of
+// -1), the events asked for and, once the call returned, the events it
+// got back.
+type PollFd struct {
+	S       *Socket
+	Events  kernel.PollEvents
+	Revents kernel.PollEvents
+}
+
+// PollSet models poll(2) of several descriptors, as Poll does one
+// (do_poll: every pollfd's do_pollfd, in order): it waits until one of
+// them is ready, the timeout passes or the network goes idle, writes
+// each pollfd's Revents and returns how many have events. The timeline
+// names each ready socket with its events.
+func (w *World) PollSet(c Call, fds []PollFd, timeout engine.Duration) Result {
+	ready := func() bool {
+		for i := range fds {
+			if s := fds[i].S; s != nil && (s.closed || w.pollMask(s)&(fds[i].Events|kernel.PollAlways) != 0) {
+				return true
+			}
+		}
+		return false
+	}
 	deadline := w.Now().Add(min(timeout, endOfTime.Sub(w.Now())))
 	for !ready() {
 		ev, ok := w.Loop.Peek()
@@ -28,22 +57,38 @@ func (w *World) Poll(c Call, s *Socket, events kernel.PollEvents, timeout engine
 	if !ready() && timeout > 0 {
 		w.Advance(deadline.Sub(w.Now())) // within virtual time: cannot fail
 	}
-	w.beginOn(s)
-	var revents kernel.PollEvents
-	switch {
-	case s == nil:
-	case s.closed:
-		revents = kernel.POLLNVAL
-	default:
-		revents = w.pollMask(s) & filter
+	var on *Socket
+	if len(fds) == 1 {
+		on = fds[0].S
 	}
-	r := ok(0)
-	if revents != 0 {
-		r = ok(1)
-		w.say("revents " + revents.String())
+	w.beginOn(on)
+	n := 0
+	var said []string
+	for i := range fds {
+		fd := &fds[i]
+		switch s := fd.S; {
+		case s == nil:
+			fd.Revents = 0
+		case s.closed:
+			fd.Revents = kernel.POLLNVAL
+		default:
+			fd.Revents = w.pollMask(s) & (fd.Events | kernel.PollAlways)
+		}
+		if fd.Revents == 0 {
+			continue
+		}
+		n++
+		if on != nil {
+			said = append(said, fd.Revents.String())
+		} else {
+			said = append(said, fd.S.Name+" "+fd.Revents.String())
+		}
 	}
-	r.Revents = revents
-	w.record(c, "poll", s, r)
+	if n > 0 {
+		w.say("revents " + strings.Join(said, ", "))
+	}
+	r := ok(int64(n))
+	w.record(c, "poll", on, r)
 	return r
 }
 

@@ -56,7 +56,7 @@
 //	getsockopt TCP_ZEROCOPY_RECEIVE World.ZerocopyReceive (see zcRecv: the request's length and the control buffer's are inferred)
 //	mmap, munmap                   World.Mmap/Munmap of a followed socket; the mapping is kept by address
 //	close, shutdown                World.Close/Shutdown
-//	poll, ppoll                    World.Poll of one followed socket, guided (poll)
+//	poll, ppoll                    World.PollSet of the followed sockets, guided (poll)
 //	epoll_create, epoll_create1    World.EpollCreate: the descriptor refers to the instance (dup, fork and close follow it)
 //	epoll_ctl                      World.EpollCtl on a followed socket; the interest list by file and fd, with each item's data
 //	epoll_wait, epoll_pwait(2)     World.EpollWait of the instance, guided (epollWait)
@@ -151,7 +151,7 @@
 // sendfile) runs at its resumed line.
 //
 // A blocking read of data on a TCP or datagram socket (recv, recvfrom,
-// recvmsg, read, without MSG_WAITALL), an accept, a poll of one socket
+// recvmsg, read, without MSG_WAITALL), an accept, a poll
 // or an epoll_wait with a timeout and a blocking TCP connect sleep from
 // their unfinished line too (startWait): the survey keeps each such
 // split call whole (survey.waits, the first maxSplit), and the replay

@@ -36,7 +36,7 @@ func waits(op strace.Op) bool {
 		return true
 	case *strace.Poll:
 		n, _ := o.Result.Ret()
-		return len(o.Fds) == 1 && n > 0
+		return n > 0
 	case *strace.EpollWait:
 		n, _ := o.Result.Ret()
 		return o.Shown && n > 0
@@ -80,8 +80,12 @@ func (r *replayer) startWait(c *strace.Call) {
 // timeout. One that cannot ran on another CPU while strace printed
 // another pid's line.
 func (r *replayer) blocks(op strace.Op) bool {
-	if o, ok := op.(*strace.EpollWait); ok {
+	switch o := op.(type) {
+	case *strace.EpollWait:
 		return r.epollOf(o.Epfd) != nil && o.TimeoutNs != 0
+	case *strace.Poll:
+		_, follows := r.pollReady(r.fds, o)
+		return follows && o.TimeoutNs != 0
 	}
 	fd, _ := opFd(op)
 	e := r.fds[fd]
@@ -92,8 +96,6 @@ func (r *replayer) blocks(op strace.Op) bool {
 	switch o := op.(type) {
 	case *strace.Recv:
 		flags = msgFlags(o.Flags)
-	case *strace.Poll:
-		return o.TimeoutNs != 0
 	}
 	return !e.s.Sk.NoWait(flags)
 }
@@ -177,10 +179,8 @@ func (r *replayer) ready(w *waiting) bool {
 		l := fds[o.Fd]
 		return l != nil && l.s != nil && r.pendingFor(l, o.Peer.Addr) >= 0
 	case *strace.Poll:
-		e := fds[o.Fds[0].Fd]
-		events, ok1 := eventSet(kernel.PollEventNames, o.Fds[0].Events)
-		revents, ok2 := eventSet(kernel.PollEventNames, o.Fds[0].Revents)
-		return ok1 && ok2 && e != nil && e.s != nil && r.w.PollMask(e.s)&(events|kernel.PollAlways)&revents == revents
+		ready, _ := r.pollReady(fds, o)
+		return ready
 	case *strace.Connect:
 		e := fds[o.Fd]
 		return e != nil && e.s != nil && e.s.IsTCP()
@@ -193,4 +193,26 @@ func (r *replayer) ready(w *waiting) bool {
 		return ok && unknown == "" && len(seen) > 0 && len(r.epollMissing(seen)) == 0
 	}
 	return false
+}
+
+// pollReady reports whether the events poll o returned for the followed
+// sockets in fds are all there in the model, at least one socket having
+// some, and whether o asked about a followed socket at all. Events the
+// model does not know make it not ready: the call is left to its
+// resumed line.
+func (r *replayer) pollReady(fds map[int]*fdEntry, o *strace.Poll) (ready, follows bool) {
+	ready = true
+	some := false
+	for _, pfd := range o.Fds {
+		e := fds[pfd.Fd]
+		if e == nil || e.s == nil {
+			continue
+		}
+		follows = true
+		events, ok1 := eventSet(kernel.PollEventNames, pfd.Events)
+		revents, ok2 := eventSet(kernel.PollEventNames, pfd.Revents)
+		some = some || revents != 0
+		ready = ready && ok1 && ok2 && r.w.PollMask(e.s)&(events|kernel.PollAlways)&revents == revents
+	}
+	return ready && some, follows
 }
