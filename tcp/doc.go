@@ -87,7 +87,11 @@
 //
 // A call with MSG_OOB that queued data moves snd_up to write_seq when it
 // pushes (tcp_push → tcp_mark_urg, at wait_for_space too), so its last
-// byte is urgent; MSG_ZEROCOPY alongside changes nothing. While snd_up is
+// byte is urgent; MSG_ZEROCOPY alongside changes nothing. Such a call
+// sends nothing while it copies (tcp_sendmsg_locked skips tcp_push_one
+// and the forced push for MSG_OOB), so every skb it queued leaves at a
+// push, after snd_up moved (probe/testdata/tcp-urgent-sleeping-send.zcs).
+// While snd_up is
 // ahead of snd_una (tcp_urg_mode; an ACK reaching it ends it,
 // tcp_clean_rtx_queue) every segment before it carries URG and the urgent
 // pointer snd_up - seq, or 0xFFFF when that is 64 KiB or more ahead and

@@ -556,8 +556,8 @@ func (s *SendCall) send() bool {
 			seg.EOR = s.flags&kernel.MSG_EOR != 0
 			break
 		}
-		if seg.Skb.Len < sizeGoal {
-			continue
+		if seg.Skb.Len < sizeGoal || s.flags&kernel.MSG_OOB != 0 {
+			continue // a call with MSG_OOB sends only when it pushes, urgent pointer marked
 		}
 		if c.forcedPush() {
 			c.markPush(seg)
