@@ -29,7 +29,9 @@
 //
 // settle polls SIOCOUTQ of every stream socket (a datagram socket's
 // counts a corked datagram, which waits for its sender; nothing else of
-// it stays in flight over loopback) until nothing is in flight twice
+// it stays in flight over loopback; a TCP socket a reset closed, whose
+// SIOCOUTQ tcp_ioctl still reports as write_seq - snd_una after tcp_done
+// purged its queue, is skipped: tcp-settle-reset.zcs) until nothing is in flight twice
 // in a row, for at most 500ms (loopback completes in microseconds, a
 // delayed ACK in about 40ms); wait sleeps, at most 2s. A blocking recv
 // (neither MSG_DONTWAIT nor on an O_NONBLOCK descriptor, whose read

@@ -1079,10 +1079,13 @@ func msgFields(flags int, oob []byte) map[string]int64 {
 	return m
 }
 
+// tcpClose is TCP_CLOSE, the tcpi_state of a closed TCP socket.
+const tcpClose = 7
+
 // settle waits until no socket has data in flight (SIOCOUTQ: unacked
-// TCP bytes, or datagram memory not yet freed), twice in a row, bounded
-// by settleLimit; loopback completes in microseconds, a delayed ACK in
-// about 40ms.
+// TCP bytes, or datagram memory not yet freed; a closed TCP socket has
+// none), twice in a row, bounded by settleLimit; loopback completes in
+// microseconds, a delayed ACK in about 40ms.
 func (h *host) settle() {
 	deadline := time.Now().Add(settleLimit)
 	quiet := 0
@@ -1094,6 +1097,12 @@ func (h *host) settle() {
 			// which waits for its sender, not for the network; over
 			// loopback nothing else of it stays in flight.
 			if typ, err := unix.GetsockoptInt(fd, unix.SOL_SOCKET, unix.SO_TYPE); err != nil || typ != unix.SOCK_STREAM {
+				continue
+			}
+			// A TCP socket a reset or a timeout closed keeps reporting
+			// write_seq - snd_una (tcp_ioctl) though tcp_done purged its
+			// queue: nothing of it is in flight.
+			if info, err := unix.GetsockoptTCPInfo(fd, unix.IPPROTO_TCP, unix.TCP_INFO); err == nil && info.State == tcpClose {
 				continue
 			}
 			if n, err := unix.IoctlGetInt(fd, unix.SIOCOUTQ); err == nil && n > 0 {
