@@ -57,7 +57,7 @@
 //	mmap, munmap                   World.Mmap/Munmap of a followed socket; the mapping is kept by address
 //	close, shutdown                World.Close/Shutdown
 //	poll, ppoll                    World.Poll of one followed socket, guided (poll)
-//	epoll_create, epoll_create1    World.EpollCreate: the descriptor refers to the instance (dup, fork and close follow it)
+//	epoll_create, epoll_create1    World.EpollCreate, compared as socket is: the descriptor refers to the instance (dup, fork and close follow it)
 //	epoll_ctl                      World.EpollCtl on a followed socket; the interest list by file and fd, with each item's data
 //	epoll_wait, epoll_pwait(2)     World.EpollWait of the instance, guided (epollWait)
 //	prlimit64, setrlimit           World.Setrlimit of RLIMIT_MEMLOCK; an old limit read back is compared
