@@ -201,7 +201,10 @@ func itemAt(it strace.Item) (line, pid int) {
 	case it.Note != nil:
 		return it.Note.Line, it.Note.Pid
 	}
-	return lastLine(&strace.Header{Lines: it.Call.Lines}), it.Call.Pid
+	if n := len(it.Call.Lines); n > 0 {
+		return it.Call.Lines[n-1], it.Call.Pid
+	}
+	return 0, it.Call.Pid
 }
 
 // decoders decode each file's calls with a Decoder of their own, so that

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -155,4 +156,20 @@ func TestViolationAtEnd(t *testing.T) {
 func TestUnknownBug(t *testing.T) {
 	_, err := replay.Replay("t.log", []byte(smallSendLog), replay.Options{Bugs: []kernel.Bug{"no-such-bug"}})
 	require.ErrorContains(t, err, `bug "no-such-bug"`)
+}
+
+// In the merged files of strace -ff a violation names its pid too, and
+// the line is in that pid's file.
+func TestViolationMergedNamesPid(t *testing.T) {
+	files, err := filepath.Glob("testdata/ff/forms.*")
+	require.NoError(t, err)
+	rep, err := replay.ReplayFiles(files, replay.Options{Bugs: []kernel.Bug{kernel.BugTCPLinear}})
+	require.NoError(t, err)
+	vs := rep.Violations()
+	require.NotEmpty(t, vs)
+	require.Equal(t, 31066, vs[0].Pid)
+	require.Equal(t, 43, vs[0].Line)
+	var b strings.Builder
+	require.NoError(t, rep.WriteText(&b))
+	require.Contains(t, b.String(), "\n  line 43 (pid 31066, step ")
 }
