@@ -81,7 +81,7 @@ func TestViolationReported(t *testing.T) {
 		require.NoError(t, json.Unmarshal([]byte(l), &r))
 		recs[r["kind"].(string)] = append(recs[r["kind"].(string)], r)
 	}
-	require.EqualValues(t, replay.SchemaVersion, recs["config"][0]["schema"])
+	require.Equal(t, 4.0, recs["config"][0]["schema"], "schema 4 reports violations")
 	require.Equal(t, []any{"tcp-linear"}, recs["config"][0]["bugs"])
 	require.Len(t, recs["violation"], 1)
 	jv := recs["violation"][0]
