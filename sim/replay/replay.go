@@ -338,8 +338,9 @@ func line(h *strace.Header) int {
 	return h.Lines[0]
 }
 
-// call is the sim.Call of an op.
+// call is the sim.Call of an op, which the model runs next.
 func (r *replayer) call(h *strace.Header, text string) sim.Call {
+	r.events.callPid = h.Pid
 	var buf [64]byte
 	b := strconv.AppendInt(append(append(buf[:0], r.file...), ':'), int64(line(h)), 10)
 	return sim.Call{Source: string(b), Text: text}

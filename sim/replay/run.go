@@ -550,13 +550,15 @@ type lastEvent struct {
 	// op, socket and source are the last step's, whatever it was.
 	op, socket, source string
 	// line and pid are the log line the replay is reading and its pid
-	// (at), the line of a violation a network event made.
-	line, pid int
-	found     func(Violation)
+	// (at), the line of a violation a network event made; callPid is
+	// the pid of the call the model runs (replayer.call), which a call
+	// strace split and the model woke (wake) need not share.
+	line, pid, callPid int
+	found              func(Violation)
 }
 
 // at says which log line the replay reads, and its pid.
-func (l *lastEvent) at(line, pid int) { l.line, l.pid = line, pid }
+func (l *lastEvent) at(line, pid int) { l.line, l.pid, l.callPid = line, pid, pid }
 
 // Put implements sim.Sink.
 func (l *lastEvent) Put(rec *sim.Record) error {
@@ -595,16 +597,16 @@ func (l *lastEvent) Put(rec *sim.Record) error {
 }
 
 // violation hands v to found, with the step that broke it: a call's
-// line is its source's ("file:line", replayer.call), a network event's
-// the line being read.
+// line and pid are its source's ("file:line", replayer.call) and its
+// own, a network event's the line being read and its pid.
 func (l *lastEvent) violation(v *sim.Violation) {
-	line := l.line
+	line, pid := l.line, l.pid
 	if i := strings.LastIndexByte(l.source, ':'); i >= 0 {
 		if n, err := strconv.Atoi(l.source[i+1:]); err == nil {
-			line = n
+			line, pid = n, l.callPid
 		}
 	}
-	l.found(Violation{Line: line, Pid: l.pid, Step: v.Step, Op: l.op, Socket: l.socket,
+	l.found(Violation{Line: line, Pid: pid, Step: v.Step, Op: l.op, Socket: l.socket,
 		Rule: v.Rule, Object: v.Object, Message: v.Message, History: slices.Clone(v.History)})
 }
 

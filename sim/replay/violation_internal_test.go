@@ -6,6 +6,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/zcsim/zcsim/kernel"
+	"github.com/zcsim/zcsim/sim"
 	"github.com/zcsim/zcsim/sim/engine"
 	"github.com/zcsim/zcsim/sim/strace"
 )
@@ -51,4 +52,25 @@ func TestViolationOfANetworkEvent(t *testing.T) {
 	require.Contains(t, v.Message, "still holding uarg")
 	require.False(t, r.rep.OK())
 	require.Equal(t, "1 invariant violation", r.rep.Summary.Verdict)
+}
+
+// A violation's line and pid: a call step's are the call's own (its
+// source's line and the pid replayer.call ran it for, which a woken split
+// call need not share with the line being read); a network event's are
+// the line being read and its pid.
+func TestViolationAttribution(t *testing.T) {
+	var got []Violation
+	r := &replayer{file: "t.log"}
+	l := &r.events
+	l.found = func(v Violation) { got = append(got, v) }
+	l.at(9, 100)
+	r.call(&strace.Header{Lines: []int{7, 12}, Pid: 101}, "recv")
+	require.NoError(t, l.Put(&sim.Record{Event: &sim.Event{Op: "recv", Socket: "fd5", Source: "t.log:7"}}))
+	require.NoError(t, l.Put(&sim.Record{Violation: &sim.Violation{Step: 3, Rule: "refcount", Object: "uarg#1", Message: "m"}}))
+	require.NoError(t, l.Put(&sim.Record{Event: &sim.Event{Op: "deliver", Socket: "fd4.peer"}}))
+	require.NoError(t, l.Put(&sim.Record{Violation: &sim.Violation{Step: 4, Rule: "ids", Object: "sock#2", Message: "n"}}))
+	require.Equal(t, []Violation{
+		{Line: 7, Pid: 101, Step: 3, Op: "recv", Socket: "fd5", Rule: "refcount", Object: "uarg#1", Message: "m"},
+		{Line: 9, Pid: 100, Step: 4, Op: "deliver", Socket: "fd4.peer", Rule: "ids", Object: "sock#2", Message: "n"},
+	}, got)
 }
