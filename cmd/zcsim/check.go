@@ -80,12 +80,9 @@ func (fl *checkFlags) config(cmd *cobra.Command) (explore.Config, error) {
 		return explore.Config{}, err
 	}
 	c := explore.Config{Profile: fl.profile, Runs: fl.runs, KeepGoing: fl.keepGoing, Seed: fl.seed}
-	for _, id := range fl.bugs {
-		e, ok := bugs.Lookup(id)
-		if !ok {
-			return c, fmt.Errorf("--bug %q: unknown bug (zcsim bugs lists them)", id)
-		}
-		c.Bugs = append(c.Bugs, e.Bug)
+	var err error
+	if c.Bugs, err = lookupBugs(fl.bugs); err != nil {
+		return c, err
 	}
 	i, n, ok := strings.Cut(fl.shard, "/")
 	si, err1 := strconv.ParseUint(i, 10, 64)
@@ -95,6 +92,20 @@ func (fl *checkFlags) config(cmd *cobra.Command) (explore.Config, error) {
 	}
 	c.Shard, c.Shards = si, sn
 	return c, c.Validate()
+}
+
+// lookupBugs returns the switches of the catalogued bugs --bug named,
+// each by its catalog id or its switch's name (bugs.Lookup).
+func lookupBugs(ids []string) ([]kernel.Bug, error) {
+	var out []kernel.Bug
+	for _, id := range ids {
+		e, ok := bugs.Lookup(id)
+		if !ok {
+			return nil, fmt.Errorf("--bug %q: unknown bug (zcsim bugs lists them)", id)
+		}
+		out = append(out, e.Bug)
+	}
+	return out, nil
 }
 
 // checkConfig is the config record of check's JSON Lines.

@@ -13,8 +13,9 @@ func newReplayCmd() *cobra.Command {
 	var opts replay.Options
 	var file string
 	var asJSON bool
+	var bugIDs []string
 	cmd := &cobra.Command{
-		Use:   "replay [--strace] FILE... [--profile P] [--json] [--cap-ipc-lock] [--cap-net-admin] [--optmem-max N] [--memlock N] [--mtu N]",
+		Use:   "replay [--strace] FILE... [--profile P] [--bug ID]... [--json] [--cap-ipc-lock] [--cap-net-admin] [--optmem-max N] [--memlock N] [--mtu N]",
 		Short: "replay an strace log on the model and report where the kernel and the model differ",
 		Long: `replay reads an strace log of a real program (FILE, or --strace FILE: the
 two are the same) and replays its socket calls on
@@ -33,11 +34,20 @@ order (they need -tt or -ttt). The report
 streams out as the replay runs; a log of a million calls replays in
 bounded memory. Between two calls
 the network settles, unless the log has timestamps (-t, -tt, -ttt, -r):
-then virtual time advances by the real gap. See docs/replay.md.
+then virtual time advances by the real gap.
 
-Exit status 0 when some call agrees (plainly or under an assumption) and none
-diverges, 1 on a divergence or when nothing could be checked, 2 for
-unreadable or malformed input (file:line:col), before anything is printed.`,
+The model's invariants are checked after every step, and once more at the
+end of the log, the network settled (leaks, accounting, every id
+notified); each broken one is reported with its rule, object, message and
+the line during which it broke. --bug ID (a catalog id such as B6 or a
+switch name such as udp-more-refcnt, see zcsim bugs; repeatable) switches
+that historical kernel bug on, to reproduce it from a log; the report's
+header lists the bugs on. See docs/replay.md.
+
+Exit status 0 when some call agrees (plainly or under an assumption), none
+diverges and no invariant broke, 1 on a divergence, an invariant
+violation, or when nothing could be checked, 2 for unreadable or malformed
+input (file:line:col) or an unknown --bug, before anything is printed.`,
 		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			files := args
@@ -49,6 +59,11 @@ unreadable or malformed input (file:line:col), before anything is printed.`,
 			case len(args) == 0:
 				return fail(cmd, fmt.Errorf("replay: no strace log: zcsim replay FILE"))
 			}
+			bs, err := lookupBugs(bugIDs)
+			if err != nil {
+				return fail(cmd, fmt.Errorf("replay: %w", err))
+			}
+			opts.Bugs = bs
 			for flag, f := range map[string]replay.Fixed{"cap-ipc-lock": replay.FixCapIPCLock, "cap-net-admin": replay.FixCapNetAdmin, "memlock": replay.FixMemlock} {
 				if cmd.Flags().Changed(flag) {
 					opts.Fixed |= f
@@ -87,6 +102,7 @@ unreadable or malformed input (file:line:col), before anything is printed.`,
 	}
 	cmd.Flags().StringVar(&file, "strace", "", "the strace log to replay (the same as giving FILE)")
 	cmd.Flags().StringVar(&opts.Profile, "profile", "", "kernel profile (default linux-6.18; see zcsim profiles)")
+	cmd.Flags().StringArrayVar(&bugIDs, "bug", nil, "switch this catalogued bug on (repeatable; see zcsim bugs)")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON Lines")
 	cmd.Flags().BoolVar(&opts.CapIPCLock, "cap-ipc-lock", false, "the traced task has CAP_IPC_LOCK")
 	cmd.Flags().BoolVar(&opts.CapNetAdmin, "cap-net-admin", false, "the traced task has CAP_NET_ADMIN")

@@ -57,7 +57,7 @@
 //	mmap, munmap                   World.Mmap/Munmap of a followed socket; the mapping is kept by address
 //	close, shutdown                World.Close/Shutdown
 //	poll, ppoll                    World.PollSet of the followed sockets, guided (poll)
-//	epoll_create, epoll_create1    World.EpollCreate: the descriptor refers to the instance (dup, fork and close follow it)
+//	epoll_create, epoll_create1    World.EpollCreate, compared as socket is: the descriptor refers to the instance (dup, fork and close follow it)
 //	epoll_ctl                      World.EpollCtl on a followed socket; the interest list by file and fd, with each item's data
 //	epoll_wait, epoll_pwait(2)     World.EpollWait of the instance, guided (epollWait)
 //	prlimit64, setrlimit           World.Setrlimit of RLIMIT_MEMLOCK; an old limit read back is compared
@@ -221,9 +221,21 @@
 // with a client whose connect cannot be tied to the listener's port; a
 // datagram read, with nothing the model delivered, on a socket of unknown
 // port), a bind that failed with EADDRINUSE (the model has no ports; the
-// holder may be outside the log). [Report.OK] holds when nothing diverges and at
-// least one call agrees, plainly or under an assumption: a replay that
-// checked nothing is no success.
+// holder may be outside the log). [Report.OK] holds when nothing diverges,
+// no invariant broke and at least one call agrees, plainly or under an
+// assumption: a replay that checked nothing is no success.
+//
+// # Invariants and historical bugs
+//
+// The World checks its invariants after every step (sim.World, package
+// check); each violation it reports is listed in [Report.Violations] with
+// the log line it broke during and the step, and counted in
+// [Summary.Violations]. Once the log is replayed, the network settles and
+// the World's check at quiescence (sim.World.CheckQuiescent: leaks,
+// charges, every id notified) runs, its findings reported at the last
+// line read ([EndOfLog]). [Options.Bugs] switches historical kernel bugs
+// on (kernel.Profile.Switch), so that a log reproduces one: the broken
+// invariant is the bug's symptom the catalog (package bugs) names.
 //
 // # Environment
 //
@@ -247,7 +259,8 @@
 // [Report.Calls] stays empty, and the lists after the calls keep the
 // first [MaxListed] calls of each verdict, so memory does not grow with
 // the log. The model's trace goes to a sink that keeps only its last call
-// event, the reason of a divergence.
+// event, the reason of a divergence, and hands its violations to the
+// report, which keeps the first MaxListed.
 //
 // # Errors
 //

@@ -61,17 +61,38 @@ func (r *replayer) epollOf(epfd int) *epollSet {
 	return nil
 }
 
-// epollCreate replays epoll_create and epoll_create1: the descriptor
-// refers to a new model instance (sim.World.EpollCreate).
+// epollCreate replays epoll_create and epoll_create1 that succeeded:
+// the descriptor refers to a new model instance (sim.World.EpollCreate,
+// do_epoll_create), and the call is compared as socket's is: the
+// traced program's other descriptors are unknown, so a success is
+// predicted as the number the log shows. A failure (EMFILE, ENOMEM,
+// EINVAL for a bad size or flag) hangs on limits the model does not
+// have: ignored.
 func (r *replayer) epollCreate(o *strace.EpollCreate) {
 	n, ok := o.Result.Ret()
 	if !ok || n < 0 || n != int64(int32(n)) {
 		r.ignore(o.Syscall, "failed")
 		return
 	}
-	r.ignore(o.Syscall, "epoll instance followed")
-	ep, _ := r.w.EpollCreate(r.call(&o.Header, o.Syscall), fmt.Sprintf("ep%d", n))
-	r.put(int(n), &fdEntry{fd: int(n), ep: &epollSet{ep: ep}}, o.CloExec)
+	r.between(&o.Header)
+	text := o.Syscall + "(0)"
+	switch {
+	case o.CloExec:
+		text = o.Syscall + "(EPOLL_CLOEXEC)"
+	case o.Syscall == "epoll_create" && r.raw != nil && len(r.raw.Args) > 0:
+		if size, ok := r.raw.Args[0].AsInt(); ok {
+			text = fmt.Sprintf("epoll_create(%d)", size)
+		}
+	}
+	name := fmt.Sprintf("ep%d", n)
+	ep, res := r.w.EpollCreate(r.call(&o.Header, text), name)
+	pred := res.String()
+	if res.Errno == 0 {
+		pred = fmt.Sprint(n)
+		r.put(int(n), &fdEntry{fd: int(n), ep: &epollSet{ep: ep}}, o.CloExec)
+	}
+	obs, _ := observed(&o.Header)
+	r.compare(&o.Header, int(n), name, text, obs, pred, why(res))
 }
 
 // epollCtl replays epoll_ctl on a followed instance. On a followed
@@ -193,6 +214,9 @@ func (r *replayer) epollWait(o *strace.EpollWait) {
 	set.items = slices.DeleteFunc(set.items, func(it *epollItem) bool { return !it.live() })
 	text := fmt.Sprintf("%s(%d, %d, %s)", o.Syscall, o.Epfd, o.Max, timeoutText(o.TimeoutNs))
 	seen, unknown, skipped, ok := set.tie(o)
+	// The kernel reported these events whatever the model makes of
+	// them: its EPOLLONESHOT items are off from now on.
+	defer disarm(seen)
 	followed := slices.ContainsFunc(set.items, func(it *epollItem) bool { return it.socket() != nil })
 	switch {
 	case !ok:
@@ -235,7 +259,6 @@ func (r *replayer) epollWait(o *strace.EpollWait) {
 	if res.Errno == 0 {
 		pred = epollText(set.seenOf(res.Epoll))
 	}
-	defer disarm(seen)
 	how := ""
 	if skipped > 0 {
 		how = fmt.Sprintf("%d events of descriptors the replay does not follow not compared", skipped)
@@ -285,14 +308,6 @@ func disarm(seen []epollSeen) {
 			k.it.off = true
 		}
 	}
-}
-
-// verdictOf is Agree when obs and pred are the same, else Diverge.
-func verdictOf(obs, pred string) Verdict {
-	if obs == pred {
-		return Agree
-	}
-	return Diverge
 }
 
 // tie ties each event o returned to the live item whose data it

@@ -12,8 +12,9 @@ import (
 
 // replayDelayed replays src with a one-way delay on the path, so that the
 // model's completions come a round trip after each send, and returns the
-// replayer.
-func replayDelayed(t *testing.T, src string, delay engine.Duration) *replayer {
+// replayer and the model's time after the last call (finish then settles
+// the network for the end-of-log sweep).
+func replayDelayed(t *testing.T, src string, delay engine.Duration) (*replayer, engine.Time) {
 	t.Helper()
 	log, err := strace.Parse("t.log", []byte(src))
 	require.NoError(t, err)
@@ -27,8 +28,9 @@ func replayDelayed(t *testing.T, src string, delay engine.Duration) *replayer {
 		r.raw = &log.Calls[i]
 		r.op(op)
 	}
+	last := r.w.Now()
 	r.finish()
-	return r
+	return r, last
 }
 
 const delayedLog = `00:00:00.000000 socket(AF_INET, SOCK_STREAM, IPPROTO_IP) = 4
@@ -44,14 +46,14 @@ const delayedLog = `00:00:00.000000 socket(AF_INET, SOCK_STREAM, IPPROTO_IP) = 4
 // clock to explain it, the verdict says how far, and the next gap is
 // shortened by as much, so the model's clock keeps the log's.
 func TestRunAheadExplainsAnEarlyCompletion(t *testing.T) {
-	r := replayDelayed(t, delayedLog, engine.Millisecond)
+	r, last := replayDelayed(t, delayedLog, engine.Millisecond)
 	require.True(t, r.rep.OK(), "%+v", r.rep.Divergences())
 	c := r.rep.Calls[4]
 	require.Equal(t, Assumed, c.Verdict, "%+v", c)
 	require.Contains(t, c.Assumption, "ahead of the model's clock")
-	require.Equal(t, engine.Time(15*engine.Millisecond), r.w.Now())
+	require.Equal(t, engine.Time(15*engine.Millisecond), last)
 
 	// Without the delay nothing is pending: the read plainly agrees.
-	r = replayDelayed(t, delayedLog, 0)
+	r, _ = replayDelayed(t, delayedLog, 0)
 	require.Equal(t, Agree, r.rep.Calls[4].Verdict)
 }

@@ -19,12 +19,21 @@ import (
 // call that agrees. Version 3 added the verdict "agree under an
 // assumption", the call's "assumption", the summary's "assumed" and the
 // config's "inferred"; its "divergence" records are the first MaxListed.
-const SchemaVersion = 3
+// Version 4 reports the model's broken invariants: "violation" records
+// (the first MaxListed), the summary's "violations", and an "ok" and a
+// "verdict" that a violation fails as a divergence does; the config's
+// "bugs" lists the historical bugs switched on.
+const SchemaVersion = 4
 
 // Options say what machine the traced program is assumed to have run on.
 type Options struct {
 	// Profile is the kernel profile; empty means kernel.DefaultProfile.
 	Profile string
+	// Bugs are historical kernel bugs switched on in the profile
+	// (kernel.Profile.Switch), besides those it carries: a replay under
+	// them reproduces a bug from a log, the broken invariant reported
+	// as a Violation. Each must be one of kernel.KnownBugs.
+	Bugs []kernel.Bug
 	// Seed is the root seed of the model's random streams.
 	Seed uint64
 	// CapIPCLock gives the traced task CAP_IPC_LOCK (exempt from
@@ -217,6 +226,9 @@ func newReplayer(file string, p *kernel.Profile, sv *survey, opts Options) *repl
 	cfg := Config{Schema: SchemaVersion, File: file, Profile: p.Name, Seed: opts.Seed,
 		CapIPCLock: opts.CapIPCLock, CapNetAdmin: opts.CapNetAdmin, OptmemMax: w.Net.OptmemMax, Memlock: memlock,
 		Path: "loopback", Timestamps: sv.timestamps}
+	for _, b := range p.Bugs.Sorted() {
+		cfg.Bugs = append(cfg.Bugs, string(b))
+	}
 	sv.apply(&cfg, opts.Fixed)
 	task := w.AddTask("main", main.User, cfg.Memlock, cfg.CapIPCLock)
 	task.CapNetAdmin = cfg.CapNetAdmin
@@ -235,8 +247,17 @@ func newReplayer(file string, p *kernel.Profile, sv *survey, opts Options) *repl
 		r.note(n)
 	}
 	r.timed = cfg.Timestamps != "none"
+	r.events.found = r.violation
 	w.Trace().Sink = &r.events
 	return r
+}
+
+// violation reports a broken invariant, listing the first MaxListed.
+func (r *replayer) violation(v Violation) {
+	r.rep.Summary.Violations++
+	if len(r.rep.violations) < MaxListed {
+		r.rep.violations = append(r.rep.violations, v)
+	}
 }
 
 // ignore lists a call the replay does not model.
@@ -317,15 +338,43 @@ func line(h *strace.Header) int {
 	return h.Lines[0]
 }
 
-// call is the sim.Call of an op.
+// call is the sim.Call of an op, which the model runs next.
 func (r *replayer) call(h *strace.Header, text string) sim.Call {
+	r.events.callPid = h.Pid
 	var buf [64]byte
 	b := strconv.AppendInt(append(append(buf[:0], r.file...), ':'), int64(line(h)), 10)
 	return sim.Call{Source: string(b), Text: text}
 }
 
+// endSweep runs, once the log is replayed (up to a cut last line too),
+// the World's check at quiescence (sim.World.CheckQuiescent: a full
+// sweep of every live object, with the rules that hold only when
+// nothing is in flight: leaks, conserved wmem and rmem charges, every id
+// notified), as the end of a scenario does. No call is in progress in
+// the model then: the log's end ends every call it left unfinished (the
+// scanner yields each without a result, and a send asleep in the model
+// is interrupted there), and a waiting call the model had not begun
+// never will. The kernel's network goes on after the log ends, so the
+// model's settles first; the sweep runs only if it settles with virtual
+// time left, and a note says when it does not.
+func (r *replayer) endSweep() {
+	if err := r.w.Settle(); err != nil {
+		r.note(fmt.Sprintf("after the last line the network did not settle (%v): the end-of-log invariant sweep did not run", err))
+		return
+	}
+	if r.w.OutOfTime() {
+		r.note("virtual time ran out: the end-of-log invariant sweep did not run")
+		return
+	}
+	r.events.op, r.events.socket, r.events.source, r.events.pid = EndOfLog, "", "", 0
+	r.w.CheckQuiescent()
+}
+
 // finish completes the report.
 func (r *replayer) finish() {
+	if r.err == nil {
+		r.endSweep()
+	}
 	for _, k := range r.ignOrder {
 		r.rep.Ignored = append(r.rep.Ignored, strace.IgnoredCount{Name: k, Count: r.ignored[k]})
 	}
@@ -352,8 +401,12 @@ func (r *replayer) finish() {
 	for _, ig := range r.rep.Ignored {
 		s.Ignored += ig.Count
 	}
-	s.OK = s.Diverge == 0 && s.Agree+s.Assumed > 0
+	s.OK = s.Diverge == 0 && s.Violations == 0 && s.Agree+s.Assumed > 0
 	switch {
+	case s.Diverge > 0 && s.Violations > 0:
+		s.Verdict = fmt.Sprintf("%d diverge, %s", s.Diverge, violationCount(s.Violations))
+	case s.Violations > 0:
+		s.Verdict = violationCount(s.Violations)
 	case s.Diverge > 0:
 		s.Verdict = fmt.Sprintf("%d diverge", s.Diverge)
 	case s.Agree+s.Assumed == 0:

@@ -53,8 +53,8 @@ func options(t *testing.T, log string) replay.Options {
 }
 
 // replayRecorded replays each recorded log matching glob (with its
-// NAME.replay flags; every log has its NAME.cmd), requires no divergence,
-// and hands the report to check.
+// NAME.replay flags; every log has its NAME.cmd), requires no divergence
+// and no broken invariant, and hands the report to check.
 func replayRecorded(t *testing.T, glob, ext string, check func(t *testing.T, log string, rep *replay.Report)) {
 	logs, err := filepath.Glob(glob)
 	require.NoError(t, err)
@@ -67,6 +67,9 @@ func replayRecorded(t *testing.T, glob, ext string, check func(t *testing.T, log
 			require.NoError(t, err)
 			for _, d := range rep.Divergences() {
 				t.Errorf("line %d: %s: observed %s, predicted %s (%s)", d.Line, d.Text, d.Observed, d.Predicted, d.Why)
+			}
+			for _, v := range rep.Violations() {
+				t.Errorf("line %d (step %d, %s): invariant %s: %s: %s", v.Line, v.Step, v.Op, v.Rule, v.Object, v.Message)
 			}
 			check(t, log, rep)
 		})
@@ -109,6 +112,7 @@ func TestStraceFixtures(t *testing.T) {
 		t.Run(filepath.Base(log), func(t *testing.T) {
 			rep, err := replay.ReplayFile(log, replay.Options{})
 			require.NoError(t, err)
+			require.Empty(t, rep.Violations())
 			if filepath.Base(log) == "threads_stderr.log" {
 				require.Greater(t, rep.Summary.Agree, rep.Summary.Diverge)
 				for _, d := range rep.Divergences() {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/zcsim/zcsim/sim"
@@ -12,8 +13,8 @@ import (
 
 // Report is what a replay found: the configuration, one Call per replayed
 // system call with what the log observed and what the model predicted,
-// the calls it ignored, notes on what could not be compared fully, and
-// the model's own trace.
+// the invariants the model found broken, the calls it ignored, notes on
+// what could not be compared fully, and the summary.
 type Report struct {
 	Config Config
 	// Calls is every replayed call, unless Options.Out received them.
@@ -24,12 +25,50 @@ type Report struct {
 	// listed keeps, per verdict other than Agree, the first MaxListed
 	// calls, for the report's lists; Summary counts them all.
 	listed map[Verdict][]Call
+	// violations keeps the first MaxListed violations; Summary counts
+	// them all.
+	violations []Violation
 }
 
 // MaxListed bounds the calls of each verdict a report lists after the
-// calls (divergences, assumptions, undetermined calls); the summary counts
-// all of them.
+// calls (divergences, assumptions, undetermined calls), and the
+// violations it lists; the summary counts all of them.
 const MaxListed = 1000
+
+// Violation is an invariant the model found broken during the replay
+// (package check, docs/invariants.md), as zcsim run reports one: under a
+// profile without historical bugs it is a defect of the model; with a
+// bug switched on (Options.Bugs), the bug reproduced. The World reports
+// each once, at the step that broke it.
+type Violation struct {
+	// Line is the log line of the call whose step broke the invariant.
+	// A network event (a delivery, an ACK, a completion, a timer) runs
+	// between two calls, or inside one that blocks: its Line is the
+	// line the replay was reading, whose call it ran before or within.
+	// The end-of-log sweep's is the last line the replay read.
+	Line int `json:"line"`
+	// Pid is the line's pid; none for the end-of-log sweep.
+	Pid int `json:"pid,omitempty"`
+	// Step is the model's step; Op what it was, a call ("send",
+	// "close") or a network event ("deliver", "tx_complete"), or
+	// EndOfLog for the sweep at the end; Socket the model socket it
+	// concerned.
+	Step   uint64 `json:"step"`
+	Op     string `json:"op"`
+	Socket string `json:"socket,omitempty"`
+	// Rule names the invariant (docs/invariants.md), Object the object
+	// that broke it ("uarg#3"), Message how; History is the object's
+	// history, one entry a line.
+	Rule    string   `json:"rule"`
+	Object  string   `json:"object"`
+	Message string   `json:"message"`
+	History []string `json:"history,omitempty"`
+}
+
+// EndOfLog is the Op of a violation the sweep at the end of the log found
+// (the World's quiescent check: leaks, conserved accounting, every id
+// notified).
+const EndOfLog = "end of log"
 
 // Config is the first record of a report: what the model assumed.
 type Config struct {
@@ -55,6 +94,9 @@ type Config struct {
 	// time order (File lists them): a call's line is in the file of its
 	// pid.
 	Merged bool `json:"merged,omitempty"`
+	// Bugs lists the historical bugs switched on, in name order: those
+	// the profile carries and those Options.Bugs named.
+	Bugs []string `json:"bugs,omitempty"`
 }
 
 // Inferred is one setting of the Config that the log showed: Setting
@@ -122,11 +164,13 @@ type Call struct {
 // Summary is the last record of a report. Calls = Agree + Assumed +
 // Diverge + Undetermined. Unreplayed counts the calls on descriptors the log never
 // created (a capture that starts mid-run), Ignored the calls the replay
-// does not model; neither is in Calls. OK holds when nothing diverges and
-// at least one call agrees, plainly or under an assumption: a replay that
-// checked nothing is not a success. Verdict says the same in words: "all
-// agree", "agree, N under an assumption, M undetermined", "N diverge" or
-// "nothing checked".
+// does not model; neither is in Calls. Violations counts the invariants
+// the model found broken (Report.Violations). OK holds when nothing
+// diverges, no invariant broke and at least one call agrees, plainly or
+// under an assumption: a replay that checked nothing is not a success.
+// Verdict says the same in words: "all agree", "agree, N under an
+// assumption, M undetermined", "N diverge", "N invariant violations",
+// "N diverge, M invariant violations" or "nothing checked".
 type Summary struct {
 	Calls        int    `json:"calls"`
 	Agree        int    `json:"agree"`
@@ -135,12 +179,18 @@ type Summary struct {
 	Undetermined int    `json:"undetermined"`
 	Unreplayed   int    `json:"unreplayed"`
 	Ignored      int    `json:"ignored"`
+	Violations   int    `json:"violations,omitempty"`
 	Verdict      string `json:"verdict"`
 	OK           bool   `json:"ok"`
 }
 
-// OK reports whether the replay checked something and nothing diverged.
+// OK reports whether the replay checked something, nothing diverged and
+// no invariant broke.
 func (r *Report) OK() bool { return r.Summary.OK }
+
+// Violations returns the invariants the model found broken, in the order
+// it found them (the first MaxListed).
+func (r *Report) Violations() []Violation { return r.violations }
 
 // Divergences returns the calls where the model disagrees with the log
 // (the first MaxListed).
@@ -183,8 +233,9 @@ func (r *Report) write(w Writer) error {
 
 // NewTextWriter returns a Writer for a person: the configuration, every
 // replayed call with its verdict, then the divergences with the model's
-// reason, the calls that agree under an assumption with it, the
-// undetermined calls with why, the ignored calls, notes and the summary.
+// reason, the invariant violations with the line and step of each, the
+// calls that agree under an assumption with it, the undetermined calls
+// with why, the ignored calls, notes and the summary.
 func NewTextWriter(w io.Writer) Writer { return &textWriter{w: w} }
 
 type textWriter struct {
@@ -212,8 +263,12 @@ func (t *textWriter) Begin(c Config) error {
 	if c.MTU != sim.DefaultLoopbackMTU {
 		path += fmt.Sprintf(" (MTU %d)", c.MTU)
 	}
-	t.b = fmt.Appendf(t.b, "replay of %s under %s: %s path, %s CAP_IPC_LOCK, %s CAP_NET_ADMIN, RLIMIT_MEMLOCK %d, optmem_max %d, timestamps %s\n",
+	t.b = fmt.Appendf(t.b, "replay of %s under %s: %s path, %s CAP_IPC_LOCK, %s CAP_NET_ADMIN, RLIMIT_MEMLOCK %d, optmem_max %d, timestamps %s",
 		c.File, c.Profile, path, with(c.CapIPCLock), with(c.CapNetAdmin), c.Memlock, c.OptmemMax, c.Timestamps)
+	if len(c.Bugs) > 0 {
+		t.b = append(append(t.b, "; bugs on: "...), strings.Join(c.Bugs, ", ")...)
+	}
+	t.b = append(t.b, '\n')
 	for _, in := range c.Inferred {
 		t.b = fmt.Appendf(t.b, "  inferred %s from line %d: %s\n", in.Setting, in.Line, in.Why)
 	}
@@ -304,6 +359,16 @@ func (t *textWriter) End(r *Report) error {
 		}
 		t.b = append(t.b, '\n')
 	})
+	if s.Violations > 0 {
+		title := "invariant violations"
+		if len(r.violations) < s.Violations {
+			title += fmt.Sprintf(" (the first %d of %d)", len(r.violations), s.Violations)
+		}
+		t.b = fmt.Appendf(t.b, "\n%s:\n", title)
+		for _, v := range r.violations {
+			t.b = v.appendText(t.b, t.pids)
+		}
+	}
 	list("agree under an assumption", r.Assumptions(), s.Assumed, func(k Call) {
 		t.b = fmt.Appendf(t.b, "  line %d: %s: observed %s: %s\n", k.Line, k.Text, k.Observed, k.Assumption)
 	})
@@ -327,10 +392,38 @@ func (t *textWriter) End(r *Report) error {
 	return t.flush()
 }
 
+// appendText appends the violation as the text report lists it, as zcsim
+// run prints one: "  line 12 (step 31, tx_complete on fd4): invariant
+// refcount: uarg#2: ...", then the object's history indented.
+func (v Violation) appendText(b []byte, pids bool) []byte {
+	b = fmt.Appendf(b, "  line %d (", v.Line)
+	if pids && v.Pid != 0 {
+		b = fmt.Appendf(b, "pid %d, ", v.Pid)
+	}
+	b = fmt.Appendf(b, "step %d, %s", v.Step, v.Op)
+	if v.Socket != "" {
+		b = fmt.Appendf(b, " on %s", v.Socket)
+	}
+	b = fmt.Appendf(b, "): invariant %s: %s: %s\n", v.Rule, v.Object, v.Message)
+	for _, h := range v.History {
+		b = fmt.Appendf(b, "      %s\n", h)
+	}
+	return b
+}
+
+// violationCount is "1 invariant violation", "N invariant violations".
+func violationCount(n int) string {
+	if n == 1 {
+		return "1 invariant violation"
+	}
+	return fmt.Sprintf("%d invariant violations", n)
+}
+
 // NewJSONWriter returns a Writer of JSON Lines, each record with a
 // "kind": "config" first (its "schema" is [SchemaVersion]), then one
 // "call" per replayed call with its "verdict", then one "divergence" per
-// listed disagreement (Report.Divergences), one "ignored" per ignored call
+// listed disagreement (Report.Divergences), one "violation" per listed
+// broken invariant (Report.Violations), one "ignored" per ignored call
 // name with its count, one "note" each, and "summary" last — the shape of
 // zcsim run's --json.
 func NewJSONWriter(w io.Writer) Writer { return &jsonWriter{w: w} }
@@ -346,6 +439,11 @@ func (j *jsonWriter) Call(c Call) error { return j.put("call", c) }
 func (j *jsonWriter) End(r *Report) error {
 	for _, c := range r.Divergences() {
 		if err := j.put("divergence", c); err != nil {
+			return err
+		}
+	}
+	for _, v := range r.violations {
+		if err := j.put("violation", v); err != nil {
 			return err
 		}
 	}

@@ -132,6 +132,12 @@ func replay(file string, merged bool, open opener, opts Options) (*Report, error
 	if err != nil {
 		return nil, err
 	}
+	for _, b := range opts.Bugs {
+		if !slices.Contains(kernel.KnownBugs(), b) {
+			return nil, fmt.Errorf("bug %q: not a bug the model can switch on (zcsim bugs lists them)", b)
+		}
+		p.Switch(b, true)
+	}
 	sv, err := surveyLog(file, open, opts.Progress)
 	if err != nil {
 		return nil, err
@@ -151,6 +157,7 @@ func replay(file string, merged bool, open opener, opts Options) (*Report, error
 	next := progressEvery
 	for r.err == nil && sc.Scan() {
 		it := sc.Item()
+		r.events.at(itemAt(it))
 		if it.Start != nil {
 			r.raw = it.Start
 			r.startSend(dec.start(it))
@@ -183,6 +190,21 @@ func replay(file string, merged bool, open opener, opts Options) (*Report, error
 		r.err = r.out.End(r.rep)
 	}
 	return r.rep, r.err
+}
+
+// itemAt is the line an item was read at, in its file, and its pid: a
+// call's last line (a split call's resumed one), a start's, a note's.
+func itemAt(it strace.Item) (line, pid int) {
+	switch {
+	case it.Start != nil:
+		return it.Start.Line(), it.Start.Pid
+	case it.Note != nil:
+		return it.Note.Line, it.Note.Pid
+	}
+	if n := len(it.Call.Lines); n > 0 {
+		return it.Call.Lines[n-1], it.Call.Pid
+	}
+	return 0, it.Call.Pid
 }
 
 // decoders decode each file's calls with a Decoder of their own, so that
@@ -517,18 +539,38 @@ func (sv *survey) apply(cfg *Config, fixed Fixed) {
 // the kernel's may part (kernel.OpRcvbufUndetermined): the kernel's
 // tcp_rcv_space_adjust runs on wall-clock microseconds the log does not
 // show.
+//
+// Every violation the World reports (sim.World checks the invariants
+// after each step) goes to found, with the step that broke it: the World
+// records a step's event before its violations.
 type lastEvent struct {
 	ev     sim.Event
 	has    bool
 	rcvbuf map[string]string
+	// op, socket and source are the last step's, whatever it was.
+	op, socket, source string
+	// line and pid are the log line the replay is reading and its pid
+	// (at), the line of a violation a network event made; callPid is
+	// the pid of the call the model runs (replayer.call), which a call
+	// strace split and the model woke (wake) need not share.
+	line, pid, callPid int
+	found              func(Violation)
 }
+
+// at says which log line the replay reads, and its pid.
+func (l *lastEvent) at(line, pid int) { l.line, l.pid, l.callPid = line, pid, pid }
 
 // Put implements sim.Sink.
 func (l *lastEvent) Put(rec *sim.Record) error {
+	if v := rec.Violation; v != nil {
+		l.violation(v)
+		return nil
+	}
 	e := rec.Event
 	if e == nil {
 		return nil
 	}
+	l.op, l.socket, l.source = e.Op, e.Socket, e.Source
 	for i := range e.Touched {
 		t := &e.Touched[i] // not a copy: a step touches many objects
 		if t.Entry.Op != kernel.OpRcvbufUndetermined {
@@ -552,6 +594,20 @@ func (l *lastEvent) Put(rec *sim.Record) error {
 		l.has = true
 	}
 	return nil
+}
+
+// violation hands v to found, with the step that broke it: a call's
+// line and pid are its source's ("file:line", replayer.call) and its
+// own, a network event's the line being read and its pid.
+func (l *lastEvent) violation(v *sim.Violation) {
+	line, pid := l.line, l.pid
+	if i := strings.LastIndexByte(l.source, ':'); i >= 0 {
+		if n, err := strconv.Atoi(l.source[i+1:]); err == nil {
+			line, pid = n, l.callPid
+		}
+	}
+	l.found(Violation{Line: line, Pid: pid, Step: v.Step, Op: l.op, Socket: l.socket,
+		Rule: v.Rule, Object: v.Object, Message: v.Message, History: slices.Clone(v.History)})
 }
 
 // rcvbufUndetermined returns, when the receive buffer of sock's
