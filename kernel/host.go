@@ -62,6 +62,9 @@ type Host struct {
 	// costs no allocation per object. Its chunks are smaller than other
 	// slabs': a long-lived object's history keeps its whole chunk alive.
 	events Slab[stored]
+	// historyLen is, per object kind (an index into names.kinds), the
+	// length of the last freed object's history (firstHistory).
+	historyLen [maxKinds]uint8
 	// names interns the strings of history entries.
 	names names
 	// values holds the other packages' per-Host values, their slabs
@@ -172,6 +175,9 @@ type Tracked struct {
 	// Tracked, and the slabs never reuse one).
 	ring  uint8
 	freed bool
+	// kind is the index of id.Kind in the Host's names, set at the first
+	// Note (firstHistory).
+	kind uint8
 }
 
 // Track registers t, embedded in the object self, as a new live object of
@@ -254,23 +260,34 @@ func (t *Tracked) Host() *Host { return t.host }
 // Freed reports whether the object has been freed.
 func (t *Tracked) Freed() bool { return t.freed }
 
-// historySizes are the capacities a history grows through, each slice
-// carved from the Host's slab: most objects note few entries (a page or a
-// shared info one, its free; an skb or a uarg about eight; a uarg of a
-// large TCP send a dozen), and the slab's memory is never reused, so each
-// step is only as large as the next few objects need. The last is
+// historySizes are the capacities a full history below historyCap grows
+// to (grownHistory), each slice carved from the Host's slab: most objects
+// note few entries (a page or a shared info one, its free; an skb or a
+// uarg about eight; a uarg of a large TCP send a dozen). The last is
 // historyCap.
 var historySizes = [...]int{1, 8, 16, historyCap}
 
 // grownHistory returns the capacity a full history of n < historyCap
-// entries moves to.
+// entries moves to: the next of historySizes, or twice n if more, at most
+// historyCap.
 func grownHistory(n int) int {
 	for _, c := range historySizes {
 		if c > n {
-			return c
+			return min(max(c, 2*n), historyCap)
 		}
 	}
 	return historyCap
+}
+
+// firstHistory carves an object's first history. The slab's memory is
+// never reused, so every history outgrown is memory spent: it is as long
+// as the last history of an object of its kind that was freed (Free
+// records it in Host.historyLen), which objects made in a loop share,
+// or historySizes[0] before one was.
+func (t *Tracked) firstHistory() []stored {
+	h := t.host
+	t.kind = h.names.kind(t.id.Kind)
+	return h.events.Carve(max(historySizes[0], int(h.historyLen[t.kind])))
 }
 
 // Note appends an entry to the object's history. It formats nothing: the
@@ -278,7 +295,7 @@ func grownHistory(n int) int {
 func (t *Tracked) Note(en Entry) {
 	switch n := len(t.history); {
 	case t.history == nil:
-		t.history = t.host.events.Carve(historySizes[0])
+		t.history = t.firstHistory()
 	case n == historyCap:
 		// Keep the first quarter (the birth); the rest is a ring whose
 		// oldest entry the new one overwrites.
@@ -382,6 +399,7 @@ func (t *Tracked) Free() {
 	t.Note(Entry{Op: OpFreed})
 	t.freed = true
 	h := t.host
+	h.historyLen[t.kind] = uint8(len(t.history))
 	h.byID.drop(t.id.Serial)
 	if h.freed++; h.freed > len(h.live)/2 {
 		h.compact()

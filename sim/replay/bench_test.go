@@ -2,6 +2,7 @@ package replay_test
 
 import (
 	"bufio"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -26,6 +27,26 @@ func genLog(n int) []byte {
 		b.WriteString(errqEAGAIN)
 	}
 	return []byte(b.String())
+}
+
+// The log the benchmarks replay, written to a file on request, for timing
+// zcsim replay itself (docs/performance.md):
+//
+//	go test ./sim/replay -run TestWriteBenchLog -replay.benchlog FILE -replay.benchlog.calls N
+var (
+	benchLog      = flag.String("replay.benchlog", "", "TestWriteBenchLog writes the benchmarks' log to this `file`")
+	benchLogCalls = flag.Int("replay.benchlog.calls", 1_000_000, "the `number` of calls, about, of the log -replay.benchlog writes")
+)
+
+// TestWriteBenchLog writes genLog's log of about -replay.benchlog.calls
+// calls to the file -replay.benchlog names; it skips without that flag.
+func TestWriteBenchLog(t *testing.T) {
+	if *benchLog == "" {
+		t.Skip("no -replay.benchlog file to write")
+	}
+	if err := os.WriteFile(*benchLog, genLog(*benchLogCalls), 0o644); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // BenchmarkReplay replays generated logs of 10^4 to 10^6 calls, the

@@ -218,6 +218,9 @@ type decoders struct {
 
 func (d *decoders) op(it strace.Item) strace.Op { return d.of(it.File).Op(it.Call) }
 
+// peek decodes a call for a look only (Decoder.Peek).
+func (d *decoders) peek(it strace.Item) strace.Op { return d.of(it.File).Peek(it.Call) }
+
 // start decodes the first half of an unfinished call (Decoder.Start).
 func (d *decoders) start(it strace.Item) strace.Op { return d.of(it.File).Start(it.Start) }
 
@@ -326,7 +329,7 @@ func surveyLog(file string, open opener, progress func(line, lines int)) (*surve
 		if sv.timestamps == "none" {
 			sv.timestamps = timestampKind(c.Time.Kind)
 		}
-		sv.learn(dec.op(it), c)
+		sv.learn(dec.peek(it), c)
 		if progress != nil && sc.Line() >= next {
 			progress(sc.Line(), 0)
 			next = sc.Line() + progressEvery
@@ -377,8 +380,12 @@ func timestampKind(k strace.TimeKind) string {
 //   - getsockname of a socket that bound port 0 (or none): the port the
 //     kernel chose (inet_csk_get_port), which pairs a traced client with
 //     its listener; the first maxPorts are listed.
+//
+// op may be the Op another call of the same text decoded to
+// (Decoder.Peek): the lines are c's, and it is kept only as a split
+// call, which is never such an Op.
 func (sv *survey) learn(op strace.Op, c *strace.Call) {
-	h := op.Head()
+	h := &strace.Header{Lines: c.Lines}
 	if waits(op) && sv.keep(len(sv.waits), h) {
 		if sv.waits == nil {
 			sv.waits = map[int]strace.Op{}
@@ -490,7 +497,7 @@ func (sv *survey) port(o *strace.Ignored, c *strace.Call) {
 	}
 	sv.anyPort = slices.DeleteFunc(sv.anyPort, func(f int) bool { return f == int(fd) })
 	sv.ports++
-	sv.inferred = append(sv.inferred, inference{what: fixPort, line: line(&o.Header),
+	sv.inferred = append(sv.inferred, inference{what: fixPort, line: c.Line(),
 		why: fmt.Sprintf("getsockname: fd %d, bound to port 0, has %v", fd, a.Addr)})
 }
 

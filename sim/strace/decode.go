@@ -44,6 +44,19 @@ func NewDecoder(file string) *Decoder { return &Decoder{decoder{file: file}} }
 // which no caller changes.
 func (d *Decoder) Op(c *Call) Op { return d.d.call(c) }
 
+// Peek decodes one call as Op does, for a caller that only looks at the
+// Op: for a call a Scanner listed again it is not a copy but the Op
+// every later copy is made from, whose Header (Lines, Pid, Time) is
+// that of the first such call decoded, not c's, and which must be
+// neither kept nor changed. Such a call is one whole line, as that one
+// was.
+func (d *Decoder) Peek(c *Call) Op {
+	if k := c.known; k != nil && k.op != nil {
+		return k.op
+	}
+	return d.d.call(c)
+}
+
 // Start decodes the first half of a call strace printed unfinished
 // ([Item].Start): a send, whose arguments strace prints in full on entry
 // (send, sendto, sendmsg, write, writev; [StartDecoded]), becomes the Op

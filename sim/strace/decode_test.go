@@ -337,3 +337,33 @@ func TestIgnoredNames(t *testing.T) {
 		t.Errorf("(-want +got):\n%s", diff)
 	}
 }
+
+// Peek hands out, for a line a Scanner read before, the Op the copies
+// are made from, not a copy: the same Op each time, its Header the first
+// such call's; Op gives the call's own.
+func TestPeekSharesARepeatedLinesOp(t *testing.T) {
+	line := `sendto(4, "zz"..., 4096, MSG_ZEROCOPY, NULL, 0) = 4096` + "\n"
+	sc := NewScanner("t.log", strings.NewReader("close(3) = 0\n"+strings.Repeat(line, 4)))
+	dec := NewDecoder("t.log")
+	var peeked []Op
+	for sc.Scan() {
+		c := sc.Item().Call
+		if c.Name != "sendto" {
+			continue
+		}
+		peeked = append(peeked, dec.Peek(c))
+		if op := dec.Op(c); op.Head().Lines[0] != c.Line() {
+			t.Errorf("line %d: Op's Header has lines %v", c.Line(), op.Head().Lines)
+		}
+	}
+	if err := dec.Err(); err != nil || len(peeked) != 4 {
+		t.Fatalf("%d sends, error %v; want 4, none", len(peeked), err)
+	}
+	shared := peeked[1]
+	if peeked[2] != shared || peeked[3] != shared || peeked[0] == shared {
+		t.Errorf("Peek of lines 2-5: %p %p %p %p; want the last three alike, the first its own", peeked[0], peeked[1], peeked[2], peeked[3])
+	}
+	if s, ok := shared.(*Send); !ok || s.Len != 4096 || !s.ZeroCopy || s.Lines[0] != 3 {
+		t.Errorf("shared Op %+v, want the 4096-byte zerocopy send of line 3, the text's second", shared)
+	}
+}
