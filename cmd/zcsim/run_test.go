@@ -435,3 +435,32 @@ func TestPacketdrill(t *testing.T) {
 		require.Equal(t, bad+":2:1: net.ipv4.tcp_timestamps's value must be between 0 and 255 (translated as \"sysctl net.ipv4.tcp_timestamps 999\") (at \"999\")\n", z.stderr)
 	}
 }
+
+// zcsim run --bug ID switches a catalogued bug on, by catalog id or
+// switch name, repeatable: B6's corked UDP sends run clean under
+// linux-5.0 and, with --bug B6, break the refcount invariant (exit 1), as
+// zcsim check and the property tests print a finding's command. An
+// unknown id is a usage error with nothing printed.
+func TestRunBug(t *testing.T) {
+	f := filepath.Join(t.TempDir(), "b6.zcs")
+	require.NoError(t, os.WriteFile(f, []byte(`profile linux-5.0
+device eth0 nic mtu=9000
+socket u AF_INET SOCK_DGRAM via=eth0
+setsockopt u SOL_SOCKET SO_ZEROCOPY 1
+connect u
+send u 1000 MSG_ZEROCOPY|MSG_MORE
+send u 1000 MSG_ZEROCOPY
+settle
+`), 0o644))
+	runCLI("run", f).requireStatus(t, exitOK, "run", f)
+	for _, id := range []string{"B6", "udp-more-refcnt"} {
+		z := runCLI("run", "--bug", id, "--bug", "R1", f)
+		z.requireStatus(t, exitFindings, "run", "--bug", id, f)
+		require.Contains(t, z.stdout, "invariant refcount")
+		require.Contains(t, z.stdout, "udp-more-refcnt")
+	}
+	bad := runCLI("run", "--bug", "nope", f)
+	bad.requireStatus(t, exitUsage, "run", "--bug", "nope", f)
+	require.Empty(t, bad.stdout)
+	require.Contains(t, bad.stderr, `--bug "nope": unknown bug`)
+}

@@ -19,8 +19,9 @@ func newRunCmd() *cobra.Command {
 	var asJSON, brief bool
 	var pics pictures
 	var family string
+	var bugIDs []string
 	cmd := &cobra.Command{
-		Use:   "run [--profile P] [--seed N] [--json] [--brief] FILE...",
+		Use:   "run [--profile P] [--bug ID]... [--seed N] [--json] [--brief] FILE...",
 		Short: "run scenario files and print what the kernel did",
 		Long: `run executes each scenario file on a fresh simulated machine and prints its
 timeline: every step with its virtual time and what it did, and under it every
@@ -29,7 +30,9 @@ dropped, refcounts, charges); --brief prints one line per step. --json prints
 JSON Lines instead: a config record, one record per event, violations,
 mismatches and a summary (docs/cli.md). --json wins over --brief: JSON
 records always carry every object a step touched, so the two together print
-what --json alone does.
+what --json alone does. --bug ID (a catalog id such as B6 or a switch name,
+repeatable; zcsim bugs lists them) switches a catalogued kernel bug on in
+addition to the file's bug statements, as zcsim check prints for a finding.
 
 --html, --mermaid and --perfetto (for one FILE) also draw the run into a file:
 a self-contained HTML page with a lane per object and the step list beside it
@@ -50,6 +53,9 @@ violation, 2 when a file cannot be read or parsed.`,
 				return fail(cmd, fmt.Errorf("run: --family: %w", err))
 			}
 			opts.Family = f
+			if opts.Bugs, err = lookupBugs(bugIDs); err != nil {
+				return fail(cmd, fmt.Errorf("run: %w", err))
+			}
 			if pics.any() {
 				if len(files) != 1 {
 					return fail(cmd, fmt.Errorf("run: --html, --mermaid and --perfetto draw one FILE, not %d", len(files)))
@@ -84,6 +90,7 @@ violation, 2 when a file cannot be read or parsed.`,
 	}
 	cmd.Flags().StringVar(&opts.Profile, "profile", "", "kernel profile (overrides the scenario's profile line; see zcsim profiles)")
 	cmd.Flags().Uint64Var(&opts.Seed, "seed", 1, "root seed of every random stream")
+	cmd.Flags().StringArrayVar(&bugIDs, "bug", nil, "switch this catalogued bug on (repeatable; see zcsim bugs)")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON Lines")
 	cmd.Flags().StringVar(&family, "family", "inet", "run IPv4 TCP and UDP sockets as written (inet), as IPv6 (inet6) or as IPv6 with v4-mapped peers (mapped)")
 	cmd.Flags().BoolVar(&brief, "brief", false, "one line per step, without the objects it touched (ignored with --json)")
