@@ -125,6 +125,8 @@ func (w *World) syscallThen(c Call, op string, s *Socket, fn func() Result, then
 	switch {
 	case s != nil && s.closed:
 		r = fail(kernel.EBADF)
+	case s != nil && s.mptcp != nil && mptcpDataOp(op):
+		r = Result{Ret: -1, Undetermined: mptcpDataPath(s, op)}
 	case s != nil && s.tcp != nil:
 		s.lockSock()
 		r = fn()

@@ -1,6 +1,8 @@
 package sim
 
 import (
+	"fmt"
+
 	"github.com/zcsim/zcsim/kernel"
 )
 
@@ -68,7 +70,7 @@ func (w *World) mptcpInit(s *Socket) {
 // on the subflows (mptcp_getsockopt_tcpinfo; sock_set_timestamping on
 // each subflow, which refuses OPT_ID on one not yet connected, EINVAL,
 // after the msk took the flags): whether a subflow exists yet is the
-// kernel's, so their results are undetermined (mptcpUndetermined).
+// kernel's, so their results are undetermined (Socket.MPTCPUndetermined).
 func mptcpLevel(opt kernel.SockOpt, set bool) (optLevel, kernel.Errno) {
 	refuse := kernel.EOPNOTSUPP
 	if set {
@@ -99,9 +101,10 @@ func mptcpLevel(opt kernel.SockOpt, set bool) (optLevel, kernel.Errno) {
 	return 0, refuse
 }
 
-// mptcpUndetermined says why the result of opt on an MPTCP socket is the
-// kernel's alone (mptcpLevel), or "".
-func mptcpUndetermined(s *Socket, opt kernel.SockOpt, val int, set bool) string {
+// MPTCPUndetermined says why the result of setting opt to val (set) or
+// reading it on s, an MPTCP socket, is the kernel's alone (mptcpLevel);
+// "" when the model knows it or s is not an MPTCP socket.
+func (s *Socket) MPTCPUndetermined(opt kernel.SockOpt, val int, set bool) string {
 	switch {
 	case s.mptcp == nil:
 		return ""
@@ -161,4 +164,20 @@ func (o *mptcpOpts) get(opt kernel.SockOpt) int {
 		return o.fastopen
 	}
 	return int(int32(o.notsentLowat))
+}
+
+// mptcpDataOp reports whether op, a call's name as World records it, is
+// on an MPTCP socket's data path, which the model does not run: its
+// result is undetermined (mptcpDataPath).
+func mptcpDataOp(op string) bool {
+	switch op {
+	case "listen", "connect", "accept", "send", "recv", "shutdown", "mmap":
+		return true
+	}
+	return false
+}
+
+// mptcpDataPath says why op on the MPTCP socket s is undetermined.
+func mptcpDataPath(s *Socket, op string) string {
+	return fmt.Sprintf("%s is an MPTCP socket: the model has no MPTCP data path (subflow scheduling, mptcp_subflow_get_send; MPTCP-level DATA_ACKs; fallback to TCP), so what %s returns is the kernel's", s.Name, op)
 }

@@ -91,7 +91,7 @@ func (w *World) SetsockoptBuf(c Call, s *Socket, opt kernel.SockOpt, val int, ov
 		if err != 0 {
 			return fail(err)
 		}
-		if why := mptcpUndetermined(s, opt, val, true); why != "" {
+		if why := s.MPTCPUndetermined(opt, val, true); why != "" {
 			return Result{Undetermined: why}
 		}
 		switch {
@@ -163,7 +163,7 @@ func (w *World) GetsockoptBuf(c Call, s *Socket, opt kernel.SockOpt, ov Optval) 
 		if err != 0 {
 			return fail(err)
 		}
-		if why := mptcpUndetermined(s, opt, 0, false); why != "" {
+		if why := s.MPTCPUndetermined(opt, 0, false); why != "" {
 			return Result{Undetermined: why}
 		}
 		n := ov.Len
@@ -212,7 +212,7 @@ func (w *World) SetsockoptName(c Call, s *Socket, opt kernel.SockOpt, name strin
 		if ov.Len < 0 {
 			return fail(kernel.EINVAL)
 		}
-		if why := mptcpUndetermined(s, opt, 0, true); why != "" {
+		if why := s.MPTCPUndetermined(opt, 0, true); why != "" {
 			return Result{Undetermined: why}
 		}
 		lvl, err := optLevel4(s, opt, true)
@@ -236,7 +236,7 @@ func (w *World) SetsockoptName(c Call, s *Socket, opt kernel.SockOpt, name strin
 // measured on Linux 6.18).
 func (w *World) GetsockoptName(c Call, s *Socket, opt kernel.SockOpt, ov Optval) Result {
 	return w.syscall(c, "getsockopt", s, func() Result {
-		if why := mptcpUndetermined(s, opt, 0, false); why != "" {
+		if why := s.MPTCPUndetermined(opt, 0, false); why != "" {
 			return Result{Undetermined: why}
 		}
 		lvl, err := optLevel4(s, opt, false)

@@ -62,6 +62,17 @@
 //	epoll_wait, epoll_pwait(2)     World.EpollWait of the instance, guided (epollWait)
 //	prlimit64, setrlimit           World.Setrlimit of RLIMIT_MEMLOCK; an old limit read back is compared
 //
+// MPTCP sockets (socket(IPPROTO_MPTCP)) are followed as far as the model
+// knows their answers: creation, socket options (sim.World.Setsockopt,
+// mptcp_setsockopt), bind, MSG_ERRQUEUE reads (always empty:
+// mptcp_sendmsg drops MSG_ZEROCOPY) and close are replayed; a socket the
+// log shows refused with ENOPROTOOPT agrees under the assumption that
+// net.mptcp.enabled is 0 (mptcpEnabled). Their listen, connect, accept,
+// sends, sendfile, reads of data, shutdown and poll are undetermined, as
+// are the calls on an MPTCP listener's child and the reads of a TCP
+// socket whose far end is MPTCP (mptcp.go): the model has no MPTCP data
+// path (subflow scheduling, MPTCP-level ACKs, fallback).
+//
 // Every other call, an option the model does not know and any call on an
 // unfollowed fd is counted in [Report.Ignored]; a call on a descriptor the
 // log never created (a capture that starts mid-run) in

@@ -110,6 +110,10 @@ type fdEntry struct {
 	// refs counts the descriptors, in every process, that refer to this
 	// open file (dup, fork); the model socket closes with the last.
 	refs int
+	// mptcpChild marks the child an MPTCP listener accepted, and
+	// mptcpPeer a TCP socket whose far end is an MPTCP socket or such a
+	// child: the model does not follow what arrives there (mptcp.go).
+	mptcpChild, mptcpPeer bool
 }
 
 // inet reports whether the socket has the model's full data path.
@@ -136,6 +140,8 @@ type replayer struct {
 	names  map[int]int // how many sockets each fd number has named
 	// pending lists traced TCP clients connected but not yet accepted.
 	pending []*fdEntry
+	// mptcpListeners lists the traced MPTCP sockets that listen.
+	mptcpListeners []*fdEntry
 	// sleeping holds, per pid, the send started at its unfinished line
 	// and not yet resumed (startSend).
 	sleeping map[int]*sleeping
