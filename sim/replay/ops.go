@@ -253,10 +253,10 @@ func (r *replayer) ignored1(o *strace.Ignored) {
 }
 
 // setLocal records a socket's local address and indexes a datagram socket
-// by its port, for feed.
+// by its port, for feed (an MPTCP socket, a stream one, is not).
 func (r *replayer) setLocal(e *fdEntry, a netip.AddrPort) {
 	e.local = a
-	if e.s != nil && !e.s.IsTCP() && a.Port() != 0 {
+	if e.s != nil && !e.s.IsTCP() && !e.s.IsMPTCP() && a.Port() != 0 {
 		r.dgrams[a.Port()] = append(r.dgrams[a.Port()], e)
 	}
 }
