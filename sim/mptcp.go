@@ -181,3 +181,25 @@ func mptcpDataOp(op string) bool {
 func mptcpDataPath(s *Socket, op string) string {
 	return fmt.Sprintf("%s is an MPTCP socket: the model has no MPTCP data path (subflow scheduling, mptcp_subflow_get_send; MPTCP-level DATA_ACKs; fallback to TCP), so what %s returns is the kernel's", s.Name, op)
 }
+
+// AcceptFallback models accept(2) on l, an MPTCP socket listening, of
+// the connection client, a plain TCP socket of this world, opened to it:
+// the client's SYN carried no MP_CAPABLE, so mptcp_stream_accept hands
+// back the TCP subflow itself (measured on Linux 6.18: its SO_PROTOCOL is
+// IPPROTO_TCP and it takes SO_ZEROCOPY), here client's peer, which got
+// the msk's socket-level flags (mptcp_sockopt_sync). The model does not
+// run l's listen (its data path), so the caller vouches that l listens.
+//
+// Preconditions: client is a connected TCP socket with a TCP peer.
+func (w *World) AcceptFallback(c Call, l, client *Socket) (*Socket, Result) {
+	var child *Socket
+	r := w.syscall(c, "accept", nil, func() Result {
+		if l.mptcp == nil || client == nil || client.tcp == nil || client.Peer == nil || client.Peer.tcp == nil {
+			return fail(kernel.EINVAL)
+		}
+		child = client.Peer
+		child.Sk.InheritFlags(l.Sk)
+		return ok(w.allocFD(child))
+	})
+	return child, r
+}

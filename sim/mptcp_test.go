@@ -33,6 +33,18 @@ func TestMPTCPSocket(t *testing.T) {
 	t6 := w.Getsockopt(Call{}, s, kernel.TCP_INFO)
 	require.Contains(t, t6.Undetermined, "first subflow")
 
+	// A plain TCP client's connection to an MPTCP listener is accepted
+	// as its TCP subflow: the client's peer.
+	c, r := w.NewSocket(Call{}, "c", main, kernel.AF_INET, kernel.SOCK_STREAM, kernel.IPPROTO_TCP, lo, PeerOptions{})
+	require.Zero(t, r.Errno)
+	require.Zero(t, w.Connect(Call{}, c).Errno)
+	child, r := w.AcceptFallback(Call{}, s, c)
+	require.Zero(t, r.Errno)
+	require.Same(t, c.Peer, child)
+	require.True(t, child.IsTCP())
+	_, r = w.AcceptFallback(Call{}, c, c)
+	require.Equal(t, kernel.EINVAL, r.Errno, "only an MPTCP listener")
+
 	w.Net.MPTCPEnabled = 0
 	_, r = w.NewSocket(Call{}, "m2", main, kernel.AF_INET, kernel.SOCK_STREAM, kernel.IPPROTO_MPTCP, lo, PeerOptions{})
 	require.Equal(t, kernel.ENOPROTOOPT, r.Errno)

@@ -48,7 +48,7 @@
 //	TCP_CONGESTION                 World.SetsockoptName/GetsockoptName of the name (congestion: strace prints a 4-byte buffer as an int)
 //	getsockopt TCP_INFO            World.GetsockoptBuf, compared on the model's fields strace's bytes show (tcpInfo)
 //	bind, connect, listen          World.Bind/Connect/Listen
-//	accept, accept4                World.AcceptFrom or World.Accept
+//	accept, accept4                World.AcceptFrom, World.Accept, or World.AcceptFallback on an MPTCP listener
 //	send, sendto, sendmsg, write   World.Send (iovec lengths, flags)
 //	writev, sendfile               World.Send (sendfile: what it returned, at most its count)
 //	sendmmsg                       one World.Send per printed message
@@ -71,7 +71,10 @@
 // sends, sendfile, reads of data, shutdown and poll are undetermined, as
 // are the calls on an MPTCP listener's child and the reads of a TCP
 // socket whose far end is MPTCP (mptcp.go): the model has no MPTCP data
-// path (subflow scheduling, MPTCP-level ACKs, fallback).
+// path (subflow scheduling, MPTCP-level ACKs, fallback). A traced plain
+// TCP client of a traced MPTCP listener is paired with its accept, whose
+// child is the TCP subflow (World.AcceptFallback): that connection is
+// replayed as TCP.
 //
 // Every other call, an option the model does not know and any call on an
 // unfollowed fd is counted in [Report.Ignored]; a call on a descriptor the

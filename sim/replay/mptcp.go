@@ -13,16 +13,17 @@ import (
 // replayed; bind is replayed as a TCP socket's. Their data path is not the
 // model's (which subflow carries a send, the MPTCP-level DATA_ACKs that
 // free the send buffer, whether the connection falls back to TCP), so
-// listen, connect, accept, sends, reads of data, sendfile, shutdown and
-// poll on them are undetermined (mptcpWhy). So are the calls on the child
-// an MPTCP listener accepted (mptcpChild: the msk, or on Linux 6.18 the
-// plain TCP subflow itself when the client's SYN carried no MP_CAPABLE,
-// which the log does not tell), and the reads and polls of a TCP socket
-// whose far end is such a socket (mptcpPeer: a TCP client of an MPTCP
-// listener, or the child a TCP listener accepted from an MPTCP client):
-// what arrives there is the kernel's. The sends of such a TCP socket are
-// replayed against a peer that reads what it gets, as for an untraced
-// server.
+// listen, connect, sends, reads of data, sendfile, shutdown and poll on
+// them are undetermined (mptcpWhy). A traced plain TCP client of a
+// traced MPTCP listener is the exception: its SYN carries no MP_CAPABLE,
+// so the listener's accept returns the plain TCP subflow (Linux 6.18),
+// and the connection is replayed as TCP on both ends (mptcpAccept). Any
+// other accept of an MPTCP listener is undetermined, and so are the calls
+// on its child (mptcpChild: the log does not tell whether that client
+// asked for MPTCP), and the reads and polls of the child a TCP listener
+// accepted from an MPTCP client (mptcpPeer): what arrives there is the
+// kernel's. That child's sends are replayed against a peer that reads
+// what it gets, as for an untraced client.
 
 // mptcpWhy says why a call on e is undetermined, or "" when the replay
 // runs it: syscall is the call, dataPath whether it is on the socket's
@@ -39,7 +40,7 @@ func (e *fdEntry) mptcpWhy(syscall string, dataPath bool) string {
 	case e.s.IsMPTCP() && (dataPath || poll):
 		return fmt.Sprintf("fd %d is an MPTCP socket: the model does not run MPTCP's data path (which subflow carries the data, mptcp_subflow_get_send; the MPTCP-level DATA_ACKs; a fallback to TCP, which the peer's handshake decides), so what %s returns is the kernel's", e.fd, syscall)
 	case e.mptcpPeer && (poll || dataPath && isRead(syscall)):
-		return fmt.Sprintf("fd %d's far end is an MPTCP socket or an MPTCP listener's child, which the model does not follow: what arrives on fd %d is the kernel's", e.fd, e.fd)
+		return fmt.Sprintf("fd %d's far end is an MPTCP socket, whose data path the model does not run: what arrives on fd %d is the kernel's", e.fd, e.fd)
 	}
 	return ""
 }
@@ -54,9 +55,8 @@ func isRead(syscall string) bool {
 }
 
 // mptcpListening records a successful listen on an MPTCP socket, so that
-// a TCP client of its port is known to have an MPTCP listener's child as
-// its far end (mptcpClient) and its accepts give children the replay does
-// not follow (mptcpAccepted).
+// a TCP client of its port is paired with its accept (mptcpTCPClient,
+// mptcpAccept).
 func (r *replayer) mptcpListening(o *strace.Listen) {
 	e := r.fds[o.Fd]
 	if e == nil || e.s == nil || !e.s.IsMPTCP() || o.Result.Kind != strace.ResultValue {
@@ -67,13 +67,16 @@ func (r *replayer) mptcpListening(o *strace.Listen) {
 	}
 }
 
-// mptcpServer reports whether a traced MPTCP listener still open is bound
-// to the port e connected to.
-func (r *replayer) mptcpServer(e *fdEntry) bool {
+// mptcpServer returns the traced MPTCP listener, still open, bound to
+// the port e connected to; nil when there is none.
+func (r *replayer) mptcpServer(e *fdEntry) *fdEntry {
 	r.mptcpListeners = slices.DeleteFunc(r.mptcpListeners, func(l *fdEntry) bool { return !l.open() })
-	return slices.ContainsFunc(r.mptcpListeners, func(l *fdEntry) bool {
-		return l.local.Port() != 0 && l.local.Port() == e.remote.Port()
-	})
+	for _, l := range r.mptcpListeners {
+		if l.local.Port() != 0 && l.local.Port() == e.remote.Port() {
+			return l
+		}
+	}
+	return nil
 }
 
 // mptcpConnecting records where an MPTCP socket connects, and queues it
@@ -90,16 +93,54 @@ func (r *replayer) mptcpConnecting(o *strace.Connect) {
 	}
 }
 
-// mptcpAccepted gives the descriptor an MPTCP listener's accept returned
-// an entry whose calls are undetermined (mptcpChild).
-func (r *replayer) mptcpAccepted(o *strace.Accept) {
+// mptcpAccept replays an accept on an MPTCP listener and reports whether
+// o was one. The child of a traced plain TCP client (mptcpTCPClient) is
+// its TCP subflow (sim.World.AcceptFallback): the client's peer, replayed
+// as TCP from then on. Any other accept is undetermined, and its child's
+// calls too (mptcpChild): the log does not tell whether that client asked
+// for MPTCP.
+func (r *replayer) mptcpAccept(o *strace.Accept) bool {
 	l := r.fds[o.Fd]
 	if l == nil || l.s == nil || !l.s.IsMPTCP() {
-		return
+		return false
 	}
-	if _, fd := observed(&o.Header); fd >= 0 {
-		r.put(fd, &fdEntry{fd: fd, family: l.family, local: l.local, remote: o.Peer.Addr, mptcpChild: true}, o.CloExec)
+	obs, fd := observed(&o.Header)
+	client := r.takePending(l, o.Peer.Addr)
+	if client == nil || client.s.IsMPTCP() {
+		r.sock(&o.Header, o.Fd, true) // the undetermined verdict (mptcpWhy)
+		if fd >= 0 {
+			r.put(fd, &fdEntry{fd: fd, family: l.family, local: l.local, remote: o.Peer.Addr, mptcpChild: true}, o.CloExec)
+		}
+		return true
 	}
+	r.between(&o.Header)
+	text := fmt.Sprintf("%s(%d) from fd %d", o.Syscall, o.Fd, client.fd)
+	child, res := r.w.AcceptFallback(r.call(&o.Header, text), l.s, client.s)
+	pred := res.String()
+	if res.Errno == 0 && fd >= 0 {
+		pred = fmt.Sprint(fd)
+	}
+	r.compare(&o.Header, o.Fd, client.s.Peer.Name, text, obs, pred, "")
+	if fd >= 0 && res.Errno == 0 {
+		r.put(fd, &fdEntry{fd: fd, family: l.family, local: l.local, remote: o.Peer.Addr, s: child, in: client.out}, o.CloExec)
+	}
+	return true
+}
+
+// mptcpTCPClient queues e, a plain TCP socket connected to the port of a
+// traced MPTCP listener, for that listener's accept (mptcpAccept), and
+// reports whether it did. Its far end is a TCP subflow set up as the
+// listener's child, from the msk's buffer sizes (subflow_syn_recv_sock
+// clones the listening subflow, which has the msk's).
+func (r *replayer) mptcpTCPClient(e *fdEntry) bool {
+	l := r.mptcpServer(e)
+	if l == nil || e.s.Peer == nil {
+		return false
+	}
+	e.s.Peer.Sk.CloneFrom(l.s.Sk)
+	e.out = &stream{}
+	r.pending = append(r.pending, e)
+	return true
 }
 
 // mptcpEnabled sets the model's net.mptcp.enabled to what a

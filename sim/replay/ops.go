@@ -490,9 +490,8 @@ func (r *replayer) connect(o *strace.Connect) {
 	if l != nil {
 		e.out = &stream{}
 		r.pending = append(r.pending, e)
-	} else if e.s.Peer != nil {
+	} else if !r.mptcpTCPClient(e) && e.s.Peer != nil {
 		e.s.Peer.SetAutoRead(true) // an untraced server reads what it gets
-		e.mptcpPeer = r.mptcpServer(e)
 	}
 }
 
@@ -534,7 +533,9 @@ func (r *replayer) listen(o *strace.Listen) {
 // accept returns the connection of a traced client when one connected to
 // this listener, else a connection from the implicit peer.
 func (r *replayer) accept(o *strace.Accept) {
-	r.mptcpAccepted(o)
+	if r.mptcpAccept(o) {
+		return
+	}
 	l := r.sock(&o.Header, o.Fd, true)
 	if l == nil {
 		return

@@ -110,9 +110,10 @@ type fdEntry struct {
 	// refs counts the descriptors, in every process, that refer to this
 	// open file (dup, fork); the model socket closes with the last.
 	refs int
-	// mptcpChild marks the child an MPTCP listener accepted, and
-	// mptcpPeer a TCP socket whose far end is an MPTCP socket or such a
-	// child: the model does not follow what arrives there (mptcp.go).
+	// mptcpChild marks the child an MPTCP listener accepted from a
+	// client the log does not show to be plain TCP, and mptcpPeer a TCP
+	// socket whose far end is an MPTCP socket: the model does not follow
+	// what arrives there (mptcp.go).
 	mptcpChild, mptcpPeer bool
 }
 
