@@ -125,6 +125,8 @@ func (w *World) syscallThen(c Call, op string, s *Socket, fn func() Result, then
 	switch {
 	case s != nil && s.closed:
 		r = fail(kernel.EBADF)
+	case s != nil && s.mptcp != nil && mptcpDataOp(op):
+		r = Result{Ret: -1, Undetermined: mptcpDataPath(s, op)}
 	case s != nil && s.tcp != nil:
 		s.lockSock()
 		r = fn()
@@ -263,7 +265,8 @@ func (w *World) NewSocket(c Call, name string, t *Task, family kernel.Family, ty
 //
 //   - AF_INET/AF_INET6: a protocol at or above IPPROTO_MAX is EINVAL; then
 //     the inetsw lookup: SOCK_STREAM takes TCP and, with the profile's
-//     MPTCP, IPPROTO_MPTCP; SOCK_DGRAM takes UDP, UDP-Lite and the ping
+//     MPTCP, IPPROTO_MPTCP (ENOPROTOOPT when net.mptcp.enabled is 0,
+//     mptcp_init_sock; sim/mptcp.go); SOCK_DGRAM takes UDP, UDP-Lite and the ping
 //     protocol of the family (IPPROTO_ICMP, IPPROTO_ICMPV6); SOCK_RAW any
 //     protocol but 0; any other protocol EPROTONOSUPPORT, any other type
 //     ESOCKTNOSUPPORT. A ping socket is EACCES unless the task's group is in
@@ -346,6 +349,9 @@ func (w *World) inetLookup(t *Task, family kernel.Family, base kernel.SockType, 
 		if proto != kernel.IPPROTO_IP && proto != kernel.IPPROTO_TCP && (proto != kernel.IPPROTO_MPTCP || !w.Host.Profile.MPTCP) {
 			return kernel.EPROTONOSUPPORT
 		}
+		if proto == kernel.IPPROTO_MPTCP && w.Net.MPTCPEnabled == 0 {
+			return kernel.ENOPROTOOPT // mptcp_init_sock: !mptcp_is_enabled
+		}
 	case kernel.SOCK_DGRAM:
 		switch proto {
 		case kernel.IPPROTO_IP, kernel.IPPROTO_UDP, kernel.IPPROTO_UDPLITE:
@@ -392,6 +398,9 @@ func (w *World) newSocket(name string, t *Task, family kernel.Family, typ kernel
 	case kernel.ClassPacket:
 		s.dgrm = &dgram{pkt: packet.New(sk, dev.route(), w)}
 		s.dgrm.pkt.CPU = func() int { return w.cpu }
+	}
+	if s.IsMPTCP() {
+		w.mptcpInit(s)
 	}
 	w.sockets = append(w.sockets, s)
 	if sk.Class == kernel.ClassRAW {

@@ -131,7 +131,11 @@
 // ENOTCONN; a connect still SS_CONNECTING becomes SS_CONNECTED, or
 // SS_DISCONNECTING once refused: tcp.Conn.ShutdownConnecting),
 // unix_shutdown or sock_no_shutdown (World.Shutdown); socket is __sock_create and the
-// families' create functions (protocolLookup); an error-queue read is
+// families' create functions (protocolLookup); an MPTCP socket has the
+// creation, buffers and socket options of mptcp_init_sock,
+// mptcp_setsockopt and mptcp_getsockopt, and no data path: its listen,
+// connect, accept, sends, reads of data and shutdown are undetermined
+// (mptcp.go); an error-queue read is
 // ip_recv_error or ipv6_recv_error, whose put_cmsg truncates into a small
 // control buffer with MSG_CTRUNC (World.RecvmsgControl); a UDP datagram to
 // a closed port is answered with an ICMP port unreachable

@@ -46,6 +46,8 @@ type Socket struct {
 
 	tcp  *tcp.Conn
 	dgrm *dgram
+	// mptcp is an IPPROTO_MPTCP socket's own options (sim/mptcp.go).
+	mptcp *mptcpOpts
 	// script is a listener's part of the far side a scenario plays.
 	script *script
 	// zc is the SCM_ZC_NOTIFICATION of the send call in progress.

@@ -22,6 +22,7 @@ const (
 	levelIP                     // do_ip_setsockopt, do_ip_getsockopt
 	levelIPv6                   // do_ipv6_setsockopt, do_ipv6_getsockopt
 	levelPacket                 // packet_setsockopt
+	levelMPTCP                  // mptcp_setsockopt_sol_tcp, mptcp_getsockopt_sol_tcp (mptcpLevel)
 )
 
 // optLevel4 finds the handler of level on s as the protocols' setsockopt
@@ -31,9 +32,13 @@ const (
 // to set and EOPNOTSUPP to get) or ipv6_setsockopt (AF_INET6: SOL_IP
 // unless RAW, SOL_IPV6, else ENOPROTOOPT); RAW sockets hand every level
 // on the same way; PF_PACKET takes SOL_PACKET (else ENOPROTOOPT); a
-// family without protocol options (AF_UNIX) is EOPNOTSUPP.
-func optLevel4(s *Socket, level kernel.Level, set bool) (optLevel, kernel.Errno) {
+// family without protocol options (AF_UNIX) is EOPNOTSUPP. An MPTCP
+// socket has its own rules (mptcpLevel).
+func optLevel4(s *Socket, opt kernel.SockOpt, set bool) (optLevel, kernel.Errno) {
+	level := opt.Level
 	switch {
+	case s.mptcp != nil:
+		return mptcpLevel(opt, set)
 	case level == kernel.SOL_SOCKET:
 		return levelSocket, 0
 	case s.tcp != nil && level == kernel.SOL_TCP:
@@ -82,9 +87,12 @@ func (w *World) SetsockoptBuf(c Call, s *Socket, opt kernel.SockOpt, val int, ov
 		if ov.Len < 0 {
 			return fail(kernel.EINVAL)
 		}
-		lvl, err := optLevel4(s, opt.Level, true)
+		lvl, err := optLevel4(s, opt, true)
 		if err != 0 {
 			return fail(err)
+		}
+		if why := s.MPTCPUndetermined(opt, val, true); why != "" {
+			return Result{Undetermined: why}
 		}
 		switch {
 		case lvl == levelIP && ov.Len == 0:
@@ -115,6 +123,8 @@ func (w *World) setOpt(s *Socket, lvl optLevel, opt kernel.SockOpt, val int) ker
 		return s.Sk.SetInetOpt(opt, val)
 	case levelPacket:
 		return s.dgrm.pkt.Setsockopt(opt, val)
+	case levelMPTCP:
+		return s.mptcp.set(opt, val)
 	}
 	if s.tcp != nil && opt == kernel.SO_RCVLOWAT {
 		return s.tcp.Setsockopt(opt, val) // tcp_set_rcvlowat
@@ -149,9 +159,12 @@ func (w *World) Getsockopt(c Call, s *Socket, opt kernel.SockOpt) Result {
 // tcp.Conn.Info).
 func (w *World) GetsockoptBuf(c Call, s *Socket, opt kernel.SockOpt, ov Optval) Result {
 	return w.syscall(c, "getsockopt", s, func() Result {
-		lvl, err := optLevel4(s, opt.Level, false)
+		lvl, err := optLevel4(s, opt, false)
 		if err != 0 {
 			return fail(err)
+		}
+		if why := s.MPTCPUndetermined(opt, 0, false); why != "" {
+			return Result{Undetermined: why}
 		}
 		n := ov.Len
 		switch {
@@ -199,7 +212,10 @@ func (w *World) SetsockoptName(c Call, s *Socket, opt kernel.SockOpt, name strin
 		if ov.Len < 0 {
 			return fail(kernel.EINVAL)
 		}
-		lvl, err := optLevel4(s, opt.Level, true)
+		if why := s.MPTCPUndetermined(opt, 0, true); why != "" {
+			return Result{Undetermined: why}
+		}
+		lvl, err := optLevel4(s, opt, true)
 		switch {
 		case err != 0:
 			return fail(err)
@@ -220,7 +236,10 @@ func (w *World) SetsockoptName(c Call, s *Socket, opt kernel.SockOpt, name strin
 // measured on Linux 6.18).
 func (w *World) GetsockoptName(c Call, s *Socket, opt kernel.SockOpt, ov Optval) Result {
 	return w.syscall(c, "getsockopt", s, func() Result {
-		lvl, err := optLevel4(s, opt.Level, false)
+		if why := s.MPTCPUndetermined(opt, 0, false); why != "" {
+			return Result{Undetermined: why}
+		}
+		lvl, err := optLevel4(s, opt, false)
 		switch {
 		case err != 0:
 			return fail(err)
@@ -245,6 +264,8 @@ func (w *World) getOpt(s *Socket, lvl optLevel, opt kernel.SockOpt) (int, kernel
 		return s.Sk.InetOpt(opt)
 	case levelPacket:
 		return 0, kernel.ENOPROTOOPT
+	case levelMPTCP:
+		return s.mptcp.get(opt), 0
 	}
 	return s.Sk.Getsockopt(opt)
 }

@@ -39,6 +39,10 @@ type Sysctl struct {
 	// TCPSack is net.ipv4.tcp_sack, a u8: not 0, a SYN offers SACK
 	// permitted and a peer's is taken; 1 by default.
 	TCPSack int
+	// MPTCPEnabled is net.mptcp.enabled, a u8 of 0 or 1: 0 makes
+	// socket(IPPROTO_MPTCP) ENOPROTOOPT (mptcp_init_sock); 1 by
+	// default.
+	MPTCPEnabled int
 	// Somaxconn is net.core.somaxconn: __sys_listen passes at most this
 	// backlog on (a negative one, taken unsigned, becomes it too), and
 	// fastopen_queue_tune caps a Fast Open queue at it.
@@ -129,6 +133,7 @@ func DefaultSysctl(p *kernel.Profile) *Sysctl {
 		TCPNotsentLowat:   math.MaxUint32,
 		TCPTimestamps:     1,
 		TCPSack:           1,
+		MPTCPEnabled:      1,
 		TCPEarlyRetrans:   3,
 		Somaxconn:         p.Somaxconn,
 		TCPCongestion:     p.TCPCongestion,

@@ -71,6 +71,9 @@ var SysctlKeys = []SysctlKey{
 	{Name: "net.ipv4.tcp_moderate_rcvbuf", Values: 1, Most: math.MaxUint8, Netns: true, setNumbers: func(n *Sysctl, v []int64) { n.TCPModerateRcvbuf = int(v[0]) }},
 	{Name: "net.ipv4.tcp_notsent_lowat", Values: 1, Most: math.MaxUint32, Netns: true, setNumbers: func(n *Sysctl, v []int64) { n.TCPNotsentLowat = uint32(v[0]) }},
 	{Name: "net.ipv4.tcp_timestamps", Values: 1, Most: math.MaxUint8, Netns: true, setNumbers: func(n *Sysctl, v []int64) { n.TCPTimestamps = int(v[0]) }},
+	// net/mptcp/ctrl.c: enabled is a u8 from 0 to 1 (SYSCTL_ONE), per
+	// namespace (struct mptcp_pernet), since v5.6.
+	{Name: "net.mptcp.enabled", Values: 1, Most: 1, Netns: true, Since: kernel.Version{Major: 5, Minor: 6}, setNumbers: func(n *Sysctl, v []int64) { n.MPTCPEnabled = int(v[0]) }},
 	{Name: "net.ipv4.tcp_sack", Values: 1, Most: math.MaxUint8, Netns: true, setNumbers: func(n *Sysctl, v []int64) { n.TCPSack = int(v[0]) }},
 	{Name: "net.ipv4.tcp_abort_on_overflow", Values: 1, Most: math.MaxUint8, Netns: true, setNumbers: func(n *Sysctl, v []int64) { n.TCPAbortOnOverflow = int(v[0]) }},
 	{Name: "net.ipv4.tcp_early_retrans", Values: 1, Most: 4, Netns: true, setNumbers: func(n *Sysctl, v []int64) { n.TCPEarlyRetrans = int(v[0]) }},

@@ -48,7 +48,7 @@
 //	TCP_CONGESTION                 World.SetsockoptName/GetsockoptName of the name (congestion: strace prints a 4-byte buffer as an int)
 //	getsockopt TCP_INFO            World.GetsockoptBuf, compared on the model's fields strace's bytes show (tcpInfo)
 //	bind, connect, listen          World.Bind/Connect/Listen
-//	accept, accept4                World.AcceptFrom or World.Accept
+//	accept, accept4                World.AcceptFrom, World.Accept, or World.AcceptFallback on an MPTCP listener
 //	send, sendto, sendmsg, write   World.Send (iovec lengths, flags)
 //	writev, sendfile               World.Send (sendfile: what it returned, at most its count)
 //	sendmmsg                       one World.Send per printed message
@@ -61,6 +61,20 @@
 //	epoll_ctl                      World.EpollCtl on a followed socket; the interest list by file and fd, with each item's data
 //	epoll_wait, epoll_pwait(2)     World.EpollWait of the instance, guided (epollWait)
 //	prlimit64, setrlimit           World.Setrlimit of RLIMIT_MEMLOCK; an old limit read back is compared
+//
+// MPTCP sockets (socket(IPPROTO_MPTCP)) are followed as far as the model
+// knows their answers: creation, socket options (sim.World.Setsockopt,
+// mptcp_setsockopt), bind, MSG_ERRQUEUE reads (always empty:
+// mptcp_sendmsg drops MSG_ZEROCOPY) and close are replayed; a socket the
+// log shows refused with ENOPROTOOPT agrees under the assumption that
+// net.mptcp.enabled is 0 (mptcpEnabled). Their listen, connect, accept,
+// sends, sendfile, reads of data, shutdown and poll are undetermined, as
+// are the calls on an MPTCP listener's child and the reads of a TCP
+// socket whose far end is MPTCP (mptcp.go): the model has no MPTCP data
+// path (subflow scheduling, MPTCP-level ACKs, fallback). A traced plain
+// TCP client of a traced MPTCP listener is paired with its accept, whose
+// child is the TCP subflow (World.AcceptFallback): that connection is
+// replayed as TCP.
 //
 // Every other call, an option the model does not know and any call on an
 // unfollowed fd is counted in [Report.Ignored]; a call on a descriptor the

@@ -253,10 +253,10 @@ func (r *replayer) ignored1(o *strace.Ignored) {
 }
 
 // setLocal records a socket's local address and indexes a datagram socket
-// by its port, for feed.
+// by its port, for feed (an MPTCP socket, a stream one, is not).
 func (r *replayer) setLocal(e *fdEntry, a netip.AddrPort) {
 	e.local = a
-	if e.s != nil && !e.s.IsTCP() && a.Port() != 0 {
+	if e.s != nil && !e.s.IsTCP() && !e.s.IsMPTCP() && a.Port() != 0 {
 		r.dgrams[a.Port()] = append(r.dgrams[a.Port()], e)
 	}
 }
@@ -273,6 +273,14 @@ func (r *replayer) sock(h *strace.Header, fd int, dataPath bool) *fdEntry {
 		return nil
 	case e == nil:
 		r.ignore(h.Syscall, "not a socket the replay follows")
+		return nil
+	case e.mptcpWhy(h.Syscall, dataPath) != "":
+		name := ""
+		if e.s != nil {
+			name = e.s.Name
+		}
+		obs, _ := observed(h)
+		r.add(h, fd, name, fmt.Sprintf("%s(%d)", h.Syscall, fd), obs, notReplayed, e.mptcpWhy(h.Syscall, dataPath), Undetermined)
 		return nil
 	case e.s == nil:
 		r.ignore(h.Syscall, "socket the model does not follow")
@@ -329,6 +337,7 @@ func (r *replayer) socket(o *strace.Socket) {
 	obs, fd := observed(&o.Header)
 	text := fmt.Sprintf("socket(%s, %s, %s)", o.Domain, strings.Join(o.Type, "|"), o.Protocol)
 	name := r.name(fd)
+	assumed := r.mptcpEnabled(&o.Header, typ, proto)
 	s, res := r.w.NewSocket(r.call(&o.Header, text), name, r.task, fam, typ, proto, r.dev, sim.PeerOptions{})
 	pred := res.String()
 	if res.Errno == 0 && fd >= 0 {
@@ -336,7 +345,11 @@ func (r *replayer) socket(o *strace.Socket) {
 		// unknown, so a socket that succeeds gets the number it got.
 		pred = fmt.Sprint(fd)
 	}
-	r.compare(&o.Header, fd, name, text, obs, pred, "")
+	if assumed != "" && obs == pred {
+		r.assumeOn(&o.Header, fd, name, text, obs, pred, assumed)
+	} else {
+		r.compare(&o.Header, fd, name, text, obs, pred, "")
+	}
 	if fd >= 0 {
 		e := &fdEntry{fd: fd, family: fam}
 		if res.Errno == 0 {
@@ -377,6 +390,10 @@ func (r *replayer) sockopt(o *strace.SockOpt) {
 		return
 	}
 	r.between(&o.Header)
+	if why := e.s.MPTCPUndetermined(opt, 0, !o.Get); why != "" {
+		r.add(&o.Header, o.Fd, e.s.Name, fmt.Sprintf("%s(%d, %s)", o.Syscall, o.Fd, o.Name), o.Result.String(), notReplayed, why, Undetermined)
+		return
+	}
 	switch opt {
 	case kernel.TCP_CONGESTION:
 		r.congestion(o, e)
@@ -407,6 +424,10 @@ func (r *replayer) sockopt(o *strace.SockOpt) {
 	}
 	text := fmt.Sprintf("setsockopt(%d, %s, %d)", o.Fd, name, val)
 	res := r.w.Setsockopt(r.call(&o.Header, text), e.s, opt, val)
+	if res.Undetermined != "" {
+		r.add(&o.Header, o.Fd, e.s.Name, text, o.Result.String(), notReplayed, res.Undetermined, Undetermined)
+		return
+	}
 	r.compare(&o.Header, o.Fd, e.s.Name, text, o.Result.String(), res.String(), "")
 }
 
@@ -437,6 +458,7 @@ func (r *replayer) bind(o *strace.Bind) {
 const addrInUse = "the model has no ports, so it does not decide whether another socket holds this address (inet_csk_get_port); that socket may be outside the log: another process's, or one in TIME_WAIT. The model bound the socket"
 
 func (r *replayer) connect(o *strace.Connect) {
+	r.mptcpConnecting(o)
 	e := r.sock(&o.Header, o.Fd, true)
 	if e == nil {
 		return
@@ -468,7 +490,7 @@ func (r *replayer) connect(o *strace.Connect) {
 	if l != nil {
 		e.out = &stream{}
 		r.pending = append(r.pending, e)
-	} else if e.s.Peer != nil {
+	} else if !r.mptcpTCPClient(e) && e.s.Peer != nil {
 		e.s.Peer.SetAutoRead(true) // an untraced server reads what it gets
 	}
 }
@@ -494,6 +516,7 @@ func (r *replayer) tracedListener(addr netip.AddrPort) *fdEntry {
 }
 
 func (r *replayer) listen(o *strace.Listen) {
+	r.mptcpListening(o)
 	e := r.sock(&o.Header, o.Fd, true)
 	if e == nil {
 		return
@@ -510,6 +533,9 @@ func (r *replayer) listen(o *strace.Listen) {
 // accept returns the connection of a traced client when one connected to
 // this listener, else a connection from the implicit peer.
 func (r *replayer) accept(o *strace.Accept) {
+	if r.mptcpAccept(o) {
+		return
+	}
 	l := r.sock(&o.Header, o.Fd, true)
 	if l == nil {
 		return
@@ -521,6 +547,13 @@ func (r *replayer) accept(o *strace.Accept) {
 	var child *sim.Socket
 	var res sim.Result
 	client := r.takePending(l, o.Peer.Addr)
+	mptcpClient := client != nil && client.s.IsMPTCP()
+	if mptcpClient {
+		// The far end is an MPTCP socket in fallback, which the model
+		// does not run: the child gets an implicit peer that reads
+		// what it gets.
+		client = nil
+	}
 	if client != nil {
 		child, res = r.w.AcceptFrom(c, l.s, client.s)
 		text += fmt.Sprintf(" from fd %d", client.fd)
@@ -543,9 +576,12 @@ func (r *replayer) accept(o *strace.Accept) {
 	if fd < 0 {
 		return
 	}
-	e := &fdEntry{fd: fd, family: l.family, local: l.local, remote: o.Peer.Addr}
+	e := &fdEntry{fd: fd, family: l.family, local: l.local, remote: o.Peer.Addr, mptcpPeer: mptcpClient}
 	if res.Errno == 0 {
 		e.s = child
+		if mptcpClient && child.Peer != nil {
+			child.Peer.SetAutoRead(true)
+		}
 		if client != nil {
 			e.in = client.out
 		}

@@ -119,6 +119,11 @@ type fdEntry struct {
 	// refs counts the descriptors, in every process, that refer to this
 	// open file (dup, fork); the model socket closes with the last.
 	refs int
+	// mptcpChild marks the child an MPTCP listener accepted from a
+	// client the log does not show to be plain TCP, and mptcpPeer a TCP
+	// socket whose far end is an MPTCP socket: the model does not follow
+	// what arrives there (mptcp.go).
+	mptcpChild, mptcpPeer bool
 }
 
 // inet reports whether the socket has the model's full data path.
@@ -145,6 +150,8 @@ type replayer struct {
 	names  map[int]int // how many sockets each fd number has named
 	// pending lists traced TCP clients connected but not yet accepted.
 	pending []*fdEntry
+	// mptcpListeners lists the traced MPTCP sockets that listen.
+	mptcpListeners []*fdEntry
 	// sleeping holds, per pid, the send started at its unfinished line
 	// and not yet resumed (startSend).
 	sleeping map[int]*sleeping

@@ -1,0 +1,1 @@
+gcc -O1 -o /tmp/mptcp_echo mptcp_echo.c && cd /tmp && unshare -n sh -c "ip link set lo up && strace -f -tt -T -yy -X verbose -e trace=network,close,sendfile -o mptcp_echo.log ./mptcp_echo 2>/dev/null"  # as root, in a private network namespace (net.mptcp.enabled 1, its default); strace 6.1, Linux 6.18
