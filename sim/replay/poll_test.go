@@ -88,11 +88,9 @@ func TestPollSeveralWithOthers(t *testing.T) {
 	require.Contains(t, rep.Ignored, strace.IgnoredCount{Name: "poll (no socket the replay follows)", Count: 1})
 }
 
-// A poll of several sockets that waits: the receiver's data, held back
-// by MSG_MORE until TCP's probe timer sends it, wakes it in the model
-// as in the kernel, while the sender, which asked for POLLIN, stays
-// unready.
-func TestPollSeveralWaits(t *testing.T) {
+// corkedThenPoll is tcpHead timestamped, a MSG_MORE send of 100 bytes on
+// fd 4 and then the poll line, 100µs later.
+func corkedThenPoll(poll string) string {
 	var b strings.Builder
 	for i, l := range strings.SplitAfter(tcpHead, "\n") {
 		if l != "" {
@@ -100,8 +98,16 @@ func TestPollSeveralWaits(t *testing.T) {
 		}
 	}
 	b.WriteString(`10:00:00.000100 sendto(4, "zz"..., 100, MSG_MORE, NULL, 0) = 100` + "\n")
-	b.WriteString(`10:00:00.000200 poll([{fd=4, events=POLLIN}, {fd=5, events=POLLIN}], 2, 1000) = 1 ([{fd=5, revents=POLLIN}])` + "\n")
-	rep := replayText(t, b.String())
+	b.WriteString("10:00:00.000200 " + poll + "\n")
+	return b.String()
+}
+
+// A poll of several sockets that waits: the receiver's data, held back
+// by MSG_MORE until TCP's probe timer sends it, wakes it in the model
+// as in the kernel, while the sender, which asked for POLLIN, stays
+// unready.
+func TestPollSeveralWaits(t *testing.T) {
+	rep := replayText(t, corkedThenPoll(`poll([{fd=4, events=POLLIN}, {fd=5, events=POLLIN}], 2, 1000) = 1 ([{fd=5, revents=POLLIN}])`))
 	c := callAt(t, rep, 9)
 	require.Equal(t, replay.Agree, c.Verdict, "%+v", c)
 	require.Equal(t, "1 [5 POLLIN]", c.Predicted)
@@ -112,15 +118,7 @@ func TestPollSeveralWaits(t *testing.T) {
 // right after it, finds nothing in the model either; it waits in the
 // model, as in the kernel, until the data arrives.
 func TestPollWaitsInTheModel(t *testing.T) {
-	var b strings.Builder
-	for i, l := range strings.SplitAfter(tcpHead, "\n") {
-		if l != "" {
-			fmt.Fprintf(&b, "10:00:00.%06d %s", i, l)
-		}
-	}
-	b.WriteString(`10:00:00.000100 sendto(4, "zz"..., 100, MSG_MORE, NULL, 0) = 100` + "\n")
-	b.WriteString(`10:00:00.000200 poll([{fd=5, events=POLLIN}], 1, 1000) = 1 ([{fd=5, revents=POLLIN}])` + "\n")
-	rep := replayText(t, b.String())
+	rep := replayText(t, corkedThenPoll(`poll([{fd=5, events=POLLIN}], 1, 1000) = 1 ([{fd=5, revents=POLLIN}])`))
 	c := callAt(t, rep, 9)
 	require.Equal(t, replay.Agree, c.Verdict, "%+v", c)
 	require.Equal(t, "1 POLLIN", c.Predicted)
