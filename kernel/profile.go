@@ -394,7 +394,9 @@ type Profile struct {
 	// EINVAL until it listens again (measured on Linux 6.18,
 	// probe/testdata/listen-shutdown-connect.zcs). The 6.1 source has no
 	// such refusal: __inet_stream_connect finds SS_UNCONNECTED and
-	// TCP_CLOSE and tcp_v4_connect runs, so the socket connects.
+	// TCP_CLOSE and tcp_v4_connect runs, so the socket connects. A
+	// MSG_FASTOPEN send, whose tcp_sendmsg_fastopen goes the same way,
+	// is refused alike (probe/testdata/tcp-fastopen-listen-stopped.zcs).
 	ListenStopRefusesConnect bool
 
 	// ZcCmsg: sendmsg accepts the SCM_ZC_NOTIFICATION control message,

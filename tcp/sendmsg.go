@@ -239,8 +239,11 @@ func (s *SendCall) start() {
 // while after a non-blocking connect's EINPROGRESS it finds the
 // connection established and the call sends as any send, or, the
 // handshake still under way (SYN_SENT), EALREADY for a call that does
-// not wait;
-// tcp_v4_connect's EINVAL without a msg_name. Otherwise the socket
+// not wait; EINVAL, as connect's, for a listener a shutdown stopped
+// (ListenStopped) where the profile refuses its connect
+// (kernel.Profile.ListenStopRefusesConnect: measured on Linux 6.18,
+// probe/testdata/tcp-fastopen-listen-stopped.zcs; the 6.1 source
+// connects it); tcp_v4_connect's EINVAL without a msg_name. Otherwise the socket
 // connects. The SYN carries data (tcp_send_syn_data) when a cookie is
 // cached or TFO_CLIENT_NO_COOKIE needs none: the MSS less
 // MAX_TCP_OPTION_SPACE, at most synDataRoom; else it asks for a cookie
@@ -266,6 +269,9 @@ func (s *SendCall) fastOpen() bool {
 		return false
 	case c.FinishConnect():
 		return true
+	case c.listenStopped && c.host().Profile.ListenStopRefusesConnect:
+		s.fail(kernel.EINVAL)
+		return false
 	case c.connected || c.Sk.State != sock.CLOSE:
 		s.fail(kernel.EISCONN)
 		return false
