@@ -239,7 +239,8 @@ func (s *SendCall) start() {
 // while after a non-blocking connect's EINPROGRESS it finds the
 // connection established and the call sends as any send, or, the
 // handshake still under way (SYN_SENT), EALREADY for a call that does
-// not wait; EINVAL, as connect's, for a listener a shutdown stopped
+// not wait, or the connection closed since (a reset), its error, and
+// the socket disconnected (ConnectError); EINVAL, as connect's, for a listener a shutdown stopped
 // (ListenStopped) where the profile refuses its connect
 // (kernel.Profile.ListenStopRefusesConnect: measured on Linux 6.18,
 // probe/testdata/tcp-fastopen-listen-stopped.zcs; the 6.1 source
@@ -268,6 +269,13 @@ func (s *SendCall) fastOpen() bool {
 		s.fail(kernel.EALREADY)
 		return false
 	case c.FinishConnect():
+		if c.Sk.State == sock.CLOSE {
+			// The connection closed before the call saw it
+			// established: __inet_stream_connect's sock_error,
+			// then tcp_disconnect.
+			s.fail(c.ConnectError())
+			return false
+		}
 		return true
 	case c.listenStopped && c.host().Profile.ListenStopRefusesConnect:
 		s.fail(kernel.EINVAL)
