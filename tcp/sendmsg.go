@@ -527,9 +527,13 @@ func (s *SendCall) sendable() bool {
 }
 
 // send is the copy loop of tcp_sendmsg_locked with the size goal of the
-// restart label (tcp_send_mss). It returns false to restart: the socket's
-// backlog was processed at new_segment (its ACKs may have changed the
-// MSS and the size goal).
+// restart label (tcp_send_mss): a full skb is pushed (forced_push, else
+// tcp_push_one for the send head), except in a MSG_OOB call, which
+// pushes only at its end (or when it waits for space), so every segment
+// it sends carries the urgent pointer of its last byte (measured on Linux
+// 6.18, probe/testdata/tcp-oob-large.zcs). It returns false to restart:
+// the socket's backlog was processed at new_segment (its ACKs may have
+// changed the MSS and the size goal).
 func (s *SendCall) send() bool {
 	c := s.c
 	sizeGoal := c.sizeGoal()
@@ -570,7 +574,9 @@ func (s *SendCall) send() bool {
 			seg.EOR = s.flags&kernel.MSG_EOR != 0
 			break
 		}
-		if seg.Skb.Len < sizeGoal {
+		if seg.Skb.Len < sizeGoal || s.flags&kernel.MSG_OOB != 0 {
+			// A MSG_OOB call pushes nothing before its end, where
+			// tcp_push marks the urgent byte (tcp_mark_urg) first.
 			continue
 		}
 		if c.forcedPush() {
