@@ -66,7 +66,8 @@ var knobDocs = []Knob{
 	{"HZ", "CONFIG_HZ, to which TCP's jiffy timers round: 250"},
 	{"TCPLossProbe", "tail loss probe timeout: 2·srtt with a 10ms floor (v3.10), plus 2 jiffies (v4.13, bb4d991a28cc), plus 2ms (v6.6, 1c2709cfff1d); with one packet out plus TCP_RTO_MIN"},
 	{"TCPRtoMaxOpt", "TCP_RTO_MAX_MS sets a socket's maximum RTO, which caps the RTO and the zero-window probes (v6.15); TCP_RTO_MAX before"},
-	{"ListenStopRefusesConnect", "connect on a listener a shutdown stopped is EINVAL until it listens again (measured on 6.18; the 6.1 source connects)"},
+	{"ListenStopRefusesConnect", "connect, and MSG_FASTOPEN, on a listener a shutdown stopped is EINVAL until it listens again (measured on 6.18; the 6.1 source connects)"},
+	{"UDPRcvbufCountsSkb", "UDP drops a datagram that would take sk_rmem_alloc past sk_rcvbuf unless the queue is empty (v6.18); before, only once sk_rmem_alloc is past it"},
 	{"ZcCmsg", "sendmsg takes SCM_ZC_NOTIFICATION and returns completions in a zc_info (v7 series, not merged)"},
 	{"Bugs", "historical bugs switched on (zcsim bugs lists them)"},
 }

@@ -394,8 +394,20 @@ type Profile struct {
 	// EINVAL until it listens again (measured on Linux 6.18,
 	// probe/testdata/listen-shutdown-connect.zcs). The 6.1 source has no
 	// such refusal: __inet_stream_connect finds SS_UNCONNECTED and
-	// TCP_CLOSE and tcp_v4_connect runs, so the socket connects.
+	// TCP_CLOSE and tcp_v4_connect runs, so the socket connects. A
+	// MSG_FASTOPEN send, whose tcp_sendmsg_fastopen goes the same way,
+	// is refused alike (probe/testdata/tcp-fastopen-listen-stopped.zcs).
 	ListenStopRefusesConnect bool
+	// UDPRcvbufCountsSkb: __udp_enqueue_schedule_skb drops a datagram
+	// whose truesize would take sk_rmem_alloc past sk_rcvbuf, unless
+	// the receive queue is empty (sk_rmem_alloc 0), which takes one
+	// datagram of any size ("udp: ... Accept the packet if queue is
+	// empty", v6.18; a sk_rcvbuf above INT_MAX/2 takes none that does
+	// not fit). Measured on Linux 6.18
+	// (probe/testdata/dgram-rcvbuf-first.zcs). Before (the 6.1 source)
+	// a datagram is dropped only once sk_rmem_alloc is already past
+	// sk_rcvbuf, so one more of any size always goes in.
+	UDPRcvbufCountsSkb bool
 
 	// ZcCmsg: sendmsg accepts the SCM_ZC_NOTIFICATION control message,
 	// which returns zerocopy completions from the error queue in a
@@ -568,6 +580,7 @@ func builtinProfiles() []Profile {
 		p.TCPLossProbe = LossProbeMicros
 		p.TCPRtoMaxOpt = true
 		p.ListenStopRefusesConnect = true
+		p.UDPRcvbufCountsSkb = true
 	})
 	mmapRFC := derive(v414, "tcp-mmap-rfc", "linux-4.14 with the seed series \"tcp: add zero copy receive\" (net-next, April 2018): mmap() consumes received pages", func(p *Profile) {
 		p.Switch(BugTCPMmapLockOrder, true)

@@ -267,6 +267,7 @@ func TestDiff(t *testing.T) {
 		"TCPLossProbe: ticks -> micros",
 		"TCPRtoMaxOpt: false -> true",
 		"ListenStopRefusesConnect: false -> true",
+		"UDPRcvbufCountsSkb: false -> true",
 	}, got)
 	require.Empty(t, kernel.Diff(b, b))
 }

@@ -42,6 +42,14 @@ func (h *host) mmap(s *scenario.Mmap) string {
 	if s.Len.IsZero() {
 		n = unix.Getpagesize()
 	}
+	if n == 0 {
+		// unix.Mmap refuses a length of 0 itself (EINVAL) where the
+		// kernel looks the descriptor up first (ksys_mmap_pgoff: EBADF
+		// for a closed one) and do_mmap then refuses the length: the
+		// kernel answers this call, which maps nothing.
+		_, err := unix.MmapPtr(h.fd(s.Sock), 0, nil, 0, int(s.Protection()), unix.MAP_SHARED)
+		return errRes(err)
+	}
 	mem, err := unix.Mmap(h.fd(s.Sock), 0, n, int(s.Protection()), unix.MAP_SHARED)
 	if err != nil {
 		return errRes(err)

@@ -968,14 +968,16 @@ func (w *World) sendDgram(c Call, s *Socket, buf *mm.Buffer, wait *func() bool, 
 // waitWmem is a datagram send sleeping in sock_alloc_send_pskb for
 // send-buffer space: the call's step so far ends, the network runs (each
 // event a step of its own) until transmitted skbs free sk_wmem_alloc below
-// sk_sndbuf, and the call goes on in a new step. It reports false when the
-// network went idle first: the call could never wake.
+// half of sk_sndbuf, when sock_wfree's write-space callback wakes the
+// sleeper (sock_def_write_space_wfree: sock_writeable, "significant
+// progress"), and the call goes on in a new step. It reports false when
+// the network went idle first: the call could never wake.
 func (w *World) waitWmem(c Call, s *Socket) bool {
 	w.end(Event{Source: c.Source, Op: "send", Socket: s.Name, Text: c.Text + " blocks in sock_alloc_send_pskb"})
-	for s.Sk.WmemAlloc >= s.Sk.Sndbuf && w.RunNext() {
+	for s.Sk.WmemAlloc >= s.Sk.Sndbuf>>1 && w.RunNext() {
 	}
 	w.beginOn(s)
-	return s.Sk.WmemAlloc < s.Sk.Sndbuf
+	return s.Sk.WmemAlloc < s.Sk.Sndbuf>>1
 }
 
 // waitPacket is a packet socket's send sleeping, for send-buffer space in

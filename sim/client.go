@@ -123,11 +123,7 @@ func connectError(s *Socket) Result {
 	if s.Sk.State != sock.CLOSE {
 		return ok(0)
 	}
-	s.tcp.Disconnect()
-	if err := s.Sk.TakeError(); err != 0 {
-		return fail(err)
-	}
-	return fail(kernel.ECONNABORTED)
+	return fail(s.tcp.ConnectError())
 }
 
 // reconnect is connect(2) of a socket a connect disconnected

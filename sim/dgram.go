@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"math"
 	"slices"
 
 	"github.com/zcsim/zcsim/kernel"
@@ -104,7 +105,7 @@ func (d *dgram) receive(w *World, r *Socket, f frame) line {
 		if text == nil {
 			return l
 		}
-		return line{text: string(l.appendTo(text))}
+		return line{text: string(l.appendTo(append(text, "; "...)))}
 	}
 	b.Free()
 	for off := 0; off < n; off += f.gso {
@@ -241,7 +242,7 @@ func (d *dgram) drop(w *World, q *ipq) {
 // it, and says so.
 func (d *dgram) queue(w *World, r *Socket, b *skb.Buff, n int) line {
 	sk := r.Sk
-	if sk.RmemAlloc+b.Truesize > sk.Rcvbuf {
+	if !d.admits(w, sk, b.Truesize) {
 		b.Free()
 		return line{text: fmt.Sprintf("%s: receive buffer full, datagram of %d bytes dropped", r.Name, n)}
 	}
@@ -256,6 +257,28 @@ func (d *dgram) queue(w *World, r *Socket, b *skb.Buff, n int) line {
 		d.recv(1<<30, 0)
 	}
 	return line{kind: lineDatagram, name: r.Name, num: n}
+}
+
+// admits models the receive-buffer check a datagram of truesize bytes
+// meets on its way to sk's queue. A UDP socket's
+// __udp_enqueue_schedule_skb, where the profile has UDPRcvbufCountsSkb,
+// takes it if it fits in sk_rcvbuf, or if the queue is empty
+// (sk_rmem_alloc 0) and sk_rcvbuf at most INT_MAX/2; before, it takes
+// it while sk_rmem_alloc is at most sk_rcvbuf, whatever its size. A RAW
+// socket's __sock_queue_rcv_skb takes it while sk_rmem_alloc is below
+// sk_rcvbuf, whatever its size. Measured on Linux 6.18 with sk_rcvbuf
+// 2304 (probe/testdata/dgram-rcvbuf-first.zcs): UDP takes one
+// 8000-byte datagram (truesize 16640) and then none, or two of 10 bytes
+// (832 each) and not a third; RAW takes three of those, then none.
+func (d *dgram) admits(w *World, sk *sock.Sock, truesize int) bool {
+	rmem, rcvbuf := sk.RmemAlloc, sk.Rcvbuf
+	switch {
+	case sk.Class == kernel.ClassRAW:
+		return rmem < rcvbuf
+	case !w.Host.Profile.UDPRcvbufCountsSkb:
+		return rmem <= rcvbuf
+	}
+	return rmem+truesize <= rcvbuf || rmem == 0 && rcvbuf <= math.MaxInt32>>1
 }
 
 // recv models udp_recvmsg: one datagram, truncated to n; EAGAIN if none.

@@ -296,10 +296,28 @@ func (c *Conn) FinishConnect() (ok bool) {
 
 // Disconnect models the end of __inet_stream_connect for a connection
 // closed before the call saw it established (sock_error): the socket is
-// disconnected (tcp_disconnect, sock->state SS_UNCONNECTED), and the
-// kernel would let it connect anew, which the model does not
-// (Disconnected).
-func (c *Conn) Disconnect() { c.disconnected = true }
+// disconnected (tcp_disconnect, sock->state SS_UNCONNECTED), which clears
+// sk_shutdown and SOCK_DONE and purges the receive queue, so a read finds
+// a TCP_CLOSE socket no longer shut down, ENOTCONN, where tcp_done's
+// RCV_SHUTDOWN said 0, and poll no POLLIN (measured on Linux 6.18,
+// probe/testdata/tcp-connect-refused-read.zcs). The kernel would let it
+// connect anew, which the model does not (Disconnected).
+func (c *Conn) Disconnect() {
+	c.disconnected = true
+	c.Sk.Shutdown, c.rcvFin = 0, false
+	c.purgeRcv()
+}
+
+// ConnectError models __inet_stream_connect finding the connection that
+// was in progress closed (TCP_CLOSE): the pending error (sock_error, or
+// ECONNABORTED if none), and the socket disconnected (Disconnect).
+func (c *Conn) ConnectError() kernel.Errno {
+	c.Disconnect()
+	if err := c.takeError(); err != 0 {
+		return err
+	}
+	return kernel.ECONNABORTED
+}
 
 // Disconnected reports whether a connect reported the connection's end
 // (Disconnect).

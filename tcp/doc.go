@@ -665,6 +665,8 @@
 //	MSG_FASTOPEN without a msg_name       EINVAL (tcp_v4_connect), not connected
 //	MSG_FASTOPEN, no cookie, non-blocking EINPROGRESS (the handshake still completes)
 //	MSG_FASTOPEN in SYN_SENT, not waiting EALREADY (__inet_stream_connect, SS_CONNECTING)
+//	MSG_FASTOPEN, listener shut down      EINVAL (as its connect, ListenStopped; where
+//	  Profile.ListenStopRefusesConnect, else the socket connects)
 //	control message refused               EINVAL   EINVAL      EINVAL     its errno (EPERM, EINVAL)
 //	  (sock_cmsg_send, after the wait for the connection; other levels than
 //	  SOL_SOCKET are skipped; Profile.TCPCmsgErrno)

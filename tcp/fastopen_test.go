@@ -112,3 +112,27 @@ func TestFastOpenSynData(t *testing.T) {
 	require.Equal(t, 4000, p.sendTo(kernel.MSG_DONTWAIT, 4000, p.dest(false, &reqs)).N)
 	require.Equal(t, []bool{false}, reqs, "TFO_CLIENT_NO_COOKIE asks for none")
 }
+
+// A listener a shutdown stopped refuses MSG_FASTOPEN as it refuses
+// connect, EINVAL, its id given back, and connects nothing (measured on
+// Linux 6.18, probe/testdata/tcp-fastopen-listen-stopped.zcs); the 6.1
+// source, linux-5.0's profile here, connects it.
+func TestFastOpenListenStopped(t *testing.T) {
+	var reqs []bool
+	p := unconnectedPair(t, "linux-6.18", true)
+	require.Equal(t, kernel.Errno(0), p.c.Listen(1))
+	p.c.StopListening()
+	zc := kernel.MSG_ZEROCOPY | kernel.MSG_DONTWAIT
+	for range 2 {
+		require.Equal(t, kernel.EINVAL, p.sendTo(zc, 100, p.dest(false, &reqs)).Err)
+	}
+	require.Empty(t, reqs, "no connect was tried")
+	require.Equal(t, uint32(0), p.c.Sk.ZCKey(), "every id given back")
+	require.Equal(t, sock.CLOSE, p.c.Sk.State)
+
+	p = unconnectedPair(t, "linux-5.0", true)
+	require.Equal(t, kernel.Errno(0), p.c.Listen(1))
+	p.c.StopListening()
+	require.Equal(t, kernel.EINPROGRESS, p.sendTo(kernel.MSG_DONTWAIT, 100, p.dest(false, &reqs)).Err)
+	require.Equal(t, []bool{true}, reqs)
+}

@@ -250,7 +250,7 @@ func (c *Conn) ReceiveQueue() []*skb.Buff {
 // the pending socket error, reported once (sock_error); 0 once
 // RCV_SHUTDOWN is set (by shutdown, even one that failed with ENOTCONN,
 // or by tcp_done) or the connection is finished; ENOTCONN on a socket that is TCP_CLOSE otherwise (never
-// connected); else EAGAIN, for the caller to wait on or report. A read
+// connected, or disconnected by the connect that reported its end: Disconnect); else EAGAIN, for the caller to wait on or report. A read
 // stops before the urgent byte and skips it when it starts there
 // (readSpan); one that found nothing but the byte it skipped answers as
 // a read of an empty queue.
@@ -330,7 +330,7 @@ func (c *Conn) emptyRead() kernel.Errno {
 		return 0
 	case c.Sk.Err != 0:
 		return c.takeError()
-	case c.Sk.Shutdown&sock.RcvShutdown != 0 || c.done:
+	case c.Sk.Shutdown&sock.RcvShutdown != 0 || c.done && !c.disconnected:
 		return 0
 	case c.Sk.State == sock.CLOSE:
 		return kernel.ENOTCONN

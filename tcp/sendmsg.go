@@ -239,8 +239,12 @@ func (s *SendCall) start() {
 // while after a non-blocking connect's EINPROGRESS it finds the
 // connection established and the call sends as any send, or, the
 // handshake still under way (SYN_SENT), EALREADY for a call that does
-// not wait;
-// tcp_v4_connect's EINVAL without a msg_name. Otherwise the socket
+// not wait, or the connection closed since (a reset), its error, and
+// the socket disconnected (ConnectError); EINVAL, as connect's, for a listener a shutdown stopped
+// (ListenStopped) where the profile refuses its connect
+// (kernel.Profile.ListenStopRefusesConnect: measured on Linux 6.18,
+// probe/testdata/tcp-fastopen-listen-stopped.zcs; the 6.1 source
+// connects it); tcp_v4_connect's EINVAL without a msg_name. Otherwise the socket
 // connects. The SYN carries data (tcp_send_syn_data) when a cookie is
 // cached or TFO_CLIENT_NO_COOKIE needs none: the MSS less
 // MAX_TCP_OPTION_SPACE, at most synDataRoom; else it asks for a cookie
@@ -265,7 +269,17 @@ func (s *SendCall) fastOpen() bool {
 		s.fail(kernel.EALREADY)
 		return false
 	case c.FinishConnect():
+		if c.Sk.State == sock.CLOSE {
+			// The connection closed before the call saw it
+			// established: __inet_stream_connect's sock_error,
+			// then tcp_disconnect.
+			s.fail(c.ConnectError())
+			return false
+		}
 		return true
+	case c.listenStopped && c.host().Profile.ListenStopRefusesConnect:
+		s.fail(kernel.EINVAL)
+		return false
 	case c.connected || c.Sk.State != sock.CLOSE:
 		s.fail(kernel.EISCONN)
 		return false
@@ -513,9 +527,13 @@ func (s *SendCall) sendable() bool {
 }
 
 // send is the copy loop of tcp_sendmsg_locked with the size goal of the
-// restart label (tcp_send_mss). It returns false to restart: the socket's
-// backlog was processed at new_segment (its ACKs may have changed the
-// MSS and the size goal).
+// restart label (tcp_send_mss): a full skb is pushed (forced_push, else
+// tcp_push_one for the send head), except in a MSG_OOB call, which
+// pushes only at its end (or when it waits for space), so every segment
+// it sends carries the urgent pointer of its last byte (measured on Linux
+// 6.18, probe/testdata/tcp-oob-large.zcs). It returns false to restart:
+// the socket's backlog was processed at new_segment (its ACKs may have
+// changed the MSS and the size goal).
 func (s *SendCall) send() bool {
 	c := s.c
 	sizeGoal := c.sizeGoal()
