@@ -732,6 +732,12 @@
 //     net.ipv4.tcp_moderate_rcvbuf is 0 or SO_RCVBUF locked the size.
 //   - SO_RCVLOWAT grows an unlocked buffer to tcp_space_from_win of the
 //     mark and sets window_clamp to it (tcp_set_rcvlowat).
+//   - An in-order segment that arrives while sk_rmem_alloc is above
+//     sk_rcvbuf grows an unlocked buffer to sk_rmem_alloc, at most
+//     tcp_rmem[2], and ends the quick ACKs (tcp_try_rmem_schedule,
+//     tcp_prune_queue, tcp_clamp_window; Conn.tryRmemSchedule); the
+//     collapse and drops that follow when it is not enough are not
+//     modelled (probe/testdata/tcp-clamp-window.zcs).
 //
 // On the kernel the RTT and the time between reads are wall-clock
 // microseconds, so whether a read grows the buffer depends on timing no
@@ -781,7 +787,8 @@
 // tcp_measure_rcv_mss, tcp_grow_window, __tcp_grow_window,
 // tcp_init_buffer_space, tcp_queue_rcv, tcp_try_coalesce,
 // tcp_rcv_rtt_measure, tcp_rcv_rtt_update, tcp_rcv_space_adjust,
-// tcp_rcvbuf_grow; include/net/tcp.h: tcp_win_from_space,
+// tcp_rcvbuf_grow, tcp_try_rmem_schedule, tcp_prune_queue,
+// tcp_clamp_window; include/net/tcp.h: tcp_win_from_space,
 // tcp_space_from_win, tcp_space, tcp_full_space; net/ipv4/tcp.c:
 // tcp_set_rcvlowat,
 // tcp_cleanup_rbuf, tcp_set_window_clamp; net/ipv4/tcp_output.c:

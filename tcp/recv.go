@@ -50,6 +50,7 @@ func (c *Conn) Receive(b *skb.Buff, seq, endSeq uint32, fin bool, gso int, push 
 		b.Free()
 	} else if b != nil {
 		s := rcvSeg{len: b.Len, gso: gso, push: push, truesize: b.Truesize, head: b.Head, headless: b.HeadLen() == 0}
+		c.tryRmemSchedule()
 		c.queueRcv(b)
 		c.eventDataRecv(s)
 	}
@@ -156,6 +157,33 @@ func (c *Conn) queueRcv(b *skb.Buff) {
 	r := rcvSkbSlab.Of(c.host()).New()
 	r.skb, r.segs[0], r.nsegs, r.tstamp = b, int32(b.Len), 1, b.RxTstamp
 	c.rcvQueue = rcvSkbPtrSlab.Of(c.host()).Append(c.rcvQueue, r)
+}
+
+// tryRmemSchedule models tcp_try_rmem_schedule for an in-order data
+// segment about to be queued (tcp_data_queue): while sk_rmem_alloc is
+// above sk_rcvbuf — the truesize of what the window let in exceeds the
+// buffer — tcp_prune_queue runs tcp_clamp_window, which ends the quick
+// ACKs and, unless SO_RCVBUF locked it, lets sk_rcvbuf grow to
+// sk_rmem_alloc (at most tcp_rmem[2]); a buffer still overcommitted
+// drops rcv_ssthresh to 2 × advmss (at most window_clamp). What the
+// kernel does when that is not enough — collapse the queue into tighter
+// skbs (tcp_collapse) and, failing that, drop the segment — is not
+// modelled: the segment is queued. Measured on Linux 6.18 over loopback
+// (probe/testdata/tcp-clamp-window.zcs): an unread peer's buffer grows
+// to the 133568 bytes its queue held when a zero-window probe's data
+// came, and the read that follows opens the window again.
+func (c *Conn) tryRmemSchedule() {
+	sk := c.Sk
+	if sk.RmemAlloc <= sk.Rcvbuf {
+		return
+	}
+	c.ack.quick = 0
+	if rmem2 := sk.Net.TCPRmem[2]; sk.Rcvbuf < rmem2 && !sk.RcvbufLocked {
+		sk.Rcvbuf = min(sk.RmemAlloc, rmem2)
+	}
+	if sk.RmemAlloc > sk.Rcvbuf {
+		c.rw.ssthresh = min(c.rw.clamp, 2*c.rw.advmss)
+	}
 }
 
 // AbortOnData models tcp_rcv_state_process in FIN_WAIT1 and FIN_WAIT2 on
