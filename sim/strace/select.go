@@ -3,6 +3,8 @@ package strace
 import (
 	"sort"
 	"strings"
+
+	"github.com/zcsim/zcsim/kernel"
 )
 
 // Select is select(nfds, readfds, writefds, exceptfds, timeout) or
@@ -27,36 +29,17 @@ type SelectFd struct {
 }
 
 // SelectSets says which of a select's sets a descriptor is in.
-type SelectSets uint8
+type SelectSets = kernel.SelectSets
 
 // The sets of select(2): readfds, writefds and exceptfds.
 const (
-	SelectIn SelectSets = 1 << iota
-	SelectOut
-	SelectEx
+	SelectIn  = kernel.SelectIn
+	SelectOut = kernel.SelectOut
+	SelectEx  = kernel.SelectEx
 )
 
-// selectSetNames are the names strace gives the sets after the result,
-// in SelectSets' bit order.
-var selectSetNames = [...]string{"in", "out", "except"}
-
-// String names the sets as strace does after the result, "in|out", "0"
-// for none.
-func (s SelectSets) String() string {
-	var names []string
-	for i, n := range selectSetNames {
-		if s&(1<<i) != 0 {
-			names = append(names, n)
-		}
-	}
-	if len(names) == 0 {
-		return "0"
-	}
-	return strings.Join(names, "|")
-}
-
-// MarshalText makes SelectSets print as their names in JSON.
-func (s SelectSets) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
+// selectSets are the sets in the order of select's arguments.
+var selectSets = [...]SelectSets{SelectIn, SelectOut, SelectEx}
 
 func decodeSelect(h Header, a []Value) (Op, *badArg) {
 	want, args := 5, "nfds, readfds, writefds, exceptfds, timeout"
@@ -75,7 +58,7 @@ func decodeSelect(h Header, a []Value) (Op, *badArg) {
 	}
 	op := &Select{Header: h, TimeoutNs: -1}
 	sets := map[int]SelectSets{}
-	for i := range selectSetNames {
+	for i, set := range selectSets {
 		v := a[1+i].Entry()
 		if v.IsNull() {
 			continue
@@ -88,7 +71,7 @@ func decodeSelect(h Header, a []Value) (Op, *badArg) {
 			return nil, bad
 		}
 		for _, fd := range fds {
-			sets[fd] |= 1 << i
+			sets[fd] |= set
 		}
 	}
 	for fd, s := range sets {
@@ -158,13 +141,8 @@ func (op *Select) ready(at Value) *badArg {
 		if name == "left" {
 			return nil
 		}
-		set := SelectSets(0)
-		for i, n := range selectSetNames {
-			if n == name {
-				set = 1 << i
-			}
-		}
-		if set == 0 || seen&set != 0 {
+		set, ok := kernel.SelectSetNames.ByName(name)
+		if !ok || seen&set != 0 {
 			return &badArg{at, "the ready sets after the result are not \"in [...]\", \"out [...]\" or \"except [...]\""}
 		}
 		seen |= set
