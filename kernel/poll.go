@@ -41,10 +41,12 @@ func (e PollEvents) String() string { return unionString(e, PollEventNames) }
 // (fs/select.c: POLLIN_SET, POLLOUT_SET, POLLEX_SET): do_select keeps a
 // descriptor of readfds when its poll mask meets PollInSet, of writefds
 // when it meets PollOutSet, of exceptfds when it meets PollExSet.
+// POLLNVAL is in all three (Linux 6.1's fs/select.c), though no socket's
+// poll method reports it.
 const (
-	PollInSet  = POLLRDNORM | POLLRDBAND | POLLIN | POLLHUP | POLLERR
-	PollOutSet = POLLWRBAND | POLLWRNORM | POLLOUT | POLLERR
-	PollExSet  = POLLPRI
+	PollInSet  = POLLRDNORM | POLLRDBAND | POLLIN | POLLHUP | POLLERR | POLLNVAL
+	PollOutSet = POLLWRBAND | POLLWRNORM | POLLOUT | POLLERR | POLLNVAL
+	PollExSet  = POLLPRI | POLLNVAL
 )
 
 // SelectSets says which of select(2)'s sets a descriptor is in: readfds

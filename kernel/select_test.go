@@ -3,8 +3,8 @@ package kernel
 import "testing"
 
 // do_select's sets: POLLHUP leaves a descriptor only in readfds, POLLERR
-// in readfds and writefds, POLLPRI only in exceptfds; a set not asked
-// for is never left.
+// in readfds and writefds, POLLPRI only in exceptfds, POLLNVAL in all;
+// a set not asked for is never left.
 func TestSelectReady(t *testing.T) {
 	all := SelectIn | SelectOut | SelectEx
 	for _, tt := range []struct {
@@ -18,7 +18,8 @@ func TestSelectReady(t *testing.T) {
 		{POLLRDNORM | POLLWRBAND, all, SelectIn | SelectOut},
 		{POLLERR, SelectEx, 0},
 		{POLLIN | POLLOUT, SelectOut, SelectOut},
-		{POLLRDHUP | POLLNVAL, all, 0},
+		{POLLNVAL, all, all},
+		{POLLRDHUP, all, 0},
 	} {
 		if got := SelectReady(tt.mask, tt.asked); got != tt.want {
 			t.Errorf("SelectReady(%v, %v) = %v, want %v", tt.mask, tt.asked, got, tt.want)
