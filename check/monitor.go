@@ -116,8 +116,9 @@ func NewMonitor() *Monitor {
 
 // Tracked registers a socket and a task; either may be nil. A socket's ids
 // are expected to continue from its current sk_zckey, its error queue's
-// zerocopy records are taken as they are, and its OnNotify hook is set to
-// call Notified after any hook already installed. A socket's own task is
+// zerocopy records are taken as they are, its OnNotify hook is set to
+// call Notified after any hook already installed, and its OnPurge hook
+// to forget the records a purge of the queue took. A socket's own task is
 // registered with it. Registering twice is harmless.
 func (m *Monitor) Tracked(sk *sock.Sock, task *ubuf.Task) {
 	if task != nil {
@@ -144,6 +145,13 @@ func (m *Monitor) Tracked(sk *sock.Sock, task *ubuf.Task) {
 			prev(n, merged)
 		}
 		m.Notified(sk, n, merged)
+	}
+	prevPurge := sk.OnPurge
+	sk.OnPurge = func() {
+		if prevPurge != nil {
+			prevPurge()
+		}
+		st.queue = st.queue[:0] // the records went with the queue, unread
 	}
 }
 

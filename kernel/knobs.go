@@ -31,6 +31,7 @@ var knobDocs = []Knob{
 	{"MemlockInfinityExempt", "RLIM_INFINITY skips locked-page accounting (after v4.14)"},
 	{"CopiedCode", "notifications carry SO_EE_CODE_ZEROCOPY_COPIED (v4.14); the RFC's have no ee_code"},
 	{"NotifyDeadSocket", "a dead socket's notification is still queued (RFC v2); freed since v4.14"},
+	{"TCPPurgeErrQueue", "destroying a closed TCP connection purges its error queue (sk_stream_kill_queues, v6.1, e0c8bccd40fc); before, only sk_destruct did"},
 	{"NotifyMergeEnd", "error-queue end a notification may extend: head in the RFC, tail since 4ab6c99d99bb"},
 	{"CopyUbufsHighOrder", "skb_copy_ubufs uses compound pages that fit MAX_SKB_FRAGS (v6.4, 7e692df39336)"},
 	{"CopyUbufsKeepPrivate", "skb_copy_ubufs keeps frags whose page has no other reference (RFC v2); copies all since v4.14"},

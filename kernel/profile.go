@@ -151,6 +151,16 @@ type Profile struct {
 	// kernels (v4.14) free the notification skb instead.
 	NotifyDeadSocket bool
 
+	// TCPPurgeErrQueue: destroying a closed TCP connection
+	// (inet_csk_destroy_sock) purges its error queue in
+	// sk_stream_kill_queues (v6.1, e0c8bccd40fc "net: stream: purge
+	// sk_error_queue in sk_stream_kill_queues()"). Before, as for every
+	// datagram socket still, only sk_destruct purged it, once nothing
+	// held the socket: a record that holds it (a timestamp clone's uarg,
+	// bug B14; a notification charged to sk_wmem_alloc, bug R5) kept the
+	// socket alive for ever.
+	TCPPurgeErrQueue bool
+
 	// NotifyMergeEnd is the error-queue end __msg_zerocopy_callback tries
 	// to extend: the tail since 4ab6c99d99bb ("sock: MSG_ZEROCOPY
 	// notification coalescing"), the head in the RFC.
@@ -581,6 +591,7 @@ func builtinProfiles() []Profile {
 		p.TCPRtoMaxOpt = true
 		p.ListenStopRefusesConnect = true
 		p.UDPRcvbufCountsSkb = true
+		p.TCPPurgeErrQueue = true
 	})
 	mmapRFC := derive(v414, "tcp-mmap-rfc", "linux-4.14 with the seed series \"tcp: add zero copy receive\" (net-next, April 2018): mmap() consumes received pages", func(p *Profile) {
 		p.Switch(BugTCPMmapLockOrder, true)

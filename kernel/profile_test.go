@@ -241,6 +241,7 @@ func TestDiff(t *testing.T) {
 		"OptmemMax: 20480 -> 131072",
 		"OmallocTruesize: 768 -> 832",
 		"MemlockDefault: 65536 -> 8388608",
+		"TCPPurgeErrQueue: false -> true",
 		"CopyUbufsHighOrder: false -> true",
 		"PureZerocopy: false -> true",
 		"ZerocopyCombinePages: false -> true",

@@ -47,16 +47,7 @@ func (w *World) PollSet(c Call, fds []PollFd, timeout engine.Duration) Result {
 		}
 		return false
 	}
-	deadline := w.Now().Add(min(timeout, endOfTime.Sub(w.Now())))
-	for !ready() {
-		ev, ok := w.Loop.Peek()
-		if !ok || ev.At > deadline || !w.RunNext() {
-			break
-		}
-	}
-	if !ready() && timeout > 0 {
-		w.Advance(deadline.Sub(w.Now())) // within virtual time: cannot fail
-	}
+	w.pollWait(ready, timeout)
 	var on *Socket
 	if len(fds) == 1 {
 		on = fds[0].S
@@ -90,6 +81,22 @@ func (w *World) PollSet(c Call, fds []PollFd, timeout engine.Duration) Result {
 	r := ok(int64(n))
 	w.record(c, "poll", on, r)
 	return r
+}
+
+// pollWait is the sleep of a poll or select (poll_schedule_timeout):
+// the network runs until ready holds, the timeout passes or the network
+// goes idle; a call still not ready returns once its timeout passed.
+func (w *World) pollWait(ready func() bool, timeout engine.Duration) {
+	deadline := w.Now().Add(min(timeout, endOfTime.Sub(w.Now())))
+	for !ready() {
+		ev, ok := w.Loop.Peek()
+		if !ok || ev.At > deadline || !w.RunNext() {
+			break
+		}
+	}
+	if !ready() && timeout > 0 {
+		w.Advance(deadline.Sub(w.Now())) // within virtual time: cannot fail
+	}
 }
 
 // pollMask is the socket's poll method: tcp_poll for TCP, on a listener

@@ -19,7 +19,9 @@
 // completion. After the last Put the socket lives on while transmitted skbs
 // still charge sk_wmem_alloc (the kernel's wmem bias: sk_free leaves the
 // struct to the last sock_wfree); then sk_destruct purges the error queue
-// and frees it, and a charge still held is reported as a leak.
+// and frees it, and a charge still held is reported as a leak. A TCP
+// connection's error queue goes earlier since v6.1, when it is destroyed
+// (PurgeErrQueue: sk_stream_kill_queues in inet_csk_destroy_sock).
 //
 // # Invariants
 //

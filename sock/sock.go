@@ -167,6 +167,9 @@ type Sock struct {
 	// OnNotify, if set, is called for each zerocopy notification the
 	// socket's uargs hand over, after it was merged or queued.
 	OnNotify func(n ubuf.Notification, merged bool)
+	// OnPurge, if set, is called after PurgeErrQueue emptied the error
+	// queue.
+	OnPurge func()
 }
 
 // ShutdownBits is a set of sk_shutdown bits.
@@ -405,9 +408,7 @@ func (s *Sock) maybeFree() {
 // must be back to zero.
 func (s *Sock) destruct() {
 	s.disableTimestamp(RxtsTimestamp | RxtsTimestampingRxSoftware)
-	for _, r := range s.ErrQueue.Purge() {
-		s.freeRecord(r)
-	}
+	s.PurgeErrQueue()
 	for _, c := range []struct {
 		name string
 		n    int
@@ -424,6 +425,22 @@ func (s *Sock) destruct() {
 func (s *Sock) Orphan() {
 	s.dead = true
 	s.Note(kernel.Entry{Op: kernel.OpOrphan})
+}
+
+// PurgeErrQueue frees every record of the error queue, returning its
+// charge: sk_destruct's purge (inet_sock_destruct), and for TCP since
+// v6.1 sk_stream_kill_queues' when inet_csk_destroy_sock destroys the
+// closed connection, before the socket's last reference goes
+// (Profile.TCPPurgeErrQueue). Under kernel.BugNotifyWmem that is what
+// returns a TCP socket's unread notifications to sk_wmem_alloc, which
+// else keep it from ever being destroyed.
+func (s *Sock) PurgeErrQueue() {
+	for _, r := range s.ErrQueue.Purge() {
+		s.freeRecord(r)
+	}
+	if s.OnPurge != nil {
+		s.OnPurge()
+	}
 }
 
 // Close models the socket-layer part of close(2) for protocols without

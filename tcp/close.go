@@ -81,7 +81,10 @@ func (c *Conn) Close() (reset bool) {
 	c.Sk.Orphan()
 	switch {
 	case c.done:
-		c.purgeRcv() // __tcp_close: the reset or finished socket's unread data
+		// __tcp_close: the reset or finished socket's unread data, then
+		// inet_csk_destroy_sock.
+		c.purgeRcv()
+		c.killErrQueue()
 	case c.SynWaiting(): // tcp_close_state: SYN_SENT becomes TCP_CLOSE, nothing sent
 		c.finish()
 	case len(c.rcvQueue) > 0 || c.Sk.State == sock.LISTEN || c.Sk.State == sock.CLOSE:
@@ -172,9 +175,11 @@ func (c *Conn) abort(err kernel.Errno) {
 
 // finish models tcp_done and inet_csk_destroy_sock: purge the write and
 // retransmit queues (tcp_write_queue_purge frees every skb and so drops
-// their uarg references) and, on an orphan, the receive queue — a socket
-// its user holds keeps what it received, to be read before the end of
-// the stream or the error (tcp_recvmsg finds queued data first) —,
+// their uarg references) and, on an orphan, the receive queue and, after
+// tcp_done, the error queue (sk_stream_kill_queues, killErrQueue) — a
+// socket its user holds keeps what it received, to be read before the
+// end of the stream or the error (tcp_recvmsg finds queued data first),
+// and its error queue —,
 // release the page frag, move to TCP_CLOSE and drop the connection's
 // socket reference. The descriptor's reference, if not yet closed, keeps
 // the socket.
@@ -200,7 +205,19 @@ func (c *Conn) finish() {
 	c.t.backoff = 0
 	c.Sk.State = sock.CLOSE
 	c.Sk.Note(kernel.Entry{Op: kernel.OpTCPDone})
+	if c.Sk.Dead() {
+		c.killErrQueue()
+	}
 	c.Sk.Put()
+}
+
+// killErrQueue is sk_stream_kill_queues' purge of the error queue when
+// inet_csk_destroy_sock destroys the connection, in kernels that have it
+// (Profile.TCPPurgeErrQueue).
+func (c *Conn) killErrQueue() {
+	if c.Sk.Host().Profile.TCPPurgeErrQueue {
+		c.Sk.PurgeErrQueue()
+	}
 }
 
 // purgeRcv frees the receive queue, returning its charge, and forgets

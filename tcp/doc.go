@@ -762,7 +762,9 @@
 // tcp_remove_empty_skb, tcp_close, tcp_shutdown, tcp_disconnect (of a
 // listener; its connect refused after, ListenStopped),
 // inet_child_forget (inet_connection_sock.c: a child its listener's close
-// resets, Conn.Forget),
+// resets, Conn.Forget), inet_csk_destroy_sock and sk_stream_kill_queues
+// (net/core/stream.c: the receive queue of the destroyed connection
+// purged, and its error queue since v6.1, Profile.TCPPurgeErrQueue),
 // inet_listen (af_inet.c: the backlog, and fastopen_queue_tune under
 // TFO_SERVER_WO_SOCKOPT1); net/ipv4/tcp_timer.c: tcp_retransmit_timer
 // and tcp_write_timeout in SYN_SENT, tcp_model_timeout (synsent.go);

@@ -57,6 +57,7 @@
 //	mmap, munmap                   World.Mmap/Munmap of a followed socket; the mapping is kept by address
 //	close, shutdown                World.Close/Shutdown
 //	poll, ppoll                    World.PollSet of the followed sockets, guided (poll)
+//	select, pselect6               World.Select of the followed sockets, guided as poll is, on the sets each is left in (selectSyscall)
 //	epoll_create, epoll_create1    World.EpollCreate, compared as socket is: the descriptor refers to the instance (dup, fork and close follow it)
 //	epoll_ctl                      World.EpollCtl on a followed socket; the interest list by file and fd, with each item's data
 //	epoll_wait, epoll_pwait(2)     World.EpollWait of the instance, guided (epollWait)
@@ -165,7 +166,7 @@
 // sendfile) runs at its resumed line.
 //
 // A blocking read of data on a TCP or datagram socket (recv, recvfrom,
-// recvmsg, read, without MSG_WAITALL), an accept, a poll
+// recvmsg, read, without MSG_WAITALL), an accept, a poll, a select
 // or an epoll_wait with a timeout and a blocking TCP connect sleep from
 // their unfinished line too (startWait): the survey keeps each such
 // split call whole (survey.waits, the first maxSplit), and the replay
@@ -174,7 +175,7 @@
 // bytes a TCP read returned, the FIN of one that returned 0, a datagram
 // for a datagram read (__skb_wait_for_more_packets wakes with the
 // first), a traced client queued for the accept, the events a poll or
-// an epoll_wait returned; a connect at once, as it sends its SYN before
+// an epoll_wait returned, the sets a select left its sockets in; a connect at once, as it sends its SYN before
 // it sleeps), so that what it does is there for
 // the calls after it and it takes what had arrived when it woke (a
 // woken reader takes what is queued when it runs, which may be more
@@ -217,8 +218,8 @@
 // Where the model notes that a connection's receive buffer may have
 // grown otherwise in the kernel (tcp_rcv_space_adjust's RTT gate runs on
 // wall-clock microseconds: kernel.OpRcvbufUndetermined), a later call on
-// that connection whose result hangs on the buffer (data calls, polls
-// and epoll_waits, SO_RCVBUF and zerocopy receives read back) is
+// that connection whose result hangs on the buffer (data calls, polls,
+// selects and epoll_waits, SO_RCVBUF and zerocopy receives read back) is
 // undetermined rather than a divergence.
 //
 // # Verdicts

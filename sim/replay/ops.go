@@ -79,6 +79,8 @@ func (r *replayer) op(op strace.Op) {
 		r.exec(o)
 	case *strace.Poll:
 		r.poll(o)
+	case *strace.Select:
+		r.selectSyscall(o)
 	case *strace.EpollCreate:
 		r.epollCreate(o)
 	case *strace.EpollCtl:
@@ -1212,7 +1214,7 @@ func (r *replayer) compare(h *strace.Header, fd int, sock, text, obs, pred, why 
 // window limits, polls, and SO_RCVBUF or a zerocopy receive read back.
 func hangsOnRcvbuf(syscall, text string) bool {
 	switch syscall {
-	case "recv", "recvfrom", "recvmsg", "read", "poll", "ppoll",
+	case "recv", "recvfrom", "recvmsg", "read", "poll", "ppoll", "select", "pselect6",
 		"send", "sendto", "sendmsg", "sendmmsg", "write", "writev", "sendfile":
 		return true
 	case "getsockopt":

@@ -20,10 +20,10 @@ type waiting struct {
 
 // waits reports whether the replay runs the split call op from its
 // first line on (startWait): a read of data without MSG_WAITALL, an
-// accept, a poll of one descriptor or an epoll_wait that returned
-// events, a blocking TCP connect, each returning a result. A send is started by
-// startSend instead; other calls took nothing from the model's state
-// while they waited.
+// accept, a poll, select or epoll_wait that returned events, a blocking
+// TCP connect, each returning a result. A send is started by startSend
+// instead; other calls took nothing from the model's state while they
+// waited.
 func waits(op strace.Op) bool {
 	h := op.Head()
 	if len(h.Lines) < 2 || h.Result.Kind != strace.ResultValue {
@@ -34,8 +34,8 @@ func waits(op strace.Op) bool {
 		return !o.ErrQueue && msgFlags(o.Flags)&kernel.MSG_WAITALL == 0
 	case *strace.Accept, *strace.Connect:
 		return true
-	case *strace.Poll:
-		n, _ := o.Result.Ret()
+	case *strace.Poll, *strace.Select:
+		n, _ := o.Head().Result.Ret()
 		return n > 0
 	case *strace.EpollWait:
 		n, _ := o.Result.Ret()
@@ -76,16 +76,16 @@ func (r *replayer) startWait(c *strace.Call) {
 }
 
 // blocks reports whether op, a call waits keeps, can sleep: on a
-// followed socket, without MSG_DONTWAIT or O_NONBLOCK, a poll with a
-// timeout. One that cannot ran on another CPU while strace printed
-// another pid's line.
+// followed socket, without MSG_DONTWAIT or O_NONBLOCK, a poll or select
+// of followed sockets with a timeout. One that cannot ran on another
+// CPU while strace printed another pid's line.
 func (r *replayer) blocks(op strace.Op) bool {
 	switch o := op.(type) {
 	case *strace.EpollWait:
 		return r.epollOf(o.Epfd) != nil && o.TimeoutNs != 0
-	case *strace.Poll:
-		_, follows := r.pollReady(r.fds, o)
-		return follows && o.TimeoutNs != 0
+	case *strace.Poll, *strace.Select:
+		pc, ok := polledIn(r.fds, op)
+		return ok && len(pc.ps) > 0 && pc.timeoutNs != 0
 	}
 	fd, _ := opFd(op)
 	e := r.fds[fd]
@@ -150,8 +150,9 @@ func (r *replayer) woken(h *strace.Header) bool {
 // can be more, and the log says how much), or the FIN or reset of one
 // that returned 0 with nothing queued; a datagram for a datagram read
 // (__skb_wait_for_more_packets wakes with the first); a traced client's
-// connection queued for an accept; the events a poll returned, and
-// those of an epoll_wait on the sockets its events' data names. A blocking TCP
+// connection queued for an accept; the events a poll returned or the
+// sets a select left its followed sockets in (pollReady), and those of
+// an epoll_wait on the sockets its events' data names. A blocking TCP
 // connect is ready at once: it sends its SYN, and the model's loopback
 // handshake completes.
 func (r *replayer) ready(w *waiting) bool {
@@ -178,9 +179,9 @@ func (r *replayer) ready(w *waiting) bool {
 	case *strace.Accept:
 		l := fds[o.Fd]
 		return l != nil && l.s != nil && r.pendingFor(l, o.Peer.Addr) >= 0
-	case *strace.Poll:
-		ready, _ := r.pollReady(fds, o)
-		return ready
+	case *strace.Poll, *strace.Select:
+		pc, ok := polledIn(fds, o)
+		return ok && r.pollReady(pc)
 	case *strace.Connect:
 		e := fds[o.Fd]
 		return e != nil && e.s != nil && e.s.IsTCP()
@@ -195,24 +196,26 @@ func (r *replayer) ready(w *waiting) bool {
 	return false
 }
 
-// pollReady reports whether the events poll o returned for the followed
-// sockets in fds are all there in the model, at least one socket having
-// some, and whether o asked about a followed socket at all. Events the
-// model does not know make it not ready: the call is left to its
-// resumed line.
-func (r *replayer) pollReady(fds map[int]*fdEntry, o *strace.Poll) (ready, follows bool) {
-	ready = true
+// pollReady reports whether what pc returned for its followed sockets is
+// all there in the model (pollHas), at least one socket having some.
+func (r *replayer) pollReady(pc *pollCall) bool {
 	some := false
-	for _, pfd := range o.Fds {
-		e := fds[pfd.Fd]
-		if e == nil || e.s == nil {
-			continue
-		}
-		follows = true
-		events, ok1 := eventSet(kernel.PollEventNames, pfd.Events)
-		revents, ok2 := eventSet(kernel.PollEventNames, pfd.Revents)
-		some = some || revents != 0
-		ready = ready && ok1 && ok2 && r.w.PollMask(e.s)&(events|kernel.PollAlways)&revents == revents
+	for i := range pc.ps {
+		some = some || pc.ps[i].revents != 0
 	}
-	return ready && some, follows
+	return some && r.pollHas(pc)
+}
+
+// polledIn is the pollCall of a poll or select op on the followed sockets
+// of fds; false for another op, or for a poll of events the model does
+// not know, which is then left to its resumed line.
+func polledIn(fds map[int]*fdEntry, op strace.Op) (*pollCall, bool) {
+	switch o := op.(type) {
+	case *strace.Poll:
+		ps, ok := pollOf(fds, o)
+		return &pollCall{h: &o.Header, ps: ps, nfds: len(o.Fds), timeoutNs: o.TimeoutNs}, ok
+	case *strace.Select:
+		return selectOf(fds, o), true
+	}
+	return nil, false
 }

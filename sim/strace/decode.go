@@ -179,6 +179,8 @@ var decoders = map[string]struct {
 	"mmap":          {6, decodeMmap},
 	"poll":          {-1, decodePoll},
 	"ppoll":         {-1, decodePoll},
+	"select":        {-1, decodeSelect},
+	"pselect6":      {-1, decodeSelect},
 	"munmap":        {2, decodeMunmap},
 	"read":          {3, decodeRead},
 	"epoll_create":  {1, decodeEpollCreate},

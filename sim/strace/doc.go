@@ -96,7 +96,8 @@
 // getsockopt, send, sendto, sendmsg, sendmmsg, write, writev and sendfile
 // (a [Send] of their lengths), recv, recvfrom, recvmsg, close, shutdown,
 // prlimit64, setrlimit and getrlimit, poll and ppoll ([Poll], with the
-// revents strace lists after the result), epoll_create and epoll_create1
+// revents strace lists after the result), select and pselect6 ([Select],
+// with the sets strace lists after the result), epoll_create and epoll_create1
 // ([EpollCreate]), epoll_ctl ([EpollCtl], with the event's data) and
 // epoll_wait, epoll_pwait and epoll_pwait2 ([EpollWait], with the events
 // strace prints on exit); and what the descriptor tables of a

@@ -33,6 +33,7 @@ func FuzzParse(f *testing.F) {
 	}
 	f.Add([]byte("poll([{fd=3<TCP:[127.0.0.1:1->127.0.0.1:2]>, events=POLLOUT}], 1, 500) = 1 ([{fd=3, revents=POLLOUT|POLLERR}]) <0.000018>\n"))
 	f.Add([]byte("ppoll([{fd=4, events=POLLERR}], 1, {tv_sec=0, tv_nsec=1000000}, NULL, 8) = 1 ([{fd=4, revents=POLLERR}], left {tv_sec=0, tv_nsec=998949})\n"))
+	f.Add([]byte("select(7, [5<TCP:[127.0.0.1:1->127.0.0.1:2]> 6], [4], NULL, {tv_sec=0, tv_usec=100000}) = 2 (in [5], out [4], left {tv_sec=0, tv_usec=99997})\n"))
 	f.Fuzz(func(t *testing.T, src []byte) {
 		lines := bytes.Count(src, []byte{'\n'}) + 1
 		log, err := Parse("fuzz", src)

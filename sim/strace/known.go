@@ -160,6 +160,8 @@ func withHeader(op Op, h Header) Op {
 		return copied(o, h)
 	case *Poll:
 		return copied(o, h)
+	case *Select:
+		return copied(o, h)
 	case *ZcRecv:
 		return copied(o, h)
 	case *Mmap:

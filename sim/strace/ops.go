@@ -22,7 +22,8 @@ func (h *Header) Head() *Header { return h }
 
 // Op is one decoded call: a *Socket, *SocketPair, *Bind, *Listen, *Accept,
 // *Connect, *SockOpt, *Send, *SendMmsg, *Recv, *Close, *Shutdown, *Rlimit,
-// *Dup, *Fork, *CloseRange, *ZcRecv, *Mmap, *Munmap, *Poll or *Ignored.
+// *Dup, *Fork, *CloseRange, *ZcRecv, *Mmap, *Munmap, *Poll, *Select or
+// *Ignored.
 type Op interface {
 	Head() *Header
 }
