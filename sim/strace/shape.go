@@ -59,29 +59,34 @@ type shapes struct {
 	once     [maxOnce]seenOnce
 	nextOnce int
 	// key and runs are the shape and the runs of digits of the line
-	// being read (of); deltas and differ, per run, how much longer it is
-	// than the shape's line's and whether it differs (apply).
+	// being read (of); shift holds, per run and one past the last, how
+	// much longer the runs before it are than the shape's line's, and
+	// differ the runs that differ from its, in order (apply).
 	key    []byte
 	runs   []int
-	deltas []int
-	differ []bool
+	shift  []int
+	differ []int
 }
 
 // of computes the shape of text into s.key and its runs of digits into
 // s.runs, and returns the shape remembered for it, if any.
 func (s *shapes) of(text string) *shape {
 	s.key, s.runs = s.key[:0], s.runs[:0]
-	for i := 0; i < len(text); i++ {
-		if !isDigit(text[i]) {
-			s.key = append(s.key, text[i])
-			continue
-		}
+	for i := 0; i < len(text); {
 		start := i
-		for i+1 < len(text) && isDigit(text[i+1]) {
+		for i < len(text) && !isDigit(text[i]) {
+			i++
+		}
+		s.key = append(s.key, text[start:i]...)
+		if i == len(text) {
+			break
+		}
+		start = i
+		for i < len(text) && isDigit(text[i]) {
 			i++
 		}
 		s.key = append(s.key, '0')
-		s.runs = append(s.runs, start, i+1)
+		s.runs = append(s.runs, start, i)
 	}
 	return s.byKey[string(s.key)]
 }
@@ -206,15 +211,20 @@ func (t *shape) each(f func(*Value)) {
 	}
 }
 
-// span returns where v's text starts and ends in t.text, and whether it
-// is there: at v's column, or for an argument strace named (name=value)
-// at the name before it.
-func (t *shape) span(v *Value) (start, end int, ok bool) {
+// offsets returns where v's text starts and ends in t.text if it is
+// there (span): at v's column, or for an argument strace named
+// (name=value) at the name before it.
+func (t *shape) offsets(v *Value) (start, end int) {
 	start = v.Col - 1 - t.at
 	if v.Name != "" && len(v.Text) > len(v.Name) && v.Text[len(v.Name)] == '=' && v.Text[:len(v.Name)] == v.Name {
 		start -= len(v.Name) + 1
 	}
-	end = start + len(v.Text)
+	return start, start + len(v.Text)
+}
+
+// span returns v's offsets, and whether its text is there.
+func (t *shape) span(v *Value) (start, end int, ok bool) {
+	start, end = t.offsets(v)
 	return start, end, start >= 0 && end <= len(t.text) && t.text[start:end] == v.Text
 }
 
@@ -224,19 +234,18 @@ func (t *shape) span(v *Value) (start, end int, ok bool) {
 // whole integers, nor when it does not differ at all (knownLine).
 func (p *parser) apply(t *shape, text string, at, lineNo, pid int, when Time) bool {
 	s := &p.shapes
-	s.deltas, s.differ = s.deltas[:0], s.differ[:0]
-	changed := false
+	s.shift, s.differ = append(s.shift[:0], 0), s.differ[:0]
 	for r := 0; r < len(s.runs); r += 2 {
 		old, now := t.text[t.runs[r]:t.runs[r+1]], text[s.runs[r]:s.runs[r+1]]
-		s.deltas, s.differ = append(s.deltas, len(now)-len(old)), append(s.differ, old != now)
+		s.shift = append(s.shift, s.shift[r/2]+len(now)-len(old))
 		if old != now {
 			if _, ok := parseNumber(now); !ok || t.ints[r/2] == nil {
 				return false
 			}
-			changed = true
+			s.differ = append(s.differ, r)
 		}
 	}
-	if !changed {
+	if len(s.differ) == 0 {
 		return false
 	}
 	call := t.call
@@ -244,10 +253,8 @@ func (p *parser) apply(t *shape, text string, at, lineNo, pid int, when Time) bo
 	if call.Args, ok = p.carveList(t, t.call.Args, text, at, lineNo); !ok {
 		return false
 	}
-	if v := &t.call.Result.Value; v.IsValid() {
-		if call.Result.Value, ok = p.carveValue(t, v, text, at, lineNo); !ok {
-			return false
-		}
+	if v := &t.call.Result.Value; v.IsValid() && !p.moveValue(t, v, &call.Result.Value, text, at, lineNo) {
+		return false
 	}
 	call.Lines = p.lineSet([]segment{{0, lineNo, 1}})
 	call.Pid, call.Time = pid, when
@@ -256,73 +263,71 @@ func (p *parser) apply(t *shape, text string, at, lineNo, pid int, when Time) bo
 }
 
 // moved is where offset off of t.text is in the line being read: after
-// the runs that end at or before it, longer or shorter by their deltas.
+// the runs that end at or before it, longer or shorter by their shift.
 func (s *shapes) moved(t *shape, off int) int {
-	n := off
-	for r := 0; r < len(t.runs) && t.runs[r+1] <= off; r += 2 {
-		n += s.deltas[r/2]
+	lo, hi := 0, len(t.runs)/2 // the runs that end at or before off: [0, lo)
+	for lo < hi {
+		if m := (lo + hi) / 2; t.runs[2*m+1] <= off {
+			lo = m + 1
+		} else {
+			hi = m
+		}
 	}
-	return n
+	return off + s.shift[lo]
 }
 
-// carveList copies the values vs of t's call into the carver as the line
-// of text shows them (carveValue).
+// carveList copies the values vs of t's call into the carver, as the
+// line of text shows them (moveValue).
 func (p *parser) carveList(t *shape, vs []Value, text string, at, lineNo int) ([]Value, bool) {
 	if vs == nil {
 		return nil, true
 	}
-	mark := p.mem.valMark()
-	for i := range vs {
-		v, ok := p.carveValue(t, &vs[i], text, at, lineNo)
-		if !ok {
+	out := p.mem.vals.slab.cut(vs, p.mem.reuse)
+	for i := range out {
+		if !p.moveValue(t, &vs[i], &out[i], text, at, lineNo) {
 			return nil, false
 		}
-		p.mem.pushVal(&v)
 	}
-	return p.mem.carveVals(mark), true
+	return out, true
 }
 
-// carveValue returns the value src of t's call as the line of text shows
-// it, its elements and fields in the carver: its text cut from the line,
-// its column moved, its integer parsed from the line if it is a changed
-// run's (shape.ints). It fails on a value that a changed run cuts into,
-// or that holds one but is neither the run's integer nor a struct,
-// array, macro or in/out pair around it.
-func (p *parser) carveValue(t *shape, src *Value, text string, at, lineNo int) (Value, bool) {
+// moveValue makes v, a copy of the value src of t's call, the value as
+// the line of text shows it, its elements and fields copied into the
+// carver: its text cut from the line, its column moved, its integer
+// parsed from the line if it is a changed run's (shape.ints). It fails
+// on a value that a changed run cuts into, or that holds one but is
+// neither the run's integer nor a struct, array, macro or in/out pair
+// around it.
+func (p *parser) moveValue(t *shape, src, v *Value, text string, at, lineNo int) bool {
 	s := &p.shapes
-	start, end, _ := t.span(src)
-	v := *src
-	for r := 0; r < len(t.runs); r += 2 {
-		if !s.differ[r/2] || t.runs[r] >= end || t.runs[r+1] <= start {
+	start, end := t.offsets(src)
+	for _, r := range s.differ {
+		if t.runs[r] >= end || t.runs[r+1] <= start {
 			continue
 		}
 		if t.runs[r] < start || t.runs[r+1] > end {
-			return Value{}, false
+			return false
 		}
 		switch {
 		case t.ints[r/2] == src:
 			v.Int, _ = parseNumber(text[s.runs[r]:s.runs[r+1]])
 		case v.Kind != KindStruct && v.Kind != KindArray && v.Kind != KindMacro && v.Kind != KindInOut:
-			return Value{}, false
+			return false
 		}
 	}
 	v.Text = text[s.moved(t, start):s.moved(t, end)]
 	v.Line, v.Col = lineNo, at+s.moved(t, src.Col-1-t.at)+1
 	var ok bool
 	if v.Elems, ok = p.carveList(t, src.Elems, text, at, lineNo); !ok {
-		return Value{}, false
+		return false
 	}
 	if src.Fields != nil {
-		mark := p.mem.fieldMark()
-		for j := range src.Fields {
-			f := &src.Fields[j]
-			fv, ok := p.carveValue(t, &f.Value, text, at, lineNo)
-			if !ok {
-				return Value{}, false
+		v.Fields = p.mem.fields.slab.cut(src.Fields, p.mem.reuse)
+		for j := range v.Fields {
+			if !p.moveValue(t, &src.Fields[j].Value, &v.Fields[j].Value, text, at, lineNo) {
+				return false
 			}
-			p.mem.pushField(&Field{Name: f.Name, Value: fv})
 		}
-		v.Fields = p.mem.carveFields(mark)
 	}
-	return v, true
+	return true
 }
