@@ -161,14 +161,19 @@ func (w *World) FailCall(c Call, op string, err kernel.Errno) Result {
 // starts the timers the call may need. The result is kept typed; the
 // event's sentence is built only if the trace is rendered (Event.Render).
 func (w *World) record(c Call, op string, s *Socket, r Result) {
+	// The event is cleared and written field by field where it lies: a
+	// composite literal of the 816-byte Event would be built aside and
+	// copied in.
 	e := &w.event
-	*e = Event{Source: c.Source, Op: op, pending: true}
+	*e = Event{}
+	e.Source, e.Op, e.pending = c.Source, op, true
 	if s != nil {
 		e.Socket = s.Name
 	}
-	e.call = callResult{text: c.Text, ret: r.Ret, errno: r.Errno, blocked: r.Blocked,
-		send: r.Send.ZC, id: r.Send.ID, outcome: r.Send.Outcome, undetermined: cmp.Or(r.Send.Undetermined, r.Undetermined),
-		zcControl: r.ZcControl, recvControl: r.RecvControl, assumes: w.timerAssumption(s, w.callBegan())}
+	rc := &e.call
+	rc.text, rc.ret, rc.errno, rc.blocked = c.Text, r.Ret, r.Errno, r.Blocked
+	rc.send, rc.id, rc.outcome, rc.undetermined = r.Send.ZC, r.Send.ID, r.Send.Outcome, cmp.Or(r.Send.Undetermined, r.Undetermined)
+	rc.zcControl, rc.recvControl, rc.assumes = r.ZcControl, r.RecvControl, w.timerAssumption(s, w.callBegan())
 	if r.Record != nil {
 		e.call.rec, e.call.hasRec, e.call.ctrunc = *r.Record, true, r.Ctrunc
 	}

@@ -239,11 +239,13 @@ func (w *World) end(e Event) {
 }
 
 // endEvent finishes a step whose event is in w.event, written there by
-// the caller so that its 800 bytes are not copied on the way: record it
-// with what it touched, then run the invariant checkers and record every
-// violation they report.
-func (w *World) endEvent() {
-	e := &w.event
+// the caller so that its 800 bytes are not copied on the way (endEventAt).
+func (w *World) endEvent() { w.endEventAt(&w.event) }
+
+// endEventAt finishes a step whose event is *e: record it with what it
+// touched, then run the invariant checkers and record every violation
+// they report.
+func (w *World) endEventAt(e *Event) {
 	e.Step, e.Time = w.Host.Step, int64(w.Now())
 	if s := w.byName[e.Socket]; s != nil {
 		e.far = s.Far()
@@ -332,12 +334,11 @@ func (w *World) runEvent(op string, fn func(*Event)) {
 	w.begin()
 	e := w.lendEvent()
 	w.inBottomHalf(fn, e)
-	w.event = *e
-	w.returnEvent()
-	if w.event.Op == "" {
-		w.event.Op = op
+	if e.Op == "" {
+		e.Op = op
 	}
-	w.endEvent()
+	w.endEventAt(e)
+	w.returnEvent()
 }
 
 // OutOfTime reports whether the model had to leave out an event that

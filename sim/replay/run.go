@@ -216,7 +216,11 @@ type decoders struct {
 	last *strace.Decoder
 }
 
-func (d *decoders) op(it strace.Item) strace.Op { return d.of(it.File).Op(it.Call) }
+// op decodes a call for the replay, which is done with it when its call
+// is (Decoder.Lend): the report's Calls copy what they show of it, and
+// the split calls the replay keeps past their line are the survey's
+// (waits) and Start's (sleeping), never lent ones.
+func (d *decoders) op(it strace.Item) strace.Op { return d.of(it.File).Lend(it.Call) }
 
 // peek decodes a call for a look only (Decoder.Peek).
 func (d *decoders) peek(it strace.Item) strace.Op { return d.of(it.File).Peek(it.Call) }

@@ -57,6 +57,21 @@ func (d *Decoder) Peek(c *Call) Op {
 	return d.d.call(c)
 }
 
+// Lend decodes one call as Op does, for a caller done with each Op
+// before it decodes the next call: for a call a Scanner listed again it
+// is not a copy but the Op every later copy is made from, its Header
+// set to c's. Every call of that line's text gets that one Op, so the
+// caller must keep neither it nor a pointer into it past its call, nor
+// change it, and decode every call of its Scanner with Lend: the first
+// Op that Op or Peek hands out for a text is that one too.
+func (d *Decoder) Lend(c *Call) Op {
+	if k := c.known; k != nil && k.op != nil {
+		*k.op.Head() = header(c)
+		return k.op
+	}
+	return d.d.call(c)
+}
+
 // Start decodes the first half of a call strace printed unfinished
 // ([Item].Start): a send, whose arguments strace prints in full on entry
 // (send, sendto, sendmsg, write, writev; [StartDecoded]), becomes the Op

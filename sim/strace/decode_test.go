@@ -3,6 +3,7 @@ package strace
 import (
 	"errors"
 	"net/netip"
+	"slices"
 	"strings"
 	"testing"
 
@@ -365,5 +366,34 @@ func TestPeekSharesARepeatedLinesOp(t *testing.T) {
 	}
 	if s, ok := shared.(*Send); !ok || s.Len != 4096 || !s.ZeroCopy || s.Lines[0] != 3 {
 		t.Errorf("shared Op %+v, want the 4096-byte zerocopy send of line 3, the text's second", shared)
+	}
+}
+
+// Lend hands out, for a line a Scanner read before, the Op the copies are
+// made from, as Peek does, but with the call's own Header.
+func TestLendSharesARepeatedLinesOpUnderItsHeader(t *testing.T) {
+	line := `sendto(4, "zz"..., 4096, MSG_ZEROCOPY, NULL, 0) = 4096` + "\n"
+	sc := NewScanner("t.log", strings.NewReader("close(3) = 0\n"+strings.Repeat("1 "+line, 2)+"2 "+line))
+	dec := NewDecoder("t.log")
+	var lent []Op
+	for sc.Scan() {
+		c := sc.Item().Call
+		if c.Name != "sendto" {
+			continue
+		}
+		op := dec.Lend(c)
+		if h := op.Head(); !slices.Equal(h.Lines, []int{c.Line()}) || h.Pid != c.Pid {
+			t.Errorf("line %d: lent Op's Header has lines %v, pid %d; want the call's, pid %d", c.Line(), h.Lines, h.Pid, c.Pid)
+		}
+		if s, ok := op.(*Send); !ok || s.Len != 4096 || !s.ZeroCopy {
+			t.Errorf("line %d: lent %+v, want the 4096-byte zerocopy send", c.Line(), op)
+		}
+		lent = append(lent, op)
+	}
+	if err := dec.Err(); err != nil || len(lent) != 3 {
+		t.Fatalf("%d sends, error %v; want 3, none", len(lent), err)
+	}
+	if lent[2] != lent[1] || lent[0] == lent[1] {
+		t.Errorf("Lend of lines 2-4: %p %p %p; want the last two alike, the first its own", lent[0], lent[1], lent[2])
 	}
 }

@@ -84,9 +84,10 @@ type parser struct {
 	// StartDecoded names, in started, as its line shows it.
 	starts  bool
 	started []Call
-	// known remembers the whole-call lines a Scanner read lately; see
-	// knownLine.
-	known knownLines
+	// known remembers the whole-call lines a Scanner read lately, and
+	// shapes the shapes of those it parsed; see knownLine and shape.
+	known  knownLines
+	shapes shapes
 	// since sums the -r times of the lines so far (Time.Since).
 	since int64
 	// seg is the segment of the line being parsed, the cursor's: what
@@ -143,9 +144,24 @@ func (p *parser) line(text string, lineNo int, stitch *stitched) *stitched {
 		p.note(&msg, pid, when, lineNo)
 		return &stitched{text: text[:cut], segs: slices.Clone(c.segs), pid: pid, when: when}
 	}
-	if at := c.i; p.callLine(&c, pid, when) && p.mem.reuse {
-		call := &p.log.Calls[len(p.log.Calls)-1]
-		call.known = p.known.seen(rest, *call, at)
+	at := c.i
+	if !p.mem.reuse {
+		p.callLine(&c, pid, when)
+		return nil
+	}
+	t := p.shapes.of(rest)
+	parsed := false
+	if t == nil || !p.apply(t, rest, at, lineNo, pid, when) {
+		errs := len(p.errs.Errs) + p.errs.Dropped
+		if !p.callLine(&c, pid, when) {
+			return nil
+		}
+		parsed = len(p.errs.Errs)+p.errs.Dropped == errs
+	}
+	call := &p.log.Calls[len(p.log.Calls)-1]
+	call.known = p.known.seen(rest, *call, at)
+	if parsed && t == nil && call.known == nil {
+		p.shapes.parsed(rest, at, call)
 	}
 	return nil
 }
