@@ -13,19 +13,10 @@ import (
 // meets and counts memberships, not descriptors; with nothing ready it
 // waits out its timeout, and a closed socket fails it with EBADF.
 func TestSelect(t *testing.T) {
-	p, err := kernel.Lookup(kernel.DefaultProfile)
-	require.NoError(t, err)
-	w := New(p, 1)
-	lo := DefaultDevice("lo", Loopback)
-	w.AddDevice(lo)
-	task := w.AddTask("main", w.AddUser(1000), 8<<20, true)
-	s, r := w.NewSocket(Call{}, "s", task, kernel.AF_INET, kernel.SOCK_STREAM, 0, lo, PeerOptions{})
-	require.Zero(t, r.Errno)
-	require.Zero(t, w.Connect(Call{}, s).Errno)
-
+	w, s := connectedLoopback(t)
 	fds := []SelectFd{{S: s, Sets: kernel.SelectIn | kernel.SelectEx}, {S: s.Peer, Sets: kernel.SelectIn}}
 	start := w.Now()
-	r = w.Select(Call{}, fds, 3*engine.Millisecond)
+	r := w.Select(Call{}, fds, 3*engine.Millisecond)
 	require.Zero(t, r.Ret, "nothing to read, no urgent data")
 	require.Equal(t, 3*engine.Millisecond, w.Now().Sub(start), "it waited out its timeout")
 
