@@ -50,6 +50,7 @@ func (c *Conn) Receive(b *skb.Buff, seq, endSeq uint32, fin bool, gso int, push 
 		b.Free()
 	} else if b != nil {
 		s := rcvSeg{len: b.Len, gso: gso, push: push, truesize: b.Truesize, head: b.Head, headless: b.HeadLen() == 0}
+		c.tryRmemSchedule()
 		c.queueRcv(b)
 		c.eventDataRecv(s)
 	}
@@ -156,6 +157,41 @@ func (c *Conn) queueRcv(b *skb.Buff) {
 	r := rcvSkbSlab.Of(c.host()).New()
 	r.skb, r.segs[0], r.nsegs, r.tstamp = b, int32(b.Len), 1, b.RxTstamp
 	c.rcvQueue = rcvSkbPtrSlab.Of(c.host()).Append(c.rcvQueue, r)
+}
+
+// tryRmemSchedule models tcp_try_rmem_schedule for an in-order segment
+// about to be queued: a receive buffer that is over its sk_rcvbuf
+// already (tcp_can_ingest: sk_rmem_alloc <= sk_rcvbuf) is pruned first
+// (pruneQueue). Measured on Linux 6.18 over loopback: three 32741-byte
+// segments of a zerocopy send charge 149120 bytes to a 131072-byte
+// buffer, and a zero-window probe's 17408 bytes that come next are
+// queued whole, the buffer raised to 149120 (ss's skmem rb), nothing
+// collapsed (the charge after a 64 KiB read is what the remaining skbs
+// brought); the window a read then offers is the raised buffer's
+// (probe/testdata/tcp-rcvbuf-clamp.zcs).
+func (c *Conn) tryRmemSchedule() {
+	if c.Sk.RmemAlloc > c.Sk.Rcvbuf {
+		c.pruneQueue()
+	}
+}
+
+// pruneQueue models the part of tcp_prune_queue the model has: the
+// buffer not able to take more (tcp_can_ingest) is clamped
+// (tcp_clamp_window): quick ACKs end, sk_rcvbuf rises to what is charged
+// (at most tcp_rmem[2]) unless SO_RCVBUF fixed it, and a buffer still
+// over it lowers rcv_ssthresh to two advertised segments (at most
+// window_clamp). Where that is not enough the kernel collapses the
+// receive queue into compact skbs (tcp_collapse) and may drop the
+// segment; the model does not model that and queues it.
+func (c *Conn) pruneQueue() {
+	sk := c.Sk
+	c.ack.quick = 0
+	if rmem2 := sk.Net.TCPRmem[2]; sk.Rcvbuf < rmem2 && !sk.RcvbufLocked {
+		sk.Rcvbuf = min(sk.RmemAlloc, rmem2)
+	}
+	if sk.RmemAlloc > sk.Rcvbuf {
+		c.rw.ssthresh = min(c.rw.clamp, 2*c.rw.advmss)
+	}
 }
 
 // AbortOnData models tcp_rcv_state_process in FIN_WAIT1 and FIN_WAIT2 on
