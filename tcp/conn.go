@@ -368,8 +368,17 @@ func (c *Conn) Cwnd() int { return c.cwnd }
 // wall-clock time). It reports whether sk_sndbuf grew; SO_SNDBUF's lock
 // and tcp_wmem[2] bound it.
 func (c *Conn) ExpandSndbufFor(cwnd int) bool {
+	old := c.Sk.Sndbuf
+	c.Sk.Sndbuf = c.sndbufFor(cwnd)
+	return c.Sk.Sndbuf > old
+}
+
+// sndbufFor is the sk_sndbuf tcp_sndbuf_expand leaves for a congestion
+// window of cwnd segments: two (bbr: three) windows of per_mss, at least
+// what it was and at most tcp_wmem[2]; a buffer SO_SNDBUF fixed stays.
+func (c *Conn) sndbufFor(cwnd int) int {
 	if c.Sk.SndbufLocked {
-		return false
+		return c.Sk.Sndbuf
 	}
 	mss := c.MSS()
 	if c.neg.set {
@@ -388,9 +397,7 @@ func (c *Conn) ExpandSndbufFor(cwnd int) bool {
 		factor = 3
 	}
 	want := factor * nrSegs * perMSS
-	old := c.Sk.Sndbuf
-	c.Sk.Sndbuf = min(max(c.Sk.Sndbuf, want), c.Sk.Net.TCPWmem[2])
-	return c.Sk.Sndbuf > old
+	return min(max(c.Sk.Sndbuf, want), c.Sk.Net.TCPWmem[2])
 }
 
 // Setsockopt models do_tcp_setsockopt for TCP_NODELAY and TCP_CORK (clearing

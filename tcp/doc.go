@@ -518,7 +518,11 @@
 // clears SOCK_NOSPACE) leaves later ACKs nothing to expand. Measured on
 // Linux 6.18 (probe/testdata/tcp-sndbuf-expand.zcs: at MTU 4148 under
 // reno a blocking send of 190000 bytes or more ends with the buffer of
-// a 20-segment window, never that of the 41 segments it reaches).
+// a 20-segment window, never that of the 41 segments it reaches). A
+// zero-window probe's ACK is such an ACK too: a writer asleep against a
+// zero window wakes when the next answered probe grows the buffer for a
+// window that grew while nobody waited (Persisting;
+// probe/testdata/tcp-sndbuf-probe.zcs).
 //
 // # Receive window
 //
