@@ -35,7 +35,8 @@
 // in a row, for at most 500ms (loopback completes in microseconds, a
 // delayed ACK in about 40ms); wait sleeps, at most 2s. A blocking recv
 // (neither MSG_DONTWAIT nor on an O_NONBLOCK descriptor, whose read
-// lets no time pass: tcp-more-inprogress.zcs) that would wait settles
+// lets no time pass: tcp-more-inprogress.zcs, nor MSG_OOB, which never
+// sleeps: recv-oob-nowait.zcs) that would wait settles
 // first and then reads without blocking, as the model lets the network
 // run until the socket is readable; one that finds data or the end of
 // the stream (POLLIN, POLLHUP), or whose descriptor names nothing, reads
