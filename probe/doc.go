@@ -137,7 +137,8 @@
 // not show) runs on the kernel but is not compared, and is listed with
 // the skips, why included, as undetermined (Skip.Undetermined, "??" in
 // the text); after an undetermined send nothing later on its socket or
-// its peer is compared, as whether and what it sent is unknown. So is, once the model's run says a connection's receive
+// its peer is compared, nor an epoll_wait of an epoll watching it, as
+// whether and what it sent is unknown. So is, once the model's run says a connection's receive
 // buffer may have grown on the kernel and not in the model (its socket's
 // history notes tcp_rcv_space_adjust as undetermined: the kernel's gate
 // is an RTT of wall-clock microseconds), what on that pair depends on the
