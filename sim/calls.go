@@ -535,7 +535,8 @@ func (w *World) Bind(c Call, s *Socket) Result {
 // Shutdown models shutdown(2): rd and wr say which halves (SHUT_RD,
 // SHUT_WR, both for SHUT_RDWR). AF_INET and AF_INET6 sockets run
 // inet_shutdown: a listener stops listening (tcp_disconnect) on SHUT_RD
-// and ignores SHUT_WR; any other socket gets the sk_shutdown bits, then
+// and ignores SHUT_WR; a connect whose SYN is unanswered is undone
+// (tcp.Conn.DisconnectSynSent); any other socket gets the sk_shutdown bits, then
 // tcp_shutdown (a FIN), and the call returns ENOTCONN if the socket is
 // TCP_CLOSE (not connected, or reset) — the bits are set all the same,
 // so later sends fail with EPIPE and reads return 0. AF_UNIX sockets
@@ -568,6 +569,10 @@ func (w *World) Shutdown(c Call, s *Socket, rd, wr bool) Result {
 				w.listenStop(s)
 				s.tcp.StopListening()
 			}
+			return ok(0)
+		}
+		if s.tcp != nil && s.tcp.SynWaiting() {
+			s.tcp.DisconnectSynSent()
 			return ok(0)
 		}
 		if s.tcp != nil {

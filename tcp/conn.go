@@ -269,7 +269,7 @@ func (c *Conn) InProgress() { c.inProgress = true }
 // refused SYN) it becomes SS_DISCONNECTING, which every later connect
 // finds in __inet_stream_connect's default case, EINVAL (both measured
 // on Linux 6.18). A SYN still unanswered (SYN_SENT) is disconnected
-// further on in inet_shutdown, which the model does not do.
+// further on in inet_shutdown (DisconnectSynSent).
 func (c *Conn) ShutdownConnecting() {
 	if !c.inProgress || c.SynWaiting() {
 		return
