@@ -1267,13 +1267,20 @@ func unixRecv(typ kernel.SockType) kernel.Errno {
 	return kernel.EAGAIN
 }
 
-// readable reports whether a read on s would not block.
+// readable reports whether a read on s would not block. An AF_UNIX
+// datagram socket never is: nothing the model runs queues to it, and
+// unix_dgram_recvmsg sleeps (__skb_wait_for_more_packets) while the
+// network goes on, as a UDP socket's read does with nothing to come,
+// unless shut down for reading; stream and seqpacket ones fail at once
+// (unixRecv).
 func (w *World) readable(s *Socket) bool {
 	switch {
 	case s.tcp != nil:
 		return s.tcp.Queued() > 0 || s.tcp.Done() || s.Sk.State == sock.CLOSE_WAIT
 	case s.dgrm != nil:
 		return len(s.dgrm.rx) > 0 || udpErr(s)
+	case s.Sk.Family == kernel.AF_UNIX:
+		return s.Sk.Type.Base() != kernel.SOCK_DGRAM || s.Sk.Shutdown&sock.RcvShutdown != 0
 	}
 	return true
 }
