@@ -155,8 +155,9 @@ func TestLiveRunsTakeTurns(t *testing.T) {
 }
 
 // A read blocks unless MSG_DONTWAIT or the descriptor's O_NONBLOCK says
-// it may not, as sock_rcvtimeo's noblock does: only then does the live
-// run settle before it and read on after it.
+// it may not, as sock_rcvtimeo's noblock does, or it is an urgent read
+// (MSG_OOB): only then does the live run settle before it and read on
+// after it.
 func TestBlocks(t *testing.T) {
 	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM, 0)
 	require.NoError(t, err)
@@ -165,6 +166,7 @@ func TestBlocks(t *testing.T) {
 	require.True(t, blocks(fds[0], 0))
 	require.True(t, blocks(fds[0], unix.MSG_WAITALL))
 	require.False(t, blocks(fds[0], unix.MSG_DONTWAIT))
+	require.False(t, blocks(fds[0], unix.MSG_OOB), "an urgent read never sleeps")
 	require.NoError(t, unix.SetNonblock(fds[0], true))
 	require.False(t, blocks(fds[0], 0))
 	require.True(t, blocks(fds[1], 0))

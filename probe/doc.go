@@ -35,7 +35,8 @@
 // in a row, for at most 500ms (loopback completes in microseconds, a
 // delayed ACK in about 40ms); wait sleeps, at most 2s. A blocking recv
 // (neither MSG_DONTWAIT nor on an O_NONBLOCK descriptor, whose read
-// lets no time pass: tcp-more-inprogress.zcs) that would wait settles
+// lets no time pass: tcp-more-inprogress.zcs, nor MSG_OOB, which never
+// sleeps: recv-oob-nowait.zcs) that would wait settles
 // first and then reads without blocking, as the model lets the network
 // run until the socket is readable; one that finds data or the end of
 // the stream (POLLIN, POLLHUP), or whose descriptor names nothing, reads
@@ -136,7 +137,8 @@
 // not show) runs on the kernel but is not compared, and is listed with
 // the skips, why included, as undetermined (Skip.Undetermined, "??" in
 // the text); after an undetermined send nothing later on its socket or
-// its peer is compared, as whether and what it sent is unknown. So is, once the model's run says a connection's receive
+// its peer is compared, nor an epoll_wait of an epoll watching it, as
+// whether and what it sent is unknown. So is, once the model's run says a connection's receive
 // buffer may have grown on the kernel and not in the model (its socket's
 // history notes tcp_rcv_space_adjust as undetermined: the kernel's gate
 // is an RTT of wall-clock microseconds), what on that pair depends on the

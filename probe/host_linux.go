@@ -946,9 +946,11 @@ func readTarget(fd, n, flags int) int {
 
 // blocks reports whether a read with flags would sleep on fd: neither
 // MSG_DONTWAIT nor the descriptor's O_NONBLOCK (sock_rcvtimeo's noblock,
-// sock.Sock.NoWait).
+// sock.Sock.NoWait), and no MSG_OOB: an urgent read answers at once
+// with the byte, EINVAL or EAGAIN (tcp_recv_urg, unix_stream_recv_urg)
+// and never sleeps, so the live run must not settle before it.
 func blocks(fd, flags int) bool {
-	if flags&unix.MSG_DONTWAIT != 0 {
+	if flags&(unix.MSG_DONTWAIT|unix.MSG_OOB) != 0 {
 		return false
 	}
 	fl, err := unix.FcntlInt(uintptr(fd), unix.F_GETFL, 0)

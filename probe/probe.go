@@ -322,6 +322,9 @@ func compare(file, profile string, stmts []scenario.Stmt, pl plan, kern []Obs, m
 		}
 	}
 	cut := map[string]string{} // socket → why a bound ended one of its calls
+	// watched: epoll instance → the sockets EPOLL_CTL_ADD put in its
+	// interest list so far, whose readiness an epoll_wait reports.
+	watched := map[string][]string{}
 	for _, o := range kern {
 		if o.Timeout {
 			res.Skipped = append(res.Skipped, Skip{Line: o.Line, Text: o.Stmt, Why: "timeout: " + o.Cut + "; nothing from here on is compared", Stops: true, Undetermined: true})
@@ -339,6 +342,10 @@ func compare(file, profile string, stmts []scenario.Stmt, pl plan, kern []Obs, m
 			continue
 		}
 		if why := cut[name]; why != "" {
+			res.Skipped = append(res.Skipped, Skip{Line: o.Line, Text: o.Stmt, Why: "not compared: " + why, Undetermined: true})
+			continue
+		}
+		if why := epollCut(byLine[o.Line], watched, cut); why != "" {
 			res.Skipped = append(res.Skipped, Skip{Line: o.Line, Text: o.Stmt, Why: "not compared: " + why, Undetermined: true})
 			continue
 		}
@@ -375,6 +382,25 @@ func compare(file, profile string, stmts []scenario.Stmt, pl plan, kern []Obs, m
 	}
 	slices.SortStableFunc(res.Skipped, func(a, b Skip) int { return a.Line - b.Line })
 	return res
+}
+
+// epollCut notes the socket an EPOLL_CTL_ADD puts in an epoll's interest
+// list, and says why an epoll_wait is not compared: it reports the
+// readiness of a socket whose later answers are not (cut).
+func epollCut(st scenario.Stmt, watched map[string][]string, cut map[string]string) string {
+	switch s := st.(type) {
+	case *scenario.EpollCtl:
+		if s.Op.Name == "EPOLL_CTL_ADD" {
+			watched[s.Epoll.Name] = append(watched[s.Epoll.Name], s.Sock.Name)
+		}
+	case *scenario.EpollWait:
+		for _, name := range watched[s.Epoll.Name] {
+			if why := cut[name]; why != "" {
+				return why + " (" + s.Epoll.Name + " watches it)"
+			}
+		}
+	}
+	return ""
 }
 
 // isSend says whether st is a send call of any form.

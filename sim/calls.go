@@ -549,7 +549,8 @@ func (w *World) Bind(c Call, s *Socket) Result {
 // Shutdown models shutdown(2): rd and wr say which halves (SHUT_RD,
 // SHUT_WR, both for SHUT_RDWR). AF_INET and AF_INET6 sockets run
 // inet_shutdown: a listener stops listening (tcp_disconnect) on SHUT_RD
-// and ignores SHUT_WR; any other socket gets the sk_shutdown bits, then
+// and ignores SHUT_WR; a connect whose SYN is unanswered is undone
+// (tcp.Conn.DisconnectSynSent); any other socket gets the sk_shutdown bits, then
 // tcp_shutdown (a FIN), and the call returns ENOTCONN if the socket is
 // TCP_CLOSE (not connected, or reset) — the bits are set all the same,
 // so later sends fail with EPIPE and reads return 0. AF_UNIX sockets
@@ -582,6 +583,10 @@ func (w *World) Shutdown(c Call, s *Socket, rd, wr bool) Result {
 				w.listenStop(s)
 				s.tcp.StopListening()
 			}
+			return ok(0)
+		}
+		if s.tcp != nil && s.tcp.SynWaiting() {
+			s.tcp.DisconnectSynSent()
 			return ok(0)
 		}
 		if s.tcp != nil {
@@ -1278,13 +1283,20 @@ func unixRecv(typ kernel.SockType) kernel.Errno {
 	return kernel.EAGAIN
 }
 
-// readable reports whether a read on s would not block.
+// readable reports whether a read on s would not block. An AF_UNIX
+// datagram socket never is: nothing the model runs queues to it, and
+// unix_dgram_recvmsg sleeps (__skb_wait_for_more_packets) while the
+// network goes on, as a UDP socket's read does with nothing to come,
+// unless shut down for reading; stream and seqpacket ones fail at once
+// (unixRecv).
 func (w *World) readable(s *Socket) bool {
 	switch {
 	case s.tcp != nil:
 		return s.tcp.Queued() > 0 || s.tcp.Done() || s.Sk.State == sock.CLOSE_WAIT
 	case s.dgrm != nil:
 		return len(s.dgrm.rx) > 0 || udpErr(s)
+	case s.Sk.Family == kernel.AF_UNIX:
+		return s.Sk.Type.Base() != kernel.SOCK_DGRAM || s.Sk.Shutdown&sock.RcvShutdown != 0
 	}
 	return true
 }

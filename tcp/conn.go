@@ -269,7 +269,7 @@ func (c *Conn) InProgress() { c.inProgress = true }
 // refused SYN) it becomes SS_DISCONNECTING, which every later connect
 // finds in __inet_stream_connect's default case, EINVAL (both measured
 // on Linux 6.18). A SYN still unanswered (SYN_SENT) is disconnected
-// further on in inet_shutdown, which the model does not do.
+// further on in inet_shutdown (DisconnectSynSent).
 func (c *Conn) ShutdownConnecting() {
 	if !c.inProgress || c.SynWaiting() {
 		return
@@ -386,8 +386,17 @@ func (c *Conn) Cwnd() int { return c.cwnd }
 // wall-clock time). It reports whether sk_sndbuf grew; SO_SNDBUF's lock
 // and tcp_wmem[2] bound it.
 func (c *Conn) ExpandSndbufFor(cwnd int) bool {
+	old := c.Sk.Sndbuf
+	c.Sk.Sndbuf = c.sndbufFor(cwnd)
+	return c.Sk.Sndbuf > old
+}
+
+// sndbufFor is the sk_sndbuf tcp_sndbuf_expand leaves for a congestion
+// window of cwnd segments: two (bbr: three) windows of per_mss, at least
+// what it was and at most tcp_wmem[2]; a buffer SO_SNDBUF fixed stays.
+func (c *Conn) sndbufFor(cwnd int) int {
 	if c.Sk.SndbufLocked {
-		return false
+		return c.Sk.Sndbuf
 	}
 	mss := c.MSS()
 	if c.neg.set {
@@ -406,9 +415,7 @@ func (c *Conn) ExpandSndbufFor(cwnd int) bool {
 		factor = 3
 	}
 	want := factor * nrSegs * perMSS
-	old := c.Sk.Sndbuf
-	c.Sk.Sndbuf = min(max(c.Sk.Sndbuf, want), c.Sk.Net.TCPWmem[2])
-	return c.Sk.Sndbuf > old
+	return min(max(c.Sk.Sndbuf, want), c.Sk.Net.TCPWmem[2])
 }
 
 // Setsockopt models do_tcp_setsockopt for TCP_NODELAY and TCP_CORK (clearing

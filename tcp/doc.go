@@ -518,7 +518,11 @@
 // clears SOCK_NOSPACE) leaves later ACKs nothing to expand. Measured on
 // Linux 6.18 (probe/testdata/tcp-sndbuf-expand.zcs: at MTU 4148 under
 // reno a blocking send of 190000 bytes or more ends with the buffer of
-// a 20-segment window, never that of the 41 segments it reaches).
+// a 20-segment window, never that of the 41 segments it reaches). A
+// zero-window probe's ACK is such an ACK too: a writer asleep against a
+// zero window wakes when the next answered probe grows the buffer for a
+// window that grew while nobody waited (Persisting;
+// probe/testdata/tcp-sndbuf-probe.zcs).
 //
 // # Receive window
 //
@@ -564,7 +568,15 @@
 // offers the 3072 left, which the probe timer fills; a window computed
 // with less than half the buffer free is rounded down to the scale
 // before rcv_ssthresh bounds it (96256 for 98689 bytes free at ratio
-// 252).
+// 252). A segment that arrives while sk_rmem_alloc is over sk_rcvbuf
+// (tcp_try_rmem_schedule, tcp_can_ingest) first raises sk_rcvbuf to the
+// charge, at most tcp_rmem[2] and not past SO_RCVBUF, and ends the quick
+// ACKs (tcp_prune_queue, tcp_clamp_window), so the windows offered after
+// are the raised buffer's (probe/testdata/tcp-rcvbuf-clamp.zcs,
+// tcp-clamp-window.zcs; Conn.tryRmemSchedule); a
+// buffer that cannot be raised lowers rcv_ssthresh to two advertised
+// segments, and the collapse of the receive queue (tcp_collapse) and the
+// drops that can follow are not modelled: the segment is queued.
 //
 // # Readiness and SO_RCVLOWAT
 //
@@ -732,12 +744,6 @@
 //     net.ipv4.tcp_moderate_rcvbuf is 0 or SO_RCVBUF locked the size.
 //   - SO_RCVLOWAT grows an unlocked buffer to tcp_space_from_win of the
 //     mark and sets window_clamp to it (tcp_set_rcvlowat).
-//   - An in-order segment that arrives while sk_rmem_alloc is above
-//     sk_rcvbuf grows an unlocked buffer to sk_rmem_alloc, at most
-//     tcp_rmem[2], and ends the quick ACKs (tcp_try_rmem_schedule,
-//     tcp_prune_queue, tcp_clamp_window; Conn.tryRmemSchedule); the
-//     collapse and drops that follow when it is not enough are not
-//     modelled (probe/testdata/tcp-clamp-window.zcs).
 //
 // On the kernel the RTT and the time between reads are wall-clock
 // microseconds, so whether a read grows the buffer depends on timing no
@@ -788,9 +794,9 @@
 // tcp_trim_head (tcp_output.c), __pskb_trim_head, tcp_mss_split_point,
 // tcp_measure_rcv_mss, tcp_grow_window, __tcp_grow_window,
 // tcp_init_buffer_space, tcp_queue_rcv, tcp_try_coalesce,
+// tcp_try_rmem_schedule, tcp_can_ingest, tcp_prune_queue, tcp_clamp_window,
 // tcp_rcv_rtt_measure, tcp_rcv_rtt_update, tcp_rcv_space_adjust,
-// tcp_rcvbuf_grow, tcp_try_rmem_schedule, tcp_prune_queue,
-// tcp_clamp_window; include/net/tcp.h: tcp_win_from_space,
+// tcp_rcvbuf_grow; include/net/tcp.h: tcp_win_from_space,
 // tcp_space_from_win, tcp_space, tcp_full_space; net/ipv4/tcp.c:
 // tcp_set_rcvlowat,
 // tcp_cleanup_rbuf, tcp_set_window_clamp; net/ipv4/tcp_output.c:

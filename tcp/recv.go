@@ -169,9 +169,10 @@ func (c *Conn) queueRcv(b *skb.Buff) {
 // kernel does when that is not enough — collapse the queue into tighter
 // skbs (tcp_collapse) and, failing that, drop the segment — is not
 // modelled: the segment is queued. Measured on Linux 6.18 over loopback
-// (probe/testdata/tcp-clamp-window.zcs): an unread peer's buffer grows
-// to the 133568 bytes its queue held when a zero-window probe's data
-// came, and the read that follows opens the window again.
+// (probe/testdata/tcp-clamp-window.zcs, tcp-rcvbuf-clamp.zcs): an unread
+// peer's buffer grows to the 133568 (149120) bytes its queue held when a
+// zero-window probe's data came, nothing collapsed, and the read that
+// follows opens the window again.
 func (c *Conn) tryRmemSchedule() {
 	sk := c.Sk
 	if sk.RmemAlloc <= sk.Rcvbuf {

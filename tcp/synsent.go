@@ -25,6 +25,20 @@ func (c *Conn) SynDropped(retransmit func() bool) {
 // answer to its SYN (SynDropped).
 func (c *Conn) SynWaiting() bool { return c.syn.retransmit != nil && c.Sk.State == sock.SYN_SENT }
 
+// DisconnectSynSent models inet_shutdown of a socket whose SYN is
+// unanswered (TCP_SYN_SENT): whatever the halves, the connect is undone
+// (tcp_disconnect): the SYN timer stops, the socket is TCP_CLOSE again
+// with no shutdown bits and sock->state SS_UNCONNECTED (Disconnect), and
+// the call returns 0. Measured on Linux 6.18: a second shutdown then
+// finds it closed, ENOTCONN (probe/testdata/tcp-shutdown-synsent.zcs).
+func (c *Conn) DisconnectSynSent() {
+	c.syn = synState{}
+	c.inProgress = false
+	c.finish()
+	c.Sk.Shutdown = 0
+	c.Disconnect()
+}
+
 // SynAcked completes the handshake of a connection SynWaiting, the far
 // side's SYN-ACK offering window (tcp_rcv_synsent_state_process,
 // tcp_finish_connect): its retransmission timer stops and it is

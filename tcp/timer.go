@@ -249,10 +249,16 @@ func (c *Conn) writeWakeup() bool {
 // queue's head beyond the peer's window, the probe timer armed and no
 // probe unanswered. Such probes go on for ever, as the kernel's do (each
 // ACK resets icsk_probes_out), and change nothing until the peer reads;
-// an orphan's end (probeTimer).
+// an orphan's end (probeTimer). A probe's ACK changes something where a
+// writer found the send buffer full (SOCK_NOSPACE) and the congestion
+// window allows a larger one: tcp_check_space runs tcp_new_space, which
+// grows sk_sndbuf and wakes the writer. Measured on Linux 6.18 over
+// loopback: a blocking send against a zero window returns once the next
+// probe's ACK has raised sk_sndbuf (probe/testdata/tcp-sndbuf-probe.zcs).
 func (c *Conn) Persisting() bool {
 	return !c.done && !c.Sk.Dead() && len(c.rtx) == 0 && len(c.write) > 0 && c.t.probes == 0 &&
-		c.Net.Pending(c.t.probe) && !after(c.sndUna+uint32(c.sndWnd), c.write[0].Seq)
+		c.Net.Pending(c.t.probe) && !after(c.sndUna+uint32(c.sndWnd), c.write[0].Seq) &&
+		!(c.Sk.NoSpace && c.sndbufFor(c.cwnd) > c.Sk.Sndbuf)
 }
 
 // xmitProbeSkb models tcp_xmit_probe_skb: a segment of no data at snd_una
