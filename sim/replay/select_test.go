@@ -94,16 +94,8 @@ func TestSelectWaitsInTheModel(t *testing.T) {
 // it runs as soon as its followed socket is in the set the log shows,
 // here with the other thread's write, before the second write.
 func TestSplitSelect(t *testing.T) {
-	const (
-		lst = "100 12:00:00.000001 socket(AF_INET, SOCK_STREAM, IPPROTO_IP) = 3\n100 12:00:00.000002 bind(3, {sa_family=AF_INET, sin_port=htons(8000), sin_addr=inet_addr(\"127.0.0.1\")}, 16) = 0\n100 12:00:00.000003 listen(3, 5) = 0\n"
-		cli = "101 12:00:00.000004 socket(AF_INET, SOCK_STREAM, IPPROTO_IP) = 4\n101 12:00:00.000005 connect(4, {sa_family=AF_INET, sin_port=htons(8000), sin_addr=inet_addr(\"127.0.0.1\")}, 16) = 0\n100 12:00:00.000006 accept(3, NULL, NULL) = 5\n"
-	)
-	src := lst + cli +
-		"100 12:00:00.000010 select(10, [3 5 9], NULL, NULL, {tv_sec=1, tv_usec=0} <unfinished ...>\n" +
-		"101 12:00:00.000011 write(4, \"x\"..., 1000) = 1000\n" +
-		"101 12:00:00.000012 write(4, \"x\"..., 2000) = 2000\n" +
-		"100 12:00:00.000013 <... select resumed>) = 1 (in [5], left {tv_sec=0, tv_usec=999990})\n"
-	rep := replayText(t, src)
+	rep := replayText(t, splitBetweenWrites("select(10, [3 5 9], NULL, NULL, {tv_sec=1, tv_usec=0}",
+		"select resumed>) = 1 (in [5], left {tv_sec=0, tv_usec=999990})"))
 	require.Equal(t, "8 write, 7 select, 9 write", strings.Join(order(rep)[6:], ", "))
 	c := callAt(t, rep, 7)
 	require.Equal(t, replay.Agree, c.Verdict, "%+v", c)

@@ -191,18 +191,28 @@ func TestNonblockingSplitSendStarts(t *testing.T) {
 // events the log shows it returned, here with the other thread's write
 // that makes the accepted socket readable, before the second write.
 func TestSplitPollOfSeveral(t *testing.T) {
-	const (
-		lst = "100 12:00:00.000001 socket(AF_INET, SOCK_STREAM, IPPROTO_IP) = 3\n100 12:00:00.000002 bind(3, {sa_family=AF_INET, sin_port=htons(8000), sin_addr=inet_addr(\"127.0.0.1\")}, 16) = 0\n100 12:00:00.000003 listen(3, 5) = 0\n"
-		cli = "101 12:00:00.000004 socket(AF_INET, SOCK_STREAM, IPPROTO_IP) = 4\n101 12:00:00.000005 connect(4, {sa_family=AF_INET, sin_port=htons(8000), sin_addr=inet_addr(\"127.0.0.1\")}, 16) = 0\n100 12:00:00.000006 accept(3, NULL, NULL) = 5\n"
-	)
-	src := lst + cli +
-		"100 12:00:00.000010 poll([{fd=3, events=POLLIN}, {fd=5, events=POLLIN}, {fd=9, events=POLLIN}], 3, 1000 <unfinished ...>\n" +
-		"101 12:00:00.000011 write(4, \"x\"..., 1000) = 1000\n" +
-		"101 12:00:00.000012 write(4, \"x\"..., 2000) = 2000\n" +
-		"100 12:00:00.000013 <... poll resumed>) = 1 ([{fd=5, revents=POLLIN}])\n"
-	rep := replayText(t, src)
+	rep := replayText(t, splitBetweenWrites(
+		"poll([{fd=3, events=POLLIN}, {fd=5, events=POLLIN}, {fd=9, events=POLLIN}], 3, 1000",
+		"poll resumed>) = 1 ([{fd=5, revents=POLLIN}])"))
 	require.Equal(t, "8 write, 7 poll, 9 write", strings.Join(order(rep)[6:], ", "))
 	c := callAt(t, rep, 7)
 	require.Equal(t, replay.Agree, c.Verdict, "%+v", c)
 	require.Equal(t, "1 [5 POLLIN]", c.Predicted)
+}
+
+// splitBetweenWrites is a log of two pids: a listener's accept of a
+// client (fds 3, 4 and 5), then pid 100's call split around pid 101's
+// writes of 1000 and 2000 bytes on the client (lines 8 and 9): its start
+// on line 7, its "<... NAME resumed>" part on line 10.
+func splitBetweenWrites(start, resumed string) string {
+	return "100 12:00:00.000001 socket(AF_INET, SOCK_STREAM, IPPROTO_IP) = 3\n" +
+		"100 12:00:00.000002 bind(3, {sa_family=AF_INET, sin_port=htons(8000), sin_addr=inet_addr(\"127.0.0.1\")}, 16) = 0\n" +
+		"100 12:00:00.000003 listen(3, 5) = 0\n" +
+		"101 12:00:00.000004 socket(AF_INET, SOCK_STREAM, IPPROTO_IP) = 4\n" +
+		"101 12:00:00.000005 connect(4, {sa_family=AF_INET, sin_port=htons(8000), sin_addr=inet_addr(\"127.0.0.1\")}, 16) = 0\n" +
+		"100 12:00:00.000006 accept(3, NULL, NULL) = 5\n" +
+		"100 12:00:00.000010 " + start + " <unfinished ...>\n" +
+		"101 12:00:00.000011 write(4, \"x\"..., 1000) = 1000\n" +
+		"101 12:00:00.000012 write(4, \"x\"..., 2000) = 2000\n" +
+		"100 12:00:00.000013 <... " + resumed + "\n"
 }
