@@ -80,11 +80,11 @@ func ctruncText(c sock.RecvControl) string {
 // wrote back.
 func (s *Socket) ZcResult() tcp.ZcResult { return s.zcrx }
 
-// RxMapLen returns the size of a TCP socket's zerocopy receive mapping,
-// 0 without one.
+// RxMapLen returns the length a TCP socket's zerocopy receive mapping
+// was asked for (tcp.RxMapping.Length), 0 without one.
 func (s *Socket) RxMapLen() int {
 	if s.tcp == nil || s.tcp.RxMap() == nil {
 		return 0
 	}
-	return s.tcp.RxMap().Len()
+	return s.tcp.RxMap().Length()
 }

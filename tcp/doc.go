@@ -604,7 +604,11 @@
 // ZerocopyReceive, getsockopt(TCP_ZEROCOPY_RECEIVE) around
 // tcp_zerocopy_receive, inserts the pages of received frags: whole
 // order-0 pages at offset 0 (can_map_frag), from copied_seq on, zapping
-// what the area held there before (zap_page_range). What cannot be mapped
+// what the area held there before (zap_page_range), as many whole pages
+// as the request's length allows within the area and inq: a program
+// passes the length it gave mmap (RxMapping.Length), so a 64-byte
+// mapping, a page of area, maps nothing until asked for the page
+// (probe/testdata/tcp-zerocopy-rx-short-map.zcs). What cannot be mapped
 // is reported in recv_skip_hint, to be read with recvmsg or copied into
 // the call's copybuf (tcp_zc_handle_leftover; receive_fallback_to_copy
 // when all that is unread fits). Bytes mapped or copied are consumed once,

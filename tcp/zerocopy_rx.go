@@ -20,6 +20,9 @@ import (
 // bytes are consumed; the page lives on in the mapping.
 type RxMapping struct {
 	npages int
+	// length is the length the program gave mmap, which it passes on
+	// as the request's length (Length).
+	length int
 	// filled lists the slots holding a page, by slot index.
 	filled []slot
 }
@@ -29,8 +32,13 @@ type slot struct {
 	page  *mm.Page
 }
 
-// Len returns the mapping's size in bytes.
+// Len returns the mapping's size in bytes: its whole pages.
 func (m *RxMapping) Len() int { return m.npages * kernel.PageSize }
+
+// Length returns the length the program asked mmap for, which a program
+// passes on as TCP_ZEROCOPY_RECEIVE's length: less than Len for a length
+// that is not a whole number of pages.
+func (m *RxMapping) Length() int { return m.length }
 
 // Pages returns the pages mapped, in address order.
 func (m *RxMapping) Pages() []*mm.Page {
@@ -79,7 +87,7 @@ func (c *Conn) Mmap(n int, prot kernel.Prot) kernel.Errno {
 		return kernel.EPERM
 	}
 	c.Munmap()
-	c.rxMap = &RxMapping{npages: (n + kernel.PageSize - 1) / kernel.PageSize}
+	c.rxMap = &RxMapping{npages: (n + kernel.PageSize - 1) / kernel.PageSize, length: n}
 	return 0
 }
 
@@ -133,7 +141,7 @@ func (c *Conn) MmapConsume(n int, prot kernel.Prot, lockSock func()) kernel.Errn
 		}
 	}
 	c.Munmap()
-	c.rxMap = &RxMapping{npages: size / kernel.PageSize}
+	c.rxMap = &RxMapping{npages: size / kernel.PageSize, length: size}
 	c.rxMap.insert(0, pages)
 	c.consume(size, false)
 	c.rcvSpaceAdjust()
