@@ -569,7 +569,9 @@
 // with less than half the buffer free is rounded down to the scale
 // before rcv_ssthresh bounds it (96256 for 98689 bytes free at ratio
 // 252). A segment that arrives while sk_rmem_alloc is over sk_rcvbuf
-// (tcp_try_rmem_schedule, tcp_can_ingest) first raises sk_rcvbuf to the
+// (tcp_try_rmem_schedule; tcp_can_ingest, where the source has it, also
+// counts the segment's length, which the measurements below do not tell
+// apart from this test) first raises sk_rcvbuf to the
 // charge, at most tcp_rmem[2] and not past SO_RCVBUF, and ends the quick
 // ACKs (tcp_prune_queue, tcp_clamp_window), so the windows offered after
 // are the raised buffer's (probe/testdata/tcp-rcvbuf-clamp.zcs,
@@ -798,7 +800,7 @@
 // tcp_trim_head (tcp_output.c), __pskb_trim_head, tcp_mss_split_point,
 // tcp_measure_rcv_mss, tcp_grow_window, __tcp_grow_window,
 // tcp_init_buffer_space, tcp_queue_rcv, tcp_try_coalesce,
-// tcp_try_rmem_schedule, tcp_can_ingest, tcp_prune_queue, tcp_clamp_window,
+// tcp_try_rmem_schedule, tcp_prune_queue, tcp_clamp_window,
 // tcp_rcv_rtt_measure, tcp_rcv_rtt_update, tcp_rcv_space_adjust,
 // tcp_rcvbuf_grow; include/net/tcp.h: tcp_win_from_space,
 // tcp_space_from_win, tcp_space, tcp_full_space; net/ipv4/tcp.c:

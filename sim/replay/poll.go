@@ -26,8 +26,7 @@ func eventSet[T ~uint16 | ~uint32](tab kernel.Symbols[T], names []string) (T, bo
 }
 
 // polled is one followed socket a poll or select asked about: its
-// descriptor and model socket; for a poll the events asked for (with
-// POLLERR and POLLHUP, which do_pollfd always reports: filter), for a
+// descriptor and model socket; for a poll the events asked for, for a
 // select the sets it is in; and what the kernel returned (revents) and
 // the model's call did (got): a poll's events, or the sets a select left
 // it in, each set as its readiness event (selectEvent).
@@ -35,7 +34,6 @@ type polled struct {
 	fd      int
 	s       *sim.Socket
 	events  kernel.PollEvents
-	filter  kernel.PollEvents
 	sets    kernel.SelectSets
 	revents kernel.PollEvents
 	got     kernel.PollEvents
@@ -87,13 +85,14 @@ func selectSets(ev kernel.PollEvents) kernel.SelectSets {
 }
 
 // pollNow is what the model's socket reports of what p asked without
-// waiting: a poll's filtered events, or the sets a select would leave it
+// waiting: a poll's events, filtered by those asked for plus POLLERR and
+// POLLHUP, which do_pollfd always reports, or the sets a select would leave it
 // in (kernel.SelectReady).
 func (r *replayer) pollNow(pc *pollCall, p *polled) kernel.PollEvents {
 	if pc.sel {
 		return selectEvents(kernel.SelectReady(r.w.PollMask(p.s), p.sets))
 	}
-	return r.w.PollMask(p.s) & p.filter
+	return r.w.PollMask(p.s) & (p.events | kernel.PollAlways)
 }
 
 // readiness renders what a socket reported: a poll's events
@@ -127,11 +126,9 @@ func (r *replayer) why(pc *pollCall, p *polled, ev kernel.PollEvents) string {
 // and POLLHUP), guided by what the log observed (guidePoll). Events the
 // model does not know make the call ignored.
 func (r *replayer) poll(o *strace.Poll) {
-	ps, ok := r.polledSockets(o)
-	if !ok {
-		return
+	if pc, ok := r.polledSockets(o); ok {
+		r.guidePoll(pc)
 	}
-	r.guidePoll(&pollCall{h: &o.Header, ps: ps, nfds: len(o.Fds), timeoutNs: o.TimeoutNs})
 }
 
 // guidePoll replays a call of the poll family, guided by what the log
@@ -169,13 +166,13 @@ func (r *replayer) guidePoll(pc *pollCall) {
 	now := func(p *polled) kernel.PollEvents { return r.pollNow(pc, p) }
 	var anyMissing, anyExtra, anyNow bool
 	for i := range ps {
-		now := now(&ps[i])
-		anyMissing = anyMissing || ps[i].revents&^now != 0
-		anyExtra = anyExtra || now&^ps[i].revents != 0
-		anyNow = anyNow || now != 0
+		has := now(&ps[i])
+		anyMissing = anyMissing || ps[i].revents&^has != 0
+		anyExtra = anyExtra || has&^ps[i].revents != 0
+		anyNow = anyNow || has != 0
 	}
 	first := &ps[0]
-	extra := func(p *polled) kernel.PollEvents { return r.pollNow(pc, p) &^ p.revents }
+	extra := func(p *polled) kernel.PollEvents { return now(p) &^ p.revents }
 	switch {
 	case !anyMissing && !anyExtra:
 		// A call that timed out in the kernel with nothing ready in the
@@ -190,7 +187,7 @@ func (r *replayer) guidePoll(pc *pollCall) {
 		// kernel, until something is.
 		r.modelPoll(pc, text, obs, timeoutOf(pc.timeoutNs))
 	default:
-		missing := func(p *polled) kernel.PollEvents { return p.revents &^ r.pollNow(pc, p) }
+		missing := func(p *polled) kernel.PollEvents { return p.revents &^ now(p) }
 		lacked := r.eventsText(pc, missing, false)
 		ahead, done := r.runAhead(func() bool { return r.pollHas(pc) })
 		if !done {
@@ -206,29 +203,29 @@ func (r *replayer) guidePoll(pc *pollCall) {
 	}
 }
 
-// polledSockets returns the followed sockets poll o asked about, with
-// their events; false (the call counted ignored) when it asked about
-// none, or about events the model does not know.
-func (r *replayer) polledSockets(o *strace.Poll) ([]polled, bool) {
+// polledSockets is the pollCall of poll o on the followed sockets it
+// asked about; false (the call counted ignored) when it asked about none,
+// or about events the model does not know.
+func (r *replayer) polledSockets(o *strace.Poll) (*pollCall, bool) {
 	if len(o.Fds) == 1 && r.sock(&o.Header, o.Fds[0].Fd, false) == nil {
 		return nil, false
 	}
-	ps, ok := pollOf(r.fds, o)
+	pc, ok := pollOf(r.fds, o)
 	switch {
 	case !ok:
 		r.ignore(o.Syscall, "events not modelled")
 		return nil, false
-	case len(ps) == 0:
+	case len(pc.ps) == 0:
 		r.ignore(o.Syscall, "no socket the replay follows")
 	}
-	return ps, len(ps) > 0
+	return pc, len(pc.ps) > 0
 }
 
-// pollOf returns the sockets of fds that poll o asked about, with their
-// events; false when it asked one of them about events the model does
-// not know.
-func pollOf(fds map[int]*fdEntry, o *strace.Poll) ([]polled, bool) {
-	var ps []polled
+// pollOf is the pollCall of poll o on the followed sockets of fds, with
+// their events; false when it asked one of them about events the model
+// does not know.
+func pollOf(fds map[int]*fdEntry, o *strace.Poll) (*pollCall, bool) {
+	pc := &pollCall{h: &o.Header, nfds: len(o.Fds), timeoutNs: o.TimeoutNs}
 	for _, pfd := range o.Fds {
 		e := fds[pfd.Fd]
 		if e == nil || e.s == nil {
@@ -239,9 +236,9 @@ func pollOf(fds map[int]*fdEntry, o *strace.Poll) ([]polled, bool) {
 		if !ok1 || !ok2 {
 			return nil, false
 		}
-		ps = append(ps, polled{fd: pfd.Fd, s: e.s, events: events, filter: events | kernel.PollAlways, revents: revents})
+		pc.ps = append(pc.ps, polled{fd: pfd.Fd, s: e.s, events: events, revents: revents})
 	}
-	return ps, true
+	return pc, true
 }
 
 // pollHas reports whether the model's sockets have now all that the

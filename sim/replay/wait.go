@@ -212,8 +212,7 @@ func (r *replayer) pollReady(pc *pollCall) bool {
 func polledIn(fds map[int]*fdEntry, op strace.Op) (*pollCall, bool) {
 	switch o := op.(type) {
 	case *strace.Poll:
-		ps, ok := pollOf(fds, o)
-		return &pollCall{h: &o.Header, ps: ps, nfds: len(o.Fds), timeoutNs: o.TimeoutNs}, ok
+		return pollOf(fds, o)
 	case *strace.Select:
 		return selectOf(fds, o), true
 	}
