@@ -42,7 +42,7 @@ func TestPacingAfterTenSegments(t *testing.T) {
 func TestSendFlushesBacklogEvery16Skbs(t *testing.T) {
 	p := newPair(t, "linux-6.18", true)
 	p.c.Sk.Sndbuf = 1 << 30
-	mss := p.c.sizeGoal()
+	mss := p.c.sizeGoal(0)
 	p.send(zc, 33*mss)
 	require.Equal(t, 2, p.w.flushes, "at the 17th and the 33rd skb")
 }

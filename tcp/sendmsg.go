@@ -536,7 +536,7 @@ func (s *SendCall) sendable() bool {
 // changed the MSS and the size goal).
 func (s *SendCall) send() bool {
 	c := s.c
-	sizeGoal := c.sizeGoal()
+	sizeGoal := c.sizeGoal(s.flags)
 	for s.it.Count() > 0 {
 		seg, room := c.fillableTail(sizeGoal)
 		if seg == nil {

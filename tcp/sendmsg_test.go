@@ -438,3 +438,21 @@ func TestNewDataSentExpandsSndbuf(t *testing.T) {
 	require.False(t, p.c.Sk.NoSpace, "sk_stream_write_space woke the writer")
 	p.closeAll()
 }
+
+// A MSG_OOB send allocates skbs of one MSS (tcp_send_mss:
+// tcp_xmit_size_goal without large_allowed), where the same send without
+// it fills skbs to the size goal, several MSS over a GSO route.
+func TestOOBSendSizeGoalIsOneMSS(t *testing.T) {
+	for _, tc := range []struct {
+		flags kernel.MsgFlags
+		skbs  int
+	}{{kernel.MSG_OOB, 4}, {0, 1}} {
+		p := newPair(t, "linux-6.18", false)
+		mss := p.c.MSS()
+		call := p.c.Sendmsg([]mm.Iovec{{Buf: mm.NewBuffer(p.h, 4*mss), Len: 4 * mss}}, tc.flags, kernel.ObjectID{Kind: "sendmsg", Serial: 1})
+		require.True(t, call.Done())
+		require.Equal(t, 4*mss, call.Result().N)
+		require.Equal(t, tc.skbs, call.processBacklog, "flags %v: skbs allocated", tc.flags)
+		p.drain()
+	}
+}
