@@ -155,6 +155,12 @@ const (
 	// of two timestamped pure ACKs on a socket's backlog that the kernel
 	// may not have made, which dropped the largest window (Args[0]: 1).
 	OpBacklogUndetermined
+	// OpCwndUndetermined: "bbr_set_cwnd: undetermined: …", the first ACK
+	// of a BBR connection after which tp->delivered (Args[1]) is at least
+	// TCP_INIT_CWND, the window it left being Args[0] segments: from here
+	// the kernel sizes the window from bandwidth and min_rtt estimates of
+	// wall-clock time, which the model does not have.
+	OpCwndUndetermined
 	// OpShift: "skb_shift: took Args[0] bytes of frags from Holder", or
 	// with Args[1] 1 (on the source) "gave them to Holder".
 	OpShift
@@ -424,6 +430,11 @@ var opSpecs = [opCount]opSpec{
 		args: []arg{{"merged", argInt}},
 		text: func(e *Entry) string {
 			return "tcp_add_backlog: undetermined: the kernel merges two pure ACKs only when their TCP options are the same, and their timestamps count milliseconds of wall-clock time, one of which may have begun between them; apart, the first one's larger window would have been seen"
+		}},
+	OpCwndUndetermined: {name: "cwnd_undetermined", fn: "bbr_set_cwnd",
+		args: []arg{{"cwnd", argInt}, {"delivered", argInt}},
+		text: func(e *Entry) string {
+			return fmt.Sprintf("bbr_set_cwnd: undetermined: with %d segments delivered, TCP_INIT_CWND or more, the kernel grows the window (here %d segments) only while it is below a target of its bandwidth and min_rtt estimates, measured in wall-clock time, and cuts it to that target once the pipe is full; the model grows it while the window is used (tcp_is_cwnd_limited)", e.Args[1], e.Args[0])
 		}},
 	OpShift: {name: "skb_shift", fn: "skb_shift", holder: "with", args: []arg{{"bytes", argInt}, {"gave", argInt}},
 		text: func(e *Entry) string {

@@ -143,7 +143,14 @@
 // history notes tcp_rcv_space_adjust as undetermined: the kernel's gate
 // is an RTT of wall-clock microseconds), what on that pair depends on the
 // buffer — SO_RCVBUF, reads, zerocopy receives, poll, non-blocking sends,
-// error-queue reads — from the next statement on. Where the model merged
+// error-queue reads — from the next statement on. Likewise, once a BBR
+// connection's history notes bbr_set_cwnd as undetermined (its window
+// past TCP_INIT_CWND segments delivered follows wall-clock bandwidth and
+// RTT estimates), what on that pair depends on the congestion window or
+// the send buffer sized from it (cwndPairs: non-blocking sends, also on
+// a SOCK_NONBLOCK or O_NONBLOCK socket, SO_SNDBUF, TCP_INFO, reads and
+// error-queue reads, TCP_ZEROCOPY_RECEIVE, poll, an epoll_wait watching
+// the pair; tcp-bbr-cwnd.zcs). Where the model merged
 // two timestamped ACKs on a backlog that the kernel merges only when no
 // millisecond began between them (its socket's history notes
 // tcp_add_backlog as undetermined), the model runs again with the two

@@ -301,13 +301,20 @@ func compare(file, profile string, stmts []scenario.Stmt, pl plan, kern []Obs, m
 	want := map[int]scenario.Outcome{}
 	timing := map[int]string{}
 	byLine := map[int]scenario.Stmt{}
+	blocking := blockingOf{nonblock: map[string]bool{}, watched: map[string][]string{}}
 	for _, st := range stmts {
 		line := st.Pos().Line
 		want[line] = st.Expectation()
 		byLine[line] = st
-		if ss, ok := scenario.SockOf(st); ok && rcvbufDependent(st) {
+		blocking.note(st)
+		if ss, ok := scenario.SockOf(st); ok && rcvbufDependent(st, blocking) {
 			if u, ok := model.rcvbuf[ss.Name]; ok && line > u.line {
 				timing[line] = fmt.Sprintf("not compared: %s's receive buffer may have grown on the kernel and not in the model after line %d (%s)", ss.Name, u.line, u.why)
+			}
+		}
+		for _, name := range cwndPairs(st, blocking) {
+			if u, ok := model.cwnd[name]; ok && line > u.line {
+				timing[line] = fmt.Sprintf("not compared: %s's congestion window, and the send buffer tcp_sndbuf_expand sizes from it, may differ on the kernel from the model's after line %d (%s)", name, u.line, u.why)
 			}
 		}
 		if ss, ok := scenario.SockOf(st); ok {
@@ -432,26 +439,98 @@ func notRunAfter(stmts []scenario.Stmt, pl plan, line int) []Skip {
 
 // rcvbufDependent says whether st's answer can depend on how large its
 // connection's receive buffer grew: the buffer's size, what a read or a
-// zerocopy receive finds, readiness, a non-blocking send (what was
-// acknowledged frees the send buffer) and a notification (its
+// zerocopy receive finds, readiness, a non-blocking send (MSG_DONTWAIT,
+// or on a socket that does not block: blockingOf; what was acknowledged
+// frees the send buffer) and a notification (its
 // acknowledgement). A blocking send, a socket option other than
 // SO_RCVBUF, a mapping and the connection's setup and teardown do not.
-func rcvbufDependent(st scenario.Stmt) bool {
+func rcvbufDependent(st scenario.Stmt, b blockingOf) bool {
 	switch s := st.(type) {
 	case *scenario.Getsockopt:
 		return s.Opt.Name == "SO_RCVBUF" || s.Opt.Name == "TCP_ZEROCOPY_RECEIVE"
-	case *scenario.Send:
-		return s.Flags.Has("MSG_DONTWAIT")
-	case *scenario.Sendto:
-		return s.Flags.Has("MSG_DONTWAIT")
-	case *scenario.Sendmsg:
-		return s.Flags.Has("MSG_DONTWAIT")
-	case *scenario.Sendmmsg:
-		return s.Flags.Has("MSG_DONTWAIT")
 	case *scenario.Recv, *scenario.Recvmsg, *scenario.Poll:
 		return true
 	}
-	return false
+	return b.nonBlockingSend(st)
+}
+
+// cwndPairs are the socket pairs (by name, S for S and S.peer) whose
+// congestion window st's answer can depend on: how much of its data went
+// out, was acknowledged and freed the send buffer, and the send buffer's
+// size (tcp_sndbuf_expand from the window). That is a non-blocking send
+// (what the queue takes), SO_SNDBUF and TCP_INFO (tcpi_snd_cwnd,
+// tcpi_unacked and the rest), a read or an error-queue read on either
+// end (what arrived, what the ACKs completed), TCP_ZEROCOPY_RECEIVE,
+// poll (POLLOUT is sk_stream_is_writeable, POLLIN what arrived) and an
+// epoll_wait watching a socket of the pair. A blocking send returns its
+// whole length whatever the window (the live run's SO_SNDTIMEO ends one
+// that waits, and is then not compared), and a socket option other than
+// those, a mapping and the connection's setup and teardown do not
+// depend on it; the language has no ioctl, so SIOCOUTQ is not asked.
+func cwndPairs(st scenario.Stmt, b blockingOf) []string {
+	if w, ok := st.(*scenario.EpollWait); ok {
+		return b.watched[w.Epoll.Name]
+	}
+	ss, ok := scenario.SockOf(st)
+	if !ok {
+		return nil
+	}
+	switch s := st.(type) {
+	case *scenario.Getsockopt:
+		if s.Opt.Name != "SO_SNDBUF" && s.Opt.Name != "TCP_INFO" && s.Opt.Name != "TCP_ZEROCOPY_RECEIVE" {
+			return nil
+		}
+	case *scenario.Recv, *scenario.Recvmsg, *scenario.Poll:
+	default:
+		if !b.nonBlockingSend(st) {
+			return nil
+		}
+	}
+	return []string{ss.Name}
+}
+
+// blockingOf is what the statements so far say of how calls block: the
+// sockets made with SOCK_NONBLOCK or set O_NONBLOCK (by S or S.peer),
+// and the socket pairs each epoll's EPOLL_CTL_ADD watches.
+type blockingOf struct {
+	nonblock map[string]bool
+	watched  map[string][]string
+}
+
+// note takes in what st says of blocking.
+func (b blockingOf) note(st scenario.Stmt) {
+	switch s := st.(type) {
+	case *scenario.Socket:
+		b.nonblock[s.Name.Name] = s.Type.Has("SOCK_NONBLOCK")
+	case *scenario.Fcntl:
+		if s.Cmd.Name == "F_SETFL" {
+			b.nonblock[s.Sock.String()] = s.Flags.Has("O_NONBLOCK")
+		}
+	case *scenario.EpollCtl:
+		if s.Op.Name == "EPOLL_CTL_ADD" {
+			b.watched[s.Epoll.Name] = append(b.watched[s.Epoll.Name], s.Sock.Name)
+		}
+	}
+}
+
+// nonBlockingSend says whether st is a send that cannot wait for space:
+// MSG_DONTWAIT, or a socket that does not block.
+func (b blockingOf) nonBlockingSend(st scenario.Stmt) bool {
+	var flags scenario.Flags
+	switch s := st.(type) {
+	case *scenario.Send:
+		flags = s.Flags
+	case *scenario.Sendto:
+		flags = s.Flags
+	case *scenario.Sendmsg:
+		flags = s.Flags
+	case *scenario.Sendmmsg:
+		flags = s.Flags
+	default:
+		return false
+	}
+	ss, _ := scenario.SockOf(st)
+	return flags.Has("MSG_DONTWAIT") || b.nonblock[ss.String()]
 }
 
 // meets checks a rendered kernel answer against an expectation.
@@ -509,13 +588,14 @@ func fieldsMeet(w scenario.Outcome, msg map[string]int64) bool {
 // could not predict (sim.Event.Undetermined): those are not compared.
 // rcvbuf says, by socket name (S for S and S.peer), after which line the
 // kernel's answers on the pair may part from the model's because its
-// receive buffer may have grown on the kernel and not in the model.
+// receive buffer may have grown on the kernel and not in the model;
+// cwnd says the same of its congestion window (kernel.OpCwndUndetermined).
 type answers struct {
 	// res is each line's answer; undetermined and assumes say which
 	// answers the model cannot give (sim.Event.Undetermined) and which it
 	// gives under a timer's assumption (sim.Event.Assumes).
 	res, undetermined, assumes map[int]string
-	rcvbuf                     map[string]pairUndetermined
+	rcvbuf, cwnd               map[string]pairUndetermined
 	// late are the socket pairs whose network the model ran past what
 	// the live run waits (lateEvents): none of their later answers is
 	// the model's to predict.
@@ -578,7 +658,7 @@ func modelAnswers(file string, src []byte, stmts []scenario.Stmt, opts interp.Op
 		done  bool
 	}
 	out, undetermined, assumes := map[int]string{}, map[int]string{}, map[int]string{}
-	rcvbuf, late := map[string]pairUndetermined{}, map[string]pairUndetermined{}
+	rcvbuf, cwnd, late := map[string]pairUndetermined{}, map[string]pairUndetermined{}, map[string]pairUndetermined{}
 	waits := liveWaits(stmts)
 	mm := map[int]*acc{}
 	last := 0
@@ -610,14 +690,8 @@ func modelAnswers(file string, src []byte, stmts []scenario.Stmt, opts interp.Op
 				merged = t.Entry.Text()
 			}
 		}
-		if _, seen := rcvbuf[name]; !seen && name != "" {
-			for _, t := range e.Touched {
-				if t.Entry.Op == kernel.OpRcvbufUndetermined {
-					rcvbuf[name] = pairUndetermined{line, t.Entry.Text()}
-					break
-				}
-			}
-		}
+		firstNote(rcvbuf, name, line, e, kernel.OpRcvbufUndetermined)
+		firstNote(cwnd, name, line, e, kernel.OpCwndUndetermined)
 		if e.Ret == nil || e.Source == "" || line == 0 {
 			continue
 		}
@@ -650,7 +724,21 @@ func modelAnswers(file string, src []byte, stmts []scenario.Stmt, opts interp.Op
 		}
 		out[line] = res
 	}
-	return answers{out, undetermined, assumes, rcvbuf, late}, merged, nil
+	return answers{out, undetermined, assumes, rcvbuf, cwnd, late}, merged, nil
+}
+
+// firstNote records in m, for the pair of socket name, the line of the
+// first event whose history has an entry of op, and the entry's text.
+func firstNote(m map[string]pairUndetermined, name string, line int, e *sim.Event, op kernel.Op) {
+	if _, seen := m[name]; seen || name == "" {
+		return
+	}
+	for _, t := range e.Touched {
+		if t.Entry.Op == op {
+			m[name] = pairUndetermined{line, t.Entry.Text()}
+			return
+		}
+	}
 }
 
 // liveWait is how long the live run lets the network run at most in a

@@ -108,6 +108,9 @@ type Conn struct {
 	// the SYN (or SYN-ACK) included; totalRetrans is tp->total_retrans,
 	// the segments retransmitted.
 	delivered, totalRetrans int
+	// cwndUndetermined says the history has noted where a BBR window
+	// stops being the model's to predict (congControl).
+	cwndUndetermined bool
 	// maxPacketsOut, cwndUsageSeq and isCwndLimited are what
 	// tcp_cwnd_validate keeps of the window's use (cwndValidate).
 	maxPacketsOut int

@@ -772,6 +772,14 @@
 // its measurement; zcsim probe then compares nothing on the pair that
 // depends on the buffer.
 //
+// Under BBR the congestion window past TCP_INIT_CWND segments delivered
+// grows toward a target of bandwidth and min_rtt estimates of wall-clock
+// time (bbr_set_cwnd), which the model does not keep (Conn.congControl);
+// the first ACK past that point notes it in the socket's history
+// (cwnd_undetermined), and zcsim probe then compares nothing on the pair
+// that depends on the window or the send buffer tcp_sndbuf_expand sizes
+// from it (non-blocking sends, SO_SNDBUF, TCP_INFO, reads, poll).
+//
 // # Linux correspondence
 //
 // net/ipv4/tcp.c: tcp_sendmsg_locked, tcp_sendmsg_fastopen,

@@ -716,21 +716,34 @@ func (c *Conn) tsoAcked(seg *Segment) int {
 // by acked while tp->delivered is below TCP_INIT_CWND, used or not, and
 // after that while it is below the target bbr_bdp gives (its bandwidth
 // and min_rtt estimates times the STARTUP gain, 2.885, plus
-// bbr_quantization_budget). The model keeps no such estimates: it takes
-// the target to be above the window when tcp_is_cwnd_limited holds (a
-// window used whole delivers at about a window a round trip, so the
-// target is nearly three windows) and below it otherwise (an
-// application-limited sender's rate sample is its own small flight, and
-// over a loopback the delay is microseconds). BBR's drain and its later
-// cut of the window to the target are not modelled. Measured on Linux
-// 6.18 over loopback with one ACK a segment: bbr's window grows 11, 12,
-// …, 18 and stops when delivered reaches 10; cubic's stays 10.
+// bbr_quantization_budget), and once bbr_full_bw_reached it is cut to
+// that target. Those estimates are rates and delays of wall-clock time
+// (tcp_rate_gen, the RTT samples), which no scenario shows: the model
+// keeps none, grows the window by acked when tcp_is_cwnd_limited holds
+// (a window used whole delivers at about a window a round trip, so the
+// target is nearly three windows) and holds it otherwise (an
+// application-limited sender's rate sample is its own small flight),
+// and the first ACK that leaves tp->delivered at TCP_INIT_CWND or more
+// notes in the socket's history that the window is undetermined from
+// there (kernel.OpCwndUndetermined, once a connection). Measured on
+// Linux 6.18 over loopback with one ACK a segment: bbr's window grows
+// 11, 12, …, 18 and stops when delivered reaches 10; cubic's stays 10.
+// Past it the two part: a 124928-byte send over a 2084-byte MTU left the
+// kernel's window where a non-blocking send after it queued 90464
+// bytes, the model's 97056 (probe/testdata/tcp-bbr-cwnd.zcs). Under
+// reno the same send agreed once (145824) and in another run the kernel
+// queued 97056, the model 145824: reno's window past slow start's first
+// ACKs is not settled either.
 func (c *Conn) congControl(acked int, limited bool) {
 	c.delivered += acked
 	switch c.ca {
 	case kernel.CongestionBBR:
 		if c.delivered < initCwnd || limited {
 			c.cwnd += acked
+		}
+		if c.delivered >= initCwnd && !c.cwndUndetermined {
+			c.cwndUndetermined = true
+			c.Sk.Note(kernel.Entry{Op: kernel.OpCwndUndetermined, Args: [4]int64{int64(c.cwnd), int64(c.delivered)}})
 		}
 	default:
 		if limited {
